@@ -1,0 +1,10 @@
+//! pgnfen: the start-position headers of chess games (SetUp, FEN, Variant).
+//!
+//! The library is usable without the command line: [`fen`] is the FEN model,
+//! [`pgn`] the game cut, [`classify`] the verdict on a game's tags, [`pipeline`]
+//! the parallel streaming of whole archives.
+
+pub mod class;
+pub mod fen;
+pub mod pgn;
+pub mod problem;

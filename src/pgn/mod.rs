@@ -1,0 +1,5 @@
+//! The PGN stream: where games begin and end (SPEC §4 "What counts as a game")
+//! and where their SetUp, FEN and Variant tag values lie.
+
+pub mod scan;
+pub mod tags;

@@ -1,0 +1,166 @@
+//! Problem codes of SPEC §5: what can be wrong with a start-position header.
+
+use std::fmt;
+use std::ops::Range;
+
+/// How bad a problem is: an error makes the game `malformed`, a warning does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The stable problem codes. Their kebab-case names are part of the contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    FenSyntax,
+    IllegalPosition,
+    CastlingRights,
+    EnPassant,
+    SetupWithoutFen,
+    SetupValue,
+    DuplicateTag,
+    VariantMismatch,
+    VariantWithoutFen,
+    FenWithoutSetup,
+    MissingVariant,
+    MissingClocks,
+    Noncanonical,
+    LossyCastling,
+}
+
+impl Code {
+    pub const ALL: [Code; 14] = [
+        Code::FenSyntax,
+        Code::IllegalPosition,
+        Code::CastlingRights,
+        Code::EnPassant,
+        Code::SetupWithoutFen,
+        Code::SetupValue,
+        Code::DuplicateTag,
+        Code::VariantMismatch,
+        Code::VariantWithoutFen,
+        Code::FenWithoutSetup,
+        Code::MissingVariant,
+        Code::MissingClocks,
+        Code::Noncanonical,
+        Code::LossyCastling,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::FenSyntax => "fen-syntax",
+            Code::IllegalPosition => "illegal-position",
+            Code::CastlingRights => "castling-rights",
+            Code::EnPassant => "en-passant",
+            Code::SetupWithoutFen => "setup-without-fen",
+            Code::SetupValue => "setup-value",
+            Code::DuplicateTag => "duplicate-tag",
+            Code::VariantMismatch => "variant-mismatch",
+            Code::VariantWithoutFen => "variant-without-fen",
+            Code::FenWithoutSetup => "fen-without-setup",
+            Code::MissingVariant => "missing-variant",
+            Code::MissingClocks => "missing-clocks",
+            Code::Noncanonical => "noncanonical",
+            Code::LossyCastling => "lossy-castling",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Code> {
+        Code::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    pub fn severity(self) -> Severity {
+        match self {
+            Code::FenWithoutSetup | Code::MissingVariant | Code::MissingClocks | Code::Noncanonical => {
+                Severity::Warning
+            }
+            _ => Severity::Error,
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem found in a FEN string or in a game's SetUp/FEN/Variant tags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub code: Code,
+    /// Bytes at fault, as a range inside the string judged (the FEN string for
+    /// FEN problems, the tag value for tag problems). May be empty (a point).
+    pub span: Range<usize>,
+    /// What is wrong and what would be right.
+    pub message: String,
+    /// How to fix it, when there is one obvious fix.
+    pub help: Option<String>,
+}
+
+impl Problem {
+    pub fn new(code: Code, span: Range<usize>, message: impl Into<String>) -> Problem {
+        Problem {
+            code,
+            span,
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Problem {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn severity(&self) -> Severity {
+        self.code.severity()
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity() == Severity::Error
+    }
+
+    /// 1-based column of the fault inside the judged string.
+    pub fn column(&self) -> usize {
+        self.span.start + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_kebab_case() {
+        for code in Code::ALL {
+            assert_eq!(Code::from_name(code.as_str()), Some(code));
+            assert!(code.as_str().bytes().all(|b| b.is_ascii_lowercase() || b == b'-'));
+        }
+        assert_eq!(Code::from_name("nonsense"), None);
+    }
+
+    #[test]
+    fn severities_follow_the_spec() {
+        assert_eq!(Code::FenWithoutSetup.severity(), Severity::Warning);
+        assert_eq!(Code::Noncanonical.severity(), Severity::Warning);
+        assert_eq!(Code::LossyCastling.severity(), Severity::Error);
+        assert_eq!(Code::DuplicateTag.severity(), Severity::Error);
+    }
+}
