@@ -2,9 +2,14 @@
 //!
 //! The library is usable without the command line: [`fen`] is the FEN model,
 //! [`pgn`] the game cut, [`classify`] the verdict on a game's tags, [`pipeline`]
-//! the parallel streaming of whole archives.
+//! the parallel streaming of whole archives, [`commands`] the commands of the
+//! binary built on them.
 
 pub mod class;
+pub mod classify;
+pub mod cli;
+pub mod commands;
 pub mod fen;
 pub mod pgn;
+pub mod pipeline;
 pub mod problem;

@@ -1,1 +1,33 @@
-fn main() {}
+//! The pgnfen command line: flags → command → exit status (0, 1, 2).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use pgnfen::cli::{Cli, Command};
+use pgnfen::commands::{self, Error, Outcome};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match &cli.command {
+        Command::Filter(args) => commands::filter::run(&cli.global, args),
+        Command::Convert(args) => commands::convert::run(&cli.global, args),
+        Command::Check(args) => commands::check::run(&cli.global, args),
+        Command::Stats(args) => commands::stats::run(&cli.global, args),
+        Command::Fen(args) => commands::fen::run(&cli.global, args),
+    };
+    match result {
+        Ok(Outcome::Clean) | Err(Error::BrokenPipe) => ExitCode::SUCCESS,
+        Ok(Outcome::Problems) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("pgnfen: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! The verdict on one game's start-position tags: SPEC §3 for whole games and the
+//! tag rules of §5 (SetUp, FEN and Variant consistency).
+//!
+//! Pure and allocation-free for the common game without FEN or Variant tag.
+
+use crate::class::Class;
+use crate::fen::{self, Analysis, BoardSize, VariantHint};
+use crate::pgn::scan::TagName;
+use crate::pgn::tags::decode_value;
+use crate::problem::{Code, Problem};
+
+/// A SetUp, FEN or Variant tag of a game, with its raw value (escapes not decoded).
+#[derive(Clone, Copy, Debug)]
+pub struct TagInput<'a> {
+    pub name: TagName,
+    pub raw: &'a [u8],
+}
+
+/// What the Variant tag names (SPEC §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VariantFamily {
+    StandardLike,
+    Chess960,
+    Capablanca,
+    Other,
+}
+
+impl VariantFamily {
+    /// Classifies a Variant value, compared after lower-casing and removing
+    /// spaces, hyphens, underscores and tabs.
+    pub fn of(value: &[u8]) -> VariantFamily {
+        let mut key = [0u8; 32];
+        let mut len = 0;
+        for &b in value {
+            if matches!(b, b' ' | b'-' | b'_' | b'\t') {
+                continue;
+            }
+            if len == key.len() {
+                return VariantFamily::Other;
+            }
+            key[len] = b.to_ascii_lowercase();
+            len += 1;
+        }
+        match &key[..len] {
+            b"" | b"standard" | b"chess" | b"normal" | b"classical" | b"orthodox"
+            | b"fromposition" => VariantFamily::StandardLike,
+            b"chess960" | b"960" | b"fischerandom" | b"fischerrandom" | b"fischerrandomchess"
+            | b"frc" => VariantFamily::Chess960,
+            b"capablanca" | b"capablancachess" | b"capablancarandom" | b"capablancarandomchess"
+            | b"caparandom" | b"crc" | b"gothic" | b"gothicchess" | b"embassy"
+            | b"embassychess" => VariantFamily::Capablanca,
+            _ => VariantFamily::Other,
+        }
+    }
+
+    /// How the FEN model should judge a position under this Variant tag.
+    pub fn hint(self) -> VariantHint {
+        match self {
+            VariantFamily::Chess960 => VariantHint::Chess960,
+            VariantFamily::Capablanca => VariantHint::Capablanca,
+            VariantFamily::StandardLike | VariantFamily::Other => VariantHint::StandardLike,
+        }
+    }
+}
+
+/// A problem and the index (into the game's tags) of the tag it concerns. For
+/// FEN problems the span lies inside the decoded FEN value; for the others it
+/// covers the tag's value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagProblem {
+    pub tag: usize,
+    pub problem: Problem,
+}
+
+/// The verdict on a game.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub class: Class,
+    /// The Scharnagl number, for games of class `chess960` that start from a start array.
+    pub chess960_position: Option<u16>,
+    pub problems: Vec<TagProblem>,
+    /// The FEN tag that gives the start (index into the tags) and its analysis.
+    pub fen: Option<(usize, Analysis)>,
+}
+
+impl Verdict {
+    pub fn has_error(&self) -> bool {
+        self.problems.iter().any(|p| p.problem.is_error())
+    }
+}
+
+/// The verdict of SPEC §3 and §5 on a game's SetUp, FEN and Variant tags.
+pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
+    if tags.is_empty() {
+        return Verdict {
+            class: Class::Standard,
+            chess960_position: None,
+            problems: Vec::new(),
+            fen: None,
+        };
+    }
+    let mut problems = Vec::new();
+    let first = |name: TagName| tags.iter().position(|t| t.name == name);
+    let setup = first(TagName::SetUp);
+    let fen_tag = first(TagName::Fen);
+    let variant = first(TagName::Variant);
+
+    report_duplicates(tags, &mut problems);
+
+    let family = variant.map_or(VariantFamily::StandardLike, |i| VariantFamily::of(&decode_value(tags[i].raw)));
+    let needs_start = matches!(family, VariantFamily::Chess960 | VariantFamily::Capablanca);
+
+    if let Some(i) = setup {
+        match tags[i].raw {
+            b"1" if fen_tag.is_none() => problems.push(TagProblem {
+                tag: i,
+                problem: Problem::new(Code::SetupWithoutFen, 0..1, "SetUp \"1\" says the game starts from a set-up position, but there is no FEN tag")
+                    .with_help("add the start position as a [FEN \"...\"] tag, or remove [SetUp \"1\"]"),
+            }),
+            b"0" if fen_tag.is_some() => problems.push(TagProblem {
+                tag: i,
+                problem: Problem::new(Code::SetupValue, 0..1, "SetUp \"0\" says the game starts from the initial position, but a FEN tag is present")
+                    .with_help("write [SetUp \"1\"] when a FEN tag gives the start position"),
+            }),
+            b"0" | b"1" => {}
+            other => problems.push(TagProblem {
+                tag: i,
+                problem: Problem::new(
+                    Code::SetupValue,
+                    0..other.len(),
+                    format!("SetUp value \"{}\" is not allowed; expected \"0\" or \"1\"", String::from_utf8_lossy(other)),
+                )
+                .with_help(if fen_tag.is_some() { "write [SetUp \"1\"]" } else { "write [SetUp \"0\"] or remove the tag" }),
+            }),
+        }
+    } else if let Some(i) = fen_tag {
+        problems.push(TagProblem {
+            tag: i,
+            problem: Problem::new(Code::FenWithoutSetup, 0..0, "FEN tag without [SetUp \"1\"]")
+                .with_help("add [SetUp \"1\"] before the FEN tag"),
+        });
+    }
+
+    if needs_start && fen_tag.is_none() {
+        let i = variant.unwrap_or(0);
+        problems.push(TagProblem {
+            tag: i,
+            problem: Problem::new(
+                Code::VariantWithoutFen,
+                0..tags[i].raw.len(),
+                "a Chess960 or 10×8 game must record its start position, but there is no FEN tag",
+            )
+            .with_help("add [SetUp \"1\"] and the start position as a [FEN \"...\"] tag"),
+        });
+    }
+
+    let mut chess960_position = None;
+    let mut analysis = None;
+    let mut class = match family {
+        VariantFamily::Other => Class::Other,
+        _ => Class::Standard,
+    };
+    if let (Some(i), true) = (fen_tag, family != VariantFamily::Other) {
+        let value = decode_value(tags[i].raw);
+        let a = fen::analyse(&value, family.hint());
+        problems.extend(a.problems.iter().cloned().map(|problem| TagProblem { tag: i, problem }));
+        if let Some(board) = a.board {
+            let v = variant.unwrap_or(i);
+            let mismatch = match (family, board) {
+                (VariantFamily::Chess960, BoardSize::Ten) => Some("Chess960 is played on 8 files, but the FEN has 10"),
+                (VariantFamily::Capablanca, BoardSize::Eight) => {
+                    Some("the Capablanca family is played on 10 files, but the FEN has 8")
+                }
+                _ => None,
+            };
+            if let Some(message) = mismatch {
+                problems.push(TagProblem {
+                    tag: v,
+                    problem: Problem::new(Code::VariantMismatch, 0..tags[v].raw.len(), message),
+                });
+            } else if family == VariantFamily::StandardLike && a.position.is_some() {
+                if board == BoardSize::Ten {
+                    problems.push(missing_variant(i, "a 10-file board needs a Variant tag", "add [Variant \"Capablanca\"] (or the variant played)"));
+                } else if a.needs_chess960_castling {
+                    problems.push(missing_variant(
+                        i,
+                        "a castling right needs Chess960 castling (king off the e-file or rook off the a/h-files), but there is no Chess960 Variant tag",
+                        "add [Variant \"Chess960\"]",
+                    ));
+                }
+            }
+        }
+        class = a.class;
+        chess960_position = a.chess960_position;
+        analysis = Some((i, a));
+    }
+
+    if problems.iter().any(|p| p.problem.is_error()) {
+        class = Class::Malformed;
+    }
+    if class != Class::Chess960 {
+        chess960_position = None;
+    }
+    Verdict {
+        class,
+        chess960_position,
+        problems,
+        fen: analysis,
+    }
+}
+
+fn missing_variant(tag: usize, message: &str, help: &str) -> TagProblem {
+    TagProblem {
+        tag,
+        problem: Problem::new(Code::MissingVariant, 0..0, message).with_help(help),
+    }
+}
+
+/// A repeated SetUp, FEN or Variant tag with another value than the first is a
+/// `duplicate-tag` (one per extra tag). Variant values compare as SPEC §3 compares them.
+fn report_duplicates(tags: &[TagInput<'_>], problems: &mut Vec<TagProblem>) {
+    for (i, tag) in tags.iter().enumerate() {
+        let Some(first) = tags[..i].iter().find(|t| t.name == tag.name) else {
+            continue;
+        };
+        let same = match tag.name {
+            TagName::Variant => normalized_variant(first.raw) == normalized_variant(tag.raw),
+            _ => first.raw == tag.raw,
+        };
+        if !same {
+            problems.push(TagProblem {
+                tag: i,
+                problem: Problem::new(
+                    Code::DuplicateTag,
+                    0..tag.raw.len(),
+                    format!(
+                        "a second {} tag with another value (\"{}\"); the first value is used",
+                        tag.name.as_str(),
+                        String::from_utf8_lossy(first.raw)
+                    ),
+                )
+                .with_help(format!("remove one of the two {} tags", tag.name.as_str())),
+            });
+        }
+    }
+}
+
+fn normalized_variant(raw: &[u8]) -> Vec<u8> {
+    decode_value(raw)
+        .iter()
+        .filter(|b| !matches!(b, b' ' | b'-' | b'_' | b'\t'))
+        .map(u8::to_ascii_lowercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags<'a>(list: &[(TagName, &'a str)]) -> Vec<TagInput<'a>> {
+        list.iter().map(|&(name, v)| TagInput { name, raw: v.as_bytes() }).collect()
+    }
+
+    fn codes(v: &Verdict) -> Vec<&'static str> {
+        let mut c: Vec<_> = v.problems.iter().map(|p| p.problem.code.as_str()).collect();
+        c.sort();
+        c
+    }
+
+    #[test]
+    fn variant_names_compare_loosely() {
+        assert_eq!(VariantFamily::of(b" Fischer Random "), VariantFamily::Chess960);
+        assert_eq!(VariantFamily::of(b"chess 960"), VariantFamily::Chess960);
+        assert_eq!(VariantFamily::of(b"From Position"), VariantFamily::StandardLike);
+        assert_eq!(VariantFamily::of(b""), VariantFamily::StandardLike);
+        assert_eq!(VariantFamily::of(b"Capablanca Random Chess"), VariantFamily::Capablanca);
+        assert_eq!(VariantFamily::of(b"Seirawan960"), VariantFamily::Other);
+        assert_eq!(VariantFamily::of(b"Crazyhouse"), VariantFamily::Other);
+        assert_eq!(VariantFamily::of(&[b'x'; 100]), VariantFamily::Other);
+    }
+
+    #[test]
+    fn no_tags_is_standard() {
+        let v = classify(&[]);
+        assert_eq!(v.class, Class::Standard);
+        assert!(v.problems.is_empty());
+    }
+
+    #[test]
+    fn setup_rules() {
+        let v = classify(&tags(&[(TagName::SetUp, "1")]));
+        assert_eq!((v.class, codes(&v)), (Class::Malformed, vec!["setup-without-fen"]));
+        let v = classify(&tags(&[(TagName::SetUp, "1"), (TagName::Variant, "Chess960")]));
+        assert_eq!(codes(&v), vec!["setup-without-fen", "variant-without-fen"]);
+        let v = classify(&tags(&[(TagName::SetUp, "yes")]));
+        assert_eq!(codes(&v), vec!["setup-value"]);
+        let v = classify(&tags(&[(TagName::SetUp, "0")]));
+        assert_eq!((v.class, codes(&v).len()), (Class::Standard, 0));
+    }
+
+    #[test]
+    fn other_variants_are_not_judged() {
+        let v = classify(&tags(&[(TagName::Variant, "Crazyhouse"), (TagName::SetUp, "1"), (TagName::Fen, "junk")]));
+        assert_eq!(v.class, Class::Other);
+        assert!(v.problems.is_empty());
+        let v = classify(&tags(&[(TagName::Variant, "Atomic"), (TagName::Variant, "Standard")]));
+        assert_eq!((v.class, codes(&v)), (Class::Malformed, vec!["duplicate-tag"]));
+    }
+
+    #[test]
+    fn duplicates_compare_variants_loosely() {
+        let v = classify(&tags(&[(TagName::Variant, "Chess960"), (TagName::Variant, "chess 960")]));
+        assert_eq!(codes(&v), vec!["variant-without-fen"]);
+        let v = classify(&tags(&[(TagName::Variant, "Chess960"), (TagName::Variant, "FRC")]));
+        assert_eq!(codes(&v), vec!["duplicate-tag", "variant-without-fen"]);
+    }
+}

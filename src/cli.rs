@@ -1,0 +1,163 @@
+//! Every flag of pgnfen, in one place (SPEC §4).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::fen::{Dialect, EpPolicy};
+
+#[derive(Debug, Parser)]
+#[command(name = "pgnfen", version, about = "Classify, filter, convert and check the start-position headers (SetUp, FEN, Variant) of PGN archives")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct Global {
+    /// Worker threads (default: all cores)
+    #[arg(short = 'j', long = "threads", global = true, value_name = "N")]
+    pub threads: Option<usize>,
+    /// No progress bar and no summaries on standard error
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Show a progress bar on standard error (default when it is a terminal)
+    #[arg(long, global = true, overrides_with = "no_progress")]
+    pub progress: bool,
+    /// Never show a progress bar
+    #[arg(long, global = true, overrides_with = "progress")]
+    pub no_progress: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Copy the games of the given classes byte for byte
+    Filter(FilterArgs),
+    /// Rewrite FEN tags in another castling dialect, changing nothing else
+    Convert(ConvertArgs),
+    /// Report malformed or inconsistent SetUp/FEN/Variant headers
+    Check(CheckArgs),
+    /// Count games by class, Chess960 start position and problem
+    Stats(StatsArgs),
+    /// Convert and classify bare FEN records
+    Fen(FenArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FilterArgs {
+    /// Classes to keep: standard, setup, chess960, crc, other, malformed
+    #[arg(long, value_delimiter = ',', required = true, value_name = "CLASS[,CLASS...]")]
+    pub class: Vec<ClassArg>,
+    /// Keep only Chess960 games from these start positions (0-959)
+    #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = clap::value_parser!(u16).range(0..960))]
+    pub chess960_position: Vec<u16>,
+    /// Output for the kept games (default: standard output)
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Output for every other game
+    #[arg(long, value_name = "FILE")]
+    pub rest: Option<PathBuf>,
+    /// PGN files (`-` for standard input, the default)
+    pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The dialect to write
+    #[arg(long, value_enum)]
+    pub to: Dialect,
+    /// En passant policy (default: the dialect's)
+    #[arg(long, value_enum)]
+    pub ep: Option<EpPolicy>,
+    /// Also insert a missing [SetUp "1"] before the FEN tag
+    #[arg(long)]
+    pub repair: bool,
+    /// Output file (default: standard output)
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// PGN files (`-` for standard input, the default)
+    pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+    /// Also report warnings
+    #[arg(long)]
+    pub warnings: bool,
+    /// PGN files (`-` for standard input, the default)
+    pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// PGN files (`-` for standard input, the default)
+    pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct FenArgs {
+    /// Write the records in this dialect
+    #[arg(long, value_enum)]
+    pub to: Option<Dialect>,
+    /// En passant policy (default: the dialect's)
+    #[arg(long, value_enum)]
+    pub ep: Option<EpPolicy>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// FEN records (default: one a line from standard input)
+    pub fens: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClassArg {
+    Standard,
+    Setup,
+    Chess960,
+    Crc,
+    Other,
+    Malformed,
+}
+
+impl From<ClassArg> for crate::class::Class {
+    fn from(c: ClassArg) -> Self {
+        use crate::class::Class;
+        match c {
+            ClassArg::Standard => Class::Standard,
+            ClassArg::Setup => Class::Setup,
+            ClassArg::Chess960 => Class::Chess960,
+            ClassArg::Crc => Class::Crc,
+            ClassArg::Other => Class::Other,
+            ClassArg::Malformed => Class::Malformed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn flags_are_consistent() {
+        Cli::command().debug_assert();
+    }
+}

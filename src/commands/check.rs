@@ -1,0 +1,261 @@
+//! `pgnfen check`: every problem of a SetUp/FEN/Variant header, reported like a
+//! compiler diagnostic (`FILE:LINE:COLUMN: error[CODE]: message`, the tag line,
+//! a caret under the fault, a help line), or as JSON lines or CSV.
+
+use std::io::{self, Write};
+use std::ops::Range;
+use std::time::Instant;
+
+use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
+use serde::Serialize;
+
+use crate::classify::classify;
+use crate::cli::{CheckArgs, CheckFormat, Global};
+use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
+use crate::pgn::tags::{decode_value, display_column};
+use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
+use crate::problem::{Code, Severity};
+
+/// One problem, placed in its tag line.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub code: Code,
+    pub message: String,
+    pub help: Option<String>,
+    pub tag: &'static str,
+    /// Relative line (add the game's line delta).
+    pub line: u64,
+    /// 1-based column in characters.
+    pub column: usize,
+    /// The tag line, for the snippet.
+    pub line_text: String,
+    /// The part of `line_text` at fault.
+    pub span: Range<usize>,
+}
+
+/// Finds and places the problems of each game.
+pub struct CheckJob;
+
+impl Job for CheckJob {
+    type Game = Vec<Finding>;
+
+    fn game(&self, header: &Header<'_>) -> Vec<Finding> {
+        if header.is_empty() {
+            return Vec::new();
+        }
+        let verdict = classify(&header.inputs());
+        verdict
+            .problems
+            .iter()
+            .map(|p| {
+                let tag = header.tag(p.tag);
+                // Spans of FEN problems lie in the decoded value; they match the raw
+                // bytes unless the value holds escapes (then point at the value).
+                let decoded_len = decode_value(tag.raw).len();
+                let span = if decoded_len == tag.raw.len() && p.problem.span.end <= tag.raw.len() {
+                    p.problem.span.clone()
+                } else {
+                    0..0
+                };
+                let start = (tag.value_column + span.start).min(tag.line_text.len());
+                let end = (tag.value_column + span.end).min(tag.line_text.len()).max(start);
+                let lossy = |b: &[u8]| String::from_utf8_lossy(b).len();
+                Finding {
+                    code: p.problem.code,
+                    message: p.problem.message.clone(),
+                    help: p.problem.help.clone(),
+                    tag: tag.name.as_str(),
+                    line: tag.line,
+                    column: display_column(tag.line_text, start),
+                    line_text: String::from_utf8_lossy(tag.line_text).into_owned(),
+                    span: lossy(&tag.line_text[..start])..lossy(&tag.line_text[..end]),
+                }
+            })
+            .collect()
+    }
+}
+
+#[derive(Serialize)]
+struct Row<'a> {
+    file: &'a str,
+    game: u64,
+    line: u64,
+    column: usize,
+    tag: &'a str,
+    code: &'a str,
+    severity: &'a str,
+    message: &'a str,
+}
+
+/// Prints findings as they come and counts them.
+pub struct Report<W: Write> {
+    out: W,
+    format: CheckFormat,
+    warnings: bool,
+    file: String,
+    renderer: Renderer,
+    header_pending: bool,
+    pub games: u64,
+    pub games_with_errors: u64,
+    pub games_with_warnings: u64,
+    pub counts: [u64; Code::ALL.len()],
+}
+
+impl<W: Write> Report<W> {
+    pub fn new(out: W, format: CheckFormat, warnings: bool, color: bool) -> Self {
+        let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+        let mut report = Report {
+            out,
+            format,
+            warnings,
+            file: String::new(),
+            renderer,
+            header_pending: false,
+            games: 0,
+            games_with_errors: 0,
+            games_with_warnings: 0,
+            counts: [0; Code::ALL.len()],
+        };
+        if format == CheckFormat::Csv {
+            report.header_pending = true;
+        }
+        report
+    }
+
+    pub fn errors(&self) -> u64 {
+        Code::ALL.iter().filter(|c| c.severity() == Severity::Error).map(|&c| self.counts[c as usize]).sum()
+    }
+
+    /// The CSV header row comes first, also when nothing is found.
+    fn write_csv_header(&mut self) -> io::Result<()> {
+        if std::mem::take(&mut self.header_pending) {
+            self.out.write_all(b"file,game,line,column,tag,code,severity,message\n")?;
+        }
+        Ok(())
+    }
+
+    fn print(&mut self, info: &GameInfo, f: &Finding) -> io::Result<()> {
+        self.write_csv_header()?;
+        let line = f.line + info.line_delta;
+        let severity = f.code.severity();
+        match self.format {
+            CheckFormat::Text => {
+                let level = match severity {
+                    Severity::Error => Level::ERROR,
+                    Severity::Warning => Level::WARNING,
+                };
+                let snippet = Snippet::source(f.line_text.as_str())
+                    .line_start(line as usize)
+                    .annotation(AnnotationKind::Primary.span(f.span.clone()));
+                let mut group = level.primary_title(f.message.as_str()).id(f.code.as_str()).element(snippet);
+                if let Some(help) = &f.help {
+                    group = group.element(Level::HELP.message(help.as_str()));
+                }
+                let rendered = self.renderer.render(&[group]);
+                writeln!(self.out, "{}:{}:{}: {}", self.file, line, f.column, rendered)?;
+                writeln!(self.out)
+            }
+            CheckFormat::Json => {
+                let mut json = serde_json::to_vec(&self.row(info, f, line))?;
+                json.push(b'\n');
+                self.out.write_all(&json)
+            }
+            CheckFormat::Csv => {
+                let row = self.row(info, f, line);
+                let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+                w.serialize(row).map_err(io::Error::other)?;
+                let bytes = w.into_inner().map_err(|e| io::Error::other(e.to_string()))?;
+                self.out.write_all(&bytes)
+            }
+        }
+    }
+
+    fn row<'a>(&'a self, info: &GameInfo, f: &'a Finding, line: u64) -> Row<'a> {
+        Row {
+            file: &self.file,
+            game: info.index,
+            line,
+            column: f.column,
+            tag: f.tag,
+            code: f.code.as_str(),
+            severity: f.code.severity().as_str(),
+            message: &f.message,
+        }
+    }
+
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.write_csv_header()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write> Sink<Vec<Finding>> for Report<W> {
+    fn begin_input(&mut self, input: &Input) -> io::Result<()> {
+        self.file = input.display_name();
+        Ok(())
+    }
+
+    fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> io::Result<()> {
+        self.games += 1;
+        let errors = findings.iter().any(|f| f.code.severity() == Severity::Error);
+        let warnings = findings.iter().any(|f| f.code.severity() == Severity::Warning);
+        self.games_with_errors += u64::from(errors);
+        self.games_with_warnings += u64::from(warnings);
+        for f in &findings {
+            self.counts[f.code as usize] += 1;
+            if f.code.severity() == Severity::Error || self.warnings {
+                self.print(info, f)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
+pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
+    let started = Instant::now();
+    let inputs = inputs(&args.inputs);
+    check_inputs_exist(&inputs)?;
+    let stdout = anstream::stdout();
+    let color = !matches!(stdout.current_choice(), anstream::ColorChoice::Never);
+    let out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut report = Report::new(out, args.format, args.warnings, color);
+    pipeline::run(&inputs, &CheckJob, &mut report, &options(global))?;
+    let write_err = |e| Error::writing("<stdout>", e);
+    let summary = summary(&report, started.elapsed().as_secs_f64(), args.warnings);
+    let errors = report.errors();
+    let mut out = report.into_inner().map_err(write_err)?;
+    if args.format == CheckFormat::Text {
+        if !global.quiet {
+            out.write_all(summary.as_bytes()).map_err(write_err)?;
+        }
+    } else if !global.quiet {
+        eprint!("{summary}");
+    }
+    out.flush().map_err(write_err)?;
+    Ok(if errors > 0 { Outcome::Problems } else { Outcome::Clean })
+}
+
+fn summary<W: Write>(r: &Report<W>, seconds: f64, warnings: bool) -> String {
+    let mut s = format!(
+        "{} games read; {} with errors, {} with warnings{} ({seconds:.2}s)\n",
+        r.games,
+        r.games_with_errors,
+        r.games_with_warnings,
+        if warnings { "" } else { " (shown with --warnings)" }
+    );
+    for code in Code::ALL {
+        let n = r.counts[code as usize];
+        if n > 0 {
+            s.push_str(&format!("  {:<20} {:<8} {n}\n", code.as_str(), code.severity().as_str()));
+        }
+    }
+    s
+}

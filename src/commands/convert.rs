@@ -1,0 +1,236 @@
+//! `pgnfen convert`: rewrites FEN tag values in another dialect; every other
+//! byte is copied unchanged.
+
+use std::io::{self, Write};
+
+use crate::classify::VariantFamily;
+use crate::cli::{ConvertArgs, Global};
+use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
+use crate::fen::{self, Dialect, EpPolicy};
+use crate::pgn::scan::TagName;
+use crate::pgn::tags::{decode_value, display_column};
+use crate::pipeline::output::Output;
+use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
+
+/// A change to the input: `remove` bytes at `offset` replaced by `insert`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub offset: u64,
+    pub remove: usize,
+    pub insert: Vec<u8>,
+}
+
+/// A FEN tag left as it was, and why.
+#[derive(Clone, Debug)]
+pub struct Unchanged {
+    /// Relative line (add the game's line delta).
+    pub line: u64,
+    pub column: usize,
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// What convert does to one game.
+#[derive(Clone, Debug, Default)]
+pub struct GameEdits {
+    pub edits: Vec<Edit>,
+    pub unchanged: Vec<Unchanged>,
+    pub converted: u32,
+}
+
+/// Rewrites each readable FEN tag of a game.
+pub struct ConvertJob {
+    pub dialect: Dialect,
+    pub ep: Option<EpPolicy>,
+    pub repair: bool,
+}
+
+impl Job for ConvertJob {
+    type Game = GameEdits;
+
+    fn game(&self, header: &Header<'_>) -> GameEdits {
+        let mut out = GameEdits::default();
+        if header.is_empty() {
+            return out;
+        }
+        let family = header
+            .tags()
+            .find(|t| t.name == TagName::Variant)
+            .map_or(VariantFamily::StandardLike, |t| VariantFamily::of(&decode_value(t.raw)));
+        let has_setup = header.tags().any(|t| t.name == TagName::SetUp);
+        let mut first_fen = true;
+        for tag in header.tags().filter(|t| t.name == TagName::Fen) {
+            if self.repair && !has_setup && first_fen {
+                let line_start = tag.value_offset - tag.value_column as u64;
+                let mut insert = b"[SetUp \"1\"]".to_vec();
+                insert.extend_from_slice(if tag.line_end.is_empty() { b"\n" } else { tag.line_end });
+                out.edits.push(Edit { offset: line_start, remove: 0, insert });
+            }
+            first_fen = false;
+            // Other variants' FENs are not ours to read (SPEC §3): left alone, not reported.
+            if family == VariantFamily::Other {
+                continue;
+            }
+            let column = |at: usize| display_column(tag.line_text, tag.value_column + at);
+            if !tag.complete {
+                out.unchanged.push(Unchanged {
+                    line: tag.line,
+                    column: column(0),
+                    code: "fen-syntax",
+                    message: "the FEN value is too long to read".into(),
+                });
+                continue;
+            }
+            let value = decode_value(tag.raw);
+            let analysis = fen::analyse(&value, family.hint());
+            let Some(position) = &analysis.position else {
+                let problem = analysis.problems.iter().find(|p| p.is_error());
+                let at = if value.len() == tag.raw.len() { problem.map_or(0, |p| p.span.start) } else { 0 };
+                out.unchanged.push(Unchanged {
+                    line: tag.line,
+                    column: column(at),
+                    code: problem.map_or("fen-syntax", |p| p.code.as_str()),
+                    message: problem.map_or_else(|| "the FEN cannot be read".into(), |p| p.message.clone()),
+                });
+                continue;
+            };
+            match position.write(self.dialect, self.ep) {
+                Ok(text) => {
+                    out.converted += 1;
+                    if text.as_bytes() != tag.raw {
+                        out.edits.push(Edit { offset: tag.value_offset, remove: tag.raw.len(), insert: text.into_bytes() });
+                    }
+                }
+                Err(problem) => out.unchanged.push(Unchanged {
+                    line: tag.line,
+                    column: column(problem.span.start),
+                    code: problem.code.as_str(),
+                    message: problem.message,
+                }),
+            }
+        }
+        out.edits.sort_by_key(|e| e.offset);
+        out
+    }
+}
+
+/// Writes the games with their edits applied.
+pub struct EditingSink<W> {
+    out: W,
+    file: String,
+    quiet: bool,
+    edits: std::collections::VecDeque<Edit>,
+    /// Bytes of the input still to drop (an edit's removed part running on).
+    skip: usize,
+    pub converted: u64,
+    pub unchanged: u64,
+}
+
+impl<W: Write> EditingSink<W> {
+    pub fn new(out: W, quiet: bool) -> Self {
+        EditingSink { out, file: String::new(), quiet, edits: Default::default(), skip: 0, converted: 0, unchanged: 0 }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl<W: Write> Sink<GameEdits> for EditingSink<W> {
+    fn begin_input(&mut self, input: &Input) -> io::Result<()> {
+        self.file = input.display_name();
+        Ok(())
+    }
+
+    fn begin_game(&mut self, info: &GameInfo, game: GameEdits) -> io::Result<()> {
+        self.converted += u64::from(game.converted);
+        self.unchanged += game.unchanged.len() as u64;
+        if !self.quiet {
+            for u in &game.unchanged {
+                eprintln!(
+                    "{}:{}:{}: warning[{}]: FEN left unchanged: {}",
+                    self.file,
+                    u.line + info.line_delta,
+                    u.column,
+                    u.code,
+                    u.message
+                );
+            }
+        }
+        self.edits.extend(game.edits);
+        Ok(())
+    }
+
+    fn bytes(&mut self, offset: u64, mut data: &[u8]) -> io::Result<()> {
+        let mut at = offset;
+        loop {
+            if self.skip > 0 {
+                let n = self.skip.min(data.len());
+                self.skip -= n;
+                data = &data[n..];
+                at += n as u64;
+                if data.is_empty() {
+                    return Ok(());
+                }
+            }
+            let end = at + data.len() as u64;
+            match self.edits.front() {
+                Some(edit) if edit.offset < end => {
+                    let k = edit.offset.saturating_sub(at) as usize;
+                    self.out.write_all(&data[..k])?;
+                    self.out.write_all(&edit.insert)?;
+                    self.skip = edit.remove;
+                    data = &data[k..];
+                    at += k as u64;
+                    self.edits.pop_front();
+                }
+                _ => return self.out.write_all(data),
+            }
+        }
+    }
+}
+
+pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
+    let inputs = inputs(&args.inputs);
+    check_inputs_exist(&inputs)?;
+    let name = args.output.as_ref().map_or("<stdout>".to_string(), |p| p.display().to_string());
+    let out = Output::create(args.output.as_deref()).map_err(|e| Error::writing(&name, e))?;
+    let job = ConvertJob { dialect: args.to, ep: args.ep, repair: args.repair };
+    let mut sink = EditingSink::new(out, global.quiet);
+    let games = pipeline::run(&inputs, &job, &mut sink, &options(global))?;
+    let (converted, unchanged) = (sink.converted, sink.unchanged);
+    sink.into_inner().commit().map_err(|e| Error::writing(&name, e))?;
+    if !global.quiet {
+        eprintln!(
+            "pgnfen: {games} games, {converted} FEN tags written as {}, {unchanged} left unchanged",
+            args.to.as_str()
+        );
+    }
+    Ok(Outcome::Clean)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(input: &[u8], edits: Vec<Edit>, pieces: usize) -> Vec<u8> {
+        let mut sink = EditingSink::new(Vec::new(), true);
+        sink.edits.extend(edits);
+        for (i, piece) in input.chunks(pieces).enumerate() {
+            sink.bytes((i * pieces) as u64, piece).unwrap();
+        }
+        sink.into_inner()
+    }
+
+    #[test]
+    fn edits_apply_across_pieces() {
+        let input = b"[FEN \"abc\"]\n1. e4 *\n";
+        let edits = vec![
+            Edit { offset: 0, remove: 0, insert: b"[SetUp \"1\"]\n".to_vec() },
+            Edit { offset: 6, remove: 3, insert: b"XYZW".to_vec() },
+        ];
+        for pieces in [1, 2, 3, 7, 100] {
+            assert_eq!(apply(input, edits.clone(), pieces), b"[SetUp \"1\"]\n[FEN \"XYZW\"]\n1. e4 *\n");
+        }
+    }
+}

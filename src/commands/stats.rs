@@ -1,0 +1,150 @@
+//! `pgnfen stats`: counts by class, Chess960 start positions and problems.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::class::Class;
+use crate::classify::classify;
+use crate::cli::{Format, Global, StatsArgs};
+use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
+use crate::fen::chess960_array;
+use crate::pipeline::{self, GameInfo, Header, Job, Sink};
+use crate::problem::Code;
+
+/// The per-game facts statistics need; no allocation.
+#[derive(Clone, Copy, Debug)]
+pub struct GameFacts {
+    pub class: Class,
+    pub chess960_position: Option<u16>,
+    pub problems: [u16; Code::ALL.len()],
+}
+
+/// Classifies each game.
+pub struct StatsJob;
+
+impl Job for StatsJob {
+    type Game = GameFacts;
+
+    fn game(&self, header: &Header<'_>) -> GameFacts {
+        let mut problems = [0u16; Code::ALL.len()];
+        if header.is_empty() {
+            return GameFacts { class: Class::Standard, chess960_position: None, problems };
+        }
+        let verdict = classify(&header.inputs());
+        for p in &verdict.problems {
+            let slot = &mut problems[p.problem.code as usize];
+            *slot = slot.saturating_add(1);
+        }
+        GameFacts { class: verdict.class, chess960_position: verdict.chess960_position, problems }
+    }
+}
+
+/// The counts of one or more archives.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    pub games: u64,
+    pub classes: [u64; Class::ALL.len()],
+    pub chess960_positions: BTreeMap<u16, u64>,
+    pub problems: [u64; Code::ALL.len()],
+}
+
+impl Counts {
+    pub fn add(&mut self, facts: &GameFacts) {
+        self.games += 1;
+        self.classes[facts.class.index()] += 1;
+        if let Some(n) = facts.chess960_position {
+            *self.chess960_positions.entry(n).or_default() += 1;
+        }
+        for (total, n) in self.problems.iter_mut().zip(facts.problems) {
+            *total += u64::from(n);
+        }
+    }
+
+    /// Chess960 start positions, most common first (ties by number).
+    pub fn top_positions(&self, n: usize) -> Vec<(u16, u64)> {
+        let mut v: Vec<_> = self.chess960_positions.iter().map(|(&k, &c)| (k, c)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v.truncate(n);
+        v
+    }
+}
+
+impl Sink<GameFacts> for Counts {
+    fn begin_game(&mut self, _info: &GameInfo, game: GameFacts) -> io::Result<()> {
+        self.add(&game);
+        Ok(())
+    }
+
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
+#[derive(Serialize)]
+struct JsonStats {
+    games: u64,
+    classes: serde_json::Map<String, serde_json::Value>,
+    chess960_positions: serde_json::Map<String, serde_json::Value>,
+    problems: serde_json::Map<String, serde_json::Value>,
+}
+
+pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
+    let inputs = inputs(&args.inputs);
+    check_inputs_exist(&inputs)?;
+    let mut counts = Counts::default();
+    pipeline::run(&inputs, &StatsJob, &mut counts, &options(global))?;
+    let mut out = io::stdout().lock();
+    let written = match args.format {
+        Format::Json => write_json(&mut out, &counts),
+        Format::Text => write_text(&mut out, &counts),
+    };
+    written.and_then(|()| out.flush()).map_err(|e| Error::writing("<stdout>", e))?;
+    Ok(Outcome::Clean)
+}
+
+fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
+    let classes = Class::ALL.iter().map(|c| (c.as_str().to_string(), counts.classes[c.index()].into())).collect();
+    let chess960_positions =
+        counts.top_positions(usize::MAX).into_iter().map(|(n, c)| (n.to_string(), c.into())).collect();
+    let problems = Code::ALL
+        .iter()
+        .filter(|c| counts.problems[**c as usize] > 0)
+        .map(|c| (c.as_str().to_string(), counts.problems[*c as usize].into()))
+        .collect();
+    let json = JsonStats { games: counts.games, classes, chess960_positions, problems };
+    serde_json::to_writer(&mut *out, &json)?;
+    writeln!(out)
+}
+
+fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
+    let pct = |n: u64| if counts.games == 0 { 0.0 } else { 100.0 * n as f64 / counts.games as f64 };
+    writeln!(out, "{:<12} {:>12} {:>7}", "class", "games", "%")?;
+    for class in Class::ALL {
+        let n = counts.classes[class.index()];
+        writeln!(out, "{:<12} {:>12} {:>6.2}%", class.as_str(), n, pct(n))?;
+    }
+    writeln!(out, "{:<12} {:>12}", "total", counts.games)?;
+    let top = counts.top_positions(10);
+    if !top.is_empty() {
+        writeln!(out, "\nChess960 start positions ({} distinct), most common:", counts.chess960_positions.len())?;
+        for (n, c) in top {
+            writeln!(out, "  {n:>3}  {}  {c:>10}", chess960_array(n))?;
+        }
+    }
+    if counts.problems.iter().any(|&n| n > 0) {
+        writeln!(out, "\nproblems:")?;
+        for code in Code::ALL {
+            let n = counts.problems[code as usize];
+            if n > 0 {
+                writeln!(out, "  {:<20} {:>8} {:>10}", code.as_str(), code.severity().as_str(), n)?;
+            }
+        }
+    }
+    Ok(())
+}

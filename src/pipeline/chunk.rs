@@ -1,0 +1,251 @@
+//! Cuts an input into chunks for parallel scanning.
+//!
+//! A chunk ends just before a likely game start: a line beginning with `[`
+//! that follows a blank line, itself not preceded by a tag line (so a blank
+//! line inside a ChessBase header is not taken for a game gap). Such a cut is
+//! speculative: the merger checks it against the scanner's true state and
+//! rescans the chunk when it was wrong (for instance inside a comment). When no
+//! such line is found, the chunk grows up to [`MAX_CHUNK`] and is then cut at a
+//! line end ("forced"), which the merger always scans itself.
+
+use std::io::{self, Read};
+
+/// The size a chunk aims at.
+pub const TARGET_CHUNK: usize = 1 << 20;
+/// The size beyond which a chunk is cut at any line end.
+pub const MAX_CHUNK: usize = 8 << 20;
+
+/// How a chunk begins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// At offset 0 of the input.
+    Input,
+    /// At a likely game start: scan speculatively.
+    Cut,
+    /// Anywhere else: only the true scanner state can read it.
+    Forced,
+}
+
+/// A piece of the input.
+#[derive(Debug)]
+pub struct Chunk {
+    pub seq: u64,
+    /// Absolute offset of `data[0]` in the (decompressed) input.
+    pub offset: u64,
+    pub data: Vec<u8>,
+    pub start: Start,
+    /// The input ends with this chunk.
+    pub last: bool,
+}
+
+/// Reads an input into [`Chunk`]s.
+pub struct Chunker<R> {
+    reader: R,
+    carry: Vec<u8>,
+    next_start: Start,
+    offset: u64,
+    seq: u64,
+    eof: bool,
+    done: bool,
+    target: usize,
+    max: usize,
+}
+
+impl<R: Read> Chunker<R> {
+    pub fn new(reader: R) -> Self {
+        Self::with_sizes(reader, TARGET_CHUNK, MAX_CHUNK)
+    }
+
+    /// A chunker with other sizes (small ones exercise the cut logic in tests).
+    pub fn with_sizes(reader: R, target: usize, max: usize) -> Self {
+        Chunker {
+            reader,
+            carry: Vec::new(),
+            next_start: Start::Input,
+            offset: 0,
+            seq: 0,
+            eof: false,
+            done: false,
+            target: target.max(16),
+            max: max.max(target.max(16)),
+        }
+    }
+
+    /// The next chunk, read into `buf` (a recycled buffer), or `None` at the end.
+    pub fn next_chunk(&mut self, mut buf: Vec<u8>) -> io::Result<Option<Chunk>> {
+        if self.done {
+            return Ok(None);
+        }
+        buf.clear();
+        buf.append(&mut self.carry);
+        let mut want = self.target;
+        let cut = loop {
+            self.fill(&mut buf, want)?;
+            if self.eof {
+                break None;
+            }
+            if let Some(p) = find_cut(&buf, buf.len() / 2) {
+                break Some((p, Start::Cut));
+            }
+            if buf.len() >= self.max {
+                break Some((forced_cut(&buf), Start::Forced));
+            }
+            want = buf.len() + self.target;
+        };
+        let start = self.next_start;
+        let last = match cut {
+            Some((p, next)) => {
+                self.carry.extend_from_slice(&buf[p..]);
+                buf.truncate(p);
+                self.next_start = next;
+                false
+            }
+            None => {
+                self.done = true;
+                true
+            }
+        };
+        let chunk = Chunk {
+            seq: self.seq,
+            offset: self.offset,
+            data: buf,
+            start,
+            last,
+        };
+        self.seq += 1;
+        self.offset += chunk.data.len() as u64;
+        Ok(Some(chunk))
+    }
+
+    fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
+        while buf.len() < want && !self.eof {
+            let len = buf.len();
+            buf.resize(want, 0);
+            match self.reader.read(&mut buf[len..]) {
+                Ok(0) => {
+                    buf.truncate(len);
+                    self.eof = true;
+                }
+                Ok(n) => buf.truncate(len + n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(len),
+                Err(e) => {
+                    buf.truncate(len);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The last likely game start at or after `from` (never 0): a line starting with
+/// `[` after a blank line, whose own preceding line is not a tag line.
+fn find_cut(buf: &[u8], from: usize) -> Option<usize> {
+    let from = from.max(1);
+    for q in memchr::memrchr_iter(b'[', &buf[from..]).map(|i| i + from) {
+        if !matches!(buf[q - 1], b'\n' | b'\r') {
+            continue;
+        }
+        // The blank line before q.
+        let Some((blank_start, blank_end)) = previous_line(buf, q) else {
+            continue;
+        };
+        if !buf[blank_start..blank_end].iter().all(|&b| b == b' ' || b == b'\t') {
+            continue;
+        }
+        let Some((s, e)) = previous_line(buf, blank_start) else {
+            continue;
+        };
+        let first = buf[s..e].iter().find(|&&b| b != b' ' && b != b'\t');
+        if first != Some(&b'[') {
+            return Some(q);
+        }
+    }
+    None
+}
+
+/// The content range of the line that ends just before `line_start` (which must
+/// follow a line terminator), if that line's own start is known.
+fn previous_line(buf: &[u8], line_start: usize) -> Option<(usize, usize)> {
+    if line_start == 0 {
+        return None;
+    }
+    let mut end = line_start - 1;
+    if buf[end] == b'\n' && end > 0 && buf[end - 1] == b'\r' {
+        end -= 1;
+    }
+    let start = memchr::memrchr2(b'\n', b'\r', &buf[..end])? + 1;
+    Some((start, end))
+}
+
+/// A cut at the last line end, not between `\r` and `\n`; the whole buffer when
+/// there is none (a line longer than the maximum chunk).
+fn forced_cut(buf: &[u8]) -> usize {
+    let mut end = buf.len();
+    while let Some(i) = memchr::memrchr2(b'\n', b'\r', &buf[..end]) {
+        if buf[i] == b'\r' && i + 1 == buf.len() {
+            end = i; // the \n may follow in the next read
+            continue;
+        }
+        if i + 1 < buf.len() {
+            return i + 1;
+        }
+        end = i;
+    }
+    buf.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunks(input: &[u8], target: usize, max: usize) -> Vec<Chunk> {
+        let mut c = Chunker::with_sizes(input, target, max);
+        let mut out = Vec::new();
+        while let Some(chunk) = c.next_chunk(Vec::new()).unwrap() {
+            out.push(chunk);
+        }
+        out
+    }
+
+    #[test]
+    fn chunks_cover_the_input_in_order() {
+        let game = b"[Event \"a\"]\n\n[Site \"b\"]\n\n1. e4 e5 1-0\n\n";
+        let input: Vec<u8> = game.iter().cycle().take(game.len() * 50).copied().collect();
+        let cs = chunks(&input, 64, 256);
+        assert!(cs.len() > 5);
+        let joined: Vec<u8> = cs.iter().flat_map(|c| c.data.clone()).collect();
+        assert_eq!(joined, input);
+        assert!(cs.last().unwrap().last);
+        for c in &cs[1..] {
+            assert_eq!(c.start, Start::Cut);
+            // Never inside the ChessBase-style blank line of a header.
+            assert!(c.data.starts_with(b"[Event"), "{:?}", String::from_utf8_lossy(&c.data[..20]));
+        }
+    }
+
+    #[test]
+    fn long_lines_force_cuts_at_line_ends() {
+        let mut input = vec![b'x'; 300];
+        input.extend_from_slice(b"\r\n");
+        input.extend(vec![b'y'; 300]);
+        let cs = chunks(&input, 64, 128);
+        let joined: Vec<u8> = cs.iter().flat_map(|c| c.data.clone()).collect();
+        assert_eq!(joined, input);
+        assert!(cs.iter().skip(1).all(|c| c.start == Start::Forced));
+    }
+
+    #[test]
+    fn empty_input_gives_one_empty_last_chunk() {
+        let cs = chunks(b"", 64, 128);
+        assert_eq!(cs.len(), 1);
+        assert!(cs[0].last && cs[0].data.is_empty());
+    }
+
+    #[test]
+    fn forced_cut_never_splits_crlf() {
+        assert_eq!(forced_cut(b"ab\r\ncd"), 4);
+        assert_eq!(forced_cut(b"ab\ncd\r"), 3);
+        assert_eq!(forced_cut(b"abcd"), 4);
+    }
+}

@@ -1,0 +1,366 @@
+//! Streaming whole archives: the reader cuts chunks, a rayon pool scans them and
+//! does each game's work in parallel, and the merger (the calling thread) checks
+//! the speculative cuts, keeps games whole across chunks and hands them to a
+//! [`Sink`] in input order. Memory is bounded by the number of chunks in flight.
+
+pub mod chunk;
+pub mod game;
+pub mod output;
+pub mod progress;
+pub mod source;
+
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+
+use crate::pgn::scan::{CutFit, Event, Scanner};
+use chunk::{Chunk, Chunker, Start};
+use game::{Builder, Entry};
+pub use game::Job;
+pub use game::{Header, HeaderTag};
+use progress::Progress;
+pub use source::Input;
+
+/// Where a game lies in its input.
+#[derive(Clone, Copy, Debug)]
+pub struct GameInfo {
+    /// 1-based game number within its input.
+    pub index: u64,
+    /// Absolute offset of its first byte.
+    pub offset: u64,
+    /// Its first line (1-based) in the input.
+    pub line: u64,
+    /// Add to the relative line numbers of [`HeaderTag::line`] for lines in the input.
+    pub line_delta: u64,
+}
+
+/// Receives the games of an input in order, on the merger thread.
+pub trait Sink<G> {
+    /// A new input starts (before its first game).
+    fn begin_input(&mut self, _input: &Input) -> io::Result<()> {
+        Ok(())
+    }
+    /// A game starts; its bytes follow through [`Sink::bytes`].
+    fn begin_game(&mut self, info: &GameInfo, game: G) -> io::Result<()>;
+    /// The next bytes of the current game; `offset` is absolute in the input.
+    fn bytes(&mut self, offset: u64, data: &[u8]) -> io::Result<()>;
+    /// Whether the sink looks at bytes at all (statistics do not).
+    fn wants_bytes(&self) -> bool {
+        true
+    }
+}
+
+/// An error while reading an input.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {source}")]
+pub struct InputError {
+    pub file: String,
+    #[source]
+    pub source: io::Error,
+}
+
+/// What went wrong in a run: reading an input, or the sink (writing).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("{0}")]
+    Sink(io::Error),
+}
+
+/// Settings of a run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub threads: usize,
+    pub progress: bool,
+}
+
+/// Streams every input through `job` and `sink`, in order. Returns the number of games.
+pub fn run<J: Job, S: Sink<J::Game>>(inputs: &[Input], job: &J, sink: &mut S, options: &Options) -> Result<u64, RunError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.max(1))
+        .thread_name(|i| format!("pgnfen-worker-{i}"))
+        .build()
+        .map_err(|e| RunError::Sink(io::Error::other(e)))?;
+    let total: Option<u64> = inputs.iter().map(Input::raw_len).sum();
+    let progress = Progress::new(options.progress, total);
+    let mut games = 0;
+    for input in inputs {
+        games += run_one(input, job, sink, &pool, options.threads.max(1), &progress)?;
+    }
+    progress.finish();
+    Ok(games)
+}
+
+enum Message<G> {
+    Scanned(Box<Scanned<G>>),
+    Failed(io::Error),
+}
+
+struct Scanned<G> {
+    chunk: Chunk,
+    /// `None` for a chunk the workers could not scan (forced cut).
+    speculative: Option<(Scanner, Builder, Vec<Entry<G>>)>,
+}
+
+fn run_one<J: Job, S: Sink<J::Game>>(
+    input: &Input,
+    job: &J,
+    sink: &mut S,
+    pool: &rayon::ThreadPool,
+    threads: usize,
+    progress: &Progress,
+) -> Result<u64, RunError> {
+    sink.begin_input(input).map_err(RunError::Sink)?;
+    let name = input.display_name();
+    let in_err = |source: io::Error| RunError::Input(InputError { file: name.clone(), source });
+    let raw_read = Arc::new(AtomicU64::new(0));
+    let reader = input.open(raw_read.clone()).map_err(in_err)?;
+    progress.start_input(raw_read);
+
+    let in_flight = 2 * threads + 2;
+    let (free_tx, free_rx): (Sender<Vec<u8>>, Receiver<Vec<u8>>) = bounded(in_flight);
+    for _ in 0..in_flight {
+        let _ = free_tx.send(Vec::new());
+    }
+    let (done_tx, done_rx) = unbounded::<(u64, Message<J::Game>)>();
+
+    std::thread::scope(|scope| {
+        let reader_done = done_tx.clone();
+        scope.spawn(move || {
+            let mut chunker = Chunker::new(reader);
+            let mut sent = 0u64;
+            // The tasks borrow `job`: a scope on this (non-pool) thread lets them.
+            pool.in_place_scope_fifo(|tasks| {
+                loop {
+                    let Ok(buf) = free_rx.recv() else { return };
+                    match chunker.next_chunk(buf) {
+                        Ok(Some(chunk)) => {
+                            sent += 1;
+                            let tx = reader_done.clone();
+                            tasks.spawn_fifo(move |_| {
+                                let scanned = scan_speculatively(job, chunk);
+                                let _ = tx.send((scanned.chunk.seq, Message::Scanned(Box::new(scanned))));
+                            });
+                        }
+                        Ok(None) => return,
+                        Err(e) => {
+                            let _ = reader_done.send((sent, Message::Failed(e)));
+                            return;
+                        }
+                    }
+                }
+            });
+        });
+        drop(done_tx);
+
+        let mut merger = Merger::new(job);
+        let mut waiting = BTreeMap::new();
+        let mut next = 0u64;
+        let result = loop {
+            let Ok((seq, message)) = done_rx.recv() else {
+                break Ok(());
+            };
+            waiting.insert(seq, message);
+            let mut finished = false;
+            while let Some(message) = waiting.remove(&next) {
+                next += 1;
+                match message {
+                    Message::Failed(e) => return Err(in_err(e)),
+                    Message::Scanned(scanned) => {
+                        let last = scanned.chunk.last;
+                        let buf = merger.merge(*scanned, sink).map_err(RunError::Sink)?;
+                        progress.advance(merger.games);
+                        let _ = free_tx.send(recycle(buf));
+                        finished |= last;
+                    }
+                }
+            }
+            if finished {
+                break Ok(());
+            }
+        };
+        drop(free_tx);
+        result.map(|()| merger.games)
+    })
+}
+
+/// Keeps recycled buffers from holding on to a large allocation.
+fn recycle(mut buf: Vec<u8>) -> Vec<u8> {
+    buf.clear();
+    if buf.capacity() > 2 * chunk::TARGET_CHUNK {
+        buf.shrink_to(chunk::TARGET_CHUNK);
+    }
+    buf
+}
+
+fn scan_speculatively<J: Job>(job: &J, chunk: Chunk) -> Scanned<J::Game> {
+    let mut scanner = match chunk.start {
+        Start::Input => Scanner::new(),
+        Start::Cut => Scanner::at_cut(chunk.offset),
+        Start::Forced => return Scanned { chunk, speculative: None },
+    };
+    let mut events = Vec::new();
+    scanner.feed(&chunk.data, &mut events);
+    if chunk.last {
+        scanner.finish(&mut events);
+    }
+    let mut builder = Builder::default();
+    let mut entries = Vec::new();
+    builder.consume(job, &chunk.data, chunk.offset, &events, &mut entries);
+    Scanned {
+        chunk,
+        speculative: Some((scanner, builder, entries)),
+    }
+}
+
+/// The sequential stage: true scanner state, open game, order.
+struct Merger<'j, J: Job> {
+    job: &'j J,
+    scanner: Scanner,
+    builder: Builder,
+    /// Lines before the point where `scanner` started counting.
+    origin_lines: u64,
+    games: u64,
+    /// The current game, once one has started.
+    open: Option<OpenGame>,
+    /// Bytes of the current game before its header is read, or (no game yet)
+    /// the blank lines that will belong to the first game.
+    pending: Vec<u8>,
+    pending_offset: u64,
+    events: Vec<Event>,
+}
+
+struct OpenGame {
+    index: u64,
+    start: u64,
+    line: u64,
+    known: bool,
+}
+
+impl<'j, J: Job> Merger<'j, J> {
+    fn new(job: &'j J) -> Self {
+        Merger {
+            job,
+            scanner: Scanner::new(),
+            builder: Builder::default(),
+            origin_lines: 0,
+            games: 0,
+            open: None,
+            pending: Vec::new(),
+            pending_offset: 0,
+            events: Vec::new(),
+        }
+    }
+
+    /// Merges one chunk (in order) and gives its buffer back.
+    fn merge<S: Sink<J::Game>>(&mut self, scanned: Scanned<J::Game>, sink: &mut S) -> io::Result<Vec<u8>> {
+        let Scanned { chunk, speculative } = scanned;
+        let fit = match chunk.start {
+            Start::Input => CutFit::NewGame,
+            Start::Cut => self.scanner.fits_cut(),
+            Start::Forced => CutFit::Rescan,
+        };
+        let (mut entries, line_delta) = match (fit, speculative) {
+            (CutFit::NewGame | CutFit::SameGame, Some((scanner, builder, mut entries))) => {
+                let lines_before = if chunk.start == Start::Input { 0 } else { self.origin_lines + self.scanner.lines_seen() };
+                if fit == CutFit::SameGame && self.open.is_some() {
+                    // The speculative first game is the game that garbage already started.
+                    if let Some(first) = entries.first_mut() {
+                        first.continued = true;
+                    }
+                }
+                self.scanner = scanner;
+                self.builder = builder;
+                self.origin_lines = lines_before;
+                (std::mem::take(&mut entries), lines_before)
+            }
+            _ => {
+                self.events.clear();
+                self.scanner.feed(&chunk.data, &mut self.events);
+                if chunk.last {
+                    self.scanner.finish(&mut self.events);
+                }
+                let mut entries = Vec::new();
+                self.builder.consume(self.job, &chunk.data, chunk.offset, &self.events, &mut entries);
+                (entries, self.origin_lines)
+            }
+        };
+        self.emit(&chunk, &mut entries, line_delta, sink)?;
+        Ok(chunk.data)
+    }
+
+    fn emit<S: Sink<J::Game>>(&mut self, chunk: &Chunk, entries: &mut Vec<Entry<J::Game>>, line_delta: u64, sink: &mut S) -> io::Result<()> {
+        let base = chunk.offset;
+        let mut pos = base;
+        for entry in entries.drain(..) {
+            if entry.continued {
+                if let Some(result) = entry.result {
+                    self.header_read(result, line_delta, sink)?;
+                }
+                continue;
+            }
+            let start = entry.start.max(pos);
+            self.game_bytes(pos, &chunk.data[(pos - base) as usize..(start - base) as usize], sink)?;
+            pos = start;
+            self.games += 1;
+            let first = self.open.is_none();
+            self.open = Some(OpenGame {
+                index: self.games,
+                // Blank lines before the first game belong to it.
+                start: if first { self.pending_offset } else { entry.start },
+                line: if first { 1 } else { entry.line + line_delta },
+                known: false,
+            });
+            if !first {
+                self.pending.clear();
+                self.pending_offset = entry.start;
+            }
+            if let Some(result) = entry.result {
+                self.header_read(result, line_delta, sink)?;
+            }
+        }
+        self.game_bytes(pos, &chunk.data[(pos - base) as usize..], sink)
+    }
+
+    /// The header of the open game is read: `line_delta` is that of the chunk where it ended.
+    fn header_read<S: Sink<J::Game>>(&mut self, result: J::Game, line_delta: u64, sink: &mut S) -> io::Result<()> {
+        let Some(open) = self.open.as_mut() else { return Ok(()) };
+        if open.known {
+            return Ok(());
+        }
+        open.known = true;
+        let info = GameInfo {
+            index: open.index,
+            offset: open.start,
+            line: open.line,
+            line_delta,
+        };
+        sink.begin_game(&info, result)?;
+        if !self.pending.is_empty() {
+            sink.bytes(self.pending_offset, &self.pending)?;
+            self.pending.clear();
+        }
+        Ok(())
+    }
+
+    fn game_bytes<S: Sink<J::Game>>(&mut self, offset: u64, data: &[u8], sink: &mut S) -> io::Result<()> {
+        if data.is_empty() || !sink.wants_bytes() {
+            return Ok(());
+        }
+        match &self.open {
+            Some(open) if open.known => sink.bytes(offset, data),
+            _ => {
+                if self.pending.is_empty() {
+                    self.pending_offset = offset;
+                }
+                self.pending.extend_from_slice(data);
+                Ok(())
+            }
+        }
+    }
+}
+
