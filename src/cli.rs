@@ -43,6 +43,15 @@ pub enum Command {
     Stats(StatsArgs),
     /// Convert and classify bare FEN records
     Fen(FenArgs),
+    /// Print each game's byte span, first line and class as JSON lines (for tests and tools)
+    #[command(hide = true)]
+    Index(IndexArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// PGN files (`-` for standard input, the default)
+    pub inputs: Vec<String>,
 }
 
 #[derive(Debug, Args)]

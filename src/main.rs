@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Check(args) => commands::check::run(&cli.global, args),
         Command::Stats(args) => commands::stats::run(&cli.global, args),
         Command::Fen(args) => commands::fen::run(&cli.global, args),
+        Command::Index(args) => commands::index::run(&cli.global, args),
     };
     match result {
         Ok(Outcome::Clean) | Err(Error::BrokenPipe) => ExitCode::SUCCESS,

@@ -4,6 +4,7 @@ pub mod check;
 pub mod convert;
 pub mod fen;
 pub mod filter;
+pub mod index;
 pub mod stats;
 
 use std::io::{self, IsTerminal};
