@@ -143,7 +143,13 @@ fn games_after_markers() {
     assert_eq!(starts(&s), vec![0, second, third]);
     let ev = scan(s.as_bytes());
     check_header_ends(&ev);
-    assert_eq!(ev[2], Event::GameStart { offset: second, line: 6 });
+    assert_eq!(
+        ev[2],
+        Event::GameStart {
+            offset: second,
+            line: 6
+        }
+    );
 }
 
 #[test]
@@ -167,9 +173,25 @@ fn not_markers() {
     // Not whole tokens, in comments, in variations, in ; comments: the garbage
     // line is movetext and the game starts at the tag line.
     for body in [
-        "e4 21-0", "e4 1-01", "e4 1-0x", "e4 a*", "e4 *a", "O-O-O", "1/2", "1/2-1", "1/2-1/3",
-        "11/2-1/2", "{1-0}", "{ * }", "(1. e4 1-0)", "(e4 (d4) *)", "; 1-0", "x1-0", "0-0",
-        "1-1", "2-0",
+        "e4 21-0",
+        "e4 1-01",
+        "e4 1-0x",
+        "e4 a*",
+        "e4 *a",
+        "O-O-O",
+        "1/2",
+        "1/2-1",
+        "1/2-1/3",
+        "11/2-1/2",
+        "{1-0}",
+        "{ * }",
+        "(1. e4 1-0)",
+        "(e4 (d4) *)",
+        "; 1-0",
+        "x1-0",
+        "0-0",
+        "1-1",
+        "2-0",
     ] {
         let s = format!("[A \"\"]\n1. {body}\ngarbage\n[A \"\"]\n");
         assert_eq!(starts(&s), vec![0, off(&s, "\n[A \"\"]\n") + 1], "{body}");
@@ -229,10 +251,7 @@ fn tagless_input_is_one_game() {
 #[test]
 fn tag_line_ends_movetext() {
     let s = "[A \"\"]\n\n1. e4\n\n[A \"\"]\n1. d4\n[B \"\"]\n";
-    assert_eq!(
-        starts(s),
-        vec![0, off(s, "\n\n[A") + 2, off(s, "[B")]
-    );
+    assert_eq!(starts(s), vec![0, off(s, "\n\n[A") + 2, off(s, "[B")]);
     // An indented tag line is a tag line.
     let s = "[A \"\"]\n1. e4\n  \t[A \"\"]\n";
     assert_eq!(starts(s), vec![0, off(s, "  \t[")]);
@@ -342,7 +361,9 @@ fn percent_escape_lines() {
 #[test]
 fn line_ends() {
     for nl in ["\n", "\r\n", "\r"] {
-        let s = format!("[A \"\"]{nl}[FEN \"f\"]{nl}{nl}1. e4 1-0{nl}{nl}junk{nl}[A \"\"]{nl}1. d4 *{nl}");
+        let s = format!(
+            "[A \"\"]{nl}[FEN \"f\"]{nl}{nl}1. e4 1-0{nl}{nl}junk{nl}[A \"\"]{nl}1. d4 *{nl}"
+        );
         let ev = scan(s.as_bytes());
         check_header_ends(&ev);
         let fen_line = off(&s, "[FEN");
@@ -407,7 +428,10 @@ fn tag_pairs() {
     assert_eq!(tags("[FEN \"abc\"]").len(), 1);
     // tags of the second game
     let s = format!("{G1}\n[FEN \"q\"]\n\n*\n");
-    assert_eq!(tags(&s), vec![(TagName::Fen, "q".into(), G1.len() as u64 + 1, 6)]);
+    assert_eq!(
+        tags(&s),
+        vec![(TagName::Fen, "q".into(), G1.len() as u64 + 1, 6)]
+    );
     // NUL and invalid UTF-8 in values are raw bytes
     let ev = scan(b"[FEN \"\0\xff\"]\n");
     assert_eq!(
@@ -471,7 +495,12 @@ fn huge_inputs_are_bounded() {
         assert!(sc.carry_len <= 8 && sc.names.len() <= MAX_HEADER_NAMES);
     }
     sc.finish(&mut ev);
-    assert_eq!(ev.iter().filter(|e| matches!(e, Event::GameStart { .. })).count(), 2);
+    assert_eq!(
+        ev.iter()
+            .filter(|e| matches!(e, Event::GameStart { .. }))
+            .count(),
+        2
+    );
     // a 100 KB tag line (name and value)
     let mut s = b"[".to_vec();
     s.resize(100_001, b'N');
