@@ -38,8 +38,6 @@
 
 use std::ops::Range;
 
-use memchr::{memchr2, memchr3};
-
 mod find;
 
 /// The three tags pgnfen reads. Tag names are case-sensitive.
@@ -703,7 +701,7 @@ impl Scanner {
                         }
                     }
                 },
-                Mode::Comment => match memchr3(b'}', b'\n', b'\r', &buf[i..]) {
+                Mode::Comment => match find::find_comment_end(&buf[i..]) {
                     None => i = len,
                     Some(o) => {
                         let k = i + o;
@@ -715,7 +713,7 @@ impl Scanner {
                         }
                     }
                 },
-                Mode::SkipLine => match memchr2(b'\n', b'\r', &buf[i..]) {
+                Mode::SkipLine => match find::find_eol(&buf[i..]) {
                     None => i = len,
                     Some(o) => {
                         i = self.terminator(buf, i + o, base);

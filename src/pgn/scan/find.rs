@@ -27,9 +27,75 @@ pub(super) fn find_scalar(hay: &[u8]) -> Option<usize> {
     hay.iter().position(|&b| is_struct(b))
 }
 
+/// The index of the first `\n` or `\r` in `hay`.
+#[inline]
+pub(super) fn find_eol(hay: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(r) = sse2::short2(hay, b'\n', b'\r') {
+            return r;
+        }
+        memchr::memchr2(b'\n', b'\r', &hay[32..]).map(|o| o + 32)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        memchr::memchr2(b'\n', b'\r', hay)
+    }
+}
+
+/// The index of the first `}`, `\n` or `\r` in `hay`.
+#[inline]
+pub(super) fn find_comment_end(hay: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(r) = sse2::short3(hay, b'}', b'\n', b'\r') {
+            return r;
+        }
+        memchr::memchr3(b'}', b'\n', b'\r', &hay[32..]).map(|o| o + 32)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        memchr::memchr3(b'}', b'\n', b'\r', hay)
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::*;
+
+    /// Looks at the first 32 bytes only: `Some(answer)` when that settles it
+    /// (found, or the haystack is no longer), `None` to go on from byte 32.
+    #[inline(always)]
+    pub(super) fn short3(hay: &[u8], a: u8, b: u8, c: u8) -> Option<Option<usize>> {
+        let n = hay.len();
+        if n < 32 {
+            return Some(hay.iter().position(|&x| x == a || x == b || x == c));
+        }
+        // SAFETY: SSE2 is always available on x86_64; the loads read bytes
+        // 0..32 of `hay`, which has at least 32.
+        unsafe {
+            let p = hay.as_ptr();
+            let va = _mm_set1_epi8(a as i8);
+            let vb = _mm_set1_epi8(b as i8);
+            let vc = _mm_set1_epi8(c as i8);
+            let m = |v: __m128i| -> u32 {
+                let x = _mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb));
+                _mm_movemask_epi8(_mm_or_si128(x, _mm_cmpeq_epi8(v, vc))) as u32
+            };
+            let lo = m(_mm_loadu_si128(p as *const __m128i));
+            let hi = m(_mm_loadu_si128(p.add(16) as *const __m128i));
+            let mask = lo | (hi << 16);
+            if mask != 0 {
+                return Some(Some(mask.trailing_zeros() as usize));
+            }
+        }
+        None
+    }
+
+    #[inline(always)]
+    pub(super) fn short2(hay: &[u8], a: u8, b: u8) -> Option<Option<usize>> {
+        short3(hay, a, b, b)
+    }
 
     /// SSE2 is part of the x86_64 baseline, so no runtime detection is needed.
     #[inline]
@@ -86,7 +152,7 @@ mod tests {
     fn simd_agrees_with_scalar() {
         let alphabet = b"ab1-0*;{}()\n\r [%";
         let mut x: u32 = 12345;
-        for len in 0..80 {
+        for len in (0..80).chain([100, 200]) {
             for _ in 0..200 {
                 let v: Vec<u8> = (0..len)
                     .map(|_| {
@@ -100,6 +166,10 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(find_struct(&v), find_scalar(&v), "{v:?}");
+                let eol = v.iter().position(|&b| b == b'\n' || b == b'\r');
+                assert_eq!(find_eol(&v), eol);
+                let ce = v.iter().position(|&b| b == b'}' || b == b'\n' || b == b'\r');
+                assert_eq!(find_comment_end(&v), ce);
             }
         }
     }
