@@ -501,6 +501,29 @@ impl Scanner {
         let len = buf.len();
         while i < len {
             let b = buf[i];
+            if t.st == TagSt::Name && !matches!(b, b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r') {
+                // Plain name bytes, in a tight loop.
+                let mut h = t.hash;
+                let mut n = t.len;
+                let mut j = i;
+                while j < len {
+                    let b = buf[j];
+                    if matches!(b, b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r') {
+                        break;
+                    }
+                    h = if n < 8 {
+                        (h << 8) | b as u64
+                    } else {
+                        (h ^ b as u64).wrapping_mul(0x0100_0000_01B3)
+                    };
+                    n += 1;
+                    j += 1;
+                }
+                t.hash = h;
+                t.len = n;
+                i = j;
+                continue;
+            }
             if b == b'\n' || b == b'\r' {
                 if matches!(t.st, TagSt::Open | TagSt::Name) {
                     self.name_done(&mut t, events);
@@ -517,16 +540,24 @@ impl Scanner {
                         return i;
                     } else {
                         t.st = TagSt::Name;
-                        t.hash = b as u64;
-                        t.len = 1;
+                        continue;
                     }
                 }
                 TagSt::Name => {
                     if b == b' ' || b == b'\t' || b == b'"' || b == b']' {
                         self.name_done(&mut t, events);
                         if t.name.is_none() || b == b']' {
-                            self.mode = Mode::SkipLine;
-                            return i;
+                            // The rest of the line is opaque: skip it here.
+                            return match find::find_eol(&buf[i..]) {
+                                Some(o) => {
+                                    self.mode = Mode::LineStart;
+                                    self.terminator(buf, i + o, base)
+                                }
+                                None => {
+                                    self.mode = Mode::SkipLine;
+                                    len
+                                }
+                            };
                         }
                         if b == b'"' {
                             t.st = TagSt::Value;
@@ -663,6 +694,13 @@ impl Scanner {
                             continue 'outer;
                         }
                         b'{' => {
+                            // Most comments close on their line: skip them here.
+                            if let Some(o) = find::find_comment_end(&buf[k + 1..]) {
+                                if buf[k + 1 + o] == b'}' {
+                                    i = k + 2 + o;
+                                    continue;
+                                }
+                            }
                             i = k + 1;
                             self.mode = Mode::Comment;
                             continue 'outer;
@@ -739,7 +777,9 @@ impl Scanner {
                         }
                         b'[' => {
                             self.tag_line(events);
-                            i += 1;
+                            if let Mode::Tag(t) = self.mode {
+                                i = self.tag_bytes(t, buf, i + 1, base, events);
+                            }
                         }
                         _ => self.other_line(events),
                     }

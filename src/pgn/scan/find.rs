@@ -168,7 +168,9 @@ mod tests {
                 assert_eq!(find_struct(&v), find_scalar(&v), "{v:?}");
                 let eol = v.iter().position(|&b| b == b'\n' || b == b'\r');
                 assert_eq!(find_eol(&v), eol);
-                let ce = v.iter().position(|&b| b == b'}' || b == b'\n' || b == b'\r');
+                let ce = v
+                    .iter()
+                    .position(|&b| b == b'}' || b == b'\n' || b == b'\r');
                 assert_eq!(find_comment_end(&v), ce);
             }
         }
