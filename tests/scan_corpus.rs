@@ -97,7 +97,7 @@ fn events_do_not_depend_on_piece_sizes() {
         assert_eq!(scan_pieces(&data, || 7), whole, "{key}: 7-byte pieces");
         for _ in 0..3 {
             let max = 1 + rng.below(5000);
-            let mut r = Rng(rng.next() | 1);
+            let mut r = Rng(rng.next_u64() | 1);
             assert_eq!(
                 scan_pieces(&data, || 1 + r.below(max) as usize),
                 whole,

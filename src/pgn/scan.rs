@@ -695,11 +695,11 @@ impl Scanner {
                         }
                         b'{' => {
                             // Most comments close on their line: skip them here.
-                            if let Some(o) = find::find_comment_end(&buf[k + 1..]) {
-                                if buf[k + 1 + o] == b'}' {
-                                    i = k + 2 + o;
-                                    continue;
-                                }
+                            if let Some(o) = find::find_comment_end(&buf[k + 1..])
+                                && buf[k + 1 + o] == b'}'
+                            {
+                                i = k + 2 + o;
+                                continue;
                             }
                             i = k + 1;
                             self.mode = Mode::Comment;

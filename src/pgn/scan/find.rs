@@ -158,7 +158,7 @@ mod tests {
                     .map(|_| {
                         x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
                         let r = (x >> 16) as usize;
-                        if r % 5 == 0 {
+                        if r.is_multiple_of(5) {
                             alphabet[r % alphabet.len()]
                         } else {
                             b'a' + (r % 26) as u8
