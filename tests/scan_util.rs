@@ -187,18 +187,14 @@ pub fn check_cuts(data: &[u8], cuts: &[usize]) -> CutStats {
                 let mut adj: Vec<Event> = Vec::new();
                 if fit == CutFit::NewGame {
                     st.new_game += 1;
-                    adj.push(sev[0].clone());
+                    adj.push(shift(&sev[0], before));
                 } else {
                     st.same_game += 1;
                     if let Some((offset, line)) = pending {
-                        adj.push(Event::GameStart {
-                            offset,
-                            line: line - before,
-                        });
+                        adj.push(Event::GameStart { offset, line });
                     }
                 }
-                adj.extend(sev[1..].iter().cloned());
-                let adj: Vec<Event> = adj.iter().map(|e| shift(e, before)).collect();
+                adj.extend(sev[1..].iter().map(|e| shift(e, before)));
                 assert_eq!(adj, seg, "events after cut at {c} ({fit:?})");
                 if !last {
                     sp.rebase_lines(before);
