@@ -2,10 +2,43 @@
 //!
 //! The scanner is fed consecutive pieces of one input (split anywhere) and
 //! reports where each game starts and where its SetUp/FEN/Variant tag values
-//! lie, as absolute byte offsets. It never looks at a byte twice and keeps
-//! no more than a few bytes of carry-over, so memory stays bounded.
+//! lie, as absolute byte offsets. It keeps no more than a few bytes of
+//! carry-over between pieces (at most 4 bytes of a possible termination
+//! marker, plus the running hash of a tag name), so memory stays bounded.
+//!
+//! # The rule (corpus README, "The game-boundary rule")
+//!
+//! Lines end at `\n`, `\r\n` or a lone `\r`. Outside `{...}` comments a line is
+//! *blank* (spaces and tabs only; a `%` line, `%` in column 1, counts as blank),
+//! a *tag line* (its first non-blank byte is `[`) or *other*.
+//!
+//! * Before the first tag line of the input, other lines are a preamble of the
+//!   first game (which starts at offset 0); nothing in them is structural.
+//! * A header is a run of tag lines with blank lines allowed between them; a
+//!   blank line followed by a tag whose name the header already holds starts a
+//!   new game at that tag line. The first other line starts the movetext.
+//! * In movetext `{` opens a comment up to the next `}` (across lines, no
+//!   nesting; unterminated: to the end of the input), `;` a comment to the end
+//!   of the line, `(`/`)` a variation. A termination marker (`1-0`, `0-1`,
+//!   `1/2-1/2`, `*` as a whole token, outside comments and variations) ends the
+//!   game; a tag line (outside comments) ends it too and starts the next game.
+//! * After a marker the rest of its line and the blank lines that follow belong
+//!   to the ended game. Other lines after that are garbage: they are the first
+//!   bytes of the next game if a tag line follows, else of the ended game
+//!   (garbage at the end of the input). Nothing in them is structural.
+//!
+//! # How it is fast
+//!
+//! Movetext is not walked byte by byte: outside comments one SIMD pass looks
+//! for the few structural bytes (`\n \r { ; ( ) - *`), inside comments
+//! `memchr3` looks for `}` and line ends, and opaque line rests (garbage, tag
+//! lines other than SetUp/FEN/Variant, `;` comments, `%` lines) are skipped with
+//! `memchr2` to the line end. A `-` or `*` is checked for a marker by looking at
+//! the few bytes around it.
 
 use std::ops::Range;
+
+mod find;
 
 /// The three tags pgnfen reads. Tag names are case-sensitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,47 +91,734 @@ pub enum CutFit {
     NewGame,
     /// A game already started before the cut and has no tag yet (garbage after a
     /// result, or text before the first tag of the input): the speculative scan's
-    /// first game is that game, starting earlier.
+    /// first game is that game, starting earlier. Replace the speculative scan's
+    /// first `GameStart` by [`Scanner::pending_game_start`] when that is `Some`
+    /// (the start was not reported yet), drop it when `None` (it was).
     SameGame,
     /// The speculative scan is wrong here; scan the next piece with this scanner.
     Rescan,
 }
 
+/// Most tag names remembered per header (for the "blank line, then a tag the
+/// header already holds" rule). Names past this many tag lines are not remembered.
+pub const MAX_HEADER_NAMES: usize = 256;
+
+/// The UTF-8 byte order mark.
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// Bytes of marker look-behind kept across pieces (`1/2-` needs 3 plus a delimiter).
+const TAIL: usize = 4;
+
+/// Bytes that end a movetext token.
+#[inline]
+fn is_delim(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C | b'{' | b'}' | b'(' | b')' | b';'
+    )
+}
+
+/// Where the scanner stands in the game structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Start of the input: only blank lines so far, no game.
+    Empty,
+    /// The first game started (reported) with text before its first tag line.
+    Preamble,
+    /// A game ended at a termination marker; only blank lines since.
+    Ended,
+    /// Other lines after a marker: the next game starts here if a tag line follows.
+    Garbage { offset: u64, line: u64 },
+    /// In a header.
+    Header,
+    /// In movetext (header over, no marker yet).
+    Movetext,
+}
+
+/// Progress through a tag line `[Name "value"]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TagSt {
+    /// After `[`, skipping blanks.
+    Open,
+    Name,
+    /// After the name, before `"`.
+    AfterName,
+    Value,
+    /// After a backslash in the value.
+    ValueEsc,
+    /// After the closing quote, before `]`.
+    AfterValue,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TagLine {
+    st: TagSt,
+    /// Name so far: bytes packed big-endian while it is at most 8 long, then FNV-1a.
+    hash: u64,
+    len: u64,
+    name: Option<TagName>,
+    line_start: u64,
+    line: u64,
+    value_start: u64,
+    value_end: u64,
+}
+
+/// Where the scanner stands within a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// At the very start of the input, `n` bytes of a UTF-8 BOM matched.
+    Bom(u8),
+    /// Column 1 of a line (outside comments).
+    LineStart,
+    /// Only blanks so far on this line.
+    Indent,
+    /// The rest of the line is opaque.
+    SkipLine,
+    Tag(TagLine),
+    /// Movetext, outside comments.
+    Move,
+    /// Inside a `{` comment.
+    Comment,
+}
+
 /// The resumable game scanner.
-#[derive(Clone, Debug)]
-pub struct Scanner {}
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scanner {
+    /// Absolute offset of the next byte to scan (the first carried byte, if any).
+    pos: u64,
+    /// Line terminators consumed.
+    lines: u64,
+    /// Absolute offset of the current line's first byte.
+    line_start: u64,
+    /// The last byte was a `\r`: a `\n` now belongs to its line end.
+    skip_lf: bool,
+    mode: Mode,
+    phase: Phase,
+    /// A blank line followed the last tag line of the header.
+    saw_blank: bool,
+    /// Variation depth in movetext.
+    depth: u32,
+    /// Name keys of the current header's tag lines.
+    names: Vec<u64>,
+    /// The last bytes consumed, every byte up to the last delimiter replaced by
+    /// a space: the start of a token that may be a marker.
+    tail: [u8; TAIL],
+    /// Unscanned bytes at the end of the last piece (a possible marker).
+    carry: [u8; 8],
+    carry_len: u8,
+    finished: bool,
+}
+
+enum Marker {
+    Yes,
+    No,
+    /// The bytes after the candidate are not here yet.
+    NeedMore,
+}
+
+const fn pack(name: &[u8]) -> u64 {
+    let mut h = 0u64;
+    let mut i = 0;
+    while i < name.len() {
+        h = (h << 8) | name[i] as u64;
+        i += 1;
+    }
+    h
+}
+
+const KEY_SETUP: u64 = pack(b"SetUp");
+const KEY_FEN: u64 = pack(b"FEN");
+const KEY_VARIANT: u64 = pack(b"Variant");
 
 impl Scanner {
     /// A scanner at the very start of an input (offset 0, line 1, no game yet).
     pub fn new() -> Scanner {
-        todo!()
+        Scanner {
+            pos: 0,
+            lines: 0,
+            line_start: 0,
+            skip_lf: false,
+            mode: Mode::Bom(0),
+            phase: Phase::Empty,
+            saw_blank: false,
+            depth: 0,
+            names: Vec::new(),
+            tail: [b' '; TAIL],
+            carry: [0; 8],
+            carry_len: 0,
+            finished: false,
+        }
     }
 
     /// A speculative scanner for a piece that begins at absolute `offset`, at the
     /// start of a tag line that follows a blank line: as if a game had just ended.
     /// Lines are counted from 1 at the cut.
-    pub fn at_cut(_offset: u64) -> Scanner {
-        todo!()
+    pub fn at_cut(offset: u64) -> Scanner {
+        Scanner {
+            pos: offset,
+            line_start: offset,
+            mode: Mode::LineStart,
+            phase: Phase::Ended,
+            ..Scanner::new()
+        }
     }
 
     /// Scans the next piece of the input, which begins where the previous piece ended.
-    pub fn feed(&mut self, _piece: &[u8], _events: &mut Vec<Event>) {
-        todo!()
+    pub fn feed(&mut self, piece: &[u8], events: &mut Vec<Event>) {
+        if self.finished {
+            return;
+        }
+        let mut piece = piece;
+        if self.carry_len > 0 && !piece.is_empty() {
+            let c = self.carry_len as usize;
+            let mut tmp = [0u8; 32];
+            tmp[..c].copy_from_slice(&self.carry[..c]);
+            let t = piece.len().min(tmp.len() - c);
+            tmp[c..c + t].copy_from_slice(&piece[..t]);
+            self.carry_len = 0;
+            let n = self.run(&tmp[..c + t], false, events);
+            if n >= c {
+                piece = &piece[n - c..];
+            } else {
+                // Still waiting inside the carried bytes: the piece was short and
+                // is all in `tmp`.
+                self.set_carry(&tmp[n..c + t]);
+                return;
+            }
+        }
+        let n = self.run(piece, false, events);
+        self.set_carry(&piece[n..]);
     }
 
     /// Ends the input (flushes a tag line cut off at the end, ends the last game).
-    pub fn finish(&mut self, _events: &mut Vec<Event>) {
-        todo!()
+    pub fn finish(&mut self, events: &mut Vec<Event>) {
+        if self.finished {
+            return;
+        }
+        if self.carry_len > 0 {
+            let c = self.carry_len as usize;
+            let tmp = self.carry;
+            self.carry_len = 0;
+            let n = self.run(&tmp[..c], true, events);
+            debug_assert_eq!(n, c);
+        }
+        match self.mode {
+            Mode::Tag(mut t) if matches!(t.st, TagSt::Open | TagSt::Name) => {
+                self.name_done(&mut t, events);
+            }
+            Mode::Bom(n) if n > 0 => self.other_line(events),
+            _ => {}
+        }
+        if matches!(self.phase, Phase::Header | Phase::Preamble) {
+            events.push(Event::HeaderEnd);
+        }
+        self.finished = true;
     }
 
     /// Line terminators seen so far.
     pub fn lines_seen(&self) -> u64 {
-        todo!()
+        self.lines
+    }
+
+    /// Absolute offset of the next byte the scanner expects (bytes fed so far).
+    pub fn offset(&self) -> u64 {
+        self.pos + self.carry_len as u64
     }
 
     /// Whether a speculative scan started at the current position would be right.
     pub fn fits_cut(&self) -> CutFit {
-        todo!()
+        if self.carry_len > 0 || !matches!(self.mode, Mode::LineStart | Mode::Bom(0)) {
+            return CutFit::Rescan;
+        }
+        match self.phase {
+            Phase::Ended | Phase::Movetext => CutFit::NewGame,
+            Phase::Empty | Phase::Preamble | Phase::Garbage { .. } => CutFit::SameGame,
+            Phase::Header => CutFit::Rescan,
+        }
+    }
+
+    /// A game start that is already determined but not reported yet: the start of
+    /// garbage after a marker (reported only once a tag line follows), or the
+    /// start of the input while only blank lines were seen. Used with
+    /// [`CutFit::SameGame`]. Offsets are absolute, lines counted from this
+    /// scanner's first line.
+    pub fn pending_game_start(&self) -> Option<(u64, u64)> {
+        match self.phase {
+            Phase::Empty => Some((0, 1)),
+            Phase::Garbage { offset, line } => Some((offset, line)),
+            _ => None,
+        }
+    }
+
+    /// Adds `by` to every line number the scanner holds: rebases a speculative
+    /// scanner (which counts lines from 1 at its cut) once the number of line
+    /// terminators before the cut is known. Only affects later events.
+    pub fn rebase_lines(&mut self, by: u64) {
+        self.lines += by;
+        if let Mode::Tag(t) = &mut self.mode {
+            t.line += by;
+        }
+        if let Phase::Garbage { line, .. } = &mut self.phase {
+            *line += by;
+        }
+    }
+
+    fn set_carry(&mut self, rest: &[u8]) {
+        debug_assert!(rest.len() <= self.carry.len());
+        self.carry[..rest.len()].copy_from_slice(rest);
+        self.carry_len = rest.len() as u8;
+    }
+
+    /// Consumes the line terminator at `k` (`\n`, `\r`, or `\r\n`); returns the
+    /// index after it.
+    #[inline]
+    fn terminator(&mut self, buf: &[u8], k: usize, base: u64) -> usize {
+        self.lines += 1;
+        let mut next = k + 1;
+        if buf[k] == b'\r' {
+            if next < buf.len() {
+                if buf[next] == b'\n' {
+                    next += 1;
+                }
+            } else {
+                self.skip_lf = true;
+            }
+        }
+        self.line_start = base + next as u64;
+        next
+    }
+
+    fn enter_header(&mut self) {
+        self.phase = Phase::Header;
+        self.names.clear();
+        self.saw_blank = false;
+        self.depth = 0;
+    }
+
+    #[inline]
+    fn blank_line(&mut self) {
+        if self.phase == Phase::Header {
+            self.saw_blank = true;
+        }
+    }
+
+    /// A tag line begins at the current line start.
+    fn tag_line(&mut self, events: &mut Vec<Event>) {
+        let (offset, line) = (self.line_start, self.lines + 1);
+        match self.phase {
+            Phase::Empty => {
+                events.push(Event::GameStart { offset: 0, line: 1 });
+                self.enter_header();
+            }
+            Phase::Preamble => self.enter_header(),
+            Phase::Ended | Phase::Movetext => {
+                events.push(Event::GameStart { offset, line });
+                self.enter_header();
+            }
+            Phase::Garbage { offset, line } => {
+                events.push(Event::GameStart { offset, line });
+                self.enter_header();
+            }
+            Phase::Header => {}
+        }
+        self.mode = Mode::Tag(TagLine {
+            st: TagSt::Open,
+            hash: 0,
+            len: 0,
+            name: None,
+            line_start: offset,
+            line,
+            value_start: 0,
+            value_end: 0,
+        });
+    }
+
+    /// An other line begins; sets the mode that scans it.
+    fn other_line(&mut self, events: &mut Vec<Event>) {
+        self.mode = Mode::SkipLine;
+        match self.phase {
+            Phase::Empty => {
+                events.push(Event::GameStart { offset: 0, line: 1 });
+                self.phase = Phase::Preamble;
+            }
+            Phase::Preamble | Phase::Garbage { .. } => {}
+            Phase::Ended => {
+                self.phase = Phase::Garbage {
+                    offset: self.line_start,
+                    line: self.lines + 1,
+                };
+            }
+            Phase::Header => {
+                events.push(Event::HeaderEnd);
+                self.phase = Phase::Movetext;
+                self.depth = 0;
+                self.mode = Mode::Move;
+            }
+            Phase::Movetext => self.mode = Mode::Move,
+        }
+    }
+
+    /// The name of the tag line `t` is complete: the duplicate-name rule, the
+    /// name list, and which of the three tags it is.
+    fn name_done(&mut self, t: &mut TagLine, events: &mut Vec<Event>) {
+        let key = if t.len <= 8 {
+            t.hash
+        } else {
+            t.hash ^ t.len.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        };
+        if t.len > 0 {
+            if self.saw_blank && self.names.contains(&key) {
+                events.push(Event::HeaderEnd);
+                events.push(Event::GameStart {
+                    offset: t.line_start,
+                    line: t.line,
+                });
+                self.enter_header();
+            }
+            if self.names.len() < MAX_HEADER_NAMES {
+                self.names.push(key);
+            }
+        }
+        self.saw_blank = false;
+        t.name = match (t.len, key) {
+            (5, KEY_SETUP) => Some(TagName::SetUp),
+            (3, KEY_FEN) => Some(TagName::Fen),
+            (7, KEY_VARIANT) => Some(TagName::Variant),
+            _ => None,
+        };
+    }
+
+    /// Scans the bytes of a tag line from `i` up to its end or the end of `buf`.
+    /// Returns the index where it stopped; updates `self.mode`.
+    fn tag_bytes(
+        &mut self,
+        mut t: TagLine,
+        buf: &[u8],
+        mut i: usize,
+        base: u64,
+        events: &mut Vec<Event>,
+    ) -> usize {
+        let len = buf.len();
+        while i < len {
+            let b = buf[i];
+            if t.st == TagSt::Name && !matches!(b, b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r') {
+                // Plain name bytes, in a tight loop.
+                let mut h = t.hash;
+                let mut n = t.len;
+                let mut j = i;
+                while j < len {
+                    let b = buf[j];
+                    if matches!(b, b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r') {
+                        break;
+                    }
+                    h = if n < 8 {
+                        (h << 8) | b as u64
+                    } else {
+                        (h ^ b as u64).wrapping_mul(0x0100_0000_01B3)
+                    };
+                    n += 1;
+                    j += 1;
+                }
+                t.hash = h;
+                t.len = n;
+                i = j;
+                continue;
+            }
+            if b == b'\n' || b == b'\r' {
+                if matches!(t.st, TagSt::Open | TagSt::Name) {
+                    self.name_done(&mut t, events);
+                }
+                self.mode = Mode::LineStart;
+                return self.terminator(buf, i, base);
+            }
+            match t.st {
+                TagSt::Open => {
+                    if b == b' ' || b == b'\t' {
+                    } else if b == b'"' || b == b']' {
+                        self.name_done(&mut t, events);
+                        self.mode = Mode::SkipLine;
+                        return i;
+                    } else {
+                        t.st = TagSt::Name;
+                        continue;
+                    }
+                }
+                TagSt::Name => {
+                    if b == b' ' || b == b'\t' || b == b'"' || b == b']' {
+                        self.name_done(&mut t, events);
+                        if t.name.is_none() || b == b']' {
+                            // The rest of the line is opaque: skip it here.
+                            return match find::find_eol(&buf[i..]) {
+                                Some(o) => {
+                                    self.mode = Mode::LineStart;
+                                    self.terminator(buf, i + o, base)
+                                }
+                                None => {
+                                    self.mode = Mode::SkipLine;
+                                    len
+                                }
+                            };
+                        }
+                        if b == b'"' {
+                            t.st = TagSt::Value;
+                            t.value_start = base + i as u64 + 1;
+                        } else {
+                            t.st = TagSt::AfterName;
+                        }
+                    } else {
+                        t.hash = if t.len < 8 {
+                            (t.hash << 8) | b as u64
+                        } else {
+                            (t.hash ^ b as u64).wrapping_mul(0x0100_0000_01B3)
+                        };
+                        t.len += 1;
+                    }
+                }
+                TagSt::AfterName => {
+                    if b == b'"' {
+                        t.st = TagSt::Value;
+                        t.value_start = base + i as u64 + 1;
+                    } else if b != b' ' && b != b'\t' {
+                        self.mode = Mode::SkipLine;
+                        return i;
+                    }
+                }
+                TagSt::Value => {
+                    if b == b'"' {
+                        t.st = TagSt::AfterValue;
+                        t.value_end = base + i as u64;
+                    } else if b == b'\\' {
+                        t.st = TagSt::ValueEsc;
+                    }
+                }
+                TagSt::ValueEsc => t.st = TagSt::Value,
+                TagSt::AfterValue => {
+                    if b == b']' {
+                        if let Some(name) = t.name {
+                            events.push(Event::Tag(TagRef {
+                                name,
+                                line_start: t.line_start,
+                                line: t.line,
+                                value: t.value_start..t.value_end,
+                            }));
+                        }
+                        self.mode = Mode::SkipLine;
+                        return i + 1;
+                    } else if b != b' ' && b != b'\t' {
+                        self.mode = Mode::SkipLine;
+                        return i;
+                    }
+                }
+            }
+            i += 1;
+        }
+        self.mode = Mode::Tag(t);
+        i
+    }
+
+    /// Whether the `-` or `*` at `buf[k]` (movetext, depth 0) is a marker token.
+    fn marker_at(&self, buf: &[u8], k: usize, last: bool) -> Marker {
+        let back = |d: usize| -> u8 {
+            if k >= d {
+                buf[k - d]
+            } else {
+                self.tail[TAIL - (d - k)]
+            }
+        };
+        let fwd = |d: usize| -> Option<u8> { buf.get(k + d).copied() };
+        let end_ok = |d: usize| -> Marker {
+            match fwd(d) {
+                Some(b) if is_delim(b) => Marker::Yes,
+                Some(_) => Marker::No,
+                None if last => Marker::Yes,
+                None => Marker::NeedMore,
+            }
+        };
+        if buf[k] == b'*' {
+            if !is_delim(back(1)) {
+                return Marker::No;
+            }
+            return end_ok(1);
+        }
+        let (before, after): (&[u8], &[u8]) = match back(1) {
+            b'1' => (b"1", b"0"),
+            b'0' => (b"0", b"1"),
+            b'2' => (b"1/2", b"1/2"),
+            _ => return Marker::No,
+        };
+        for (j, &e) in before.iter().rev().enumerate() {
+            if back(j + 1) != e {
+                return Marker::No;
+            }
+        }
+        if !is_delim(back(before.len() + 1)) {
+            return Marker::No;
+        }
+        for (j, &e) in after.iter().enumerate() {
+            match fwd(j + 1) {
+                Some(b) if b == e => {}
+                Some(_) => return Marker::No,
+                None if last => return Marker::No,
+                None => return Marker::NeedMore,
+            }
+        }
+        end_ok(after.len() + 1)
+    }
+
+    /// Scans `buf`, which starts at `self.pos`. Returns how many bytes were
+    /// consumed: all of them, except (when not `last`) a few at the end that
+    /// may complete a marker.
+    fn run(&mut self, buf: &[u8], last: bool, events: &mut Vec<Event>) -> usize {
+        let base = self.pos;
+        let len = buf.len();
+        let mut i = 0;
+        if self.skip_lf && len > 0 {
+            self.skip_lf = false;
+            if buf[0] == b'\n' {
+                i = 1;
+                self.line_start = base + 1;
+            }
+        }
+        'outer: while i < len {
+            match self.mode {
+                Mode::Move => loop {
+                    let Some(o) = find::find_struct(&buf[i..]) else {
+                        i = len;
+                        break 'outer;
+                    };
+                    let k = i + o;
+                    match buf[k] {
+                        b'\n' | b'\r' => {
+                            i = self.terminator(buf, k, base);
+                            self.mode = Mode::LineStart;
+                            continue 'outer;
+                        }
+                        b'{' => {
+                            // Most comments close on their line: skip them here.
+                            if let Some(o) = find::find_comment_end(&buf[k + 1..])
+                                && buf[k + 1 + o] == b'}'
+                            {
+                                i = k + 2 + o;
+                                continue;
+                            }
+                            i = k + 1;
+                            self.mode = Mode::Comment;
+                            continue 'outer;
+                        }
+                        b';' => {
+                            i = k + 1;
+                            self.mode = Mode::SkipLine;
+                            continue 'outer;
+                        }
+                        b'(' => {
+                            self.depth = self.depth.saturating_add(1);
+                            i = k + 1;
+                        }
+                        b')' => {
+                            self.depth = self.depth.saturating_sub(1);
+                            i = k + 1;
+                        }
+                        _ => {
+                            if self.depth > 0 {
+                                i = k + 1;
+                                continue;
+                            }
+                            match self.marker_at(buf, k, last) {
+                                Marker::No => i = k + 1,
+                                Marker::Yes => {
+                                    self.phase = Phase::Ended;
+                                    self.mode = Mode::SkipLine;
+                                    i = k + 1;
+                                    continue 'outer;
+                                }
+                                Marker::NeedMore => {
+                                    i = k;
+                                    break 'outer;
+                                }
+                            }
+                        }
+                    }
+                },
+                Mode::Comment => match find::find_comment_end(&buf[i..]) {
+                    None => i = len,
+                    Some(o) => {
+                        let k = i + o;
+                        if buf[k] == b'}' {
+                            self.mode = Mode::Move;
+                            i = k + 1;
+                        } else {
+                            i = self.terminator(buf, k, base);
+                        }
+                    }
+                },
+                Mode::SkipLine => match find::find_eol(&buf[i..]) {
+                    None => i = len,
+                    Some(o) => {
+                        i = self.terminator(buf, i + o, base);
+                        self.mode = Mode::LineStart;
+                    }
+                },
+                Mode::LineStart | Mode::Indent => {
+                    let b = buf[i];
+                    match b {
+                        b' ' | b'\t' => {
+                            self.mode = Mode::Indent;
+                            i += 1;
+                        }
+                        b'\n' | b'\r' => {
+                            self.blank_line();
+                            i = self.terminator(buf, i, base);
+                            self.mode = Mode::LineStart;
+                        }
+                        b'%' if self.mode == Mode::LineStart => {
+                            self.blank_line();
+                            self.mode = Mode::SkipLine;
+                            i += 1;
+                        }
+                        b'[' => {
+                            self.tag_line(events);
+                            if let Mode::Tag(t) = self.mode {
+                                i = self.tag_bytes(t, buf, i + 1, base, events);
+                            }
+                        }
+                        _ => self.other_line(events),
+                    }
+                }
+                Mode::Tag(t) => i = self.tag_bytes(t, buf, i, base, events),
+                Mode::Bom(n) => {
+                    let b = buf[i];
+                    if b == BOM[n as usize] {
+                        i += 1;
+                        if n == 2 {
+                            self.mode = Mode::LineStart;
+                            self.line_start = base + i as u64;
+                        } else {
+                            self.mode = Mode::Bom(n + 1);
+                        }
+                    } else if n == 0 {
+                        self.mode = Mode::LineStart;
+                    } else {
+                        // A partial BOM: the first line holds other bytes.
+                        self.other_line(events);
+                    }
+                }
+            }
+        }
+        self.update_tail(&buf[..i]);
+        self.pos = base + i as u64;
+        i
+    }
+
+    fn update_tail(&mut self, done: &[u8]) {
+        let mut t = self.tail;
+        for &b in &done[done.len().saturating_sub(TAIL)..] {
+            t.copy_within(1.., 0);
+            t[TAIL - 1] = b;
+        }
+        if let Some(d) = t.iter().rposition(|&b| is_delim(b)) {
+            t[..=d].fill(b' ');
+        }
+        self.tail = t;
     }
 }
 
@@ -107,3 +827,6 @@ impl Default for Scanner {
         Scanner::new()
     }
 }
+
+#[cfg(test)]
+mod tests;

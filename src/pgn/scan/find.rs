@@ -1,0 +1,178 @@
+//! Finding the structural bytes of movetext outside comments:
+//! `\n \r { ; ( ) - *` (line ends, comment openers, variations, and the two
+//! bytes every termination marker holds).
+
+/// Whether `b` is one of the structural bytes.
+#[inline]
+fn is_struct(b: u8) -> bool {
+    matches!(b, b'\n' | b'\r' | b'{' | b';' | b'(' | b')' | b'-' | b'*')
+}
+
+/// The index of the first structural byte in `hay`.
+#[inline]
+pub(super) fn find_struct(hay: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::find(hay)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        find_scalar(hay)
+    }
+}
+
+/// The portable version (also the reference in tests).
+#[inline]
+pub(super) fn find_scalar(hay: &[u8]) -> Option<usize> {
+    hay.iter().position(|&b| is_struct(b))
+}
+
+/// The index of the first `\n` or `\r` in `hay`.
+#[inline]
+pub(super) fn find_eol(hay: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(r) = sse2::short2(hay, b'\n', b'\r') {
+            return r;
+        }
+        memchr::memchr2(b'\n', b'\r', &hay[32..]).map(|o| o + 32)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        memchr::memchr2(b'\n', b'\r', hay)
+    }
+}
+
+/// The index of the first `}`, `\n` or `\r` in `hay`.
+#[inline]
+pub(super) fn find_comment_end(hay: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(r) = sse2::short3(hay, b'}', b'\n', b'\r') {
+            return r;
+        }
+        memchr::memchr3(b'}', b'\n', b'\r', &hay[32..]).map(|o| o + 32)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        memchr::memchr3(b'}', b'\n', b'\r', hay)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::*;
+
+    /// Looks at the first 32 bytes only: `Some(answer)` when that settles it
+    /// (found, or the haystack is no longer), `None` to go on from byte 32.
+    #[inline(always)]
+    pub(super) fn short3(hay: &[u8], a: u8, b: u8, c: u8) -> Option<Option<usize>> {
+        let n = hay.len();
+        if n < 32 {
+            return Some(hay.iter().position(|&x| x == a || x == b || x == c));
+        }
+        // SAFETY: SSE2 is always available on x86_64; the loads read bytes
+        // 0..32 of `hay`, which has at least 32.
+        unsafe {
+            let p = hay.as_ptr();
+            let va = _mm_set1_epi8(a as i8);
+            let vb = _mm_set1_epi8(b as i8);
+            let vc = _mm_set1_epi8(c as i8);
+            let m = |v: __m128i| -> u32 {
+                let x = _mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb));
+                _mm_movemask_epi8(_mm_or_si128(x, _mm_cmpeq_epi8(v, vc))) as u32
+            };
+            let lo = m(_mm_loadu_si128(p as *const __m128i));
+            let hi = m(_mm_loadu_si128(p.add(16) as *const __m128i));
+            let mask = lo | (hi << 16);
+            if mask != 0 {
+                return Some(Some(mask.trailing_zeros() as usize));
+            }
+        }
+        None
+    }
+
+    #[inline(always)]
+    pub(super) fn short2(hay: &[u8], a: u8, b: u8) -> Option<Option<usize>> {
+        short3(hay, a, b, b)
+    }
+
+    /// SSE2 is part of the x86_64 baseline, so no runtime detection is needed.
+    #[inline]
+    pub(super) fn find(hay: &[u8]) -> Option<usize> {
+        let n = hay.len();
+        let p = hay.as_ptr();
+        let mut i = 0;
+        // SAFETY: SSE2 is always available on x86_64; every load reads 16 bytes
+        // at `p + i` with `i + 16 <= n`, inside `hay`.
+        unsafe {
+            let nl = _mm_set1_epi8(b'\n' as i8);
+            let cr = _mm_set1_epi8(b'\r' as i8);
+            let br = _mm_set1_epi8(b'{' as i8);
+            let sc = _mm_set1_epi8(b';' as i8);
+            let op = _mm_set1_epi8(b'(' as i8);
+            let cp = _mm_set1_epi8(b')' as i8);
+            let da = _mm_set1_epi8(b'-' as i8);
+            let st = _mm_set1_epi8(b'*' as i8);
+            let mask = |v: __m128i| -> i32 {
+                let a = _mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr));
+                let b = _mm_or_si128(_mm_cmpeq_epi8(v, br), _mm_cmpeq_epi8(v, sc));
+                let c = _mm_or_si128(_mm_cmpeq_epi8(v, op), _mm_cmpeq_epi8(v, cp));
+                let d = _mm_or_si128(_mm_cmpeq_epi8(v, da), _mm_cmpeq_epi8(v, st));
+                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d)))
+            };
+            while i + 16 <= n {
+                let m = mask(_mm_loadu_si128(p.add(i) as *const __m128i));
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+                i += 16;
+            }
+            if n >= 16 {
+                // The last 16 bytes, overlapping what was already checked.
+                let m = mask(_mm_loadu_si128(p.add(n - 16) as *const __m128i)) as u32;
+                let skip = i - (n - 16);
+                let m = m >> skip;
+                return if m != 0 {
+                    Some(i + m.trailing_zeros() as usize)
+                } else {
+                    None
+                };
+            }
+        }
+        super::find_scalar(&hay[i..]).map(|o| i + o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simd_agrees_with_scalar() {
+        let alphabet = b"ab1-0*;{}()\n\r [%";
+        let mut x: u32 = 12345;
+        for len in (0..80).chain([100, 200]) {
+            for _ in 0..200 {
+                let v: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                        let r = (x >> 16) as usize;
+                        if r.is_multiple_of(5) {
+                            alphabet[r % alphabet.len()]
+                        } else {
+                            b'a' + (r % 26) as u8
+                        }
+                    })
+                    .collect();
+                assert_eq!(find_struct(&v), find_scalar(&v), "{v:?}");
+                let eol = v.iter().position(|&b| b == b'\n' || b == b'\r');
+                assert_eq!(find_eol(&v), eol);
+                let ce = v
+                    .iter()
+                    .position(|&b| b == b'}' || b == b'\n' || b == b'\r');
+                assert_eq!(find_comment_end(&v), ce);
+            }
+        }
+    }
+}

@@ -1,0 +1,584 @@
+//! One small input per rule; every input is also scanned split at every byte
+//! (two pieces) and in 1-byte pieces, which must give the same events.
+
+use super::*;
+
+fn scan_pieces(input: &[u8], sizes: &mut dyn FnMut() -> usize) -> Vec<Event> {
+    let mut s = Scanner::new();
+    let mut ev = Vec::new();
+    let mut rest = input;
+    while !rest.is_empty() {
+        let n = sizes().clamp(1, rest.len());
+        s.feed(&rest[..n], &mut ev);
+        rest = &rest[n..];
+    }
+    s.finish(&mut ev);
+    ev
+}
+
+/// Scans whole, then checks every split gives the same events.
+fn scan(input: &[u8]) -> Vec<Event> {
+    let whole = scan_pieces(input, &mut || usize::MAX);
+    assert_eq!(scan_pieces(input, &mut || 1), whole, "1-byte pieces");
+    for cut in 0..=input.len() {
+        let mut s = Scanner::new();
+        let mut ev = Vec::new();
+        s.feed(&input[..cut], &mut ev);
+        s.feed(&input[cut..], &mut ev);
+        s.finish(&mut ev);
+        assert_eq!(ev, whole, "split at {cut}");
+    }
+    whole
+}
+
+/// The offsets of the GameStart events.
+fn starts(input: &str) -> Vec<u64> {
+    scan(input.as_bytes())
+        .iter()
+        .filter_map(|e| match e {
+            Event::GameStart { offset, .. } => Some(*offset),
+            _ => None,
+        })
+        .collect()
+}
+
+fn off(input: &str, needle: &str) -> u64 {
+    input.find(needle).expect("needle") as u64
+}
+
+fn tags(input: &str) -> Vec<(TagName, String, u64, u64)> {
+    scan(input.as_bytes())
+        .iter()
+        .filter_map(|e| match e {
+            Event::Tag(t) => Some((
+                t.name,
+                input[t.value.start as usize..t.value.end as usize].to_string(),
+                t.line_start,
+                t.line,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every game has exactly one HeaderEnd, after its GameStart and before the next.
+fn check_header_ends(ev: &[Event]) {
+    let mut open = false;
+    let mut header = false;
+    for e in ev {
+        match e {
+            Event::GameStart { .. } => {
+                assert!(!header, "GameStart before HeaderEnd: {ev:?}");
+                open = true;
+                header = true;
+            }
+            Event::Tag(_) => assert!(header, "Tag after HeaderEnd: {ev:?}"),
+            Event::HeaderEnd => {
+                assert!(open && header, "stray HeaderEnd: {ev:?}");
+                header = false;
+            }
+        }
+    }
+    assert!(!header, "no final HeaderEnd: {ev:?}");
+}
+
+const G1: &str = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n";
+
+#[test]
+fn empty_and_blank_inputs_hold_no_game() {
+    assert!(scan(b"").is_empty());
+    assert!(scan(b"\n\n  \t\n\r\n\r").is_empty());
+    assert!(scan(b"%escape\n%\n").is_empty());
+    assert!(scan(b"\xEF\xBB\xBF").is_empty());
+    assert!(scan(b"\xEF\xBB\xBF\n\n").is_empty());
+}
+
+#[test]
+fn one_game() {
+    let ev = scan(G1.as_bytes());
+    assert_eq!(
+        ev,
+        vec![Event::GameStart { offset: 0, line: 1 }, Event::HeaderEnd]
+    );
+}
+
+#[test]
+fn first_game_starts_at_zero() {
+    let s = format!("\n\n  \n{G1}");
+    assert_eq!(starts(&s), vec![0]);
+    let ev = scan(s.as_bytes());
+    assert_eq!(ev[0], Event::GameStart { offset: 0, line: 1 });
+}
+
+#[test]
+fn bom() {
+    let s = format!("\u{feff}{G1}\n{G1}");
+    assert_eq!(starts(&s), vec![0, off(&s, "\n\n[") + 2]);
+    let s = "\u{feff}[FEN \"x\"]\n";
+    assert_eq!(tags(s), vec![(TagName::Fen, "x".into(), 3, 1)]);
+    // A BOM followed by a % escape line: still a blank line.
+    assert!(scan("\u{feff}%x\n".as_bytes()).is_empty());
+    // A partial BOM is text.
+    assert_eq!(starts_bytes(b"\xEF\xBB\n"), vec![0]);
+    assert_eq!(starts_bytes(b"\xEF"), vec![0]);
+    assert_eq!(starts_bytes(b"\xEFx\n[A \"\"]\n"), vec![0]);
+}
+
+fn starts_bytes(input: &[u8]) -> Vec<u64> {
+    let ev = scan(input);
+    check_header_ends(&ev);
+    ev.iter()
+        .filter_map(|e| match e {
+            Event::GameStart { offset, .. } => Some(*offset),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn games_after_markers() {
+    let s = format!("{G1}\n{G1}\n\n{G1}");
+    let second = G1.len() as u64 + 1;
+    let third = 2 * G1.len() as u64 + 3;
+    assert_eq!(starts(&s), vec![0, second, third]);
+    let ev = scan(s.as_bytes());
+    check_header_ends(&ev);
+    assert_eq!(
+        ev[2],
+        Event::GameStart {
+            offset: second,
+            line: 6
+        }
+    );
+}
+
+#[test]
+fn every_marker() {
+    for m in ["1-0", "0-1", "1/2-1/2", "*"] {
+        // garbage after the marker belongs to the next game
+        let s = format!("[A \"\"]\n1. e4 {m}\ngarbage\n[A \"\"]\n");
+        assert_eq!(starts(&s), vec![0, off(&s, "garbage")], "{m}");
+        // marker at end of line, at end of input, glued to a comment or variation
+        for tail in ["", "\n", " ", "{c}", ")", "}", "\t;x"] {
+            let s = format!("[A \"\"]\n1. e4 {m}{tail}\ngarbage\n[A \"\"]\n");
+            assert_eq!(starts(&s), vec![0, off(&s, "garbage")], "{m}{tail:?}");
+        }
+        let s = format!("[A \"\"]\n{m}");
+        assert_eq!(starts(&s), vec![0]);
+    }
+}
+
+#[test]
+fn not_markers() {
+    // Not whole tokens, in comments, in variations, in ; comments: the garbage
+    // line is movetext and the game starts at the tag line.
+    for body in [
+        "e4 21-0",
+        "e4 1-01",
+        "e4 1-0x",
+        "e4 a*",
+        "e4 *a",
+        "O-O-O",
+        "1/2",
+        "1/2-1",
+        "1/2-1/3",
+        "11/2-1/2",
+        "{1-0}",
+        "{ * }",
+        "(1. e4 1-0)",
+        "(e4 (d4) *)",
+        "; 1-0",
+        "x1-0",
+        "0-0",
+        "1-1",
+        "2-0",
+    ] {
+        let s = format!("[A \"\"]\n1. {body}\ngarbage\n[A \"\"]\n");
+        assert_eq!(starts(&s), vec![0, off(&s, "\n[A \"\"]\n") + 1], "{body}");
+    }
+}
+
+#[test]
+fn marker_after_variation_closes() {
+    let s = "[A \"\"]\n1. e4 (1. d4 d5) 1-0\ngarbage\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "garbage")]);
+    // unbalanced ) does not go below zero
+    let s = "[A \"\"]\n1. e4 )) 1-0\ngarbage\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "garbage")]);
+}
+
+#[test]
+fn rest_of_marker_line_is_opaque() {
+    // A `{` after the marker does not open a comment.
+    let s = "[A \"\"]\n1. e4 1-0 {not a comment\n[A \"\"]\n}\n";
+    assert_eq!(starts(s), vec![0, off(s, "\n[A") + 1]);
+}
+
+#[test]
+fn garbage_is_opaque_and_at_end_belongs_to_last_game() {
+    let s = format!("{G1}\n<html> {{ ( junk\nmore 1-0 junk\n\n{G1}\ntrailing junk\n");
+    assert_eq!(starts(&s), vec![0, off(&s, "<html>")]);
+    let ev = scan(s.as_bytes());
+    check_header_ends(&ev);
+    assert_eq!(
+        ev[2],
+        Event::GameStart {
+            offset: off(&s, "<html>"),
+            line: 6
+        }
+    );
+}
+
+#[test]
+fn preamble_belongs_to_first_game() {
+    let s = format!("exported by X\n1. e4 e5 *\n\n{G1}\n{G1}");
+    assert_eq!(starts(&s), vec![0, off(&s, "1-0\n\n[") + 5]);
+    // braces in the preamble are not comments
+    let s = format!("text {{ open\n{G1}\n{G1}");
+    assert_eq!(starts(&s).len(), 2);
+}
+
+#[test]
+fn tagless_input_is_one_game() {
+    let s = "1. e4 e5 2. Nf3 Nc6 1-0\n\n1. d4 d5 0-1\n";
+    let ev = scan(s.as_bytes());
+    assert_eq!(
+        ev,
+        vec![Event::GameStart { offset: 0, line: 1 }, Event::HeaderEnd]
+    );
+}
+
+#[test]
+fn tag_line_ends_movetext() {
+    let s = "[A \"\"]\n\n1. e4\n\n[A \"\"]\n1. d4\n[B \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "\n\n[A") + 2, off(s, "[B")]);
+    // An indented tag line is a tag line.
+    let s = "[A \"\"]\n1. e4\n  \t[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "  \t[")]);
+}
+
+#[test]
+fn blank_line_then_known_name_starts_a_game() {
+    // header-only export
+    let s = "[Event \"a\"]\n[Site \"b\"]\n\n[Event \"c\"]\n[Site \"d\"]\n\n[Event \"e\"]\n";
+    assert_eq!(
+        starts(s),
+        vec![0, off(s, "[Event \"c"), off(s, "[Event \"e")]
+    );
+    // ChessBase: a blank line inside the header, new name: same game
+    let s = "[Event \"a\"]\n\n[Site \"b\"]\n[Date \"c\"]\n\n1. e4 *\n";
+    assert_eq!(starts(s), vec![0]);
+    // no blank line: a repeated tag stays in the header
+    let s = "[Event \"a\"]\n[Event \"b\"]\n";
+    assert_eq!(starts(s), vec![0]);
+    // % lines count as blank
+    let s = "[Event \"a\"]\n%x\n[Event \"b\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "[Event \"b")]);
+    // the blank line must come right before the repeated tag
+    let s = "[Event \"a\"]\n\n[Site \"b\"]\n[Event \"c\"]\n";
+    assert_eq!(starts(s), vec![0]);
+    // the new game's header holds only its own names
+    let s = "[Event \"a\"]\n[Site \"x\"]\n\n[Event \"c\"]\n\n[Site \"d\"]\n\n[Site \"e\"]\n";
+    assert_eq!(
+        starts(s),
+        vec![0, off(s, "[Event \"c"), off(s, "[Site \"e")]
+    );
+    // names are case-sensitive and compared whole (also long ones)
+    let s = "[Event \"a\"]\n[WhiteRatingDiff \"1\"]\n\n[event \"c\"]\n\n[WhiteRatingDif \"1\"]\n\n[WhiteRatingDiff \"2\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "[WhiteRatingDiff \"2")]);
+    // a name cut by the end of the line or of the input
+    let s = "[Event \"a\"]\n\n[Event\n";
+    assert_eq!(starts(s), vec![0, off(s, "[Event\n")]);
+    let s = "[Event \"a\"]\n\n[Event";
+    assert_eq!(starts(s), vec![0, off(s, "[Event") + 13]);
+    // empty names never repeat
+    let s = "[ \"a\"]\n\n[ \"b\"]\n\n[]\n\n[\n";
+    assert_eq!(starts(s), vec![0]);
+}
+
+#[test]
+fn header_only_game_followed_by_movetext_game() {
+    let s = "[Event \"a\"]\n\n[Event \"b\"]\n\n1. e4 *\n";
+    let ev = scan(s.as_bytes());
+    check_header_ends(&ev);
+    assert_eq!(
+        ev,
+        vec![
+            Event::GameStart { offset: 0, line: 1 },
+            Event::HeaderEnd,
+            Event::GameStart {
+                offset: off(s, "[Event \"b"),
+                line: 3
+            },
+            Event::HeaderEnd,
+        ]
+    );
+}
+
+#[test]
+fn brace_comments() {
+    // tag lines inside comments are comment text; comments span lines
+    let s = "[A \"\"]\n1. e4 {x\n[A \"\"]\n[FEN \"y\"]\n} 1-0\n\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "\n\n[A") + 2]);
+    assert!(tags(s).is_empty());
+    // no nesting: `c }` is movetext, the marker after it counts
+    let s = "[A \"\"]\n1. e4 { a { b } c } 1-0\ngarbage\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "garbage")]);
+    // a stray } is nothing
+    let s = "[A \"\"]\n1. e4 } 1-0\ngarbage\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "garbage")]);
+    // unterminated: runs to the end of the input
+    let s = "[A \"\"]\n1. e4 { open\n\n[A \"\"]\n1-0\n\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0]);
+    // markers in comments do not count
+    let s = "[A \"\"]\n1. e4 {1-0}\ngarbage\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "\n[A \"\"]\n") + 1]);
+}
+
+#[test]
+fn semicolon_comments() {
+    let s = "[A \"\"]\n1. e4 ; {\n1-0\n\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "\n\n[A") + 2]);
+    let s = "[A \"\"]\n\n; [A \"\"]\n1. d4 ; 1-0\nd5\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "\n[A \"\"]\n") + 1]);
+    // a ; line in a header is an other line: the header is over
+    let s = "[A \"\"]\n; c\n[B \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "[B")]);
+}
+
+#[test]
+fn percent_escape_lines() {
+    let s = "%x\n[A \"\"]\n1. e4 1-0\n\n%[A \"\"]\n[A \"\"]\n1. e4\n%[A \"y\"]\ne5 *\n";
+    assert_eq!(starts(s), vec![0, off(s, "%[A \"\"]\n") + 8]);
+    // only in column 1
+    let s = "[A \"\"]\n1. e4 1-0\n %x\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, " %x")]);
+    // after a marker, a % line is blank (not garbage)
+    let s = "[A \"\"]\n1. e4 1-0\n%x\n[A \"\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "\n[A \"\"]\n") + 1]);
+}
+
+#[test]
+fn line_ends() {
+    for nl in ["\n", "\r\n", "\r"] {
+        let s = format!(
+            "[A \"\"]{nl}[FEN \"f\"]{nl}{nl}1. e4 1-0{nl}{nl}junk{nl}[A \"\"]{nl}1. d4 *{nl}"
+        );
+        let ev = scan(s.as_bytes());
+        check_header_ends(&ev);
+        let fen_line = off(&s, "[FEN");
+        let v = off(&s, "f\"");
+        assert_eq!(
+            ev,
+            vec![
+                Event::GameStart { offset: 0, line: 1 },
+                Event::Tag(TagRef {
+                    name: TagName::Fen,
+                    line_start: fen_line,
+                    line: 2,
+                    value: v..v + 1,
+                }),
+                Event::HeaderEnd,
+                Event::GameStart {
+                    offset: off(&s, "junk"),
+                    line: 6
+                },
+                Event::HeaderEnd,
+            ],
+            "{nl:?}"
+        );
+        let mut sc = Scanner::new();
+        let mut e = Vec::new();
+        sc.feed(s.as_bytes(), &mut e);
+        assert_eq!(sc.lines_seen(), 8);
+    }
+    // \r\n split between pieces counts once; \n\r is two line ends
+    let mut sc = Scanner::new();
+    let mut e = Vec::new();
+    sc.feed(b"a\r", &mut e);
+    sc.feed(b"\n\n\r", &mut e);
+    sc.feed(b"\r", &mut e);
+    assert_eq!(sc.lines_seen(), 4);
+}
+
+#[test]
+fn tag_pairs() {
+    let s = "[SetUp \"1\"]\n[FEN  \"a b\"] junk\n\t[Variant\t\"x\\\"y\\\\\"]\n[Fen \"no\"]\n[FEN\"z\"]\n";
+    assert_eq!(
+        tags(s),
+        vec![
+            (TagName::SetUp, "1".into(), 0, 1),
+            (TagName::Fen, "a b".into(), off(s, "[FEN  "), 2),
+            (TagName::Variant, "x\\\"y\\\\".into(), off(s, "\t[Var"), 3),
+            (TagName::Fen, "z".into(), off(s, "[FEN\""), 5),
+        ]
+    );
+    // malformed: no closing quote, no ], junk before ], name cut, empty value ok
+    let s = "[FEN \"cut\n[FEN \"x\"\n[FEN \"x\" y]\n[FEN x]\n[FEN]\n[FEN\n[FEN \"\"]\n[ FEN \"w\"]\n[FENX \"v\"]\n";
+    assert_eq!(
+        tags(s),
+        vec![
+            (TagName::Fen, "".into(), off(s, "[FEN \"\"]"), 7),
+            (TagName::Fen, "w".into(), off(s, "[ FEN"), 8),
+        ]
+    );
+    // a value cut by the end of the input
+    assert!(tags("[FEN \"abc").is_empty());
+    assert!(tags("[FEN \"abc\"").is_empty());
+    assert_eq!(tags("[FEN \"abc\"]").len(), 1);
+    // tags of the second game
+    let s = format!("{G1}\n[FEN \"q\"]\n\n*\n");
+    assert_eq!(
+        tags(&s),
+        vec![(TagName::Fen, "q".into(), G1.len() as u64 + 1, 6)]
+    );
+    // NUL and invalid UTF-8 in values are raw bytes
+    let ev = scan(b"[FEN \"\0\xff\"]\n");
+    assert_eq!(
+        ev[1],
+        Event::Tag(TagRef {
+            name: TagName::Fen,
+            line_start: 0,
+            line: 1,
+            value: 6..8
+        })
+    );
+}
+
+#[test]
+fn header_end_timing() {
+    let ev = scan(b"[A \"\"]\n[FEN \"x\"]\n");
+    assert_eq!(ev.len(), 3);
+    assert_eq!(ev[2], Event::HeaderEnd);
+    let ev = scan(b"[A \"\"]\n1. e4\n[FEN \"x\"]\n");
+    check_header_ends(&ev);
+    assert_eq!(ev.len(), 5);
+    let ev = scan(b"text\n");
+    check_header_ends(&ev);
+}
+
+#[test]
+fn truncated_inputs() {
+    for s in [
+        "[Event \"a\"]\n1. e4 1-",
+        "[Event \"a\"]\n1. e4 1/2-1/",
+        "[Event \"cut",
+        "[Ev",
+        "[",
+        "1. e4 {",
+        "1. e4 (",
+    ] {
+        let ev = scan(s.as_bytes());
+        check_header_ends(&ev);
+        assert_eq!(starts(s), vec![0], "{s}");
+    }
+}
+
+#[test]
+fn nul_and_binary_bytes() {
+    let s = b"\0\0\n[A \"\0\"]\n\x01\x02 1-0 \xff\n\0\n[A \"\"]\n";
+    let ev = scan(s);
+    check_header_ends(&ev);
+    assert_eq!(starts_bytes(s), vec![0, 20]);
+}
+
+#[test]
+fn huge_inputs_are_bounded() {
+    // a 10 MB comment in 64 KiB pieces
+    let mut s = b"[A \"\"]\n1. e4 {".to_vec();
+    s.resize(s.len() + 10_000_000, b'x');
+    s.extend_from_slice(b"} 1-0\ngarbage\n[A \"\"]\n");
+    let mut sc = Scanner::new();
+    let mut ev = Vec::new();
+    for p in s.chunks(65536) {
+        sc.feed(p, &mut ev);
+        assert!(sc.carry_len <= 8 && sc.names.len() <= MAX_HEADER_NAMES);
+    }
+    sc.finish(&mut ev);
+    assert_eq!(
+        ev.iter()
+            .filter(|e| matches!(e, Event::GameStart { .. }))
+            .count(),
+        2
+    );
+    // a 100 KB tag line (name and value)
+    let mut s = b"[".to_vec();
+    s.resize(100_001, b'N');
+    s.extend_from_slice(b" \"");
+    s.resize(200_000, b'v');
+    s.extend_from_slice(b"\"]\n\n[FEN \"");
+    s.resize(300_000, b'f');
+    s.extend_from_slice(b"\"]\n1. e4\n");
+    let mut sc = Scanner::new();
+    let mut ev = Vec::new();
+    for p in s.chunks(4096) {
+        sc.feed(p, &mut ev);
+    }
+    sc.finish(&mut ev);
+    assert_eq!(ev.len(), 3);
+    // many tag names: capped
+    let mut s = String::new();
+    for i in 0..10_000 {
+        s.push_str(&format!("[T{i} \"\"]\n"));
+    }
+    let mut sc = Scanner::new();
+    let mut ev = Vec::new();
+    sc.feed(s.as_bytes(), &mut ev);
+    assert_eq!(sc.names.len(), MAX_HEADER_NAMES);
+}
+
+#[test]
+fn at_cut_and_fits() {
+    let s = format!("{G1}\n{G1}");
+    let cut = G1.len() + 1;
+    let mut t = Scanner::new();
+    let mut ev = Vec::new();
+    t.feed(&s.as_bytes()[..cut], &mut ev);
+    assert_eq!(t.fits_cut(), CutFit::NewGame);
+    let mut sp = Scanner::at_cut(cut as u64);
+    let mut ev2 = Vec::new();
+    sp.feed(&s.as_bytes()[cut..], &mut ev2);
+    assert_eq!(
+        ev2[0],
+        Event::GameStart {
+            offset: cut as u64,
+            line: 1
+        }
+    );
+    t.feed(&s.as_bytes()[cut..], &mut ev);
+    sp.rebase_lines(G1.lines().count() as u64 + 1);
+    assert_eq!(sp, t);
+
+    let fit = |prefix: &str| {
+        let mut t = Scanner::new();
+        t.feed(prefix.as_bytes(), &mut Vec::new());
+        (t.fits_cut(), t.pending_game_start())
+    };
+    assert_eq!(fit(""), (CutFit::SameGame, Some((0, 1))));
+    assert_eq!(fit("\n \n"), (CutFit::SameGame, Some((0, 1))));
+    assert_eq!(fit("preamble\n\n"), (CutFit::SameGame, None));
+    assert_eq!(
+        fit(&format!("{G1}junk\n\n")),
+        (CutFit::SameGame, Some((G1.len() as u64, 5)))
+    );
+    assert_eq!(fit(&format!("{G1}\n")), (CutFit::NewGame, None));
+    assert_eq!(fit("[A \"\"]\n1. e4\n\n"), (CutFit::NewGame, None));
+    assert_eq!(fit("[A \"\"]\n1. e4 (\n\n"), (CutFit::NewGame, None));
+    assert_eq!(fit("[A \"\"]\n\n").0, CutFit::Rescan);
+    assert_eq!(fit("[A \"\"]\n1. e4 {\n\n").0, CutFit::Rescan);
+    assert_eq!(fit("[A \"\"]\n1. e4").0, CutFit::Rescan);
+    assert_eq!(fit("[A \"\"]\n1. e4 ").0, CutFit::Rescan);
+    assert_eq!(fit("[A \"\"]\n1. e4 1-").0, CutFit::Rescan);
+    assert_eq!(fit("[A \"\"]\n ").0, CutFit::Rescan);
+}
+
+#[test]
+fn finish_is_idempotent_and_feed_after_finish_is_ignored() {
+    let mut s = Scanner::new();
+    let mut ev = Vec::new();
+    s.feed(b"[A \"\"]\n", &mut ev);
+    s.finish(&mut ev);
+    s.finish(&mut ev);
+    s.feed(b"[B \"\"]\n", &mut ev);
+    assert_eq!(ev.len(), 2);
+}
