@@ -87,9 +87,10 @@ impl Code {
 
     pub fn severity(self) -> Severity {
         match self {
-            Code::FenWithoutSetup | Code::MissingVariant | Code::MissingClocks | Code::Noncanonical => {
-                Severity::Warning
-            }
+            Code::FenWithoutSetup
+            | Code::MissingVariant
+            | Code::MissingClocks
+            | Code::Noncanonical => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -151,7 +152,11 @@ mod tests {
     fn names_round_trip_and_are_kebab_case() {
         for code in Code::ALL {
             assert_eq!(Code::from_name(code.as_str()), Some(code));
-            assert!(code.as_str().bytes().all(|b| b.is_ascii_lowercase() || b == b'-'));
+            assert!(
+                code.as_str()
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b == b'-')
+            );
         }
         assert_eq!(Code::from_name("nonsense"), None);
     }
