@@ -374,7 +374,7 @@ mod tests {
         assert_eq!(p, [(Code::CastlingRights, 47)]);
         let (_, p) = read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1BNR w Kkq - 0 1");
         assert_eq!(p, [(Code::CastlingRights, 47)]);
-        let (_, p) = read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RRBQKBNR w KBkq - 0 1");
+        let (_, p) = read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RRBQKBNR w BAkq - 0 1");
         assert_eq!(p, [(Code::CastlingRights, 48)]);
         let (_, p) = read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RRBQKBNR w ABkq - 0 1");
         assert_eq!(p, [(Code::CastlingRights, 48)]);

@@ -547,7 +547,7 @@ mod tests {
         );
         assert_eq!(
             fault("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w - - 0 1"),
-            (S, 36)
+            (S, 35)
         );
         assert_eq!(
             fault("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/8 w - - 0 1"),
@@ -597,7 +597,7 @@ mod tests {
         assert!(problems.is_empty());
         assert_eq!(
             fault("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq k3 0 1"),
-            (Code::FenSyntax, 63)
+            (Code::FenSyntax, 64)
         );
     }
 
@@ -613,15 +613,15 @@ mod tests {
         };
         assert_eq!(
             codes(&format!("{START} w KQkq -")),
-            [(Code::MissingClocks, 51)]
+            [(Code::MissingClocks, 53)]
         );
         assert_eq!(
             codes(&format!("{START} w KQkq - 0 0")),
-            [(Code::Noncanonical, 54)]
+            [(Code::Noncanonical, 56)]
         );
         assert_eq!(
             codes(&format!("{START} w KQkq - 00 1")),
-            [(Code::Noncanonical, 52)]
+            [(Code::Noncanonical, 54)]
         );
         assert_eq!(
             codes(&format!(" {START} w KQkq - 0 1")),
@@ -633,7 +633,7 @@ mod tests {
         );
         assert_eq!(
             codes(&format!("{START} w KQkq - 0 1 ")),
-            [(Code::Noncanonical, 56)]
+            [(Code::Noncanonical, 57)]
         );
     }
 }

@@ -69,7 +69,7 @@ mod tests {
         let json = serde_json::to_string(&r).expect("serializes");
         assert_eq!(
             json,
-            r#"{"input":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -","valid":true,"class":"standard","board":"8x8","chess960_position":518,"fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","xfen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","shredder":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1","problems":[{"code":"missing-clocks","severity":"warning","message":"the halfmove clock and fullmove number are missing; read as '0 1'","column":52}]}"#
+            r#"{"input":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -","valid":true,"class":"standard","board":"8x8","chess960_position":518,"fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","xfen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","shredder":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1","problems":[{"code":"missing-clocks","severity":"warning","message":"the halfmove clock and fullmove number are missing; read as '0 1'","column":53}]}"#
         );
     }
 
