@@ -496,3 +496,252 @@ fn judge_10x8(
         )));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a(fen: &str) -> Analysis {
+        analyse(fen.as_bytes(), VariantHint::StandardLike)
+    }
+
+    fn codes(fen: &str) -> Vec<(Code, usize)> {
+        a(fen)
+            .problems
+            .iter()
+            .map(|p| (p.code, p.column()))
+            .collect()
+    }
+
+    fn pos(fen: &str) -> Position {
+        a(fen).position.expect("valid")
+    }
+
+    fn w(p: &Position, d: Dialect) -> Option<String> {
+        p.write(d, None).ok()
+    }
+
+    /// SPEC §2's table: input, xfen, shredder (and classic FEN).
+    const TABLE: [(&str, &str, &str, Option<&str>); 3] = [
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1",
+            Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b HAha e3 0 1",
+            Some("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"),
+        ),
+        (
+            "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11",
+            "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11",
+            "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gga - 4 11",
+            None,
+        ),
+    ];
+
+    #[test]
+    fn spec_examples_in_every_direction() {
+        for (input, xfen, shredder, fen) in TABLE {
+            let p = pos(input);
+            assert_eq!(w(&p, Dialect::Xfen).as_deref(), Some(xfen));
+            assert_eq!(w(&p, Dialect::Shredder).as_deref(), Some(shredder));
+            assert_eq!(w(&p, Dialect::Fen).as_deref(), fen);
+            // Dialects that keep the en passant square give back the same position.
+            for source in [Some(shredder), fen].into_iter().flatten() {
+                let q = pos(source);
+                assert_eq!(q, p, "{source}");
+                assert_eq!(w(&q, Dialect::Xfen).as_deref(), Some(xfen));
+                assert_eq!(w(&q, Dialect::Shredder).as_deref(), Some(shredder));
+                assert_eq!(w(&q, Dialect::Fen).as_deref(), fen);
+            }
+            // X-FEN drops an en passant square no pawn can take on.
+            let q = pos(xfen);
+            assert_eq!(
+                q,
+                Position {
+                    ep: None,
+                    ..p.clone()
+                }
+            );
+            assert_eq!(w(&q, Dialect::Xfen).as_deref(), Some(xfen));
+            assert_eq!(
+                w(&q, Dialect::Shredder).as_deref(),
+                Some(shredder.replace(" e3 ", " - ").as_str())
+            );
+        }
+        let lossy = pos(TABLE[2].0).write(Dialect::Fen, None).unwrap_err();
+        assert_eq!(lossy.code, Code::LossyCastling);
+        assert!(lossy.help.as_deref().unwrap_or("").contains("'G'"));
+    }
+
+    #[test]
+    fn ep_policies() {
+        // White pawn e5 beside the black pawn that moved d7-d5; legal capture.
+        let fen = "rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2";
+        let p = pos(fen);
+        for policy in [EpPolicy::AsIs, EpPolicy::PseudoLegal, EpPolicy::Legal] {
+            assert_eq!(
+                p.write(Dialect::Xfen, Some(policy)).ok().as_deref(),
+                Some(fen)
+            );
+        }
+        // Pseudo-legal but illegal: the capturer is pinned against its king.
+        let fen = "4k3/8/8/K2pP2r/8/8/8/8 w - d6 0 2";
+        let p = pos(fen);
+        assert!(
+            p.write(Dialect::Xfen, None)
+                .is_ok_and(|s| s.contains(" d6 "))
+        );
+        assert!(
+            p.write(Dialect::Fen, Some(EpPolicy::Legal))
+                .is_ok_and(|s| s.contains(" - 0 2"))
+        );
+        // The same on 10 files.
+        let fen = "5k4/10/10/K3pP3r/10/10/10/10 w - e6 0 2";
+        let p = pos(fen);
+        assert!(
+            p.write(Dialect::Xfen, None)
+                .is_ok_and(|s| s.contains(" e6 "))
+        );
+        assert!(
+            p.write(Dialect::Xfen, Some(EpPolicy::Legal))
+                .is_ok_and(|s| s.contains(" - 0 2"))
+        );
+        let fen = "5k4/10/10/4pP4/10/10/10/5K4 w - e6 0 2";
+        assert!(
+            pos(fen)
+                .write(Dialect::Xfen, Some(EpPolicy::Legal))
+                .is_ok_and(|s| s.contains(" e6 "))
+        );
+    }
+
+    #[test]
+    fn position_faults_have_code_and_column() {
+        use Code::*;
+        // No white king: the placement (column 1).
+        assert_eq!(
+            codes("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1BNR w kq - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        // Pawn on the last rank.
+        assert_eq!(
+            codes("P3k3/8/8/8/8/8/8/4K3 b - - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        // The side not to move in check.
+        assert_eq!(
+            codes("4k3/8/8/8/8/8/8/4R1K1 w - - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        // Castling right without its rook: the letter's column.
+        assert_eq!(
+            codes("4k3/8/8/8/8/8/8/4K3 w K - 0 1"),
+            [(CastlingRights, 23)]
+        );
+        // En passant square without the pawn that moved: the field's column.
+        assert_eq!(codes("4k3/8/8/8/8/8/8/4K3 w - e6 0 1"), [(EnPassant, 25)]);
+        assert_eq!(codes("4k3/8/8/8/4P3/8/8/4K3 w - e3 0 1"), [(EnPassant, 27)]);
+        // 10×8: two white kings, a pawn on rank 1, a check by an archbishop.
+        assert_eq!(
+            codes("5k4/10/10/10/10/10/10/K4K4 w - - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        assert_eq!(
+            codes("5k4/10/10/10/10/10/10/P4K4 w - - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        assert_eq!(
+            codes("5k4/10/6A3/10/10/10/10/5K4 w - - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        assert!(codes("5k4/10/6A3/10/10/10/10/5K4 b - - 0 1").is_empty());
+        assert_eq!(
+            codes("5k4/10/10/10/10/10/10/5K4 w J - 0 1"),
+            [(CastlingRights, 29)]
+        );
+    }
+
+    #[test]
+    fn classes() {
+        let c = |fen: &str, hint| {
+            let x = analyse(fen.as_bytes(), hint);
+            (x.class, x.chess960_position)
+        };
+        use VariantHint::*;
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 5 9";
+        assert_eq!(c(start, StandardLike), (Class::Standard, Some(518)));
+        assert_eq!(c(start, Chess960), (Class::Chess960, Some(518)));
+        assert_eq!(c(TABLE[1].0, StandardLike), (Class::Setup, None));
+        assert_eq!(c(TABLE[2].0, StandardLike), (Class::Chess960, None));
+        assert!(a(TABLE[2].0).needs_chess960_castling);
+        let arr = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1";
+        assert_eq!(c(arr, StandardLike), (Class::Chess960, Some(0)));
+        let capa = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1";
+        assert_eq!(c(capa, StandardLike), (Class::Crc, None));
+        assert_eq!(
+            c("8/8/8/8/8/8/8/8 w - - 0 1", StandardLike),
+            (Class::Malformed, None)
+        );
+        // A start array without all four rights is no start array.
+        let partial = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w - - 0 1";
+        assert_eq!(c(partial, StandardLike), (Class::Setup, None));
+    }
+
+    #[test]
+    fn prefixes_only_in_xfen() {
+        let fen = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w sKQkq - 0 1";
+        let p = pos(fen);
+        assert_eq!(w(&p, Dialect::Xfen).as_deref(), Some(fen));
+        assert_eq!(
+            p.write(Dialect::Shredder, None).map_err(|e| e.code),
+            Err(Code::LossyCastling)
+        );
+        assert_eq!(
+            p.write(Dialect::Fen, None).map_err(|e| e.code),
+            Err(Code::LossyCastling)
+        );
+        let p = pos("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1");
+        assert_eq!(
+            w(&p, Dialect::Shredder).as_deref(),
+            Some("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w JAja - 0 1")
+        );
+    }
+
+    #[test]
+    fn no_panic_on_hostile_input() {
+        let huge_castling = format!("4k3/8/8/8/8/8/8/4K3 w {} - 0 1", "K".repeat(10_000));
+        let many_ranks = format!("{} w - - 0 1", vec!["8"; 100].join("/"));
+        let junk: Vec<u8> = (0..1_000_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let inputs: Vec<Vec<u8>> = vec![
+            Vec::new(),
+            b" ".to_vec(),
+            b"/".to_vec(),
+            b"\0\0\0".to_vec(),
+            "é♞ w - - 0 1".as_bytes().to_vec(),
+            huge_castling.into_bytes(),
+            many_ranks.into_bytes(),
+            "1".repeat(100_000).into_bytes(),
+            junk,
+        ];
+        for input in inputs {
+            for hint in [
+                VariantHint::StandardLike,
+                VariantHint::Chess960,
+                VariantHint::Capablanca,
+            ] {
+                let x = analyse(&input, hint);
+                if let Some(p) = &x.position {
+                    for d in [Dialect::Fen, Dialect::Xfen, Dialect::Shredder] {
+                        let _ = p.write(d, Some(EpPolicy::Legal));
+                    }
+                }
+            }
+        }
+    }
+}
