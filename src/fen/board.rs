@@ -9,7 +9,6 @@ use super::BoardSize;
 
 /// The most files a board can have.
 pub const MAX_FILES: usize = 10;
-const SQUARES: usize = MAX_FILES * 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Color {
@@ -168,10 +167,6 @@ impl Square {
         Square { file, rank }
     }
 
-    fn index(self) -> usize {
-        usize::from(self.rank) * MAX_FILES + usize::from(self.file)
-    }
-
     pub fn to_shakmaty(self) -> shakmaty::Square {
         shakmaty::Square::from_coords(
             shakmaty::File::new(u32::from(self.file)),
@@ -186,11 +181,13 @@ impl fmt::Display for Square {
     }
 }
 
-/// A placement on 8 or 10 files.
+/// A placement on 8 or 10 files: one bitboard (bit `rank * files + file`) per
+/// colour and per role.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Board {
     size: BoardSize,
-    squares: [Option<Piece>; SQUARES],
+    by_color: [u128; 2],
+    by_role: [u128; 8],
 }
 
 impl fmt::Debug for Board {
@@ -199,6 +196,30 @@ impl fmt::Debug for Board {
         super::write::write_placement(self, &mut s);
         write!(f, "Board({s})")
     }
+}
+
+const ROLES: [Role; 8] = [
+    Role::Pawn,
+    Role::Knight,
+    Role::Bishop,
+    Role::Rook,
+    Role::Queen,
+    Role::King,
+    Role::Archbishop,
+    Role::Chancellor,
+];
+
+/// The set bits of `bits`, lowest first.
+fn bits(mut bits: u128) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        if bits == 0 {
+            None
+        } else {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            Some(i)
+        }
+    })
 }
 
 const KNIGHT_STEPS: [(i8, i8); 8] = [
@@ -228,22 +249,9 @@ impl Board {
     pub fn empty(size: BoardSize) -> Board {
         Board {
             size,
-            squares: [None; SQUARES],
+            by_color: [0; 2],
+            by_role: [0; 8],
         }
-    }
-
-    /// The same squares on a board of another width (squares beyond it dropped).
-    pub fn with_size(mut self, size: BoardSize) -> Board {
-        self.size = size;
-        let files = self.files();
-        for rank in 0..8u8 {
-            for file in files..MAX_FILES as u8 {
-                if let Some(slot) = self.squares.get_mut(Square::new(file, rank).index()) {
-                    *slot = None;
-                }
-            }
-        }
-        self
     }
 
     pub fn size(&self) -> BoardSize {
@@ -257,60 +265,90 @@ impl Board {
         }
     }
 
+    fn bit(&self, sq: Square) -> u128 {
+        let files = self.files();
+        if sq.file < files && sq.rank < 8 {
+            1u128 << (u32::from(sq.rank) * u32::from(files) + u32::from(sq.file))
+        } else {
+            0
+        }
+    }
+
+    fn square_of(&self, index: u32) -> Square {
+        let files = u32::from(self.files());
+        Square::new((index % files) as u8, (index / files) as u8)
+    }
+
+    fn rank_mask(&self, rank: u8) -> u128 {
+        let files = u32::from(self.files());
+        ((1u128 << files) - 1) << (u32::from(rank) * files)
+    }
+
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
-        self.squares.get(sq.index()).copied().flatten()
+        let bit = self.bit(sq);
+        let color = if self.by_color[0] & bit != 0 {
+            Color::White
+        } else if self.by_color[1] & bit != 0 {
+            Color::Black
+        } else {
+            return None;
+        };
+        let role = ROLES
+            .into_iter()
+            .zip(self.by_role)
+            .find(|(_, b)| b & bit != 0)
+            .map(|(r, _)| r)?;
+        Some(Piece { color, role })
     }
 
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
-        if sq.file < self.files()
-            && sq.rank < 8
-            && let Some(slot) = self.squares.get_mut(sq.index())
-        {
-            *slot = piece;
+        let bit = self.bit(sq);
+        for b in self.by_color.iter_mut().chain(self.by_role.iter_mut()) {
+            *b &= !bit;
         }
+        if let Some(p) = piece {
+            self.by_color[p.color.index()] |= bit;
+            self.by_role[p.role as usize] |= bit;
+        }
+    }
+
+    fn by_piece(&self, color: Color, role: Role) -> u128 {
+        self.by_color[color.index()] & self.by_role[role as usize]
     }
 
     /// Every occupied square with its piece, rank 1 first.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
-        let files = self.files();
-        (0..8u8).flat_map(move |rank| {
-            (0..files).filter_map(move |file| {
-                let sq = Square::new(file, rank);
-                self.piece_at(sq).map(|p| (sq, p))
-            })
+        bits(self.by_color[0] | self.by_color[1]).filter_map(move |i| {
+            let sq = self.square_of(i);
+            self.piece_at(sq).map(|p| (sq, p))
         })
     }
 
     /// The squares of `color`'s kings (none, one or more).
     pub fn kings(&self, color: Color) -> impl Iterator<Item = Square> + '_ {
-        self.pieces()
-            .filter(move |(_, p)| {
-                *p == Piece {
-                    color,
-                    role: Role::King,
-                }
-            })
-            .map(|(sq, _)| sq)
+        bits(self.by_piece(color, Role::King)).map(|i| self.square_of(i))
     }
 
     /// The square of `color`'s king when there is exactly one.
     pub fn king_of(&self, color: Color) -> Option<Square> {
-        let mut kings = self.kings(color);
-        let first = kings.next()?;
-        match kings.next() {
-            None => Some(first),
-            Some(_) => None,
-        }
+        let kings = self.by_piece(color, Role::King);
+        (kings.count_ones() == 1).then(|| self.square_of(kings.trailing_zeros()))
+    }
+
+    /// Pawns on the first or last rank.
+    pub fn pawns_on_back_ranks(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        let mask = self.rank_mask(0) | self.rank_mask(7);
+        bits(self.by_role[Role::Pawn as usize] & mask).filter_map(move |i| {
+            let sq = self.square_of(i);
+            self.piece_at(sq).map(|p| (sq, p))
+        })
     }
 
     /// Files of `color`'s rooks on its back rank, a-file first.
     pub fn back_rank_rooks(&self, color: Color) -> impl Iterator<Item = u8> + '_ {
         let rank = color.back_rank();
-        let rook = Piece {
-            color,
-            role: Role::Rook,
-        };
-        (0..self.files()).filter(move |&f| self.piece_at(Square::new(f, rank)) == Some(rook))
+        bits(self.by_piece(color, Role::Rook) & self.rank_mask(rank))
+            .map(|i| self.square_of(i).file)
     }
 
     fn offset(&self, sq: Square, (df, dr): (i8, i8)) -> Option<Square> {
@@ -371,29 +409,27 @@ impl Board {
 
     /// The same placement as a shakmaty board (8×8 only).
     pub fn to_shakmaty(&self) -> Option<shakmaty::Board> {
-        if self.size != BoardSize::Eight {
+        use shakmaty::{Bitboard, ByColor, ByRole};
+        if self.size != BoardSize::Eight
+            || self.by_role[Role::Archbishop as usize] | self.by_role[Role::Chancellor as usize]
+                != 0
+        {
             return None;
         }
-        let mut board = shakmaty::Board::empty();
-        for (sq, piece) in self.pieces() {
-            let role = match piece.role {
-                Role::Pawn => shakmaty::Role::Pawn,
-                Role::Knight => shakmaty::Role::Knight,
-                Role::Bishop => shakmaty::Role::Bishop,
-                Role::Rook => shakmaty::Role::Rook,
-                Role::Queen => shakmaty::Role::Queen,
-                Role::King => shakmaty::Role::King,
-                Role::Archbishop | Role::Chancellor => return None,
-            };
-            board.set_piece_at(
-                sq.to_shakmaty(),
-                shakmaty::Piece {
-                    color: piece.color.to_shakmaty(),
-                    role,
-                },
-            );
-        }
-        Some(board)
+        let bb = |role: Role| Bitboard(self.by_role[role as usize] as u64);
+        let by_role = ByRole {
+            pawn: bb(Role::Pawn),
+            knight: bb(Role::Knight),
+            bishop: bb(Role::Bishop),
+            rook: bb(Role::Rook),
+            queen: bb(Role::Queen),
+            king: bb(Role::King),
+        };
+        let by_color = ByColor {
+            black: Bitboard(self.by_color[1] as u64),
+            white: Bitboard(self.by_color[0] as u64),
+        };
+        shakmaty::Board::try_from_bitboards(by_role, by_color).ok()
     }
 
     /// The 8×8 standard initial placement.

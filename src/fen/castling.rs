@@ -126,6 +126,7 @@ fn file_letter(color: Color, file: u8) -> char {
 /// Reads one castling letter: the side and the rook's file.
 fn resolve_one(
     board: &Board,
+    king: Option<Square>,
     color: Color,
     letter: u8,
     span: Range<usize>,
@@ -134,7 +135,7 @@ fn resolve_one(
     let err = |msg: String| Problem::new(Code::CastlingRights, span.clone(), msg);
     let back = color.back_rank();
     let mut kings = board.kings(color);
-    let king = match (kings.next(), kings.next()) {
+    let king = match king.map_or_else(|| (kings.next(), kings.next()), |k| (Some(k), None)) {
         (Some(k), None) => k,
         (None, _) => {
             return Err(err(format!(
@@ -231,6 +232,7 @@ pub fn resolve(
     // Per colour×side key: a right seen, and one seen through K/Q.
     let mut seen_key = [[false; 2]; 2];
     let mut seen_key_letter = [[false; 2]; 2];
+    let mut kings: [Option<Option<Square>>; 2] = [None; 2];
     for i in letters {
         let b = fen.get(i).copied().unwrap_or(b'-');
         let span = i..i + 1;
@@ -263,7 +265,8 @@ pub fn resolve(
             Color::White => misordered |= seen_black,
         }
         let is_file = !matches!(b, b'K' | b'Q' | b'k' | b'q');
-        match resolve_one(board, color, b, span.clone()) {
+        let king = *kings[color.index()].get_or_insert_with(|| board.king_of(color));
+        match resolve_one(board, king, color, b, span.clone()) {
             Ok((side, file)) => {
                 let c = color.index();
                 if side == Side::King && seen_key[c][1] && (!is_file || seen_key_letter[c][1]) {

@@ -165,6 +165,7 @@ impl Position {
             || self.turn != Color::White
             || self.ep.is_some()
             || self.prefix.is_some()
+            || self.castling.iter().count() != 4
         {
             return None;
         }
@@ -213,11 +214,11 @@ impl Position {
     /// Equal to the standard initial position (placement, side, castling by
     /// meaning, en passant; clocks are not compared).
     pub fn is_standard_start(&self) -> bool {
-        self.board == Board::standard()
-            && self.turn == Color::White
+        self.turn == Color::White
             && self.prefix.is_none()
             && self.ep.is_none()
             && self.castling == Position::standard_castling()
+            && self.board == Board::standard()
     }
 
     fn standard_castling() -> CastlingRights {
@@ -478,10 +479,7 @@ fn judge_10x8(
             )));
         }
     }
-    if let Some((sq, p)) = board
-        .pieces()
-        .find(|(sq, p)| p.role == Role::Pawn && (sq.rank == 0 || sq.rank == 7))
-    {
+    if let Some((sq, p)) = board.pawns_on_back_ranks().next() {
         problems.push(illegal(format!(
             "{} on {sq}: pawns cannot stand on the first or last rank",
             p.describe()

@@ -262,8 +262,26 @@ fn spacing(fen: &[u8]) -> Option<Problem> {
 
 /// Reads the placement field.
 fn placement(fen: &[u8], range: Range<usize>) -> Result<Board, Problem> {
-    // Parse on a 10-file canvas; the width is fixed by the first rank.
-    let mut board = Board::empty(BoardSize::Ten);
+    // The width is fixed by the first rank; a quick look at it sizes the board
+    // (a first rank of another width is reported below).
+    let mut first = 0usize;
+    let mut j = range.start;
+    while j < range.end && fen[j] != b'/' {
+        first += match fen[j] {
+            b'1' if fen.get(j + 1) == Some(&b'0') && j + 1 < range.end => {
+                j += 1;
+                10
+            }
+            b @ b'1'..=b'9' => usize::from(b - b'0'),
+            _ => 1,
+        };
+        j += 1;
+    }
+    let mut board = Board::empty(if first == 8 {
+        BoardSize::Eight
+    } else {
+        BoardSize::Ten
+    });
     let mut width: Option<u8> = None;
     let mut first_wide_piece: Option<usize> = None;
     let mut rank_index = 0usize; // 0 = the 8th rank
@@ -386,9 +404,6 @@ fn placement(fen: &[u8], range: Range<usize>) -> Result<Board, Problem> {
             range.end..range.end,
             format!("the placement has {rank_index} ranks, expected 8 ranks separated by '/'"),
         ));
-    }
-    if width == Some(8) {
-        board = board.with_size(BoardSize::Eight);
     }
     Ok(board)
 }
