@@ -312,6 +312,16 @@ impl Board {
         }
     }
 
+    /// Puts `piece` on an empty square `index` (`rank * files + file`); for
+    /// the parser, which fills each square once.
+    pub(crate) fn put_new(&mut self, index: u32, piece: Piece) {
+        if index < 80 {
+            let bit = 1u128 << index;
+            self.by_color[piece.color.index()] |= bit;
+            self.by_role[piece.role as usize] |= bit;
+        }
+    }
+
     fn by_piece(&self, color: Color, role: Role) -> u128 {
         self.by_color[color.index()] & self.by_role[role as usize]
     }

@@ -341,11 +341,9 @@ fn placement(fen: &[u8], range: Range<usize>) -> Result<Board, Problem> {
                     if matches!(b.to_ascii_uppercase(), b'A' | b'C') && first_wide_piece.is_none() {
                         first_wide_piece = Some(i);
                     }
-                    if squares < 10 && rank_index < 8 {
-                        board.set(
-                            Square::new(squares as u8, 7 - rank_index as u8),
-                            Some(piece),
-                        );
+                    let files = usize::from(board.files());
+                    if squares < files && rank_index < 8 {
+                        board.put_new(((7 - rank_index) * files + squares) as u32, piece);
                     }
                     squares += 1;
                 }
@@ -436,8 +434,7 @@ fn castling_field(
             ),
         ));
     }
-    for i in start..range.end {
-        let b = fen[i];
+    for (i, &b) in fen.iter().enumerate().take(range.end).skip(start) {
         let ok = matches!(b, b'K' | b'Q' | b'k' | b'q')
             || (b'A'..b'A' + files).contains(&b)
             || (b'a'..b'a' + files).contains(&b);
