@@ -60,6 +60,7 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
     // Fields, separated by single spaces.
     let mut fields: [Range<usize>; 6] = Default::default();
     let mut count = 0usize;
+    let mut field_bytes = 0usize;
     let mut extra: Option<Range<usize>> = None;
     let mut i = 0;
     while i < fen.len() {
@@ -71,6 +72,7 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
         while i < fen.len() && fen[i] != b' ' {
             i += 1;
         }
+        field_bytes += i - start;
         if let Some(slot) = fields.get_mut(count) {
             *slot = start..i;
         } else if extra.is_none() {
@@ -78,7 +80,9 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
         }
         count += 1;
     }
-    if let Some(p) = spacing(fen) {
+    // Regular spacing: the fields and one space between each two fill the string.
+    let irregular = field_bytes + count.saturating_sub(1) != fen.len();
+    if irregular && let Some(p) = spacing(fen) {
         problems.push(p);
     }
     let end = fen.len();

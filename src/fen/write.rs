@@ -17,20 +17,25 @@ pub fn write_placement(board: &Board, out: &mut String) {
             match board.piece_at(Square::new(file, rank)) {
                 None => empty += 1,
                 Some(p) => {
-                    if empty > 0 {
-                        let _ = write!(out, "{empty}");
-                        empty = 0;
-                    }
+                    push_run(out, empty);
+                    empty = 0;
                     out.push(p.fen_char());
                 }
             }
         }
-        if empty > 0 {
-            let _ = write!(out, "{empty}");
-        }
+        push_run(out, empty);
         if rank > 0 {
             out.push('/');
         }
+    }
+}
+
+/// A run of empty squares (1–10).
+fn push_run(out: &mut String, empty: u8) {
+    match empty {
+        0 => {}
+        10 => out.push_str("10"),
+        n => out.push(char::from(b'0' + n)),
     }
 }
 
