@@ -4,8 +4,20 @@
 //!
 //! The one entry point is [`analyse`]; it never panics, whatever the bytes.
 
+pub mod board;
+pub mod castling;
+pub mod chess960;
+pub mod parse;
+pub mod report;
+pub mod write;
+
+pub use board::{Board, Color, Piece, Role, Square};
+pub use castling::{CastlingRights, Side};
+pub use parse::Prefix;
+pub use report::{Report, ReportProblem, report};
+
 use crate::class::Class;
-use crate::problem::Problem;
+use crate::problem::{Code, Problem};
 
 /// The three ways of writing castling rights (SPEC §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -94,26 +106,642 @@ impl Analysis {
 /// A valid position, ready to be written in any dialect.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Position {
-    // Filled in by the FEN model.
+    pub board: Board,
+    pub turn: Color,
+    /// The `s`/`m` castling prefix, kept for X-FEN.
+    pub prefix: Option<Prefix>,
+    pub castling: CastlingRights,
+    /// The en passant square as read (policies apply when writing).
+    pub ep: Option<Square>,
+    pub halfmove: u32,
+    pub fullmove: u32,
 }
 
 impl Position {
     pub fn board_size(&self) -> BoardSize {
-        todo!()
+        self.board.size()
+    }
+
+    /// The Chess960 start position number `n` (0–959) with all castling rights.
+    pub fn chess960_start(n: u16) -> Option<Position> {
+        let array = chess960::array(n)?;
+        let mut board = Board::empty(BoardSize::Eight);
+        for (file, role) in (0u8..).zip(array) {
+            for (color, back, pawns) in [(Color::White, 0, 1), (Color::Black, 7, 6)] {
+                board.set(Square::new(file, back), Some(Piece { color, role }));
+                board.set(
+                    Square::new(file, pawns),
+                    Some(Piece {
+                        color,
+                        role: Role::Pawn,
+                    }),
+                );
+            }
+        }
+        let mut castling = CastlingRights::default();
+        let rooks: Vec<u8> = (0u8..)
+            .zip(array)
+            .filter(|(_, r)| *r == Role::Rook)
+            .map(|(f, _)| f)
+            .collect();
+        for color in [Color::White, Color::Black] {
+            castling.set(color, Side::Queen, rooks.first().copied());
+            castling.set(color, Side::King, rooks.last().copied());
+        }
+        Some(Position {
+            board,
+            turn: Color::White,
+            prefix: None,
+            castling,
+            ep: None,
+            halfmove: 0,
+            fullmove: 1,
+        })
+    }
+
+    /// The Scharnagl number when this is a Chess960 start array (SPEC §3).
+    pub fn chess960_number(&self) -> Option<u16> {
+        if self.board.size() != BoardSize::Eight
+            || self.turn != Color::White
+            || self.ep.is_some()
+            || self.prefix.is_some()
+            || self.castling.iter().count() != 4
+        {
+            return None;
+        }
+        let mut array = [Role::Pawn; 8];
+        for (file, slot) in (0u8..).zip(array.iter_mut()) {
+            let w = self.board.piece_at(Square::new(file, 0))?;
+            let b = self.board.piece_at(Square::new(file, 7))?;
+            if w.color != Color::White
+                || b != (Piece {
+                    color: Color::Black,
+                    role: w.role,
+                })
+            {
+                return None;
+            }
+            let pawn = |color, rank| {
+                self.board.piece_at(Square::new(file, rank))
+                    == Some(Piece {
+                        color,
+                        role: Role::Pawn,
+                    })
+            };
+            if !pawn(Color::White, 1) || !pawn(Color::Black, 6) {
+                return None;
+            }
+            for rank in 2..6 {
+                if self.board.piece_at(Square::new(file, rank)).is_some() {
+                    return None;
+                }
+            }
+            *slot = w.role;
+        }
+        let n = chess960::number(&array)?;
+        let first = array.iter().position(|r| *r == Role::Rook)? as u8;
+        let last = array.iter().rposition(|r| *r == Role::Rook)? as u8;
+        for color in [Color::White, Color::Black] {
+            if self.castling.get(color, Side::Queen) != Some(first)
+                || self.castling.get(color, Side::King) != Some(last)
+            {
+                return None;
+            }
+        }
+        Some(n)
+    }
+
+    /// Equal to the standard initial position (placement, side, castling by
+    /// meaning, en passant; clocks are not compared).
+    pub fn is_standard_start(&self) -> bool {
+        self.turn == Color::White
+            && self.prefix.is_none()
+            && self.ep.is_none()
+            && self.castling == Position::standard_castling()
+            && self.board == Board::standard()
+    }
+
+    fn standard_castling() -> CastlingRights {
+        let mut c = CastlingRights::default();
+        for color in [Color::White, Color::Black] {
+            c.set(color, Side::King, Some(7));
+            c.set(color, Side::Queen, Some(0));
+        }
+        c
     }
 
     /// Writes the position in `dialect`; `ep` overrides the dialect's en passant
     /// policy. Fails with a `lossy-castling` problem when the dialect cannot hold
     /// the castling rights (an inner rook in classic FEN, an `s`/`m` prefix in
     /// anything but X-FEN).
-    pub fn write(&self, _dialect: Dialect, _ep: Option<EpPolicy>) -> Result<String, Problem> {
-        todo!()
+    pub fn write(&self, dialect: Dialect, ep: Option<EpPolicy>) -> Result<String, Problem> {
+        write::write(self, dialect, ep)
     }
 }
 
 /// Parses, checks and classifies one FEN record (SPEC §1–§3).
-pub fn analyse(_fen: &[u8], _hint: VariantHint) -> Analysis {
-    todo!()
+pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
+    let mut problems = Vec::new();
+    let parsed = match parse::parse(fen, &mut problems) {
+        Ok(p) => p,
+        Err(board) => {
+            return Analysis {
+                board,
+                class: Class::Malformed,
+                chess960_position: None,
+                needs_chess960_castling: false,
+                problems,
+                position: None,
+            };
+        }
+    };
+    let board = parsed.board;
+    let castling = castling::resolve(&board, fen, parsed.castling.clone(), &mut problems);
+    let needs_chess960_castling = castling.needs_chess960(&board);
+    let ep_ok = match parsed.ep {
+        Some(sq) => check_ep(
+            &board,
+            parsed.turn,
+            sq,
+            parsed.ep_span.clone(),
+            &mut problems,
+        ),
+        None => true,
+    };
+    match board.size() {
+        BoardSize::Eight => {
+            let chess960_mode = hint == VariantHint::Chess960 || needs_chess960_castling;
+            judge_8x8(&parsed, &castling, ep_ok, chess960_mode, &mut problems);
+        }
+        BoardSize::Ten => judge_10x8(&board, parsed.turn, parsed.placement.clone(), &mut problems),
+    }
+    let size = Some(board.size());
+    if problems.iter().any(Problem::is_error) {
+        return Analysis {
+            board: size,
+            class: Class::Malformed,
+            chess960_position: None,
+            needs_chess960_castling,
+            problems,
+            position: None,
+        };
+    }
+    let position = Position {
+        board,
+        turn: parsed.turn,
+        prefix: parsed.prefix,
+        castling,
+        ep: parsed.ep,
+        halfmove: parsed.halfmove,
+        fullmove: parsed.fullmove,
+    };
+    let chess960_position = position.chess960_number();
+    let class = match (board.size(), hint) {
+        (BoardSize::Ten, _) | (BoardSize::Eight, VariantHint::Capablanca) => Class::Crc,
+        (BoardSize::Eight, VariantHint::Chess960) => Class::Chess960,
+        (BoardSize::Eight, VariantHint::StandardLike) => {
+            if position.is_standard_start() {
+                Class::Standard
+            } else if needs_chess960_castling || chess960_position.is_some() {
+                Class::Chess960
+            } else {
+                Class::Setup
+            }
+        }
+    };
+    Analysis {
+        board: size,
+        class,
+        chess960_position,
+        needs_chess960_castling,
+        problems,
+        position: Some(position),
+    }
+}
+
+/// Decision 7: the square on the right rank, the pawn that moved two squares in
+/// front of it, the square and the one behind it empty.
+fn check_ep(
+    board: &Board,
+    turn: Color,
+    sq: Square,
+    span: std::ops::Range<usize>,
+    problems: &mut Vec<Problem>,
+) -> bool {
+    let them = turn.other();
+    let (rank, pushed_rank, from_rank) = match turn {
+        Color::White => (5u8, 4u8, 6u8),
+        Color::Black => (2, 3, 1),
+    };
+    if sq.rank != rank {
+        problems.push(Problem::new(
+            Code::EnPassant,
+            span,
+            format!(
+                "en passant square {sq} is on rank {}; with {} to move it must be on rank {}",
+                sq.rank + 1,
+                turn.name(),
+                rank + 1
+            ),
+        ));
+        return false;
+    }
+    let pushed = Square::new(sq.file, pushed_rank);
+    let from = Square::new(sq.file, from_rank);
+    let pawn_ok = board.piece_at(pushed)
+        == Some(Piece {
+            color: them,
+            role: Role::Pawn,
+        });
+    if !pawn_ok || board.piece_at(sq).is_some() || board.piece_at(from).is_some() {
+        problems.push(
+            Problem::new(
+                Code::EnPassant,
+                span,
+                format!(
+                    "en passant square {sq} with {} to move needs a {} pawn on {pushed} with {sq} and {from} empty",
+                    turn.name(),
+                    them.name()
+                ),
+            )
+            .with_help("write '-' if no pawn just moved two squares"),
+        );
+        return false;
+    }
+    true
+}
+
+fn illegal(message: String) -> Problem {
+    Problem::new(Code::IllegalPosition, 0..0, message)
+}
+
+/// Legality of an 8×8 position, as shakmaty's strict `from_setup` judges it.
+fn judge_8x8(
+    parsed: &parse::Parsed,
+    castling: &CastlingRights,
+    ep_ok: bool,
+    chess960_mode: bool,
+    problems: &mut Vec<Problem>,
+) {
+    use shakmaty::{CastlingMode, Chess, FromSetup, PositionErrorKinds as K, Setup};
+    let Some(board) = parsed.board.to_shakmaty() else {
+        return;
+    };
+    let mut setup = Setup::empty();
+    setup.board = board;
+    setup.turn = parsed.turn.to_shakmaty();
+    setup.castling_rights = castling.shakmaty_mask();
+    setup.ep_square = parsed.ep.filter(|_| ep_ok).map(Square::to_shakmaty);
+    let mode = if chess960_mode {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    let Err(err) = Chess::from_setup(setup, mode) else {
+        return;
+    };
+    let mut kinds = err.kinds();
+    if problems.iter().any(|p| p.code == Code::CastlingRights) {
+        kinds.remove(K::INVALID_CASTLING_RIGHTS);
+    }
+    if problems.iter().any(|p| p.code == Code::EnPassant) {
+        kinds.remove(K::INVALID_EP_SQUARE);
+    }
+    let placement = parsed.placement.clone();
+    let mut push = |kind: K, code: Code, msg: &str| {
+        if kinds.contains(kind) {
+            let mut p = illegal(msg.to_owned());
+            p.code = code;
+            if code == Code::IllegalPosition {
+                p.span = placement.clone();
+            }
+            problems.push(p);
+        }
+    };
+    push(K::EMPTY_BOARD, Code::IllegalPosition, "the board is empty");
+    push(
+        K::MISSING_KING,
+        Code::IllegalPosition,
+        "a side has no king; each side needs exactly one king",
+    );
+    push(
+        K::TOO_MANY_KINGS,
+        Code::IllegalPosition,
+        "a side has more than one king; each side needs exactly one king",
+    );
+    push(
+        K::PAWNS_ON_BACKRANK,
+        Code::IllegalPosition,
+        "a pawn stands on the first or last rank",
+    );
+    push(
+        K::OPPOSITE_CHECK,
+        Code::IllegalPosition,
+        "the side not to move is in check",
+    );
+    push(
+        K::IMPOSSIBLE_CHECK,
+        Code::IllegalPosition,
+        "the check on the side to move cannot have arisen from a legal move",
+    );
+    push(
+        K::TOO_MUCH_MATERIAL,
+        Code::IllegalPosition,
+        "a side has more pieces than promotions of its missing pawns allow",
+    );
+    push(
+        K::INVALID_CASTLING_RIGHTS,
+        Code::CastlingRights,
+        "invalid castling rights",
+    );
+    push(
+        K::INVALID_EP_SQUARE,
+        Code::EnPassant,
+        "invalid en passant square",
+    );
+}
+
+/// SPEC §3's checks for 10×8 positions (kings, pawns, check); castling rights and
+/// en passant are checked for both board sizes.
+fn judge_10x8(
+    board: &Board,
+    turn: Color,
+    placement: std::ops::Range<usize>,
+    problems: &mut Vec<Problem>,
+) {
+    let illegal = |message: String| Problem::new(Code::IllegalPosition, placement.clone(), message);
+    for color in [Color::White, Color::Black] {
+        let n = board.kings(color).count();
+        if n != 1 {
+            problems.push(illegal(format!(
+                "{} has {n} kings; each side needs exactly one king",
+                color.name()
+            )));
+        }
+    }
+    if let Some((sq, p)) = board.pawns_on_back_ranks().next() {
+        problems.push(illegal(format!(
+            "{} on {sq}: pawns cannot stand on the first or last rank",
+            p.describe()
+        )));
+    }
+    let them = turn.other();
+    if let Some(k) = board.kings(them).find(|&k| board.is_attacked(k, turn)) {
+        problems.push(illegal(format!(
+            "the {} king on {k} is in check with {} to move",
+            them.name(),
+            turn.name()
+        )));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a(fen: &str) -> Analysis {
+        analyse(fen.as_bytes(), VariantHint::StandardLike)
+    }
+
+    fn codes(fen: &str) -> Vec<(Code, usize)> {
+        a(fen)
+            .problems
+            .iter()
+            .map(|p| (p.code, p.column()))
+            .collect()
+    }
+
+    fn pos(fen: &str) -> Position {
+        a(fen).position.expect("valid")
+    }
+
+    fn w(p: &Position, d: Dialect) -> Option<String> {
+        p.write(d, None).ok()
+    }
+
+    /// SPEC §2's table: input, xfen, shredder (and classic FEN).
+    const TABLE: [(&str, &str, &str, Option<&str>); 3] = [
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1",
+            Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b HAha e3 0 1",
+            Some("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"),
+        ),
+        (
+            "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11",
+            "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11",
+            "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gga - 4 11",
+            None,
+        ),
+    ];
+
+    #[test]
+    fn spec_examples_in_every_direction() {
+        for (input, xfen, shredder, fen) in TABLE {
+            let p = pos(input);
+            assert_eq!(w(&p, Dialect::Xfen).as_deref(), Some(xfen));
+            assert_eq!(w(&p, Dialect::Shredder).as_deref(), Some(shredder));
+            assert_eq!(w(&p, Dialect::Fen).as_deref(), fen);
+            // Dialects that keep the en passant square give back the same position.
+            for source in [Some(shredder), fen].into_iter().flatten() {
+                let q = pos(source);
+                assert_eq!(q, p, "{source}");
+                assert_eq!(w(&q, Dialect::Xfen).as_deref(), Some(xfen));
+                assert_eq!(w(&q, Dialect::Shredder).as_deref(), Some(shredder));
+                assert_eq!(w(&q, Dialect::Fen).as_deref(), fen);
+            }
+            // X-FEN drops an en passant square no pawn can take on.
+            let q = pos(xfen);
+            assert_eq!(
+                q,
+                Position {
+                    ep: None,
+                    ..p.clone()
+                }
+            );
+            assert_eq!(w(&q, Dialect::Xfen).as_deref(), Some(xfen));
+            assert_eq!(
+                w(&q, Dialect::Shredder).as_deref(),
+                Some(shredder.replace(" e3 ", " - ").as_str())
+            );
+        }
+        let lossy = pos(TABLE[2].0).write(Dialect::Fen, None).unwrap_err();
+        assert_eq!(lossy.code, Code::LossyCastling);
+        assert!(lossy.help.as_deref().unwrap_or("").contains("'G'"));
+    }
+
+    #[test]
+    fn ep_policies() {
+        // White pawn e5 beside the black pawn that moved d7-d5; legal capture.
+        let fen = "rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2";
+        let p = pos(fen);
+        for policy in [EpPolicy::AsIs, EpPolicy::PseudoLegal, EpPolicy::Legal] {
+            assert_eq!(
+                p.write(Dialect::Xfen, Some(policy)).ok().as_deref(),
+                Some(fen)
+            );
+        }
+        // Pseudo-legal but illegal: the capturer is pinned against its king.
+        let fen = "4k3/8/8/K2pP2r/8/8/8/8 w - d6 0 2";
+        let p = pos(fen);
+        assert!(
+            p.write(Dialect::Xfen, None)
+                .is_ok_and(|s| s.contains(" d6 "))
+        );
+        assert!(
+            p.write(Dialect::Fen, Some(EpPolicy::Legal))
+                .is_ok_and(|s| s.contains(" - 0 2"))
+        );
+        // The same on 10 files.
+        let fen = "5k4/10/10/K3pP3r/10/10/10/10 w - e6 0 2";
+        let p = pos(fen);
+        assert!(
+            p.write(Dialect::Xfen, None)
+                .is_ok_and(|s| s.contains(" e6 "))
+        );
+        assert!(
+            p.write(Dialect::Xfen, Some(EpPolicy::Legal))
+                .is_ok_and(|s| s.contains(" - 0 2"))
+        );
+        let fen = "5k4/10/10/4pP4/10/10/10/5K4 w - e6 0 2";
+        assert!(
+            pos(fen)
+                .write(Dialect::Xfen, Some(EpPolicy::Legal))
+                .is_ok_and(|s| s.contains(" e6 "))
+        );
+    }
+
+    #[test]
+    fn position_faults_have_code_and_column() {
+        use Code::*;
+        // No white king: the placement (column 1).
+        assert_eq!(
+            codes("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1BNR w kq - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        // Pawn on the last rank.
+        assert_eq!(
+            codes("P3k3/8/8/8/8/8/8/4K3 b - - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        // The side not to move in check.
+        assert_eq!(
+            codes("4k3/8/8/8/8/8/8/4R1K1 w - - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        // Castling right without its rook: the letter's column.
+        assert_eq!(
+            codes("4k3/8/8/8/8/8/8/4K3 w K - 0 1"),
+            [(CastlingRights, 23)]
+        );
+        // En passant square without the pawn that moved: the field's column.
+        assert_eq!(codes("4k3/8/8/8/8/8/8/4K3 w - e6 0 1"), [(EnPassant, 25)]);
+        assert_eq!(codes("4k3/8/8/8/4P3/8/8/4K3 w - e3 0 1"), [(EnPassant, 27)]);
+        // 10×8: two white kings, a pawn on rank 1, a check by an archbishop.
+        assert_eq!(
+            codes("5k4/10/10/10/10/10/10/K4K4 w - - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        assert_eq!(
+            codes("5k4/10/10/10/10/10/10/P4K4 w - - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        assert_eq!(
+            codes("5k4/10/6A3/10/10/10/10/5K4 w - - 0 1"),
+            [(IllegalPosition, 1)]
+        );
+        assert!(codes("5k4/10/6A3/10/10/10/10/5K4 b - - 0 1").is_empty());
+        assert_eq!(
+            codes("5k4/10/10/10/10/10/10/5K4 w J - 0 1"),
+            [(CastlingRights, 29)]
+        );
+    }
+
+    #[test]
+    fn classes() {
+        let c = |fen: &str, hint| {
+            let x = analyse(fen.as_bytes(), hint);
+            (x.class, x.chess960_position)
+        };
+        use VariantHint::*;
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 5 9";
+        assert_eq!(c(start, StandardLike), (Class::Standard, Some(518)));
+        assert_eq!(c(start, Chess960), (Class::Chess960, Some(518)));
+        assert_eq!(c(TABLE[1].0, StandardLike), (Class::Setup, None));
+        assert_eq!(c(TABLE[2].0, StandardLike), (Class::Chess960, None));
+        assert!(a(TABLE[2].0).needs_chess960_castling);
+        let arr = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1";
+        assert_eq!(c(arr, StandardLike), (Class::Chess960, Some(0)));
+        let capa = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1";
+        assert_eq!(c(capa, StandardLike), (Class::Crc, None));
+        assert_eq!(
+            c("8/8/8/8/8/8/8/8 w - - 0 1", StandardLike),
+            (Class::Malformed, None)
+        );
+        // A start array without all four rights is no start array.
+        let partial = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w - - 0 1";
+        assert_eq!(c(partial, StandardLike), (Class::Setup, None));
+    }
+
+    #[test]
+    fn prefixes_only_in_xfen() {
+        let fen = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w sKQkq - 0 1";
+        let p = pos(fen);
+        assert_eq!(w(&p, Dialect::Xfen).as_deref(), Some(fen));
+        assert_eq!(
+            p.write(Dialect::Shredder, None).map_err(|e| e.code),
+            Err(Code::LossyCastling)
+        );
+        assert_eq!(
+            p.write(Dialect::Fen, None).map_err(|e| e.code),
+            Err(Code::LossyCastling)
+        );
+        let p = pos("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1");
+        assert_eq!(
+            w(&p, Dialect::Shredder).as_deref(),
+            Some("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w JAja - 0 1")
+        );
+    }
+
+    #[test]
+    fn no_panic_on_hostile_input() {
+        let huge_castling = format!("4k3/8/8/8/8/8/8/4K3 w {} - 0 1", "K".repeat(10_000));
+        let many_ranks = format!("{} w - - 0 1", vec!["8"; 100].join("/"));
+        let junk: Vec<u8> = (0..1_000_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let inputs: Vec<Vec<u8>> = vec![
+            Vec::new(),
+            b" ".to_vec(),
+            b"/".to_vec(),
+            b"\0\0\0".to_vec(),
+            "é♞ w - - 0 1".as_bytes().to_vec(),
+            huge_castling.into_bytes(),
+            many_ranks.into_bytes(),
+            "1".repeat(100_000).into_bytes(),
+            junk,
+        ];
+        for input in inputs {
+            for hint in [
+                VariantHint::StandardLike,
+                VariantHint::Chess960,
+                VariantHint::Capablanca,
+            ] {
+                let x = analyse(&input, hint);
+                if let Some(p) = &x.position {
+                    for d in [Dialect::Fen, Dialect::Xfen, Dialect::Shredder] {
+                        let _ = p.write(d, Some(EpPolicy::Legal));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Placeholder until the FEN model lands.

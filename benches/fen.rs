@@ -1,0 +1,78 @@
+//! Throughput of the FEN model over `../shared/corpus/generated/positions.fen`:
+//! `analyse` alone, and `analyse` + writing all three dialects.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use pgnfen::fen::{Dialect, VariantHint, analyse};
+
+fn records() -> Option<Vec<Vec<u8>>> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/generated/positions.fen");
+    let bytes = std::fs::read(path).ok()?;
+    Some(
+        bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect(),
+    )
+}
+
+fn analyse_all(records: &[Vec<u8>]) -> usize {
+    records
+        .iter()
+        .filter(|r| analyse(r, VariantHint::StandardLike).is_valid())
+        .count()
+}
+
+fn analyse_write_all(records: &[Vec<u8>]) -> usize {
+    let mut bytes = 0;
+    for r in records {
+        if let Some(p) = analyse(r, VariantHint::StandardLike).position {
+            for d in [Dialect::Fen, Dialect::Xfen, Dialect::Shredder] {
+                bytes += p.write(d, None).map_or(0, |s| s.len());
+            }
+        }
+    }
+    bytes
+}
+
+fn rate(name: &str, n: usize, f: impl Fn() -> usize) {
+    let _ = black_box(f());
+    let rounds = 5;
+    let start = Instant::now();
+    for _ in 0..rounds {
+        black_box(f());
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{name}: {:.0} records/s (one core)",
+        (n * rounds) as f64 / secs
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let Some(records) = records() else {
+        println!("skipped: ../shared/corpus not found");
+        return;
+    };
+    let n = records.len();
+    rate("analyse", n, || analyse_all(&records));
+    rate("analyse+write (fen, xfen, shredder)", n, || {
+        analyse_write_all(&records)
+    });
+    let mut group = c.benchmark_group("fen");
+    group.throughput(Throughput::Elements(n as u64));
+    group.sample_size(10);
+    group.bench_function("analyse", |b| b.iter(|| analyse_all(black_box(&records))));
+    group.bench_function("analyse+write", |b| {
+        b.iter(|| analyse_write_all(black_box(&records)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

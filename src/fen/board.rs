@@ -1,0 +1,537 @@
+//! Our own board: 8 or 10 files, 8 ranks, pieces including the archbishop (`A`)
+//! and the chancellor (`C`). It holds the placement of every FEN we read; 8×8
+//! positions are handed to shakmaty for judging, 10×8 ones are judged here
+//! (attack generation for check detection).
+
+use std::fmt;
+
+use super::BoardSize;
+
+/// The most files a board can have.
+pub const MAX_FILES: usize = 10;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Color {
+    White,
+    Black,
+}
+
+impl Color {
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn other(self) -> Color {
+        match self {
+            Color::White => Color::Black,
+            Color::Black => Color::White,
+        }
+    }
+
+    /// 0-based index of this colour's back rank.
+    pub fn back_rank(self) -> u8 {
+        match self {
+            Color::White => 0,
+            Color::Black => 7,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Color::White => "white",
+            Color::Black => "black",
+        }
+    }
+
+    /// `w` or `b`.
+    pub fn char(self) -> char {
+        match self {
+            Color::White => 'w',
+            Color::Black => 'b',
+        }
+    }
+
+    pub fn to_shakmaty(self) -> shakmaty::Color {
+        match self {
+            Color::White => shakmaty::Color::White,
+            Color::Black => shakmaty::Color::Black,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    Pawn,
+    Knight,
+    Bishop,
+    Rook,
+    Queen,
+    King,
+    /// Knight + bishop (10 files only).
+    Archbishop,
+    /// Knight + rook (10 files only).
+    Chancellor,
+}
+
+impl Role {
+    /// The upper-case FEN letter.
+    pub fn upper(self) -> u8 {
+        match self {
+            Role::Pawn => b'P',
+            Role::Knight => b'N',
+            Role::Bishop => b'B',
+            Role::Rook => b'R',
+            Role::Queen => b'Q',
+            Role::King => b'K',
+            Role::Archbishop => b'A',
+            Role::Chancellor => b'C',
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Pawn => "pawn",
+            Role::Knight => "knight",
+            Role::Bishop => "bishop",
+            Role::Rook => "rook",
+            Role::Queen => "queen",
+            Role::King => "king",
+            Role::Archbishop => "archbishop",
+            Role::Chancellor => "chancellor",
+        }
+    }
+
+    fn leaps_like_knight(self) -> bool {
+        matches!(self, Role::Knight | Role::Archbishop | Role::Chancellor)
+    }
+
+    fn slides_diagonally(self) -> bool {
+        matches!(self, Role::Bishop | Role::Queen | Role::Archbishop)
+    }
+
+    fn slides_orthogonally(self) -> bool {
+        matches!(self, Role::Rook | Role::Queen | Role::Chancellor)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    pub color: Color,
+    pub role: Role,
+}
+
+impl Piece {
+    /// Reads a FEN piece letter; `A` and `C` only when `wide`.
+    pub fn from_fen(byte: u8, wide: bool) -> Option<Piece> {
+        let color = if byte.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let role = match byte.to_ascii_uppercase() {
+            b'P' => Role::Pawn,
+            b'N' => Role::Knight,
+            b'B' => Role::Bishop,
+            b'R' => Role::Rook,
+            b'Q' => Role::Queen,
+            b'K' => Role::King,
+            b'A' if wide => Role::Archbishop,
+            b'C' if wide => Role::Chancellor,
+            _ => return None,
+        };
+        Some(Piece { color, role })
+    }
+
+    pub fn fen_char(self) -> char {
+        let upper = self.role.upper();
+        match self.color {
+            Color::White => char::from(upper),
+            Color::Black => char::from(upper.to_ascii_lowercase()),
+        }
+    }
+
+    pub fn describe(self) -> String {
+        format!("a {} {}", self.color.name(), self.role.name())
+    }
+}
+
+/// A square of a board of up to 10 files; `file` and `rank` are 0-based.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Square {
+    pub file: u8,
+    pub rank: u8,
+}
+
+impl Square {
+    pub fn new(file: u8, rank: u8) -> Square {
+        Square { file, rank }
+    }
+
+    pub fn to_shakmaty(self) -> shakmaty::Square {
+        shakmaty::Square::from_coords(
+            shakmaty::File::new(u32::from(self.file)),
+            shakmaty::Rank::new(u32::from(self.rank)),
+        )
+    }
+}
+
+impl fmt::Display for Square {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", char::from(b'a' + self.file), self.rank + 1)
+    }
+}
+
+/// A placement on 8 or 10 files: one bitboard (bit `rank * files + file`) per
+/// colour and per role.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Board {
+    size: BoardSize,
+    by_color: [u128; 2],
+    by_role: [u128; 8],
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        super::write::write_placement(self, &mut s);
+        write!(f, "Board({s})")
+    }
+}
+
+const ROLES: [Role; 8] = [
+    Role::Pawn,
+    Role::Knight,
+    Role::Bishop,
+    Role::Rook,
+    Role::Queen,
+    Role::King,
+    Role::Archbishop,
+    Role::Chancellor,
+];
+
+/// The set bits of `bits`, lowest first.
+fn bits(mut bits: u128) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        if bits == 0 {
+            None
+        } else {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            Some(i)
+        }
+    })
+}
+
+const KNIGHT_STEPS: [(i8, i8); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
+const KING_STEPS: [(i8, i8); 8] = [
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+const DIAGONALS: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+const ORTHOGONALS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+
+impl Board {
+    pub fn empty(size: BoardSize) -> Board {
+        Board {
+            size,
+            by_color: [0; 2],
+            by_role: [0; 8],
+        }
+    }
+
+    pub fn size(&self) -> BoardSize {
+        self.size
+    }
+
+    pub fn files(&self) -> u8 {
+        match self.size {
+            BoardSize::Eight => 8,
+            BoardSize::Ten => 10,
+        }
+    }
+
+    fn bit(&self, sq: Square) -> u128 {
+        let files = self.files();
+        if sq.file < files && sq.rank < 8 {
+            1u128 << (u32::from(sq.rank) * u32::from(files) + u32::from(sq.file))
+        } else {
+            0
+        }
+    }
+
+    fn square_of(&self, index: u32) -> Square {
+        let files = u32::from(self.files());
+        Square::new((index % files) as u8, (index / files) as u8)
+    }
+
+    fn rank_mask(&self, rank: u8) -> u128 {
+        let files = u32::from(self.files());
+        ((1u128 << files) - 1) << (u32::from(rank) * files)
+    }
+
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        let bit = self.bit(sq);
+        let color = if self.by_color[0] & bit != 0 {
+            Color::White
+        } else if self.by_color[1] & bit != 0 {
+            Color::Black
+        } else {
+            return None;
+        };
+        let role = ROLES
+            .into_iter()
+            .zip(self.by_role)
+            .find(|(_, b)| b & bit != 0)
+            .map(|(r, _)| r)?;
+        Some(Piece { color, role })
+    }
+
+    pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
+        let bit = self.bit(sq);
+        for b in self.by_color.iter_mut().chain(self.by_role.iter_mut()) {
+            *b &= !bit;
+        }
+        if let Some(p) = piece {
+            self.by_color[p.color.index()] |= bit;
+            self.by_role[p.role as usize] |= bit;
+        }
+    }
+
+    /// Puts `piece` on an empty square `index` (`rank * files + file`); for
+    /// the parser, which fills each square once.
+    pub(crate) fn put_new(&mut self, index: u32, piece: Piece) {
+        if index < 80 {
+            let bit = 1u128 << index;
+            self.by_color[piece.color.index()] |= bit;
+            self.by_role[piece.role as usize] |= bit;
+        }
+    }
+
+    fn by_piece(&self, color: Color, role: Role) -> u128 {
+        self.by_color[color.index()] & self.by_role[role as usize]
+    }
+
+    /// Every occupied square with its piece, rank 1 first.
+    pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        bits(self.by_color[0] | self.by_color[1]).filter_map(move |i| {
+            let sq = self.square_of(i);
+            self.piece_at(sq).map(|p| (sq, p))
+        })
+    }
+
+    /// The squares of `color`'s kings (none, one or more).
+    pub fn kings(&self, color: Color) -> impl Iterator<Item = Square> + '_ {
+        bits(self.by_piece(color, Role::King)).map(|i| self.square_of(i))
+    }
+
+    /// The square of `color`'s king when there is exactly one.
+    pub fn king_of(&self, color: Color) -> Option<Square> {
+        let kings = self.by_piece(color, Role::King);
+        (kings.count_ones() == 1).then(|| self.square_of(kings.trailing_zeros()))
+    }
+
+    /// Pawns on the first or last rank.
+    pub fn pawns_on_back_ranks(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        let mask = self.rank_mask(0) | self.rank_mask(7);
+        bits(self.by_role[Role::Pawn as usize] & mask).filter_map(move |i| {
+            let sq = self.square_of(i);
+            self.piece_at(sq).map(|p| (sq, p))
+        })
+    }
+
+    /// Files of `color`'s rooks on its back rank, a-file first.
+    pub fn back_rank_rooks(&self, color: Color) -> impl Iterator<Item = u8> + '_ {
+        let rank = color.back_rank();
+        bits(self.by_piece(color, Role::Rook) & self.rank_mask(rank))
+            .map(|i| self.square_of(i).file)
+    }
+
+    fn offset(&self, sq: Square, (df, dr): (i8, i8)) -> Option<Square> {
+        let file = i16::from(sq.file) + i16::from(df);
+        let rank = i16::from(sq.rank) + i16::from(dr);
+        if (0..i16::from(self.files())).contains(&file) && (0..8).contains(&rank) {
+            Some(Square::new(file as u8, rank as u8))
+        } else {
+            None
+        }
+    }
+
+    /// Is `sq` attacked by a piece of `by`?
+    pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
+        let has = |target: Option<Square>, test: &dyn Fn(Role) -> bool| {
+            target
+                .and_then(|t| self.piece_at(t))
+                .is_some_and(|p| p.color == by && test(p.role))
+        };
+        let pawn_dir = match by {
+            Color::White => -1,
+            Color::Black => 1,
+        };
+        for df in [-1, 1] {
+            if has(self.offset(sq, (df, pawn_dir)), &|r| r == Role::Pawn) {
+                return true;
+            }
+        }
+        for step in KNIGHT_STEPS {
+            if has(self.offset(sq, step), &Role::leaps_like_knight) {
+                return true;
+            }
+        }
+        for step in KING_STEPS {
+            if has(self.offset(sq, step), &|r| r == Role::King) {
+                return true;
+            }
+        }
+        for (dirs, test) in [
+            (DIAGONALS, Role::slides_diagonally as fn(Role) -> bool),
+            (ORTHOGONALS, Role::slides_orthogonally as fn(Role) -> bool),
+        ] {
+            for dir in dirs {
+                let mut cur = sq;
+                while let Some(next) = self.offset(cur, dir) {
+                    if let Some(p) = self.piece_at(next) {
+                        if p.color == by && test(p.role) {
+                            return true;
+                        }
+                        break;
+                    }
+                    cur = next;
+                }
+            }
+        }
+        false
+    }
+
+    /// The same placement as a shakmaty board (8×8 only).
+    pub fn to_shakmaty(&self) -> Option<shakmaty::Board> {
+        use shakmaty::{Bitboard, ByColor, ByRole};
+        if self.size != BoardSize::Eight
+            || self.by_role[Role::Archbishop as usize] | self.by_role[Role::Chancellor as usize]
+                != 0
+        {
+            return None;
+        }
+        let bb = |role: Role| Bitboard(self.by_role[role as usize] as u64);
+        let by_role = ByRole {
+            pawn: bb(Role::Pawn),
+            knight: bb(Role::Knight),
+            bishop: bb(Role::Bishop),
+            rook: bb(Role::Rook),
+            queen: bb(Role::Queen),
+            king: bb(Role::King),
+        };
+        let by_color = ByColor {
+            black: Bitboard(self.by_color[1] as u64),
+            white: Bitboard(self.by_color[0] as u64),
+        };
+        shakmaty::Board::try_from_bitboards(by_role, by_color).ok()
+    }
+
+    /// The 8×8 standard initial placement.
+    pub fn standard() -> Board {
+        let mut board = Board::empty(BoardSize::Eight);
+        let back = [
+            Role::Rook,
+            Role::Knight,
+            Role::Bishop,
+            Role::Queen,
+            Role::King,
+            Role::Bishop,
+            Role::Knight,
+            Role::Rook,
+        ];
+        for (file, role) in (0u8..).zip(back) {
+            board.set(
+                Square::new(file, 0),
+                Some(Piece {
+                    color: Color::White,
+                    role,
+                }),
+            );
+            board.set(
+                Square::new(file, 7),
+                Some(Piece {
+                    color: Color::Black,
+                    role,
+                }),
+            );
+            board.set(
+                Square::new(file, 1),
+                Some(Piece {
+                    color: Color::White,
+                    role: Role::Pawn,
+                }),
+            );
+            board.set(
+                Square::new(file, 6),
+                Some(Piece {
+                    color: Color::Black,
+                    role: Role::Pawn,
+                }),
+            );
+        }
+        board
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(board: &mut Board, sq: &str, c: u8) {
+        let b = sq.as_bytes();
+        board.set(
+            Square::new(b[0] - b'a', b[1] - b'1'),
+            Piece::from_fen(c, true),
+        );
+    }
+
+    #[test]
+    fn archbishop_and_chancellor_attack_like_compounds() {
+        let mut b = Board::empty(BoardSize::Ten);
+        put(&mut b, "a1", b'A');
+        assert!(b.is_attacked(Square::new(1, 2), Color::White)); // b3: knight jump
+        assert!(b.is_attacked(Square::new(7, 7), Color::White)); // h8: diagonal
+        assert!(!b.is_attacked(Square::new(0, 7), Color::White)); // a8: not a rook
+        let mut b = Board::empty(BoardSize::Ten);
+        put(&mut b, "j1", b'c');
+        assert!(b.is_attacked(Square::new(9, 7), Color::Black)); // j8
+        assert!(b.is_attacked(Square::new(8, 2), Color::Black)); // i3 knight jump
+        assert!(!b.is_attacked(Square::new(8, 1), Color::Black)); // i2
+        put(&mut b, "j4", b'P');
+        assert!(!b.is_attacked(Square::new(9, 7), Color::Black)); // blocked
+    }
+
+    #[test]
+    fn pawns_attack_forward_diagonally() {
+        let mut b = Board::empty(BoardSize::Eight);
+        put(&mut b, "e4", b'P');
+        assert!(b.is_attacked(Square::new(3, 4), Color::White));
+        assert!(!b.is_attacked(Square::new(3, 2), Color::White));
+        put(&mut b, "e5", b'p');
+        assert!(b.is_attacked(Square::new(5, 3), Color::Black));
+    }
+
+    #[test]
+    fn standard_board_converts_to_shakmaty() {
+        assert_eq!(
+            Board::standard().to_shakmaty(),
+            Some(shakmaty::Board::new())
+        );
+    }
+}

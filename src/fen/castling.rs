@@ -1,0 +1,394 @@
+//! Castling rights: reading the letters of the castling field against the board
+//! (SPEC §1, corpus decisions 4 and 5) and the rights themselves.
+//!
+//! `K`/`Q` mean the outermost rook on that side of the king; a file letter names
+//! the rook on that file. A right is kept as the file of its rook.
+
+use std::ops::Range;
+
+use super::BoardSize;
+use super::board::{Board, Color, Square};
+use crate::problem::{Code, Problem};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    King,
+    Queen,
+}
+
+impl Side {
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Side::King => "king's side",
+            Side::Queen => "queen's side",
+        }
+    }
+}
+
+/// The castling rights of a position: for each colour and side, the file of the
+/// castling rook.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CastlingRights {
+    rooks: [[Option<u8>; 2]; 2],
+}
+
+impl CastlingRights {
+    pub fn get(&self, color: Color, side: Side) -> Option<u8> {
+        self.rooks[color.index()][side.index()]
+    }
+
+    pub fn set(&mut self, color: Color, side: Side, file: Option<u8>) {
+        self.rooks[color.index()][side.index()] = file;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+
+    /// Every right in canonical order: white before black, king side first.
+    pub fn iter(&self) -> impl Iterator<Item = (Color, Side, u8)> + '_ {
+        [Color::White, Color::Black]
+            .into_iter()
+            .flat_map(move |color| {
+                [Side::King, Side::Queen]
+                    .into_iter()
+                    .filter_map(move |side| self.get(color, side).map(|f| (color, side, f)))
+            })
+    }
+
+    /// Some right needs Chess960 castling: the king off its orthodox file (e;
+    /// f on 10 files) or the rook off the corner files.
+    pub fn needs_chess960(&self, board: &Board) -> bool {
+        let files = board.files();
+        let king_file = match board.size() {
+            BoardSize::Eight => 4,
+            BoardSize::Ten => 5,
+        };
+        self.iter().any(|(color, _, rook)| {
+            let king_ok = board.king_of(color).is_some_and(|k| k.file == king_file);
+            !king_ok || (rook != 0 && rook != files - 1)
+        })
+    }
+
+    /// The castling rooks as a shakmaty bitboard (8×8).
+    pub fn shakmaty_mask(&self) -> shakmaty::Bitboard {
+        let mut mask = shakmaty::Bitboard::EMPTY;
+        for (color, _, file) in self.iter() {
+            mask.add(Square::new(file, color.back_rank()).to_shakmaty());
+        }
+        mask
+    }
+
+    /// Is the right's rook the outermost rook of its colour on that side of the
+    /// king (so that `K`/`Q` name it)?
+    pub fn is_outermost(board: &Board, color: Color, side: Side, rook: u8) -> bool {
+        let Some(king) = board.king_of(color) else {
+            return false;
+        };
+        outermost(board, color, side, king.file) == Some(rook)
+    }
+}
+
+/// The outermost rook of `color` on its back rank on `side` of a king on `king_file`.
+fn outermost(board: &Board, color: Color, side: Side, king_file: u8) -> Option<u8> {
+    let mut rooks = board.back_rank_rooks(color);
+    match side {
+        Side::King => rooks.filter(|&f| f > king_file).last(),
+        Side::Queen => rooks.find(|&f| f < king_file),
+    }
+}
+
+fn rooks_list(board: &Board, color: Color) -> String {
+    let rank = color.back_rank();
+    let list: Vec<String> = board
+        .back_rank_rooks(color)
+        .map(|f| Square::new(f, rank).to_string())
+        .collect();
+    if list.is_empty() {
+        format!("there is no {} rook on rank {}", color.name(), rank + 1)
+    } else {
+        format!("the back rank has rooks on {}", list.join(", "))
+    }
+}
+
+fn file_letter(color: Color, file: u8) -> char {
+    let c = char::from(b'A' + file);
+    match color {
+        Color::White => c,
+        Color::Black => c.to_ascii_lowercase(),
+    }
+}
+
+/// Reads one castling letter: the side and the rook's file.
+fn resolve_one(
+    board: &Board,
+    king: Option<Square>,
+    color: Color,
+    letter: u8,
+    span: Range<usize>,
+) -> Result<(Side, u8), Problem> {
+    let ch = char::from(letter);
+    let err = |msg: String| Problem::new(Code::CastlingRights, span.clone(), msg);
+    let back = color.back_rank();
+    let mut kings = board.kings(color);
+    let king = match king.map_or_else(|| (kings.next(), kings.next()), |k| (Some(k), None)) {
+        (Some(k), None) => k,
+        (None, _) => {
+            return Err(err(format!(
+                "castling right '{ch}' needs a {} king; there is none",
+                color.name()
+            )));
+        }
+        (Some(_), Some(_)) => {
+            return Err(err(format!(
+                "castling right '{ch}' needs exactly one {} king; there are {}",
+                color.name(),
+                2 + kings.count()
+            )));
+        }
+    };
+    if king.rank != back {
+        return Err(err(format!(
+            "castling right '{ch}' needs the {} king on rank {}; it is on {king}",
+            color.name(),
+            back + 1
+        )));
+    }
+    let side_of = |f: u8| {
+        if f > king.file {
+            Side::King
+        } else {
+            Side::Queen
+        }
+    };
+    match letter.to_ascii_uppercase() {
+        b'K' | b'Q' => {
+            let side = if letter.eq_ignore_ascii_case(&b'K') {
+                Side::King
+            } else {
+                Side::Queen
+            };
+            outermost(board, color, side, king.file)
+                .map(|f| (side, f))
+                .ok_or_else(|| {
+                    err(format!(
+                        "castling right '{ch}' needs a {} rook on the {} of the king on {king}; {}",
+                        color.name(),
+                        side.name(),
+                        rooks_list(board, color)
+                    ))
+                })
+        }
+        upper => {
+            let file = upper - b'A';
+            let sq = Square::new(file, back);
+            let piece = board.piece_at(sq);
+            let is_rook =
+                piece.is_some_and(|p| p.color == color && p.role == super::board::Role::Rook);
+            if is_rook {
+                return Ok((side_of(file), file));
+            }
+            let what = match piece {
+                None => format!("{sq} is empty"),
+                Some(p) => format!("{sq} holds {}", p.describe()),
+            };
+            let mut p = err(format!(
+                "castling right '{ch}' needs a {} rook on {sq}; {what}",
+                color.name()
+            ));
+            if file != king.file
+                && let Some(other) = outermost(board, color, side_of(file), king.file)
+            {
+                p = p.with_help(format!(
+                    "the {} rook on that side is on {}: write '{}'",
+                    color.name(),
+                    Square::new(other, back),
+                    file_letter(color, other)
+                ));
+            }
+            Err(p)
+        }
+    }
+}
+
+/// Reads the castling letters `fen[letters]` against `board`. Faulty rights are
+/// reported (`castling-rights`) and dropped; repeats and a non-canonical order
+/// are reported as `noncanonical`.
+pub fn resolve(
+    board: &Board,
+    fen: &[u8],
+    letters: Range<usize>,
+    problems: &mut Vec<Problem>,
+) -> CastlingRights {
+    let mut rights = CastlingRights::default();
+    let mut seen_char = [false; 128];
+    let mut repeat_reported = false;
+    let mut order_reported = false;
+    let mut seen_black = false;
+    // Per colour×side key: a right seen, and one seen through K/Q.
+    let mut seen_key = [[false; 2]; 2];
+    let mut seen_key_letter = [[false; 2]; 2];
+    let mut kings: [Option<Option<Square>>; 2] = [None; 2];
+    for i in letters {
+        let b = fen.get(i).copied().unwrap_or(b'-');
+        let span = i..i + 1;
+        let ch = char::from(b);
+        if let Some(seen) = seen_char.get_mut(usize::from(b)) {
+            if *seen {
+                if !repeat_reported {
+                    repeat_reported = true;
+                    problems.push(
+                        Problem::new(
+                            Code::Noncanonical,
+                            span,
+                            format!("castling letter '{ch}' is repeated"),
+                        )
+                        .with_help("write each castling right once"),
+                    );
+                }
+                continue;
+            }
+            *seen = true;
+        }
+        let color = if b.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut misordered = false;
+        match color {
+            Color::Black => seen_black = true,
+            Color::White => misordered |= seen_black,
+        }
+        let is_file = !matches!(b, b'K' | b'Q' | b'k' | b'q');
+        let king = *kings[color.index()].get_or_insert_with(|| board.king_of(color));
+        match resolve_one(board, king, color, b, span.clone()) {
+            Ok((side, file)) => {
+                let c = color.index();
+                if side == Side::King && seen_key[c][1] && (!is_file || seen_key_letter[c][1]) {
+                    misordered = true;
+                }
+                seen_key[c][side.index()] = true;
+                if !is_file {
+                    seen_key_letter[c][side.index()] = true;
+                }
+                match rights.get(color, side) {
+                    None => rights.set(color, side, Some(file)),
+                    Some(f) if f == file => {
+                        if !repeat_reported {
+                            repeat_reported = true;
+                            problems.push(
+                                Problem::new(
+                                    Code::Noncanonical,
+                                    span.clone(),
+                                    format!(
+                                        "castling letter '{ch}' names the rook on {} a second time",
+                                        Square::new(file, color.back_rank())
+                                    ),
+                                )
+                                .with_help("write each castling right once"),
+                            );
+                        }
+                    }
+                    Some(f) => problems.push(Problem::new(
+                        Code::CastlingRights,
+                        span.clone(),
+                        format!(
+                            "castling right '{ch}' is a second right on the {} of the {} king (rooks on {} and {})",
+                            side.name(),
+                            color.name(),
+                            Square::new(f, color.back_rank()),
+                            Square::new(file, color.back_rank())
+                        ),
+                    )),
+                }
+            }
+            Err(p) => problems.push(p),
+        }
+        if misordered && !order_reported {
+            order_reported = true;
+            problems.push(
+                Problem::new(
+                    Code::Noncanonical,
+                    span,
+                    format!("castling letter '{ch}' is out of order; white's rights come before black's, the king side before the queen side"),
+                )
+                .with_help("write the rights as in 'KQkq'"),
+            );
+        }
+    }
+    rights
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen::parse;
+
+    fn read(fen: &str) -> (CastlingRights, Vec<(Code, usize)>) {
+        let mut problems = Vec::new();
+        let p = parse::parse(fen.as_bytes(), &mut problems).expect("parses");
+        let r = resolve(&p.board, fen.as_bytes(), p.castling, &mut problems);
+        (r, problems.iter().map(|p| (p.code, p.column())).collect())
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w";
+
+    #[test]
+    fn kq_and_files_mean_the_same() {
+        let (a, pa) = read(&format!("{START} KQkq - 0 1"));
+        let (b, pb) = read(&format!("{START} HAha - 0 1"));
+        assert_eq!(a, b);
+        assert!(pa.is_empty() && pb.is_empty());
+        assert_eq!(a.get(Color::White, Side::King), Some(7));
+        assert_eq!(a.get(Color::Black, Side::Queen), Some(0));
+        let (c, pc) = read(&format!("{START} AHah - 0 1"));
+        assert_eq!(a, c);
+        assert!(pc.is_empty());
+    }
+
+    #[test]
+    fn order_and_repeats_are_noncanonical() {
+        assert_eq!(
+            read(&format!("{START} QKkq - 0 1")).1,
+            [(Code::Noncanonical, 48)]
+        );
+        assert_eq!(
+            read(&format!("{START} kqKQ - 0 1")).1,
+            [(Code::Noncanonical, 49)]
+        );
+        assert_eq!(
+            read(&format!("{START} KKQkq - 0 1")).1,
+            [(Code::Noncanonical, 48)]
+        );
+        assert_eq!(
+            read(&format!("{START} KHQkq - 0 1")).1,
+            [(Code::Noncanonical, 48)]
+        );
+    }
+
+    #[test]
+    fn rights_without_rook_or_king() {
+        let (_, p) = read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1");
+        assert_eq!(p, [(Code::CastlingRights, 47)]);
+        let (_, p) = read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1BNR w Kkq - 0 1");
+        assert_eq!(p, [(Code::CastlingRights, 47)]);
+        let (_, p) = read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RRBQKBNR w BAkq - 0 1");
+        assert_eq!(p, [(Code::CastlingRights, 48)]);
+        let (_, p) = read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RRBQKBNR w ABkq - 0 1");
+        assert_eq!(p, [(Code::CastlingRights, 48)]);
+    }
+
+    #[test]
+    fn inner_rook_by_file() {
+        let (r, p) = read("rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11");
+        assert!(p.is_empty());
+        assert_eq!(r.get(Color::White, Side::King), Some(6));
+        assert_eq!(r.get(Color::Black, Side::King), Some(6));
+        assert_eq!(r.get(Color::Black, Side::Queen), Some(0));
+    }
+}
