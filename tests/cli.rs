@@ -136,7 +136,7 @@ fn check_reports_like_a_compiler() {
     let out = run(&["check", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
-    let first = format!("{}:4:23: error[fen-syntax]: ", path.display());
+    let first = format!("{}:4:25: error[fen-syntax]: ", path.display());
     assert!(text.contains(&first), "{text}");
     assert!(text.contains("[FEN \"rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]"), "{text}");
     assert!(text.contains('^'), "{text}");

@@ -161,6 +161,10 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
         Ok(())
     }
 
+    fn orphan_bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        self.out.write_all(data)
+    }
+
     fn bytes(&mut self, offset: u64, mut data: &[u8]) -> io::Result<()> {
         let mut at = offset;
         loop {

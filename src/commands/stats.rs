@@ -9,7 +9,7 @@ use crate::class::Class;
 use crate::classify::classify;
 use crate::cli::{Format, Global, StatsArgs};
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
-use crate::fen::chess960_array;
+use crate::fen::chess960;
 use crate::pipeline::{self, GameInfo, Header, Job, Sink};
 use crate::problem::Code;
 
@@ -147,4 +147,9 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The white back rank of Chess960 start position `n`, e.g. `RNBQKBNR` for 518.
+fn chess960_array(n: u16) -> String {
+    chess960::array(n).map_or_else(|| "?".repeat(8), |rank| rank.iter().map(|r| char::from(r.upper())).collect())
 }

@@ -744,12 +744,3 @@ mod tests {
     }
 }
 
-/// Placeholder until the FEN model lands.
-pub fn chess960_array(_n: u16) -> String {
-    todo!()
-}
-
-/// Placeholder until the FEN model lands.
-pub fn report(_input: &str, _analysis: &Analysis) -> serde_json::Value {
-    todo!()
-}

@@ -8,6 +8,7 @@ pub mod game;
 pub mod output;
 pub mod progress;
 pub mod source;
+pub mod spool;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -22,6 +23,7 @@ use game::{Builder, Entry};
 pub use game::Job;
 pub use game::{Header, HeaderTag};
 use progress::Progress;
+use spool::Spool;
 pub use source::Input;
 
 /// Where a game lies in its input.
@@ -47,6 +49,11 @@ pub trait Sink<G> {
     fn begin_game(&mut self, info: &GameInfo, game: G) -> io::Result<()>;
     /// The next bytes of the current game; `offset` is absolute in the input.
     fn bytes(&mut self, offset: u64, data: &[u8]) -> io::Result<()>;
+    /// Bytes that belong to no game: an input of blank lines only. Only `convert`
+    /// keeps them (it changes nothing but FEN values).
+    fn orphan_bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
     /// Whether the sink looks at bytes at all (statistics do not).
     fn wants_bytes(&self) -> bool {
         true
@@ -218,19 +225,23 @@ fn scan_speculatively<J: Job>(job: &J, chunk: Chunk) -> Scanned<J::Game> {
 }
 
 /// The sequential stage: true scanner state, open game, order.
+///
+/// Bytes flow to the sink in input order. Each byte belongs to the open game,
+/// except bytes whose game is not known yet ("held"): blank lines before the
+/// first game (they belong to it), and garbage after a result (it belongs to the
+/// next game if a tag line follows, else, at the end of the input, to the last).
 struct Merger<'j, J: Job> {
     job: &'j J,
+    /// The true scanner state after the chunks merged so far; its lines are absolute.
     scanner: Scanner,
     builder: Builder,
-    /// Lines before the point where `scanner` started counting.
-    origin_lines: u64,
     games: u64,
     /// The current game, once one has started.
     open: Option<OpenGame>,
-    /// Bytes of the current game before its header is read, or (no game yet)
-    /// the blank lines that will belong to the first game.
-    pending: Vec<u8>,
-    pending_offset: u64,
+    /// Bytes of the open game read before its header was (so before its destination is known).
+    pending: Spool,
+    /// Bytes that belong to a game not started yet.
+    held: Spool,
     events: Vec<Event>,
 }
 
@@ -247,11 +258,10 @@ impl<'j, J: Job> Merger<'j, J> {
             job,
             scanner: Scanner::new(),
             builder: Builder::default(),
-            origin_lines: 0,
             games: 0,
             open: None,
-            pending: Vec::new(),
-            pending_offset: 0,
+            pending: Spool::new(),
+            held: Spool::new(),
             events: Vec::new(),
         }
     }
@@ -265,17 +275,25 @@ impl<'j, J: Job> Merger<'j, J> {
             Start::Forced => CutFit::Rescan,
         };
         let (mut entries, line_delta) = match (fit, speculative) {
-            (CutFit::NewGame | CutFit::SameGame, Some((scanner, builder, mut entries))) => {
-                let lines_before = if chunk.start == Start::Input { 0 } else { self.origin_lines + self.scanner.lines_seen() };
-                if fit == CutFit::SameGame && self.open.is_some() {
-                    // The speculative first game is the game that garbage already started.
+            (CutFit::NewGame | CutFit::SameGame, Some((mut scanner, builder, mut entries))) => {
+                // The worker counted lines from 1 at the cut.
+                let lines_before = self.scanner.lines_seen();
+                if fit == CutFit::SameGame {
                     if let Some(first) = entries.first_mut() {
-                        first.continued = true;
+                        match self.scanner.pending_game_start() {
+                            // The game began before the cut (blank lines or garbage).
+                            Some((offset, line)) => {
+                                first.start = offset;
+                                first.line = line.saturating_sub(lines_before);
+                            }
+                            // It began and was reported already: the cut continues it.
+                            None => first.continued = true,
+                        }
                     }
                 }
+                scanner.rebase_lines(lines_before);
                 self.scanner = scanner;
                 self.builder = builder;
-                self.origin_lines = lines_before;
                 (std::mem::take(&mut entries), lines_before)
             }
             _ => {
@@ -286,7 +304,7 @@ impl<'j, J: Job> Merger<'j, J> {
                 }
                 let mut entries = Vec::new();
                 self.builder.consume(self.job, &chunk.data, chunk.offset, &self.events, &mut entries);
-                (entries, self.origin_lines)
+                (entries, 0)
             }
         };
         self.emit(&chunk, &mut entries, line_delta, sink)?;
@@ -295,6 +313,8 @@ impl<'j, J: Job> Merger<'j, J> {
 
     fn emit<S: Sink<J::Game>>(&mut self, chunk: &Chunk, entries: &mut Vec<Entry<J::Game>>, line_delta: u64, sink: &mut S) -> io::Result<()> {
         let base = chunk.offset;
+        let end = base + chunk.data.len() as u64;
+        let slice = |from: u64, to: u64| &chunk.data[(from - base) as usize..(to - base) as usize];
         let mut pos = base;
         for entry in entries.drain(..) {
             if entry.continued {
@@ -303,27 +323,67 @@ impl<'j, J: Job> Merger<'j, J> {
                 }
                 continue;
             }
-            let start = entry.start.max(pos);
-            self.game_bytes(pos, &chunk.data[(pos - base) as usize..(start - base) as usize], sink)?;
+            // Bytes before the new game's start go to the open game, or, when held
+            // bytes wait for this game, to the new game with them.
+            let start = entry.start.clamp(pos, end);
+            self.route(pos, slice(pos, start), sink)?;
             pos = start;
             self.games += 1;
-            let first = self.open.is_none();
+            let game_start = if self.held.is_empty() { entry.start } else { self.held.offset() };
             self.open = Some(OpenGame {
                 index: self.games,
-                // Blank lines before the first game belong to it.
-                start: if first { self.pending_offset } else { entry.start },
-                line: if first { 1 } else { entry.line + line_delta },
+                start: game_start,
+                line: entry.line + line_delta,
                 known: false,
             });
-            if !first {
-                self.pending.clear();
-                self.pending_offset = entry.start;
-            }
+            self.held.move_into(&mut self.pending)?;
             if let Some(result) = entry.result {
                 self.header_read(result, line_delta, sink)?;
             }
         }
-        self.game_bytes(pos, &chunk.data[(pos - base) as usize..], sink)
+        match self.scanner.pending_game_start() {
+            // Bytes from a pending game start on wait for that game.
+            Some((hold_from, _)) if !chunk.last => {
+                let hold_from = hold_from.clamp(pos, end);
+                self.route(pos, slice(pos, hold_from), sink)?;
+                self.held.push(hold_from, slice(hold_from, end))
+            }
+            _ => {
+                self.route(pos, slice(pos, end), sink)?;
+                if chunk.last {
+                    let mut held = std::mem::take(&mut self.held);
+                    if self.open.is_some() {
+                        // Garbage at the end of the input belongs to the last game.
+                        held.drain(|offset, data| self.to_open(offset, data, sink))?;
+                    } else {
+                        held.drain(|offset, data| sink.orphan_bytes(offset, data))?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Bytes that follow everything routed so far: held bytes stay held (their game
+    /// is still unknown); otherwise they belong to the open game.
+    fn route<S: Sink<J::Game>>(&mut self, offset: u64, data: &[u8], sink: &mut S) -> io::Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        if !self.held.is_empty() || self.open.is_none() {
+            return self.held.push(offset, data);
+        }
+        self.to_open(offset, data, sink)
+    }
+
+    fn to_open<S: Sink<J::Game>>(&mut self, offset: u64, data: &[u8], sink: &mut S) -> io::Result<()> {
+        if data.is_empty() || !sink.wants_bytes() {
+            return Ok(());
+        }
+        match &self.open {
+            Some(open) if open.known => sink.bytes(offset, data),
+            _ => self.pending.push(offset, data),
+        }
     }
 
     /// The header of the open game is read: `line_delta` is that of the chunk where it ended.
@@ -340,27 +400,6 @@ impl<'j, J: Job> Merger<'j, J> {
             line_delta,
         };
         sink.begin_game(&info, result)?;
-        if !self.pending.is_empty() {
-            sink.bytes(self.pending_offset, &self.pending)?;
-            self.pending.clear();
-        }
-        Ok(())
-    }
-
-    fn game_bytes<S: Sink<J::Game>>(&mut self, offset: u64, data: &[u8], sink: &mut S) -> io::Result<()> {
-        if data.is_empty() || !sink.wants_bytes() {
-            return Ok(());
-        }
-        match &self.open {
-            Some(open) if open.known => sink.bytes(offset, data),
-            _ => {
-                if self.pending.is_empty() {
-                    self.pending_offset = offset;
-                }
-                self.pending.extend_from_slice(data);
-                Ok(())
-            }
-        }
+        self.pending.drain(|offset, data| sink.bytes(offset, data))
     }
 }
-

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Whole-command benchmark of pgnfen against grep, wc and pgn-extract, in one run.
+
+Builds an archive of about SIZE_MB (default 1024) by repeating the corpus PGN files
+(../shared/corpus, or samples/ when the corpus is absent), then times, each the median
+of RUNS runs (default 3), with the file in the page cache:
+
+  pgnfen stats / filter --class standard -o /dev/null / convert --to shredder -o /dev/null / check
+  grep -c '^\\[Event '   and   wc -l         (the yardsticks of raw scanning speed)
+  pgn-extract --nosetuptags on a 100 MB slice (scaled to the whole size)
+  pgnfen stats on a .pgn.zst of the archive against zstd -dc > /dev/null
+
+and the peak RSS of each pgnfen command (/usr/bin/time -v). Prints a table with MB/s and
+ratios. Usage: python3 bench/bench.py [SIZE_MB] [RUNS]
+Needs: cargo build --release; optional: pgn-extract, zstd, /usr/bin/time (apt-get install
+pgn-extract zstd time).
+"""
+import glob, os, shutil, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "pgnfen")
+SIZE_MB = int(sys.argv[1]) if len(sys.argv) > 1 else 1024
+RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+OUT = os.path.join(ROOT, "bench", "out")
+PGN_EXTRACT = shutil.which("pgn-extract") or ("/usr/games/pgn-extract" if os.path.exists("/usr/games/pgn-extract") else None)
+
+
+def build_archive(path, size):
+    corpus = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+    files = sorted(glob.glob(os.path.join(corpus, "**", "*.pgn"), recursive=True)) or sorted(glob.glob(os.path.join(ROOT, "samples", "*.pgn")))
+    # Keep every game whole: each file is followed by a blank line.
+    block = b"".join(open(f, "rb").read().rstrip(b"\r\n") + b"\n\n" for f in files)
+    with open(path, "wb") as out:
+        written = 0
+        while written < size:
+            out.write(block)
+            written += len(block)
+    return written
+
+
+def timed(cmd, shell=False):
+    runs = []
+    for _ in range(RUNS):
+        t = time.perf_counter()
+        subprocess.run(cmd, shell=shell, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        runs.append(time.perf_counter() - t)
+    return statistics.median(runs)
+
+
+def peak_rss_mib(cmd):
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        return int(p.stderr.strip().splitlines()[-1]) / 1024
+    except (ValueError, IndexError):
+        return None
+
+
+def main():
+    if not os.path.exists(BIN):
+        sys.exit("build first: cargo build --release")
+    os.makedirs(OUT, exist_ok=True)
+    archive = os.path.join(OUT, "archive.pgn")
+    size = os.path.getsize(archive) if os.path.exists(archive) else 0
+    if abs(size - SIZE_MB * 2**20) > 64 * 2**20:
+        size = build_archive(archive, SIZE_MB * 2**20)
+    mb = size / 1e6
+    subprocess.run(["cat", archive], stdout=subprocess.DEVNULL)  # into the page cache
+    print(f"archive: {archive}, {mb:.0f} MB, {os.cpu_count()} cores, median of {RUNS} runs\n")
+
+    rows = []
+    grep = timed(["grep", "-c", r"^\[Event ", archive])
+    rows.append(("grep -c '^\\[Event '", grep, None))
+    rows.append(("wc -l", timed(["wc", "-l", archive]), None))
+    commands = [
+        ("pgnfen stats", [BIN, "--no-progress", "stats", archive]),
+        ("pgnfen filter --class standard", [BIN, "--no-progress", "-q", "filter", "--class", "standard", "-o", "/dev/null", archive]),
+        ("pgnfen convert --to shredder", [BIN, "--no-progress", "-q", "convert", "--to", "shredder", "-o", "/dev/null", archive]),
+        ("pgnfen check", [BIN, "--no-progress", "check", archive]),
+    ]
+    for name, cmd in commands:
+        rows.append((name, timed(cmd), peak_rss_mib(cmd)))
+    stats_time = rows[2][1]
+
+    if PGN_EXTRACT:
+        slice_path = os.path.join(OUT, "slice.pgn")
+        with open(archive, "rb") as src, open(slice_path, "wb") as dst:
+            dst.write(src.read(100 * 10**6))
+            rest = src.read(1 << 20)
+            dst.write(rest[: rest.find(b"\n[Event ") + 1] if b"\n[Event " in rest else rest)
+        slice_mb = os.path.getsize(slice_path) / 1e6
+        t = timed([PGN_EXTRACT, "--quiet", "--nosetuptags", "-o", "/dev/null", slice_path])
+        rows.append((f"pgn-extract --nosetuptags (100 MB slice, x{mb / slice_mb:.1f})", t * mb / slice_mb, None))
+
+    print(f"{'command':<48} {'seconds':>8} {'MB/s':>8} {'vs grep':>8} {'RSS MiB':>8}")
+    for name, t, rss in rows:
+        rss_s = f"{rss:8.1f}" if rss is not None else f"{'-':>8}"
+        print(f"{name:<48} {t:8.3f} {mb / t:8.0f} {t / grep:8.2f} {rss_s}")
+    if PGN_EXTRACT:
+        print(f"\npgnfen filter is {rows[-1][1] / rows[3][1]:.0f}x faster than pgn-extract --nosetuptags")
+    print(f"pgnfen check / pgnfen stats: {rows[5][1] / stats_time:.2f}")
+
+    if shutil.which("zstd"):
+        zst = archive + ".zst"
+        if not os.path.exists(zst) or os.path.getmtime(zst) < os.path.getmtime(archive):
+            subprocess.run(["zstd", "-q", "-f", "-T0", archive, "-o", zst], check=True)
+        dc = timed(f"zstd -dc {zst} > /dev/null", shell=True)
+        st = timed([BIN, "--no-progress", "stats", zst])
+        print(f"\nzstd -dc > /dev/null: {dc:.3f}s; pgnfen stats on .zst: {st:.3f}s; ratio {st / dc:.2f}")
+
+
+if __name__ == "__main__":
+    main()
