@@ -44,10 +44,21 @@ impl VariantFamily {
         match &key[..len] {
             b"" | b"standard" | b"chess" | b"normal" | b"classical" | b"orthodox"
             | b"fromposition" => VariantFamily::StandardLike,
-            b"chess960" | b"960" | b"fischerandom" | b"fischerrandom" | b"fischerrandomchess"
+            b"chess960"
+            | b"960"
+            | b"fischerandom"
+            | b"fischerrandom"
+            | b"fischerrandomchess"
             | b"frc" => VariantFamily::Chess960,
-            b"capablanca" | b"capablancachess" | b"capablancarandom" | b"capablancarandomchess"
-            | b"caparandom" | b"crc" | b"gothic" | b"gothicchess" | b"embassy"
+            b"capablanca"
+            | b"capablancachess"
+            | b"capablancarandom"
+            | b"capablancarandomchess"
+            | b"caparandom"
+            | b"crc"
+            | b"gothic"
+            | b"gothicchess"
+            | b"embassy"
             | b"embassychess" => VariantFamily::Capablanca,
             _ => VariantFamily::Other,
         }
@@ -107,7 +118,9 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
 
     report_duplicates(tags, &mut problems);
 
-    let family = variant.map_or(VariantFamily::StandardLike, |i| VariantFamily::of(&decode_value(tags[i].raw)));
+    let family = variant.map_or(VariantFamily::StandardLike, |i| {
+        VariantFamily::of(&decode_value(tags[i].raw))
+    });
     let needs_start = matches!(family, VariantFamily::Chess960 | VariantFamily::Capablanca);
 
     if let Some(i) = setup {
@@ -163,11 +176,18 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
     if let (Some(i), true) = (fen_tag, family != VariantFamily::Other) {
         let value = decode_value(tags[i].raw);
         let a = fen::analyse(&value, family.hint());
-        problems.extend(a.problems.iter().cloned().map(|problem| TagProblem { tag: i, problem }));
+        problems.extend(
+            a.problems
+                .iter()
+                .cloned()
+                .map(|problem| TagProblem { tag: i, problem }),
+        );
         if let Some(board) = a.board {
             let v = variant.unwrap_or(i);
             let mismatch = match (family, board) {
-                (VariantFamily::Chess960, BoardSize::Ten) => Some("Chess960 is played on 8 files, but the FEN has 10"),
+                (VariantFamily::Chess960, BoardSize::Ten) => {
+                    Some("Chess960 is played on 8 files, but the FEN has 10")
+                }
                 (VariantFamily::Capablanca, BoardSize::Eight) => {
                     Some("the Capablanca family is played on 10 files, but the FEN has 8")
                 }
@@ -180,7 +200,11 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
                 });
             } else if family == VariantFamily::StandardLike && a.position.is_some() {
                 if board == BoardSize::Ten {
-                    problems.push(missing_variant(i, "a 10-file board needs a Variant tag", "add [Variant \"Capablanca\"] (or the variant played)"));
+                    problems.push(missing_variant(
+                        i,
+                        "a 10-file board needs a Variant tag",
+                        "add [Variant \"Capablanca\"] (or the variant played)",
+                    ));
                 } else if a.needs_chess960_castling {
                     problems.push(missing_variant(
                         i,
@@ -258,7 +282,12 @@ mod tests {
     use super::*;
 
     fn tags<'a>(list: &[(TagName, &'a str)]) -> Vec<TagInput<'a>> {
-        list.iter().map(|&(name, v)| TagInput { name, raw: v.as_bytes() }).collect()
+        list.iter()
+            .map(|&(name, v)| TagInput {
+                name,
+                raw: v.as_bytes(),
+            })
+            .collect()
     }
 
     fn codes(v: &Verdict) -> Vec<&'static str> {
@@ -269,11 +298,20 @@ mod tests {
 
     #[test]
     fn variant_names_compare_loosely() {
-        assert_eq!(VariantFamily::of(b" Fischer Random "), VariantFamily::Chess960);
+        assert_eq!(
+            VariantFamily::of(b" Fischer Random "),
+            VariantFamily::Chess960
+        );
         assert_eq!(VariantFamily::of(b"chess 960"), VariantFamily::Chess960);
-        assert_eq!(VariantFamily::of(b"From Position"), VariantFamily::StandardLike);
+        assert_eq!(
+            VariantFamily::of(b"From Position"),
+            VariantFamily::StandardLike
+        );
         assert_eq!(VariantFamily::of(b""), VariantFamily::StandardLike);
-        assert_eq!(VariantFamily::of(b"Capablanca Random Chess"), VariantFamily::Capablanca);
+        assert_eq!(
+            VariantFamily::of(b"Capablanca Random Chess"),
+            VariantFamily::Capablanca
+        );
         assert_eq!(VariantFamily::of(b"Seirawan960"), VariantFamily::Other);
         assert_eq!(VariantFamily::of(b"Crazyhouse"), VariantFamily::Other);
         assert_eq!(VariantFamily::of(&[b'x'; 100]), VariantFamily::Other);
@@ -289,8 +327,14 @@ mod tests {
     #[test]
     fn setup_rules() {
         let v = classify(&tags(&[(TagName::SetUp, "1")]));
-        assert_eq!((v.class, codes(&v)), (Class::Malformed, vec!["setup-without-fen"]));
-        let v = classify(&tags(&[(TagName::SetUp, "1"), (TagName::Variant, "Chess960")]));
+        assert_eq!(
+            (v.class, codes(&v)),
+            (Class::Malformed, vec!["setup-without-fen"])
+        );
+        let v = classify(&tags(&[
+            (TagName::SetUp, "1"),
+            (TagName::Variant, "Chess960"),
+        ]));
         assert_eq!(codes(&v), vec!["setup-without-fen", "variant-without-fen"]);
         let v = classify(&tags(&[(TagName::SetUp, "yes")]));
         assert_eq!(codes(&v), vec!["setup-value"]);
@@ -300,18 +344,34 @@ mod tests {
 
     #[test]
     fn other_variants_are_not_judged() {
-        let v = classify(&tags(&[(TagName::Variant, "Crazyhouse"), (TagName::SetUp, "1"), (TagName::Fen, "junk")]));
+        let v = classify(&tags(&[
+            (TagName::Variant, "Crazyhouse"),
+            (TagName::SetUp, "1"),
+            (TagName::Fen, "junk"),
+        ]));
         assert_eq!(v.class, Class::Other);
         assert!(v.problems.is_empty());
-        let v = classify(&tags(&[(TagName::Variant, "Atomic"), (TagName::Variant, "Standard")]));
-        assert_eq!((v.class, codes(&v)), (Class::Malformed, vec!["duplicate-tag"]));
+        let v = classify(&tags(&[
+            (TagName::Variant, "Atomic"),
+            (TagName::Variant, "Standard"),
+        ]));
+        assert_eq!(
+            (v.class, codes(&v)),
+            (Class::Malformed, vec!["duplicate-tag"])
+        );
     }
 
     #[test]
     fn duplicates_compare_variants_loosely() {
-        let v = classify(&tags(&[(TagName::Variant, "Chess960"), (TagName::Variant, "chess 960")]));
+        let v = classify(&tags(&[
+            (TagName::Variant, "Chess960"),
+            (TagName::Variant, "chess 960"),
+        ]));
         assert_eq!(codes(&v), vec!["variant-without-fen"]);
-        let v = classify(&tags(&[(TagName::Variant, "Chess960"), (TagName::Variant, "FRC")]));
+        let v = classify(&tags(&[
+            (TagName::Variant, "Chess960"),
+            (TagName::Variant, "FRC"),
+        ]));
         assert_eq!(codes(&v), vec!["duplicate-tag", "variant-without-fen"]);
     }
 }

@@ -7,7 +7,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::fen::{Dialect, EpPolicy};
 
 #[derive(Debug, Parser)]
-#[command(name = "pgnfen", version, about = "Classify, filter, convert and check the start-position headers (SetUp, FEN, Variant) of PGN archives")]
+#[command(
+    name = "pgnfen",
+    version,
+    about = "Classify, filter, convert and check the start-position headers (SetUp, FEN, Variant) of PGN archives"
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -57,7 +61,12 @@ pub struct IndexArgs {
 #[derive(Debug, Args)]
 pub struct FilterArgs {
     /// Classes to keep: standard, setup, chess960, crc, other, malformed
-    #[arg(long, value_delimiter = ',', required = true, value_name = "CLASS[,CLASS...]")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        required = true,
+        value_name = "CLASS[,CLASS...]"
+    )]
     pub class: Vec<ClassArg>,
     /// Keep only Chess960 games from these start positions (0-959)
     #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = clap::value_parser!(u16).range(0..960))]

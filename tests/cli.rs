@@ -11,7 +11,9 @@ fn bin() -> Command {
 }
 
 fn sample(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples")
+        .join(name)
 }
 
 fn run(args: &[&str]) -> Output {
@@ -19,7 +21,13 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn run_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
     let writer = std::thread::spawn(move || {
@@ -32,12 +40,19 @@ fn run_stdin(args: &[&str], input: &[u8]) -> Output {
 
 fn stats(path: &Path) -> serde_json::Value {
     let out = run(&["stats", "--format", "json", path.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn classes(v: &serde_json::Value) -> Vec<u64> {
-    ["standard", "setup", "chess960", "crc", "other", "malformed"].iter().map(|c| v["classes"][c].as_u64().unwrap()).collect()
+    ["standard", "setup", "chess960", "crc", "other", "malformed"]
+        .iter()
+        .map(|c| v["classes"][c].as_u64().unwrap())
+        .collect()
 }
 
 #[test]
@@ -45,7 +60,10 @@ fn stats_of_the_samples() {
     assert_eq!(classes(&stats(&sample("standard.pgn"))), [3, 0, 0, 0, 0, 0]);
     assert_eq!(classes(&stats(&sample("chess960.pgn"))), [0, 0, 3, 0, 0, 0]);
     assert_eq!(classes(&stats(&sample("crc.pgn"))), [0, 0, 0, 3, 0, 0]);
-    assert_eq!(classes(&stats(&sample("malformed.pgn"))), [0, 1, 0, 0, 0, 6]);
+    assert_eq!(
+        classes(&stats(&sample("malformed.pgn"))),
+        [0, 1, 0, 0, 0, 6]
+    );
     let mixed = stats(&sample("mixed.pgn"));
     assert_eq!(mixed["games"], 13);
     assert_eq!(classes(&mixed), [3, 1, 3, 3, 1, 2]);
@@ -67,16 +85,36 @@ fn filter_splits_every_game_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
     for class in ["standard", "setup", "chess960", "crc", "other", "malformed"] {
         let (a, b) = (dir.path().join("a.pgn"), dir.path().join("b.pgn"));
-        let out = run(&["filter", "-q", "--class", class, "-o", a.to_str().unwrap(), "--rest", b.to_str().unwrap(), sample("mixed.pgn").to_str().unwrap()]);
+        let out = run(&[
+            "filter",
+            "-q",
+            "--class",
+            class,
+            "-o",
+            a.to_str().unwrap(),
+            "--rest",
+            b.to_str().unwrap(),
+            sample("mixed.pgn").to_str().unwrap(),
+        ]);
         assert!(out.status.success());
         let (a, b) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
         assert_eq!(a.len() + b.len(), input.len(), "{class}");
         // Every game of A and B, in order, is a piece of the input.
         let kept = stats_of_bytes(&a);
-        assert_eq!(kept["games"].as_u64().unwrap(), kept["classes"][class].as_u64().unwrap(), "{class}");
+        assert_eq!(
+            kept["games"].as_u64().unwrap(),
+            kept["classes"][class].as_u64().unwrap(),
+            "{class}"
+        );
     }
     // Keeping every class gives the input back, byte for byte.
-    let out = run(&["filter", "-q", "--class", "standard,setup,chess960,crc,other,malformed", sample("mixed.pgn").to_str().unwrap()]);
+    let out = run(&[
+        "filter",
+        "-q",
+        "--class",
+        "standard,setup,chess960,crc,other,malformed",
+        sample("mixed.pgn").to_str().unwrap(),
+    ]);
     assert_eq!(out.stdout, input);
 }
 
@@ -87,7 +125,15 @@ fn stats_of_bytes(data: &[u8]) -> serde_json::Value {
 
 #[test]
 fn filter_by_chess960_position() {
-    let out = run(&["filter", "-q", "--class", "chess960", "--chess960-position", "0", sample("chess960.pgn").to_str().unwrap()]);
+    let out = run(&[
+        "filter",
+        "-q",
+        "--class",
+        "chess960",
+        "--chess960-position",
+        "0",
+        sample("chess960.pgn").to_str().unwrap(),
+    ]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.matches("[Event ").count(), 1);
     assert!(text.contains("BBQNNRKR"));
@@ -96,12 +142,31 @@ fn filter_by_chess960_position() {
 #[test]
 fn convert_round_trips_and_changes_only_fen_values() {
     let input = std::fs::read(sample("chess960.pgn")).unwrap();
-    let shredder = run(&["convert", "-q", "--to", "shredder", sample("chess960.pgn").to_str().unwrap()]).stdout;
+    let shredder = run(&[
+        "convert",
+        "-q",
+        "--to",
+        "shredder",
+        sample("chess960.pgn").to_str().unwrap(),
+    ])
+    .stdout;
     let text = String::from_utf8(shredder.clone()).unwrap();
-    assert!(text.contains("[FEN \"rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gga - 4 11\"]"), "{text}");
-    for (a, b) in String::from_utf8(input.clone()).unwrap().lines().zip(text.lines()) {
+    assert!(
+        text.contains(
+            "[FEN \"rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gga - 4 11\"]"
+        ),
+        "{text}"
+    );
+    for (a, b) in String::from_utf8(input.clone())
+        .unwrap()
+        .lines()
+        .zip(text.lines())
+    {
         if a != b {
-            assert!(a.starts_with("[FEN ") && b.starts_with("[FEN "), "{a} -> {b}");
+            assert!(
+                a.starts_with("[FEN ") && b.starts_with("[FEN "),
+                "{a} -> {b}"
+            );
         }
     }
     let back = run_stdin(&["convert", "-q", "--to", "xfen"], &shredder).stdout;
@@ -112,7 +177,12 @@ fn convert_round_trips_and_changes_only_fen_values() {
 
 #[test]
 fn convert_to_classic_fen_reports_lossy_castling() {
-    let out = run(&["convert", "--to", "fen", sample("chess960.pgn").to_str().unwrap()]);
+    let out = run(&[
+        "convert",
+        "--to",
+        "fen",
+        sample("chess960.pgn").to_str().unwrap(),
+    ]);
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("lossy-castling"), "{err}");
@@ -138,29 +208,65 @@ fn check_reports_like_a_compiler() {
     let text = String::from_utf8(out.stdout).unwrap();
     let first = format!("{}:4:25: error[fen-syntax]: ", path.display());
     assert!(text.contains(&first), "{text}");
-    assert!(text.contains("[FEN \"rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]"), "{text}");
+    assert!(
+        text.contains("[FEN \"rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]"),
+        "{text}"
+    );
     assert!(text.contains('^'), "{text}");
     assert!(text.contains("error[setup-without-fen]"), "{text}");
-    assert!(!text.contains("fen-without-setup"), "warnings only with --warnings: {text}");
+    assert!(
+        !text.contains("warning[fen-without-setup]"),
+        "warnings only with --warnings: {text}"
+    );
     assert!(text.contains("7 games read"), "{text}");
-    let with_warnings = String::from_utf8(run(&["check", "--warnings", path.to_str().unwrap()]).stdout).unwrap();
-    assert!(with_warnings.contains("warning[fen-without-setup]"), "{with_warnings}");
+    let with_warnings =
+        String::from_utf8(run(&["check", "--warnings", path.to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        with_warnings.contains("warning[fen-without-setup]"),
+        "{with_warnings}"
+    );
 }
 
 #[test]
 fn check_json_and_csv() {
     let path = sample("malformed.pgn");
-    let out = run(&["check", "-q", "--warnings", "--format", "json", path.to_str().unwrap()]);
-    let rows: Vec<serde_json::Value> = out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect();
+    let out = run(&[
+        "check",
+        "-q",
+        "--warnings",
+        "--format",
+        "json",
+        path.to_str().unwrap(),
+    ]);
+    let rows: Vec<serde_json::Value> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
     assert_eq!(rows.len(), 7);
-    for key in ["file", "game", "line", "column", "tag", "code", "severity", "message"] {
+    for key in [
+        "file", "game", "line", "column", "tag", "code", "severity", "message",
+    ] {
         assert!(rows[0].get(key).is_some(), "{key}");
     }
     assert_eq!(rows[0]["line"], 4);
     assert_eq!(rows[0]["tag"], "FEN");
-    let out = run(&["check", "-q", "--warnings", "--format", "csv", path.to_str().unwrap()]);
+    let out = run(&[
+        "check",
+        "-q",
+        "--warnings",
+        "--format",
+        "csv",
+        path.to_str().unwrap(),
+    ]);
     let mut reader = csv::Reader::from_reader(&out.stdout[..]);
-    assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>(), ["file", "game", "line", "column", "tag", "code", "severity", "message"]);
+    assert_eq!(
+        reader.headers().unwrap().iter().collect::<Vec<_>>(),
+        [
+            "file", "game", "line", "column", "tag", "code", "severity", "message"
+        ]
+    );
     assert_eq!(reader.records().count(), 7);
 }
 
@@ -172,18 +278,34 @@ fn check_exit_status_is_zero_without_errors() {
 
 #[test]
 fn fen_command_text_json_and_exit_status() {
-    let out = run(&["fen", "--to", "shredder", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]);
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1\n");
+    let out = run(&[
+        "fen",
+        "--to",
+        "shredder",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1\n"
+    );
     assert_eq!(out.status.code(), Some(0));
     let input = std::fs::read(sample("positions.fen")).unwrap();
     let out = run_stdin(&["fen", "--format", "json"], &input);
     assert_eq!(out.status.code(), Some(1), "one record is invalid");
-    let records: Vec<serde_json::Value> = out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect();
+    let records: Vec<serde_json::Value> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
     assert_eq!(records.len(), 7);
     assert_eq!(records[0]["class"], "standard");
     assert_eq!(records[0]["chess960_position"], 518);
     assert_eq!(records[2]["fen"], serde_json::Value::Null);
-    assert_eq!(records[2]["shredder"], "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gga - 4 11");
+    assert_eq!(
+        records[2]["shredder"],
+        "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gga - 4 11"
+    );
     assert_eq!(records[4]["board"], "10x8");
     assert_eq!(records[6]["valid"], false);
     assert_eq!(records[6]["problems"][0]["code"], "fen-syntax");
@@ -210,16 +332,38 @@ fn failed_run_leaves_no_output_file() {
     let bad = dir.path().join("x.pgn.zst");
     std::fs::write(&bad, b"[Event \"x\"]\n").unwrap();
     let out_path = dir.path().join("out.pgn");
-    let out = run(&["filter", "--class", "standard", "-o", out_path.to_str().unwrap(), bad.to_str().unwrap()]);
+    let out = run(&[
+        "filter",
+        "--class",
+        "standard",
+        "-o",
+        out_path.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(!out_path.exists());
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
 }
 
 #[test]
 fn closed_stdout_ends_quietly() {
     let big: Vec<u8> = std::fs::read(sample("mixed.pgn")).unwrap().repeat(3000);
-    let mut child = bin().args(["filter", "-q", "--class", "standard,setup,chess960,crc,other,malformed"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = bin()
+        .args([
+            "filter",
+            "-q",
+            "--class",
+            "standard,setup,chess960,crc,other,malformed",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(&big);
@@ -228,7 +372,11 @@ fn closed_stdout_ends_quietly() {
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -268,12 +416,18 @@ fn hostile_inputs_lose_nothing() {
     tag.extend(std::iter::repeat_n(b'y', 100 << 10));
     tag.extend_from_slice(b"\"]\n[FEN \"junk\"]\n\n*\n");
     cases.push(tag);
-    let junk: Vec<u8> = (0..1_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let junk: Vec<u8> = (0..1_000_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
     cases.push(junk);
     for input in &cases {
         for threads in ["-j1", "-j2"] {
             let out = run_stdin(&[threads, "filter", "-q", "--class", all], input);
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let blank_only = input.iter().all(|b| b.is_ascii_whitespace());
             if !blank_only {
                 assert_eq!(out.stdout.len(), input.len());

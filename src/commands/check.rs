@@ -58,7 +58,9 @@ impl Job for CheckJob {
                     0..0
                 };
                 let start = (tag.value_column + span.start).min(tag.line_text.len());
-                let end = (tag.value_column + span.end).min(tag.line_text.len()).max(start);
+                let end = (tag.value_column + span.end)
+                    .min(tag.line_text.len())
+                    .max(start);
                 let lossy = |b: &[u8]| String::from_utf8_lossy(b).len();
                 Finding {
                     code: p.problem.code,
@@ -103,7 +105,11 @@ pub struct Report<W: Write> {
 
 impl<W: Write> Report<W> {
     pub fn new(out: W, format: CheckFormat, warnings: bool, color: bool) -> Self {
-        let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+        let renderer = if color {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
         let mut report = Report {
             out,
             format,
@@ -123,13 +129,18 @@ impl<W: Write> Report<W> {
     }
 
     pub fn errors(&self) -> u64 {
-        Code::ALL.iter().filter(|c| c.severity() == Severity::Error).map(|&c| self.counts[c as usize]).sum()
+        Code::ALL
+            .iter()
+            .filter(|c| c.severity() == Severity::Error)
+            .map(|&c| self.counts[c as usize])
+            .sum()
     }
 
     /// The CSV header row comes first, also when nothing is found.
     fn write_csv_header(&mut self) -> io::Result<()> {
         if std::mem::take(&mut self.header_pending) {
-            self.out.write_all(b"file,game,line,column,tag,code,severity,message\n")?;
+            self.out
+                .write_all(b"file,game,line,column,tag,code,severity,message\n")?;
         }
         Ok(())
     }
@@ -147,12 +158,19 @@ impl<W: Write> Report<W> {
                 let snippet = Snippet::source(f.line_text.as_str())
                     .line_start(line as usize)
                     .annotation(AnnotationKind::Primary.span(f.span.clone()));
-                let mut group = level.primary_title(f.message.as_str()).id(f.code.as_str()).element(snippet);
+                let mut group = level
+                    .primary_title(f.message.as_str())
+                    .id(f.code.as_str())
+                    .element(snippet);
                 if let Some(help) = &f.help {
                     group = group.element(Level::HELP.message(help.as_str()));
                 }
                 let rendered = self.renderer.render(&[group]);
-                writeln!(self.out, "{}:{}:{}: {}", self.file, line, f.column, rendered)?;
+                writeln!(
+                    self.out,
+                    "{}:{}:{}: {}",
+                    self.file, line, f.column, rendered
+                )?;
                 writeln!(self.out)
             }
             CheckFormat::Json => {
@@ -162,9 +180,13 @@ impl<W: Write> Report<W> {
             }
             CheckFormat::Csv => {
                 let row = self.row(info, f, line);
-                let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+                let mut w = csv::WriterBuilder::new()
+                    .has_headers(false)
+                    .from_writer(Vec::new());
                 w.serialize(row).map_err(io::Error::other)?;
-                let bytes = w.into_inner().map_err(|e| io::Error::other(e.to_string()))?;
+                let bytes = w
+                    .into_inner()
+                    .map_err(|e| io::Error::other(e.to_string()))?;
                 self.out.write_all(&bytes)
             }
         }
@@ -197,8 +219,12 @@ impl<W: Write> Sink<Vec<Finding>> for Report<W> {
 
     fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> io::Result<()> {
         self.games += 1;
-        let errors = findings.iter().any(|f| f.code.severity() == Severity::Error);
-        let warnings = findings.iter().any(|f| f.code.severity() == Severity::Warning);
+        let errors = findings
+            .iter()
+            .any(|f| f.code.severity() == Severity::Error);
+        let warnings = findings
+            .iter()
+            .any(|f| f.code.severity() == Severity::Warning);
         self.games_with_errors += u64::from(errors);
         self.games_with_warnings += u64::from(warnings);
         for f in &findings {
@@ -240,7 +266,11 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
         eprint!("{summary}");
     }
     out.flush().map_err(write_err)?;
-    Ok(if errors > 0 { Outcome::Problems } else { Outcome::Clean })
+    Ok(if errors > 0 {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    })
 }
 
 fn summary<W: Write>(r: &Report<W>, seconds: f64, warnings: bool) -> String {
@@ -249,12 +279,20 @@ fn summary<W: Write>(r: &Report<W>, seconds: f64, warnings: bool) -> String {
         r.games,
         r.games_with_errors,
         r.games_with_warnings,
-        if warnings { "" } else { " (shown with --warnings)" }
+        if warnings {
+            ""
+        } else {
+            " (shown with --warnings)"
+        }
     );
     for code in Code::ALL {
         let n = r.counts[code as usize];
         if n > 0 {
-            s.push_str(&format!("  {:<20} {:<8} {n}\n", code.as_str(), code.severity().as_str()));
+            s.push_str(&format!(
+                "  {:<20} {:<8} {n}\n",
+                code.as_str(),
+                code.severity().as_str()
+            ));
         }
     }
     s

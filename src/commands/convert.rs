@@ -56,15 +56,25 @@ impl Job for ConvertJob {
         let family = header
             .tags()
             .find(|t| t.name == TagName::Variant)
-            .map_or(VariantFamily::StandardLike, |t| VariantFamily::of(&decode_value(t.raw)));
+            .map_or(VariantFamily::StandardLike, |t| {
+                VariantFamily::of(&decode_value(t.raw))
+            });
         let has_setup = header.tags().any(|t| t.name == TagName::SetUp);
         let mut first_fen = true;
         for tag in header.tags().filter(|t| t.name == TagName::Fen) {
             if self.repair && !has_setup && first_fen {
                 let line_start = tag.value_offset - tag.value_column as u64;
                 let mut insert = b"[SetUp \"1\"]".to_vec();
-                insert.extend_from_slice(if tag.line_end.is_empty() { b"\n" } else { tag.line_end });
-                out.edits.push(Edit { offset: line_start, remove: 0, insert });
+                insert.extend_from_slice(if tag.line_end.is_empty() {
+                    b"\n"
+                } else {
+                    tag.line_end
+                });
+                out.edits.push(Edit {
+                    offset: line_start,
+                    remove: 0,
+                    insert,
+                });
             }
             first_fen = false;
             // Other variants' FENs are not ours to read (SPEC §3): left alone, not reported.
@@ -85,12 +95,17 @@ impl Job for ConvertJob {
             let analysis = fen::analyse(&value, family.hint());
             let Some(position) = &analysis.position else {
                 let problem = analysis.problems.iter().find(|p| p.is_error());
-                let at = if value.len() == tag.raw.len() { problem.map_or(0, |p| p.span.start) } else { 0 };
+                let at = if value.len() == tag.raw.len() {
+                    problem.map_or(0, |p| p.span.start)
+                } else {
+                    0
+                };
                 out.unchanged.push(Unchanged {
                     line: tag.line,
                     column: column(at),
                     code: problem.map_or("fen-syntax", |p| p.code.as_str()),
-                    message: problem.map_or_else(|| "the FEN cannot be read".into(), |p| p.message.clone()),
+                    message: problem
+                        .map_or_else(|| "the FEN cannot be read".into(), |p| p.message.clone()),
                 });
                 continue;
             };
@@ -98,7 +113,11 @@ impl Job for ConvertJob {
                 Ok(text) => {
                     out.converted += 1;
                     if text.as_bytes() != tag.raw {
-                        out.edits.push(Edit { offset: tag.value_offset, remove: tag.raw.len(), insert: text.into_bytes() });
+                        out.edits.push(Edit {
+                            offset: tag.value_offset,
+                            remove: tag.raw.len(),
+                            insert: text.into_bytes(),
+                        });
                     }
                 }
                 Err(problem) => out.unchanged.push(Unchanged {
@@ -128,7 +147,15 @@ pub struct EditingSink<W> {
 
 impl<W: Write> EditingSink<W> {
     pub fn new(out: W, quiet: bool) -> Self {
-        EditingSink { out, file: String::new(), quiet, edits: Default::default(), skip: 0, converted: 0, unchanged: 0 }
+        EditingSink {
+            out,
+            file: String::new(),
+            quiet,
+            edits: Default::default(),
+            skip: 0,
+            converted: 0,
+            unchanged: 0,
+        }
     }
 
     pub fn into_inner(self) -> W {
@@ -197,13 +224,22 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
 pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
     let inputs = inputs(&args.inputs);
     check_inputs_exist(&inputs)?;
-    let name = args.output.as_ref().map_or("<stdout>".to_string(), |p| p.display().to_string());
+    let name = args
+        .output
+        .as_ref()
+        .map_or("<stdout>".to_string(), |p| p.display().to_string());
     let out = Output::create(args.output.as_deref()).map_err(|e| Error::writing(&name, e))?;
-    let job = ConvertJob { dialect: args.to, ep: args.ep, repair: args.repair };
+    let job = ConvertJob {
+        dialect: args.to,
+        ep: args.ep,
+        repair: args.repair,
+    };
     let mut sink = EditingSink::new(out, global.quiet);
     let games = pipeline::run(&inputs, &job, &mut sink, &options(global))?;
     let (converted, unchanged) = (sink.converted, sink.unchanged);
-    sink.into_inner().commit().map_err(|e| Error::writing(&name, e))?;
+    sink.into_inner()
+        .commit()
+        .map_err(|e| Error::writing(&name, e))?;
     if !global.quiet {
         eprintln!(
             "pgnfen: {games} games, {converted} FEN tags written as {}, {unchanged} left unchanged",
@@ -230,11 +266,22 @@ mod tests {
     fn edits_apply_across_pieces() {
         let input = b"[FEN \"abc\"]\n1. e4 *\n";
         let edits = vec![
-            Edit { offset: 0, remove: 0, insert: b"[SetUp \"1\"]\n".to_vec() },
-            Edit { offset: 6, remove: 3, insert: b"XYZW".to_vec() },
+            Edit {
+                offset: 0,
+                remove: 0,
+                insert: b"[SetUp \"1\"]\n".to_vec(),
+            },
+            Edit {
+                offset: 6,
+                remove: 3,
+                insert: b"XYZW".to_vec(),
+            },
         ];
         for pieces in [1, 2, 3, 7, 100] {
-            assert_eq!(apply(input, edits.clone(), pieces), b"[SetUp \"1\"]\n[FEN \"XYZW\"]\n1. e4 *\n");
+            assert_eq!(
+                apply(input, edits.clone(), pieces),
+                b"[SetUp \"1\"]\n[FEN \"XYZW\"]\n1. e4 *\n"
+            );
         }
     }
 }

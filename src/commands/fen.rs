@@ -16,7 +16,12 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     let mut invalid = 0u64;
     let write_err = |e| Error::writing("<stdout>", e);
     if !args.fens.is_empty() {
-        let records: Vec<(u64, &str)> = args.fens.iter().enumerate().map(|(i, f)| (i as u64 + 1, f.as_str())).collect();
+        let records: Vec<(u64, &str)> = args
+            .fens
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (i as u64 + 1, f.as_str()))
+            .collect();
         invalid += emit(&mut out, args, global, "<argument>", &records).map_err(write_err)?;
     } else {
         let stdin = io::stdin();
@@ -26,7 +31,12 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         let mut buf = Vec::new();
         loop {
             buf.clear();
-            let n = reader.read_until(b'\n', &mut buf).map_err(|source| Error::Io { file: "<stdin>".into(), source })?;
+            let n = reader
+                .read_until(b'\n', &mut buf)
+                .map_err(|source| Error::Io {
+                    file: "<stdin>".into(),
+                    source,
+                })?;
             if n > 0 {
                 line_no += 1;
                 let line = trim_line_end(&buf);
@@ -37,7 +47,8 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
             // Flush when the batch is full, at the end, or when no more input is
             // waiting (so that interactive use answers each line at once).
             if n == 0 || batch.len() >= BATCH || reader.buffer().is_empty() {
-                let records: Vec<(u64, &str)> = batch.iter().map(|(n, s)| (*n, s.as_str())).collect();
+                let records: Vec<(u64, &str)> =
+                    batch.iter().map(|(n, s)| (*n, s.as_str())).collect();
                 invalid += emit(&mut out, args, global, "<stdin>", &records).map_err(write_err)?;
                 batch.clear();
                 out.flush().map_err(write_err)?;
@@ -48,7 +59,11 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         }
     }
     out.flush().map_err(write_err)?;
-    Ok(if invalid > 0 { Outcome::Problems } else { Outcome::Clean })
+    Ok(if invalid > 0 {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    })
 }
 
 fn trim_line_end(line: &[u8]) -> &[u8] {
@@ -57,7 +72,13 @@ fn trim_line_end(line: &[u8]) -> &[u8] {
 }
 
 /// Analyses and writes a batch of records in order; returns how many were invalid.
-fn emit(out: &mut impl Write, args: &FenArgs, global: &Global, source: &str, records: &[(u64, &str)]) -> io::Result<u64> {
+fn emit(
+    out: &mut impl Write,
+    args: &FenArgs,
+    global: &Global,
+    source: &str,
+    records: &[(u64, &str)],
+) -> io::Result<u64> {
     let render = |&(line, input): &(u64, &str)| {
         let analysis = fen::analyse(input.as_bytes(), VariantHint::StandardLike);
         let text = render(args, input, &analysis);
@@ -68,12 +89,24 @@ fn emit(out: &mut impl Write, args: &FenArgs, global: &Global, source: &str, rec
                 .problems
                 .iter()
                 .filter(|p| p.is_error())
-                .map(|p| format!("{source}:{line}:{}: {}[{}]: {}\n", p.column(), p.severity(), p.code, p.message))
+                .map(|p| {
+                    format!(
+                        "{source}:{line}:{}: {}[{}]: {}\n",
+                        p.column(),
+                        p.severity(),
+                        p.code,
+                        p.message
+                    )
+                })
                 .collect()
         };
         (text, diagnostics, !analysis.is_valid())
     };
-    let rendered: Vec<_> = if records.len() > 64 { records.par_iter().map(render).collect() } else { records.iter().map(render).collect() };
+    let rendered: Vec<_> = if records.len() > 64 {
+        records.par_iter().map(render).collect()
+    } else {
+        records.iter().map(render).collect()
+    };
     let mut invalid = 0;
     for (text, diagnostics, bad) in rendered {
         if !diagnostics.is_empty() {

@@ -77,18 +77,41 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
         classes: args.class.iter().map(|&c| c.into()).collect(),
         chess960_positions: args.chess960_position.clone(),
     };
-    let name = |p: &Option<std::path::PathBuf>| p.as_ref().map_or("<stdout>".to_string(), |p| p.display().to_string());
-    let kept = Output::create(args.output.as_deref()).map_err(|e| Error::writing(&name(&args.output), e))?;
+    let name = |p: &Option<std::path::PathBuf>| {
+        p.as_ref()
+            .map_or("<stdout>".to_string(), |p| p.display().to_string())
+    };
+    let kept = Output::create(args.output.as_deref())
+        .map_err(|e| Error::writing(&name(&args.output), e))?;
     let rest = match &args.rest {
-        Some(path) => Some(Output::create(Some(path)).map_err(|e| Error::writing(&name(&args.rest), e))?),
+        Some(path) => {
+            Some(Output::create(Some(path)).map_err(|e| Error::writing(&name(&args.rest), e))?)
+        }
         None => None,
     };
-    let mut split = Split { kept, rest, to_kept: false, kept_games: 0 };
-    let games = pipeline::run(&inputs, &FilterJob(&selection), &mut split, &options(global))?;
-    let Split { kept, rest, kept_games, .. } = split;
-    kept.commit().map_err(|e| Error::writing(&name(&args.output), e))?;
+    let mut split = Split {
+        kept,
+        rest,
+        to_kept: false,
+        kept_games: 0,
+    };
+    let games = pipeline::run(
+        &inputs,
+        &FilterJob(&selection),
+        &mut split,
+        &options(global),
+    )?;
+    let Split {
+        kept,
+        rest,
+        kept_games,
+        ..
+    } = split;
+    kept.commit()
+        .map_err(|e| Error::writing(&name(&args.output), e))?;
     if let Some(rest) = rest {
-        rest.commit().map_err(|e| Error::writing(&name(&args.rest), e))?;
+        rest.commit()
+            .map_err(|e| Error::writing(&name(&args.rest), e))?;
     }
     if !global.quiet {
         eprintln!("pgnfen: kept {kept_games} of {games} games");

@@ -59,8 +59,15 @@ impl<W: Write> Sink<GameFacts> for Index<W> {
 pub fn run(global: &Global, args: &IndexArgs) -> Result<Outcome, Error> {
     let inputs = inputs(&args.inputs);
     check_inputs_exist(&inputs)?;
-    let mut index = Index { out: io::BufWriter::new(io::stdout().lock()), file: String::new(), current: None };
+    let mut index = Index {
+        out: io::BufWriter::new(io::stdout().lock()),
+        file: String::new(),
+        current: None,
+    };
     pipeline::run(&inputs, &StatsJob, &mut index, &options(global))?;
-    index.flush_game().and_then(|()| index.out.flush()).map_err(|e| Error::writing("<stdout>", e))?;
+    index
+        .flush_game()
+        .and_then(|()| index.out.flush())
+        .map_err(|e| Error::writing("<stdout>", e))?;
     Ok(Outcome::Clean)
 }

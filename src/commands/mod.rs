@@ -43,7 +43,10 @@ impl Error {
         if source.kind() == io::ErrorKind::BrokenPipe {
             Error::BrokenPipe
         } else {
-            Error::Io { file: file.to_string(), source }
+            Error::Io {
+                file: file.to_string(),
+                source,
+            }
         }
     }
 }
@@ -51,7 +54,10 @@ impl Error {
 impl From<RunError> for Error {
     fn from(e: RunError) -> Self {
         match e {
-            RunError::Input(e) => Error::Io { file: e.file, source: e.source },
+            RunError::Input(e) => Error::Io {
+                file: e.file,
+                source: e.source,
+            },
             RunError::Sink(e) => Error::writing("<output>", e),
         }
     }
@@ -72,7 +78,8 @@ pub fn options(global: &Global) -> Options {
         .threads
         .filter(|&n| n > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let progress = !global.quiet && !global.no_progress && (global.progress || io::stderr().is_terminal());
+    let progress =
+        !global.quiet && !global.no_progress && (global.progress || io::stderr().is_terminal());
     Options { threads, progress }
 }
 
@@ -80,10 +87,13 @@ pub fn options(global: &Global) -> Options {
 /// reported at once (exit status 2) rather than after the others were read.
 pub fn check_inputs_exist(inputs: &[Input]) -> Result<(), Error> {
     for input in inputs {
-        if let Input::File(path) = input {
-            if let Err(source) = std::fs::File::open(path) {
-                return Err(Error::Io { file: input.display_name(), source });
-            }
+        if let Input::File(path) = input
+            && let Err(source) = std::fs::File::open(path)
+        {
+            return Err(Error::Io {
+                file: input.display_name(),
+                source,
+            });
         }
     }
     Ok(())

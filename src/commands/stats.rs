@@ -30,14 +30,22 @@ impl Job for StatsJob {
     fn game(&self, header: &Header<'_>) -> GameFacts {
         let mut problems = [0u16; Code::ALL.len()];
         if header.is_empty() {
-            return GameFacts { class: Class::Standard, chess960_position: None, problems };
+            return GameFacts {
+                class: Class::Standard,
+                chess960_position: None,
+                problems,
+            };
         }
         let verdict = classify(&header.inputs());
         for p in &verdict.problems {
             let slot = &mut problems[p.problem.code as usize];
             *slot = slot.saturating_add(1);
         }
-        GameFacts { class: verdict.class, chess960_position: verdict.chess960_position, problems }
+        GameFacts {
+            class: verdict.class,
+            chess960_position: verdict.chess960_position,
+            problems,
+        }
     }
 }
 
@@ -64,7 +72,11 @@ impl Counts {
 
     /// Chess960 start positions, most common first (ties by number).
     pub fn top_positions(&self, n: usize) -> Vec<(u16, u64)> {
-        let mut v: Vec<_> = self.chess960_positions.iter().map(|(&k, &c)| (k, c)).collect();
+        let mut v: Vec<_> = self
+            .chess960_positions
+            .iter()
+            .map(|(&k, &c)| (k, c))
+            .collect();
         v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         v.truncate(n);
         v
@@ -104,26 +116,45 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
         Format::Json => write_json(&mut out, &counts),
         Format::Text => write_text(&mut out, &counts),
     };
-    written.and_then(|()| out.flush()).map_err(|e| Error::writing("<stdout>", e))?;
+    written
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::writing("<stdout>", e))?;
     Ok(Outcome::Clean)
 }
 
 fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
-    let classes = Class::ALL.iter().map(|c| (c.as_str().to_string(), counts.classes[c.index()].into())).collect();
-    let chess960_positions =
-        counts.top_positions(usize::MAX).into_iter().map(|(n, c)| (n.to_string(), c.into())).collect();
+    let classes = Class::ALL
+        .iter()
+        .map(|c| (c.as_str().to_string(), counts.classes[c.index()].into()))
+        .collect();
+    let chess960_positions = counts
+        .top_positions(usize::MAX)
+        .into_iter()
+        .map(|(n, c)| (n.to_string(), c.into()))
+        .collect();
     let problems = Code::ALL
         .iter()
         .filter(|c| counts.problems[**c as usize] > 0)
         .map(|c| (c.as_str().to_string(), counts.problems[*c as usize].into()))
         .collect();
-    let json = JsonStats { games: counts.games, classes, chess960_positions, problems };
+    let json = JsonStats {
+        games: counts.games,
+        classes,
+        chess960_positions,
+        problems,
+    };
     serde_json::to_writer(&mut *out, &json)?;
     writeln!(out)
 }
 
 fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
-    let pct = |n: u64| if counts.games == 0 { 0.0 } else { 100.0 * n as f64 / counts.games as f64 };
+    let pct = |n: u64| {
+        if counts.games == 0 {
+            0.0
+        } else {
+            100.0 * n as f64 / counts.games as f64
+        }
+    };
     writeln!(out, "{:<12} {:>12} {:>7}", "class", "games", "%")?;
     for class in Class::ALL {
         let n = counts.classes[class.index()];
@@ -132,7 +163,11 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
     writeln!(out, "{:<12} {:>12}", "total", counts.games)?;
     let top = counts.top_positions(10);
     if !top.is_empty() {
-        writeln!(out, "\nChess960 start positions ({} distinct), most common:", counts.chess960_positions.len())?;
+        writeln!(
+            out,
+            "\nChess960 start positions ({} distinct), most common:",
+            counts.chess960_positions.len()
+        )?;
         for (n, c) in top {
             writeln!(out, "  {n:>3}  {}  {c:>10}", chess960_array(n))?;
         }
@@ -142,7 +177,13 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
         for code in Code::ALL {
             let n = counts.problems[code as usize];
             if n > 0 {
-                writeln!(out, "  {:<20} {:>8} {:>10}", code.as_str(), code.severity().as_str(), n)?;
+                writeln!(
+                    out,
+                    "  {:<20} {:>8} {:>10}",
+                    code.as_str(),
+                    code.severity().as_str(),
+                    n
+                )?;
             }
         }
     }
@@ -151,5 +192,8 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
 
 /// The white back rank of Chess960 start position `n`, e.g. `RNBQKBNR` for 518.
 fn chess960_array(n: u16) -> String {
-    chess960::array(n).map_or_else(|| "?".repeat(8), |rank| rank.iter().map(|r| char::from(r.upper())).collect())
+    chess960::array(n).map_or_else(
+        || "?".repeat(8),
+        |rank| rank.iter().map(|r| char::from(r.upper())).collect(),
+    )
 }

@@ -150,7 +150,10 @@ fn find_cut(buf: &[u8], from: usize) -> Option<usize> {
         let Some((blank_start, blank_end)) = previous_line(buf, q) else {
             continue;
         };
-        if !buf[blank_start..blank_end].iter().all(|&b| b == b' ' || b == b'\t') {
+        if !buf[blank_start..blank_end]
+            .iter()
+            .all(|&b| b == b' ' || b == b'\t')
+        {
             continue;
         }
         let Some((s, e)) = previous_line(buf, blank_start) else {
@@ -220,7 +223,11 @@ mod tests {
         for c in &cs[1..] {
             assert_eq!(c.start, Start::Cut);
             // Never inside the ChessBase-style blank line of a header.
-            assert!(c.data.starts_with(b"[Event"), "{:?}", String::from_utf8_lossy(&c.data[..20]));
+            assert!(
+                c.data.starts_with(b"[Event"),
+                "{:?}",
+                String::from_utf8_lossy(&c.data[..20])
+            );
         }
     }
 

@@ -80,7 +80,12 @@ impl<'a> Header<'a> {
 
     /// The tags as the classifier takes them.
     pub fn inputs(&self) -> Vec<TagInput<'a>> {
-        self.tags().map(|t| TagInput { name: t.name, raw: t.raw }).collect()
+        self.tags()
+            .map(|t| TagInput {
+                name: t.name,
+                raw: t.raw,
+            })
+            .collect()
     }
 }
 
@@ -109,19 +114,39 @@ pub struct Builder {
 
 impl Builder {
     /// Consumes the events of one chunk (`data` starting at absolute `offset`).
-    pub fn consume<J: Job>(&mut self, job: &J, data: &[u8], offset: u64, events: &[Event], out: &mut Vec<Entry<J::Game>>) {
+    pub fn consume<J: Job>(
+        &mut self,
+        job: &J,
+        data: &[u8],
+        offset: u64,
+        events: &[Event],
+        out: &mut Vec<Entry<J::Game>>,
+    ) {
         if self.open && !self.header_done {
             // The header of a game from an earlier chunk goes on here.
-            out.push(Entry { start: 0, line: 0, continued: true, result: None });
+            out.push(Entry {
+                start: 0,
+                line: 0,
+                continued: true,
+                result: None,
+            });
         }
         for event in events {
             match event {
-                Event::GameStart { offset: start, line } => {
+                Event::GameStart {
+                    offset: start,
+                    line,
+                } => {
                     self.arena.clear();
                     self.slots.clear();
                     self.open = true;
                     self.header_done = false;
-                    out.push(Entry { start: *start, line: *line, continued: false, result: None });
+                    out.push(Entry {
+                        start: *start,
+                        line: *line,
+                        continued: false,
+                        result: None,
+                    });
                 }
                 Event::Tag(tag) => {
                     if !self.open || self.header_done {
@@ -131,14 +156,16 @@ impl Builder {
                     let complete = tag.value.start >= offset && tag.value.end <= end;
                     let raw_start = self.arena.len();
                     if complete {
-                        let v = (tag.value.start - offset) as usize..(tag.value.end - offset) as usize;
+                        let v =
+                            (tag.value.start - offset) as usize..(tag.value.end - offset) as usize;
                         self.arena.extend_from_slice(&data[v]);
                     }
                     let raw = raw_start..self.arena.len();
                     let line_start = tag.line_start.max(offset);
                     let ls = (line_start - offset) as usize;
                     let le = ls.min(data.len());
-                    let le = memchr::memchr2(b'\n', b'\r', &data[le..]).map_or(data.len(), |i| le + i);
+                    let le =
+                        memchr::memchr2(b'\n', b'\r', &data[le..]).map_or(data.len(), |i| le + i);
                     let text_start = self.arena.len();
                     if ls <= le {
                         self.arena.extend_from_slice(&data[ls..le]);
@@ -164,7 +191,10 @@ impl Builder {
                         continue;
                     }
                     self.header_done = true;
-                    let header = Header { arena: &self.arena, slots: &self.slots };
+                    let header = Header {
+                        arena: &self.arena,
+                        slots: &self.slots,
+                    };
                     let result = job.game(&header);
                     if let Some(last) = out.last_mut() {
                         last.result = Some(result);

@@ -19,12 +19,12 @@ use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
 use crate::pgn::scan::{CutFit, Event, Scanner};
 use chunk::{Chunk, Chunker, Start};
-use game::{Builder, Entry};
 pub use game::Job;
+use game::{Builder, Entry};
 pub use game::{Header, HeaderTag};
 use progress::Progress;
-use spool::Spool;
 pub use source::Input;
+use spool::Spool;
 
 /// Where a game lies in its input.
 #[derive(Clone, Copy, Debug)]
@@ -86,7 +86,12 @@ pub struct Options {
 }
 
 /// Streams every input through `job` and `sink`, in order. Returns the number of games.
-pub fn run<J: Job, S: Sink<J::Game>>(inputs: &[Input], job: &J, sink: &mut S, options: &Options) -> Result<u64, RunError> {
+pub fn run<J: Job, S: Sink<J::Game>>(
+    inputs: &[Input],
+    job: &J,
+    sink: &mut S,
+    options: &Options,
+) -> Result<u64, RunError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.max(1))
         .thread_name(|i| format!("pgnfen-worker-{i}"))
@@ -123,7 +128,12 @@ fn run_one<J: Job, S: Sink<J::Game>>(
 ) -> Result<u64, RunError> {
     sink.begin_input(input).map_err(RunError::Sink)?;
     let name = input.display_name();
-    let in_err = |source: io::Error| RunError::Input(InputError { file: name.clone(), source });
+    let in_err = |source: io::Error| {
+        RunError::Input(InputError {
+            file: name.clone(),
+            source,
+        })
+    };
     let raw_read = Arc::new(AtomicU64::new(0));
     let reader = input.open(raw_read.clone()).map_err(in_err)?;
     progress.start_input(raw_read);
@@ -150,7 +160,8 @@ fn run_one<J: Job, S: Sink<J::Game>>(
                             let tx = reader_done.clone();
                             tasks.spawn_fifo(move |_| {
                                 let scanned = scan_speculatively(job, chunk);
-                                let _ = tx.send((scanned.chunk.seq, Message::Scanned(Box::new(scanned))));
+                                let _ = tx
+                                    .send((scanned.chunk.seq, Message::Scanned(Box::new(scanned))));
                             });
                         }
                         Ok(None) => return,
@@ -208,7 +219,12 @@ fn scan_speculatively<J: Job>(job: &J, chunk: Chunk) -> Scanned<J::Game> {
     let mut scanner = match chunk.start {
         Start::Input => Scanner::new(),
         Start::Cut => Scanner::at_cut(chunk.offset),
-        Start::Forced => return Scanned { chunk, speculative: None },
+        Start::Forced => {
+            return Scanned {
+                chunk,
+                speculative: None,
+            };
+        }
     };
     let mut events = Vec::new();
     scanner.feed(&chunk.data, &mut events);
@@ -267,7 +283,11 @@ impl<'j, J: Job> Merger<'j, J> {
     }
 
     /// Merges one chunk (in order) and gives its buffer back.
-    fn merge<S: Sink<J::Game>>(&mut self, scanned: Scanned<J::Game>, sink: &mut S) -> io::Result<Vec<u8>> {
+    fn merge<S: Sink<J::Game>>(
+        &mut self,
+        scanned: Scanned<J::Game>,
+        sink: &mut S,
+    ) -> io::Result<Vec<u8>> {
         let Scanned { chunk, speculative } = scanned;
         let fit = match chunk.start {
             Start::Input => CutFit::NewGame,
@@ -278,17 +298,17 @@ impl<'j, J: Job> Merger<'j, J> {
             (CutFit::NewGame | CutFit::SameGame, Some((mut scanner, builder, mut entries))) => {
                 // The worker counted lines from 1 at the cut.
                 let lines_before = self.scanner.lines_seen();
-                if fit == CutFit::SameGame {
-                    if let Some(first) = entries.first_mut() {
-                        match self.scanner.pending_game_start() {
-                            // The game began before the cut (blank lines or garbage).
-                            Some((offset, line)) => {
-                                first.start = offset;
-                                first.line = line.saturating_sub(lines_before);
-                            }
-                            // It began and was reported already: the cut continues it.
-                            None => first.continued = true,
+                if fit == CutFit::SameGame
+                    && let Some(first) = entries.first_mut()
+                {
+                    match self.scanner.pending_game_start() {
+                        // The game began before the cut (blank lines or garbage).
+                        Some((offset, line)) => {
+                            first.start = offset;
+                            first.line = line.saturating_sub(lines_before);
                         }
+                        // It began and was reported already: the cut continues it.
+                        None => first.continued = true,
                     }
                 }
                 scanner.rebase_lines(lines_before);
@@ -303,7 +323,13 @@ impl<'j, J: Job> Merger<'j, J> {
                     self.scanner.finish(&mut self.events);
                 }
                 let mut entries = Vec::new();
-                self.builder.consume(self.job, &chunk.data, chunk.offset, &self.events, &mut entries);
+                self.builder.consume(
+                    self.job,
+                    &chunk.data,
+                    chunk.offset,
+                    &self.events,
+                    &mut entries,
+                );
                 (entries, 0)
             }
         };
@@ -311,7 +337,13 @@ impl<'j, J: Job> Merger<'j, J> {
         Ok(chunk.data)
     }
 
-    fn emit<S: Sink<J::Game>>(&mut self, chunk: &Chunk, entries: &mut Vec<Entry<J::Game>>, line_delta: u64, sink: &mut S) -> io::Result<()> {
+    fn emit<S: Sink<J::Game>>(
+        &mut self,
+        chunk: &Chunk,
+        entries: &mut Vec<Entry<J::Game>>,
+        line_delta: u64,
+        sink: &mut S,
+    ) -> io::Result<()> {
         let base = chunk.offset;
         let end = base + chunk.data.len() as u64;
         let slice = |from: u64, to: u64| &chunk.data[(from - base) as usize..(to - base) as usize];
@@ -329,7 +361,11 @@ impl<'j, J: Job> Merger<'j, J> {
             self.route(pos, slice(pos, start), sink)?;
             pos = start;
             self.games += 1;
-            let game_start = if self.held.is_empty() { entry.start } else { self.held.offset() };
+            let game_start = if self.held.is_empty() {
+                entry.start
+            } else {
+                self.held.offset()
+            };
             self.open = Some(OpenGame {
                 index: self.games,
                 start: game_start,
@@ -354,7 +390,7 @@ impl<'j, J: Job> Merger<'j, J> {
                     let mut held = std::mem::take(&mut self.held);
                     if self.open.is_some() {
                         // Garbage at the end of the input belongs to the last game.
-                        held.drain(|offset, data| self.to_open(offset, data, sink))?;
+                        held.drain(|offset, data| self.give_to_open_game(offset, data, sink))?;
                     } else {
                         held.drain(|offset, data| sink.orphan_bytes(offset, data))?;
                     }
@@ -366,17 +402,27 @@ impl<'j, J: Job> Merger<'j, J> {
 
     /// Bytes that follow everything routed so far: held bytes stay held (their game
     /// is still unknown); otherwise they belong to the open game.
-    fn route<S: Sink<J::Game>>(&mut self, offset: u64, data: &[u8], sink: &mut S) -> io::Result<()> {
+    fn route<S: Sink<J::Game>>(
+        &mut self,
+        offset: u64,
+        data: &[u8],
+        sink: &mut S,
+    ) -> io::Result<()> {
         if data.is_empty() {
             return Ok(());
         }
         if !self.held.is_empty() || self.open.is_none() {
             return self.held.push(offset, data);
         }
-        self.to_open(offset, data, sink)
+        self.give_to_open_game(offset, data, sink)
     }
 
-    fn to_open<S: Sink<J::Game>>(&mut self, offset: u64, data: &[u8], sink: &mut S) -> io::Result<()> {
+    fn give_to_open_game<S: Sink<J::Game>>(
+        &mut self,
+        offset: u64,
+        data: &[u8],
+        sink: &mut S,
+    ) -> io::Result<()> {
         if data.is_empty() || !sink.wants_bytes() {
             return Ok(());
         }
@@ -387,8 +433,15 @@ impl<'j, J: Job> Merger<'j, J> {
     }
 
     /// The header of the open game is read: `line_delta` is that of the chunk where it ended.
-    fn header_read<S: Sink<J::Game>>(&mut self, result: J::Game, line_delta: u64, sink: &mut S) -> io::Result<()> {
-        let Some(open) = self.open.as_mut() else { return Ok(()) };
+    fn header_read<S: Sink<J::Game>>(
+        &mut self,
+        result: J::Game,
+        line_delta: u64,
+        sink: &mut S,
+    ) -> io::Result<()> {
+        let Some(open) = self.open.as_mut() else {
+            return Ok(());
+        };
         if open.known {
             return Ok(());
         }

@@ -27,7 +27,10 @@ pub struct Output {
 impl Output {
     /// Standard output.
     pub fn stdout() -> Output {
-        Output { target: Target::Stdout(BufWriter::with_capacity(BUFFER, io::stdout())), temp: None }
+        Output {
+            target: Target::Stdout(BufWriter::with_capacity(BUFFER, io::stdout())),
+            temp: None,
+        }
     }
 
     /// A file, or standard output for `None` or `-`.
@@ -39,17 +42,32 @@ impl Output {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let temp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".tmp").tempfile_in(dir)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(dir)?;
         let (file, temp_path) = temp.into_parts();
         let file = BufWriter::with_capacity(BUFFER, file);
         let target = match Compression::of(path) {
             Compression::None => Target::Plain(file),
-            Compression::Gzip => Target::Gzip(flate2::write::GzEncoder::new(file, flate2::Compression::default())),
-            Compression::Bzip2 => Target::Bzip2(bzip2::write::BzEncoder::new(file, bzip2::Compression::default())),
+            Compression::Gzip => Target::Gzip(flate2::write::GzEncoder::new(
+                file,
+                flate2::Compression::default(),
+            )),
+            Compression::Bzip2 => Target::Bzip2(bzip2::write::BzEncoder::new(
+                file,
+                bzip2::Compression::default(),
+            )),
             Compression::Zstd => Target::Zstd(zstd::stream::write::Encoder::new(file, 3)?),
         };
-        Ok(Output { target, temp: Some((temp_path, path.to_path_buf())) })
+        Ok(Output {
+            target,
+            temp: Some((temp_path, path.to_path_buf())),
+        })
     }
 
     /// Finishes the stream and moves a file into place. Without this call a

@@ -2,8 +2,8 @@
 //! for compressed files), games, throughput, time left.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -20,7 +20,9 @@ impl Progress {
     pub fn new(enabled: bool, total: Option<u64>) -> Progress {
         let bar = enabled.then(|| {
             let bar = match total {
-                Some(t) => ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::stderr_with_hz(4)),
+                Some(t) => {
+                    ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::stderr_with_hz(4))
+                }
                 None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4)),
             };
             let template = if total.is_some() {
@@ -34,14 +36,19 @@ impl Progress {
             bar.enable_steady_tick(Duration::from_millis(250));
             bar
         });
-        Progress { bar, done_before: AtomicU64::new(0), current: Mutex::new(None) }
+        Progress {
+            bar,
+            done_before: AtomicU64::new(0),
+            current: Mutex::new(None),
+        }
     }
 
     /// A new input starts; `raw_read` counts its raw bytes.
     pub fn start_input(&self, raw_read: Arc<AtomicU64>) {
         if let Ok(mut cur) = self.current.lock() {
             if let Some(prev) = cur.take() {
-                self.done_before.fetch_add(prev.load(Ordering::Relaxed), Ordering::Relaxed);
+                self.done_before
+                    .fetch_add(prev.load(Ordering::Relaxed), Ordering::Relaxed);
             }
             *cur = Some(raw_read);
         }
@@ -49,7 +56,12 @@ impl Progress {
 
     pub fn advance(&self, games: u64) {
         let Some(bar) = &self.bar else { return };
-        let current = self.current.lock().ok().and_then(|c| c.as_ref().map(|a| a.load(Ordering::Relaxed))).unwrap_or(0);
+        let current = self
+            .current
+            .lock()
+            .ok()
+            .and_then(|c| c.as_ref().map(|a| a.load(Ordering::Relaxed)))
+            .unwrap_or(0);
         bar.set_position(self.done_before.load(Ordering::Relaxed) + current);
         bar.set_message(format!("{games} games"));
     }

@@ -16,7 +16,11 @@ pub enum Input {
 
 impl Input {
     pub fn from_arg(arg: &str) -> Input {
-        if arg == "-" { Input::Stdin } else { Input::File(PathBuf::from(arg)) }
+        if arg == "-" {
+            Input::Stdin
+        } else {
+            Input::File(PathBuf::from(arg))
+        }
     }
 
     /// The name used in messages (`-` reads as `<stdin>`).
@@ -39,13 +43,23 @@ impl Input {
     /// bytes read (for the progress bar).
     pub fn open(&self, raw_read: Arc<AtomicU64>) -> io::Result<Box<dyn Read + Send>> {
         match self {
-            Input::Stdin => Ok(Box::new(Counting { inner: io::stdin(), count: raw_read })),
+            Input::Stdin => Ok(Box::new(Counting {
+                inner: io::stdin(),
+                count: raw_read,
+            })),
             Input::File(path) => {
-                let file = Counting { inner: File::open(path)?, count: raw_read };
+                let file = Counting {
+                    inner: File::open(path)?,
+                    count: raw_read,
+                };
                 Ok(match Compression::of(path) {
                     Compression::None => Box::new(file),
-                    Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::with_capacity(1 << 20, file))),
-                    Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(io::BufReader::with_capacity(1 << 20, file))),
+                    Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
+                        io::BufReader::with_capacity(1 << 20, file),
+                    )),
+                    Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(
+                        io::BufReader::with_capacity(1 << 20, file),
+                    )),
                     Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(file)?),
                 })
             }

@@ -25,7 +25,10 @@ impl Spool {
     }
 
     pub fn with_limit(limit: usize) -> Spool {
-        Spool { limit, ..Spool::default() }
+        Spool {
+            limit,
+            ..Spool::default()
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -64,23 +67,26 @@ impl Spool {
     /// Hands every byte held to `out` in order (with its absolute offset) and empties the spool.
     pub fn drain(&mut self, mut out: impl FnMut(u64, &[u8]) -> io::Result<()>) -> io::Result<()> {
         let mut at = self.offset;
-        if let Some(file) = &mut self.file {
-            if self.in_file > 0 {
-                file.seek(SeekFrom::Start(0))?;
-                let mut buf = vec![0; 1 << 20];
-                let mut left = self.in_file;
-                while left > 0 {
-                    let n = file.read(&mut buf[..left.min(1 << 20) as usize])?;
-                    if n == 0 {
-                        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "spool file shorter than written"));
-                    }
-                    out(at, &buf[..n])?;
-                    at += n as u64;
-                    left -= n as u64;
+        if let Some(file) = &mut self.file
+            && self.in_file > 0
+        {
+            file.seek(SeekFrom::Start(0))?;
+            let mut buf = vec![0; 1 << 20];
+            let mut left = self.in_file;
+            while left > 0 {
+                let n = file.read(&mut buf[..left.min(1 << 20) as usize])?;
+                if n == 0 {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "spool file shorter than written",
+                    ));
                 }
-                file.set_len(0)?;
-                file.seek(SeekFrom::Start(0))?;
+                out(at, &buf[..n])?;
+                at += n as u64;
+                left -= n as u64;
             }
+            file.set_len(0)?;
+            file.seek(SeekFrom::Start(0))?;
         }
         self.in_file = 0;
         if !self.memory.is_empty() {
