@@ -13,6 +13,8 @@ const BUFFER: usize = 1 << 20;
 enum Target {
     Stdout(BufWriter<io::Stdout>),
     Plain(BufWriter<File>),
+    /// A device or pipe named on the command line (`/dev/null`, a FIFO): written in place.
+    Special(BufWriter<File>),
     Gzip(flate2::write::GzEncoder<BufWriter<File>>),
     Bzip2(bzip2::write::BzEncoder<BufWriter<File>>),
     Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
@@ -38,6 +40,14 @@ impl Output {
         let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
             return Ok(Output::stdout());
         };
+        // Only regular files get the write-then-rename treatment: renaming over
+        // `/dev/null` or a named pipe would replace it.
+        if let Ok(meta) = std::fs::metadata(path)
+            && !meta.is_file()
+        {
+            let file = std::fs::OpenOptions::new().write(true).open(path)?;
+            return Ok(Output { target: Target::Special(BufWriter::with_capacity(BUFFER, file)), temp: None });
+        }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -75,6 +85,7 @@ impl Output {
     pub fn commit(self) -> io::Result<()> {
         let file = match self.target {
             Target::Stdout(mut w) => return w.flush(),
+            Target::Special(mut w) => return w.flush(),
             Target::Plain(w) => w,
             Target::Gzip(w) => w.finish()?,
             Target::Bzip2(w) => w.finish()?,
@@ -93,7 +104,7 @@ impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.target {
             Target::Stdout(w) => w.write(buf),
-            Target::Plain(w) => w.write(buf),
+            Target::Plain(w) | Target::Special(w) => w.write(buf),
             Target::Gzip(w) => w.write(buf),
             Target::Bzip2(w) => w.write(buf),
             Target::Zstd(w) => w.write(buf),
@@ -103,7 +114,7 @@ impl Write for Output {
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match &mut self.target {
             Target::Stdout(w) => w.write_all(buf),
-            Target::Plain(w) => w.write_all(buf),
+            Target::Plain(w) | Target::Special(w) => w.write_all(buf),
             Target::Gzip(w) => w.write_all(buf),
             Target::Bzip2(w) => w.write_all(buf),
             Target::Zstd(w) => w.write_all(buf),
@@ -113,7 +124,7 @@ impl Write for Output {
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.target {
             Target::Stdout(w) => w.flush(),
-            Target::Plain(w) => w.flush(),
+            Target::Plain(w) | Target::Special(w) => w.flush(),
             Target::Gzip(w) => w.flush(),
             Target::Bzip2(w) => w.flush(),
             Target::Zstd(w) => w.flush(),
@@ -144,6 +155,15 @@ mod tests {
         out.write_all(b"hello").unwrap();
         drop(out);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn devices_are_written_in_place_not_replaced() {
+        let mut out = Output::create(Some(Path::new("/dev/null"))).unwrap();
+        out.write_all(b"gone").unwrap();
+        out.commit().unwrap();
+        let meta = std::fs::metadata("/dev/null").unwrap();
+        assert!(!meta.is_file(), "/dev/null must stay a device");
     }
 
     #[test]
