@@ -110,9 +110,9 @@ def main():
         zst = archive + ".zst"
         if not os.path.exists(zst) or os.path.getmtime(zst) < os.path.getmtime(archive):
             subprocess.run(["zstd", "-q", "-f", "-T0", archive, "-o", zst], check=True)
-        dc = timed(["zstd", "-dc", zst])
+        dc = timed(f"zstd -dc {zst} > /dev/null", shell=True)
         st = timed([BIN, "--no-progress", "stats", zst])
-        print(f"\nzstd -dc: {dc:.3f}s; pgnfen stats on .zst: {st:.3f}s; ratio {st / dc:.2f}")
+        print(f"\nzstd -dc > /dev/null: {dc:.3f}s; pgnfen stats on .zst: {st:.3f}s; ratio {st / dc:.2f}")
 
 
 if __name__ == "__main__":

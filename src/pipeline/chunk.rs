@@ -30,12 +30,27 @@ pub enum Start {
 #[derive(Debug)]
 pub struct Chunk {
     pub seq: u64,
-    /// Absolute offset of `data[0]` in the (decompressed) input.
+    /// Absolute offset of the first byte in the (decompressed) input.
     pub offset: u64,
-    pub data: Vec<u8>,
+    /// The buffer; only `len` bytes are the chunk's. Buffers are recycled
+    /// without shrinking their length, so they are zeroed once, not per chunk.
+    buffer: Vec<u8>,
+    len: usize,
     pub start: Start,
     /// The input ends with this chunk.
     pub last: bool,
+}
+
+impl Chunk {
+    /// The chunk's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.buffer[..self.len]
+    }
+
+    /// The buffer, for reuse.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buffer
+    }
 }
 
 /// Reads an input into [`Chunk`]s.
@@ -76,62 +91,62 @@ impl<R: Read> Chunker<R> {
         if self.done {
             return Ok(None);
         }
-        buf.clear();
-        buf.append(&mut self.carry);
-        let mut want = self.target;
+        let mut filled = self.carry.len();
+        if buf.len() < filled {
+            buf.resize(filled, 0);
+        }
+        buf[..filled].copy_from_slice(&self.carry);
+        self.carry.clear();
+        let mut want = self.target.max(filled);
         let cut = loop {
-            self.fill(&mut buf, want)?;
+            self.fill(&mut buf, &mut filled, want)?;
             if self.eof {
                 break None;
             }
-            if let Some(p) = find_cut(&buf, buf.len() / 2) {
+            if let Some(p) = find_cut(&buf[..filled], filled / 2) {
                 break Some((p, Start::Cut));
             }
-            if buf.len() >= self.max {
-                break Some((forced_cut(&buf), Start::Forced));
+            if filled >= self.max {
+                break Some((forced_cut(&buf[..filled]), Start::Forced));
             }
-            want = buf.len() + self.target;
+            want = filled + self.target;
         };
         let start = self.next_start;
-        let last = match cut {
+        let (len, last) = match cut {
             Some((p, next)) => {
-                self.carry.extend_from_slice(&buf[p..]);
-                buf.truncate(p);
+                self.carry.extend_from_slice(&buf[p..filled]);
                 self.next_start = next;
-                false
+                (p, false)
             }
             None => {
                 self.done = true;
-                true
+                (filled, true)
             }
         };
         let chunk = Chunk {
             seq: self.seq,
             offset: self.offset,
-            data: buf,
+            buffer: buf,
+            len,
             start,
             last,
         };
         self.seq += 1;
-        self.offset += chunk.data.len() as u64;
+        self.offset += len as u64;
         Ok(Some(chunk))
     }
 
-    fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
-        while buf.len() < want && !self.eof {
-            let len = buf.len();
+    /// Reads until `filled` reaches `want` or the input ends.
+    fn fill(&mut self, buf: &mut Vec<u8>, filled: &mut usize, want: usize) -> io::Result<()> {
+        if buf.len() < want {
             buf.resize(want, 0);
-            match self.reader.read(&mut buf[len..]) {
-                Ok(0) => {
-                    buf.truncate(len);
-                    self.eof = true;
-                }
-                Ok(n) => buf.truncate(len + n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(len),
-                Err(e) => {
-                    buf.truncate(len);
-                    return Err(e);
-                }
+        }
+        while *filled < want && !self.eof {
+            match self.reader.read(&mut buf[*filled..want]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => *filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
         }
         Ok(())
@@ -217,7 +232,7 @@ mod tests {
         let input: Vec<u8> = game.iter().cycle().take(game.len() * 50).copied().collect();
         let cs = chunks(&input, 64, 256);
         assert!(cs.len() > 5);
-        let joined: Vec<u8> = cs.iter().flat_map(|c| c.data.clone()).collect();
+        let joined: Vec<u8> = cs.iter().flat_map(|c| c.bytes().to_vec()).collect();
         assert_eq!(joined, input);
         assert!(cs.last().unwrap().last);
         for c in &cs[1..] {
@@ -237,7 +252,7 @@ mod tests {
         input.extend_from_slice(b"\r\n");
         input.extend(vec![b'y'; 300]);
         let cs = chunks(&input, 64, 128);
-        let joined: Vec<u8> = cs.iter().flat_map(|c| c.data.clone()).collect();
+        let joined: Vec<u8> = cs.iter().flat_map(|c| c.bytes().to_vec()).collect();
         assert_eq!(joined, input);
         assert!(cs.iter().skip(1).all(|c| c.start == Start::Forced));
     }
@@ -246,7 +261,7 @@ mod tests {
     fn empty_input_gives_one_empty_last_chunk() {
         let cs = chunks(b"", 64, 128);
         assert_eq!(cs.len(), 1);
-        assert!(cs[0].last && cs[0].data.is_empty());
+        assert!(cs[0].last && cs[0].bytes().is_empty());
     }
 
     #[test]

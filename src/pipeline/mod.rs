@@ -208,9 +208,9 @@ fn run_one<J: Job, S: Sink<J::Game>>(
 
 /// Keeps recycled buffers from holding on to a large allocation.
 fn recycle(mut buf: Vec<u8>) -> Vec<u8> {
-    buf.clear();
-    if buf.capacity() > 2 * chunk::TARGET_CHUNK {
-        buf.shrink_to(chunk::TARGET_CHUNK);
+    if buf.len() > 2 * chunk::TARGET_CHUNK {
+        buf.truncate(chunk::TARGET_CHUNK);
+        buf.shrink_to_fit();
     }
     buf
 }
@@ -227,13 +227,13 @@ fn scan_speculatively<J: Job>(job: &J, chunk: Chunk) -> Scanned<J::Game> {
         }
     };
     let mut events = Vec::new();
-    scanner.feed(&chunk.data, &mut events);
+    scanner.feed(chunk.bytes(), &mut events);
     if chunk.last {
         scanner.finish(&mut events);
     }
     let mut builder = Builder::default();
     let mut entries = Vec::new();
-    builder.consume(job, &chunk.data, chunk.offset, &events, &mut entries);
+    builder.consume(job, chunk.bytes(), chunk.offset, &events, &mut entries);
     Scanned {
         chunk,
         speculative: Some((scanner, builder, entries)),
@@ -318,14 +318,14 @@ impl<'j, J: Job> Merger<'j, J> {
             }
             _ => {
                 self.events.clear();
-                self.scanner.feed(&chunk.data, &mut self.events);
+                self.scanner.feed(chunk.bytes(), &mut self.events);
                 if chunk.last {
                     self.scanner.finish(&mut self.events);
                 }
                 let mut entries = Vec::new();
                 self.builder.consume(
                     self.job,
-                    &chunk.data,
+                    chunk.bytes(),
                     chunk.offset,
                     &self.events,
                     &mut entries,
@@ -334,7 +334,7 @@ impl<'j, J: Job> Merger<'j, J> {
             }
         };
         self.emit(&chunk, &mut entries, line_delta, sink)?;
-        Ok(chunk.data)
+        Ok(chunk.into_buffer())
     }
 
     fn emit<S: Sink<J::Game>>(
@@ -345,8 +345,9 @@ impl<'j, J: Job> Merger<'j, J> {
         sink: &mut S,
     ) -> io::Result<()> {
         let base = chunk.offset;
-        let end = base + chunk.data.len() as u64;
-        let slice = |from: u64, to: u64| &chunk.data[(from - base) as usize..(to - base) as usize];
+        let data = chunk.bytes();
+        let end = base + data.len() as u64;
+        let slice = |from: u64, to: u64| &data[(from - base) as usize..(to - base) as usize];
         let mut pos = base;
         for entry in entries.drain(..) {
             if entry.continued {

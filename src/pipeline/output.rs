@@ -46,7 +46,10 @@ impl Output {
             && !meta.is_file()
         {
             let file = std::fs::OpenOptions::new().write(true).open(path)?;
-            return Ok(Output { target: Target::Special(BufWriter::with_capacity(BUFFER, file)), temp: None });
+            return Ok(Output {
+                target: Target::Special(BufWriter::with_capacity(BUFFER, file)),
+                temp: None,
+            });
         }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
