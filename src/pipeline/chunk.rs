@@ -239,9 +239,9 @@ mod tests {
             assert_eq!(c.start, Start::Cut);
             // Never inside the ChessBase-style blank line of a header.
             assert!(
-                c.data.starts_with(b"[Event"),
+                c.bytes().starts_with(b"[Event"),
                 "{:?}",
-                String::from_utf8_lossy(&c.data[..20])
+                String::from_utf8_lossy(&c.bytes()[..20])
             );
         }
     }
