@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""The FEN model's speed against python-chess, in one run.
+
+  * parse + classify per core (examples/fen_speed.rs) over positions.fen;
+  * python-chess doing the same work on the same 8x8 records: chess.Board(fen),
+    is_valid(), fen() (chess960=True for records whose castling needs it);
+  * end to end: `pgnfen fen --format json` over a 1-million-line file.
+
+Usage: python3 bench/fen_bench.py [FILE]  (default ../shared/corpus/generated/positions.fen,
+else samples/positions.fen). Needs: pip install chess.
+"""
+import os, subprocess, sys, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "pgnfen")
+DEFAULT = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus", "generated", "positions.fen"))
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else (DEFAULT if os.path.exists(DEFAULT) else os.path.join(ROOT, "samples", "positions.fen"))
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "fen_speed"], cwd=ROOT, check=True)
+    out = subprocess.run([os.path.join(ROOT, "target", "release", "examples", "fen_speed"), path, "3"], capture_output=True, text=True, check=True).stdout
+    print(out, end="")
+    ours = float([l for l in out.splitlines() if l.startswith("analyse, 8x8")][0].split()[3])
+
+    lines = [l.rstrip("\r\n") for l in open(path, encoding="utf-8", errors="replace") if l.strip()]
+    try:
+        import chess
+    except ImportError:
+        print("python-chess not installed (pip install chess): no comparison")
+        return
+    eight = [l for l in lines if len(l.split(" ")[0].split("/")) == 8 and all(c in "pnbrqkPNBRQK12345678/" for c in l.split(" ")[0])]
+    t = time.perf_counter()
+    for fen in eight:
+        try:
+            board = chess.Board(fen)
+        except ValueError:
+            try:
+                board = chess.Board(fen, chess960=True)
+            except ValueError:
+                continue
+        board.is_valid()
+        board.fen()
+    py = len(eight) / (time.perf_counter() - t)
+    print(f"python-chess Board(fen) + is_valid() + fen(): {py:10.0f} records/s on {len(eight)} 8x8 records")
+    print(f"pgnfen analyse vs python-chess: {ours / py:.0f}x")
+
+    big = os.path.join(ROOT, "bench", "out", "positions-1m.fen")
+    os.makedirs(os.path.dirname(big), exist_ok=True)
+    if not os.path.exists(big):
+        with open(big, "w") as f:
+            n = 0
+            while n < 1_000_000:
+                take = lines[: 1_000_000 - n]
+                f.write("\n".join(take) + "\n")
+                n += len(take)
+    for threads in ["-j1", "-j2"]:
+        with open(big, "rb") as src, open(os.path.join(ROOT, "bench", "out", "fen.json"), "wb") as dst:
+            t = time.perf_counter()
+            subprocess.run([BIN, threads, "-q", "fen", "--format", "json"], stdin=src, stdout=dst)
+            dt = time.perf_counter() - t
+        print(f"pgnfen {threads} fen --format json, 1,000,000 lines: {dt:.2f} s, {1e6 / dt:,.0f} records/s")
+
+
+if __name__ == "__main__":
+    main()
