@@ -35,16 +35,38 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let all: Vec<&[u8]> = data.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).filter(|l| !l.is_empty()).collect();
-    let eight: Vec<&[u8]> = all.iter().copied().filter(|r| analyse(r, VariantHint::StandardLike).board == Some(BoardSize::Eight)).collect();
+    let all: Vec<&[u8]> = data
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let eight: Vec<&[u8]> = all
+        .iter()
+        .copied()
+        .filter(|r| analyse(r, VariantHint::StandardLike).board == Some(BoardSize::Eight))
+        .collect();
     let classify = |r: &[u8]| analyse(r, VariantHint::StandardLike).class as usize;
     let write = |r: &[u8]| {
-        analyse(r, VariantHint::StandardLike).position.map_or(0, |p| {
-            [Dialect::Fen, Dialect::Xfen, Dialect::Shredder].iter().map(|&d| p.write(d, None).map_or(0, |s| s.len())).sum()
-        })
+        analyse(r, VariantHint::StandardLike)
+            .position
+            .map_or(0, |p| {
+                [Dialect::Fen, Dialect::Xfen, Dialect::Shredder]
+                    .iter()
+                    .map(|&d| p.write(d, None).map_or(0, |s| s.len()))
+                    .sum()
+            })
     };
     println!("records: {} ({} on 8x8)", all.len(), eight.len());
-    println!("analyse, all records:          {:>10.0} records/s/core", rate(&all, seconds, classify));
-    println!("analyse, 8x8 records:          {:>10.0} records/s/core", rate(&eight, seconds, classify));
-    println!("analyse + write 3 dialects:    {:>10.0} records/s/core", rate(&all, seconds, write));
+    println!(
+        "analyse, all records:          {:>10.0} records/s/core",
+        rate(&all, seconds, classify)
+    );
+    println!(
+        "analyse, 8x8 records:          {:>10.0} records/s/core",
+        rate(&eight, seconds, classify)
+    );
+    println!(
+        "analyse + write 3 dialects:    {:>10.0} records/s/core",
+        rate(&all, seconds, write)
+    );
 }

@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use crate::cli::{FenArgs, Format, Global};
 use crate::commands::{Error, Outcome};
 use crate::fen::{self, Analysis, VariantHint};
+use crate::problem::Problem;
 
 /// Records handled together on the worker threads when input is plentiful.
 const BATCH: usize = 4096;
@@ -81,25 +82,24 @@ fn emit(
 ) -> io::Result<u64> {
     let render = |&(line, input): &(u64, &str)| {
         let analysis = fen::analyse(input.as_bytes(), VariantHint::StandardLike);
-        let text = render(args, input, &analysis);
-        let diagnostics = if global.quiet || args.format == Format::Json {
-            String::new()
-        } else {
-            analysis
+        let (text, unwritable) = render(args, input, &analysis);
+        let mut diagnostics = String::new();
+        if !global.quiet && args.format == Format::Text {
+            let problems = analysis
                 .problems
                 .iter()
                 .filter(|p| p.is_error())
-                .map(|p| {
-                    format!(
-                        "{source}:{line}:{}: {}[{}]: {}\n",
-                        p.column(),
-                        p.severity(),
-                        p.code,
-                        p.message
-                    )
-                })
-                .collect()
-        };
+                .chain(unwritable.as_ref());
+            for p in problems {
+                diagnostics.push_str(&format!(
+                    "{source}:{line}:{}: {}[{}]: {}\n",
+                    p.column(),
+                    p.severity(),
+                    p.code,
+                    p.message
+                ));
+            }
+        }
         (text, diagnostics, !analysis.is_valid())
     };
     let rendered: Vec<_> = if records.len() > 64 {
@@ -118,23 +118,22 @@ fn emit(
     Ok(invalid)
 }
 
-fn render(args: &FenArgs, input: &str, analysis: &Analysis) -> String {
+/// The output line of a record, and the problem that kept it from being written
+/// in the asked dialect, if any.
+fn render(args: &FenArgs, input: &str, analysis: &Analysis) -> (String, Option<Problem>) {
     match args.format {
         Format::Json => {
             let mut s = serde_json::to_string(&fen::report(input, analysis)).unwrap_or_default();
             s.push('\n');
-            s
+            (s, None)
         }
-        Format::Text => {
-            let written = match (args.to, &analysis.position) {
-                (Some(dialect), Some(p)) => p.write(dialect, args.ep).ok(),
-                _ => None,
-            };
-            match (args.to, written) {
-                (Some(_), Some(fen)) => format!("{fen}\n"),
-                (Some(_), None) => format!("{input}\n"),
-                (None, _) => format!("{}\t{input}\n", analysis.class),
-            }
-        }
+        Format::Text => match (args.to, &analysis.position) {
+            (None, _) => (format!("{}\t{input}\n", analysis.class), None),
+            (Some(_), None) => (format!("{input}\n"), None),
+            (Some(dialect), Some(p)) => match p.write(dialect, args.ep) {
+                Ok(fen) => (format!("{fen}\n"), None),
+                Err(problem) => (format!("{input}\n"), Some(problem)),
+            },
+        },
     }
 }

@@ -101,7 +101,15 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     let progress = Progress::new(options.progress, total);
     let mut games = 0;
     for input in inputs {
-        games += run_one(input, job, sink, &pool, options.threads.max(1), &progress)?;
+        games += run_one(
+            input,
+            job,
+            sink,
+            &pool,
+            options.threads.max(1),
+            &progress,
+            games,
+        )?;
     }
     progress.finish();
     Ok(games)
@@ -125,6 +133,7 @@ fn run_one<J: Job, S: Sink<J::Game>>(
     pool: &rayon::ThreadPool,
     threads: usize,
     progress: &Progress,
+    games_before: u64,
 ) -> Result<u64, RunError> {
     sink.begin_input(input).map_err(RunError::Sink)?;
     let name = input.display_name();
@@ -191,7 +200,7 @@ fn run_one<J: Job, S: Sink<J::Game>>(
                     Message::Scanned(scanned) => {
                         let last = scanned.chunk.last;
                         let buf = merger.merge(*scanned, sink).map_err(RunError::Sink)?;
-                        progress.advance(merger.games);
+                        progress.advance(games_before + merger.games);
                         let _ = free_tx.send(recycle(buf));
                         finished |= last;
                     }
