@@ -13,7 +13,7 @@ use std::io::{self, Read};
 /// The size a chunk aims at.
 pub const TARGET_CHUNK: usize = 1 << 20;
 /// The size beyond which a chunk is cut at any line end.
-pub const MAX_CHUNK: usize = 8 << 20;
+pub const MAX_CHUNK: usize = 4 << 20;
 
 /// How a chunk begins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

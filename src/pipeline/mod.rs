@@ -147,7 +147,8 @@ fn run_one<J: Job, S: Sink<J::Game>>(
     let reader = input.open(raw_read.clone()).map_err(in_err)?;
     progress.start_input(raw_read);
 
-    let in_flight = 2 * threads + 2;
+    // Bounds memory: at most this many chunks (each up to MAX_CHUNK) exist at once.
+    let in_flight = (2 * threads + 2).min(10);
     let (free_tx, free_rx): (Sender<Vec<u8>>, Receiver<Vec<u8>>) = bounded(in_flight);
     for _ in 0..in_flight {
         let _ = free_tx.send(Vec::new());
