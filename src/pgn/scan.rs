@@ -769,6 +769,17 @@ impl Scanner {
                     match buf[k] {
                         b'\n' | b'\r' => {
                             i = self.terminator(buf, k, base);
+                            // Most movetext lines are followed by another one
+                            // that starts with a move number: an other line,
+                            // which keeps the scanner in `Mode::Move` (mode
+                            // `Move` means phase `Movetext`). Stay in this loop
+                            // then; blanks, `%`, `[` and line ends go through
+                            // `Mode::LineStart`.
+                            if i < len
+                                && !matches!(buf[i], b' ' | b'\t' | b'\n' | b'\r' | b'%' | b'[')
+                            {
+                                continue;
+                            }
                             self.mode = Mode::LineStart;
                             continue 'outer;
                         }
