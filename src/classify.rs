@@ -1,7 +1,10 @@
 //! The verdict on one game's start-position tags: SPEC §3 for whole games and the
 //! tag rules of §5 (SetUp, FEN and Variant consistency).
 //!
-//! Pure and allocation-free for the common game without FEN or Variant tag.
+//! Pure and allocation-free for the common game without FEN or Variant tag
+//! (FEN analyses go through a small per-thread cache, which changes no result).
+
+use std::cell::RefCell;
 
 use crate::class::Class;
 use crate::fen::{self, Analysis, BoardSize, VariantHint};
@@ -175,7 +178,7 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
     };
     if let (Some(i), true) = (fen_tag, family != VariantFamily::Other) {
         let value = decode_value(tags[i].raw);
-        let a = fen::analyse(&value, family.hint());
+        let a = analyse_cached(&value, family.hint());
         problems.extend(
             a.problems
                 .iter()
@@ -231,6 +234,59 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
         problems,
         fen: analysis,
     }
+}
+
+/// Entries of the per-thread FEN cache (direct-mapped).
+const FEN_CACHE_SLOTS: usize = 8192;
+/// Longer FEN strings are not cached (a standard FEN is 56 bytes at most with
+/// small move counters; Capablanca ones are a little longer).
+const FEN_CACHE_MAX_LEN: usize = 96;
+
+struct CachedFen {
+    hint: VariantHint,
+    fen: Vec<u8>,
+    analysis: Analysis,
+}
+
+thread_local! {
+    /// Recently analysed FEN strings of this thread. Real archives repeat start
+    /// positions a lot (the Chess960 start arrays, the standard position), and
+    /// `fen::analyse` is a pure function of the string and the hint, so a hit
+    /// returns a clone of exactly what it would compute. Bounded: at most
+    /// `FEN_CACHE_SLOTS` entries (a few hundred bytes each, boxed so that empty
+    /// slots cost a pointer) of at most `FEN_CACHE_MAX_LEN` bytes.
+    static FEN_CACHE: RefCell<Vec<Option<Box<CachedFen>>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `fen::analyse`, through the per-thread cache.
+fn analyse_cached(value: &[u8], hint: VariantHint) -> Analysis {
+    if value.len() > FEN_CACHE_MAX_LEN {
+        return fen::analyse(value, hint);
+    }
+    // FNV-1a over the string and the hint picks the slot.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ hint as u64;
+    for &b in value {
+        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01B3);
+    }
+    let slot = (h ^ (h >> 32)) as usize % FEN_CACHE_SLOTS;
+    FEN_CACHE.with_borrow_mut(|cache| {
+        if cache.is_empty() {
+            cache.resize_with(FEN_CACHE_SLOTS, || None);
+        }
+        if let Some(e) = &cache[slot]
+            && e.hint == hint
+            && e.fen == value
+        {
+            return e.analysis.clone();
+        }
+        let analysis = fen::analyse(value, hint);
+        cache[slot] = Some(Box::new(CachedFen {
+            hint,
+            fen: value.to_vec(),
+            analysis: analysis.clone(),
+        }));
+        analysis
+    })
 }
 
 fn missing_variant(tag: usize, message: &str, help: &str) -> TagProblem {
@@ -315,6 +371,29 @@ mod tests {
         assert_eq!(VariantFamily::of(b"Seirawan960"), VariantFamily::Other);
         assert_eq!(VariantFamily::of(b"Crazyhouse"), VariantFamily::Other);
         assert_eq!(VariantFamily::of(&[b'x'; 100]), VariantFamily::Other);
+    }
+
+    #[test]
+    fn cached_analysis_is_the_analysis() {
+        // Twice each (miss, then hit), under every hint, valid and invalid.
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rknnbbrq/pppppppp/8/8/8/8/PPPPPPPP/RKNNBBRQ w KQkq - 0 1",
+            "rknnbbrq/pppppppp/8/8/8/8/PPPPPPPP/RKNNBBRQ w GAga - 0 1",
+            "junk",
+        ] {
+            for hint in [
+                VariantHint::StandardLike,
+                VariantHint::Chess960,
+                VariantHint::Capablanca,
+            ] {
+                for _ in 0..2 {
+                    let a = analyse_cached(fen.as_bytes(), hint);
+                    let b = fen::analyse(fen.as_bytes(), hint);
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{fen} {hint:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -402,8 +402,11 @@ impl Scanner {
         }
     }
 
-    /// A tag line begins at the current line start.
-    fn tag_line(&mut self, events: &mut Vec<Event>) {
+    /// A tag line begins at the current line start; returns its scan state (the
+    /// caller scans it, rather than reading it back from `self.mode`, which made
+    /// the CPU wait for the stores just done).
+    #[inline]
+    fn tag_line(&mut self, events: &mut Vec<Event>) -> TagLine {
         let (offset, line) = (self.line_start, self.lines + 1);
         match self.phase {
             Phase::Empty => {
@@ -421,7 +424,7 @@ impl Scanner {
             }
             Phase::Header => {}
         }
-        self.mode = Mode::Tag(TagLine {
+        TagLine {
             st: TagSt::Open,
             hash: 0,
             len: 0,
@@ -430,7 +433,7 @@ impl Scanner {
             line,
             value_start: 0,
             value_end: 0,
-        });
+        }
     }
 
     /// An other line begins; sets the mode that scans it.
@@ -616,6 +619,82 @@ impl Scanner {
         i
     }
 
+    /// Scans a tag line that lies whole in `line` (which ends where its line
+    /// terminator is), from `j`, just after the `[`: what [`Self::tag_bytes`]
+    /// does byte by byte, without its state machine. Only the name is looked at,
+    /// and the value only for SetUp, FEN and Variant.
+    #[inline]
+    fn whole_tag_line(
+        &mut self,
+        mut t: TagLine,
+        line: &[u8],
+        mut j: usize,
+        base: u64,
+        events: &mut Vec<Event>,
+    ) {
+        let n = line.len();
+        let blank = |b: u8| b == b' ' || b == b'\t';
+        while j < n && blank(line[j]) {
+            j += 1;
+        }
+        let (mut h, mut len) = (0u64, 0u64);
+        while j < n {
+            let b = line[j];
+            if matches!(b, b' ' | b'\t' | b'"' | b']') {
+                break;
+            }
+            h = if len < 8 {
+                (h << 8) | b as u64
+            } else {
+                (h ^ b as u64).wrapping_mul(0x0100_0000_01B3)
+            };
+            len += 1;
+            j += 1;
+        }
+        t.hash = h;
+        t.len = len;
+        self.name_done(&mut t, events);
+        let Some(name) = t.name else { return };
+        // After the name: blanks, then the opening quote.
+        while j < n && blank(line[j]) {
+            j += 1;
+        }
+        if j == n || line[j] != b'"' {
+            return;
+        }
+        let value_start = j + 1;
+        // The closing quote; a backslash escapes the byte after it.
+        j = value_start;
+        loop {
+            match memchr::memchr2(b'"', b'\\', &line[j..]) {
+                None => return,
+                Some(o) if line[j + o] == b'"' => {
+                    j += o;
+                    break;
+                }
+                Some(o) => {
+                    j += o + 2;
+                    if j >= n {
+                        return;
+                    }
+                }
+            }
+        }
+        let value_end = j;
+        j += 1;
+        while j < n && blank(line[j]) {
+            j += 1;
+        }
+        if j < n && line[j] == b']' {
+            events.push(Event::Tag(TagRef {
+                name,
+                line_start: t.line_start,
+                line: t.line,
+                value: base + value_start as u64..base + value_end as u64,
+            }));
+        }
+    }
+
     /// Whether the `-` or `*` at `buf[k]` (movetext, depth 0) is a marker token.
     fn marker_at(&self, buf: &[u8], k: usize, last: bool) -> Marker {
         let back = |d: usize| -> u8 {
@@ -690,6 +769,17 @@ impl Scanner {
                     match buf[k] {
                         b'\n' | b'\r' => {
                             i = self.terminator(buf, k, base);
+                            // Most movetext lines are followed by another one
+                            // that starts with a move number: an other line,
+                            // which keeps the scanner in `Mode::Move` (mode
+                            // `Move` means phase `Movetext`). Stay in this loop
+                            // then; blanks, `%`, `[` and line ends go through
+                            // `Mode::LineStart`.
+                            if i < len
+                                && !matches!(buf[i], b' ' | b'\t' | b'\n' | b'\r' | b'%' | b'[')
+                            {
+                                continue;
+                            }
                             self.mode = Mode::LineStart;
                             continue 'outer;
                         }
@@ -776,8 +866,14 @@ impl Scanner {
                             i += 1;
                         }
                         b'[' => {
-                            self.tag_line(events);
-                            if let Mode::Tag(t) = self.mode {
+                            let t = self.tag_line(events);
+                            if let Some(o) = find::find_eol(&buf[i + 1..]) {
+                                // The usual case: the whole line is here.
+                                let e = i + 1 + o;
+                                self.whole_tag_line(t, &buf[..e], i + 1, base, events);
+                                i = self.terminator(buf, e, base);
+                                self.mode = Mode::LineStart;
+                            } else {
                                 i = self.tag_bytes(t, buf, i + 1, base, events);
                             }
                         }

@@ -13,6 +13,12 @@ fn is_struct(b: u8) -> bool {
 pub(super) fn find_struct(hay: &[u8]) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     {
+        // Short rests gain nothing from the wider loads.
+        if hay.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is available (checked just above; the check is a
+            // cached flag).
+            return unsafe { avx2::find(hay) };
+        }
         sse2::find(hay)
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -144,6 +150,58 @@ mod sse2 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// [`super::sse2::find`] 32 bytes at a time.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn find(hay: &[u8]) -> Option<usize> {
+        let n = hay.len();
+        let p = hay.as_ptr();
+        let mut i = 0;
+        // SAFETY: AVX2 is available (the caller's contract); every load reads
+        // 32 bytes at `p + i` with `i + 32 <= n`, inside `hay`.
+        unsafe {
+            let set = |b: u8| _mm256_set1_epi8(b as i8);
+            let (nl, cr, br, sc) = (set(b'\n'), set(b'\r'), set(b'{'), set(b';'));
+            let (op, cp, da, st) = (set(b'('), set(b')'), set(b'-'), set(b'*'));
+            let mask = |v: __m256i| -> u32 {
+                let eq = |x| _mm256_cmpeq_epi8(v, x);
+                let a = _mm256_or_si256(eq(nl), eq(cr));
+                let b = _mm256_or_si256(eq(br), eq(sc));
+                let c = _mm256_or_si256(eq(op), eq(cp));
+                let d = _mm256_or_si256(eq(da), eq(st));
+                _mm256_movemask_epi8(_mm256_or_si256(
+                    _mm256_or_si256(a, b),
+                    _mm256_or_si256(c, d),
+                )) as u32
+            };
+            while i + 32 <= n {
+                let m = mask(_mm256_loadu_si256(p.add(i) as *const __m256i));
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+                i += 32;
+            }
+            if i < n && n >= 32 {
+                // The last 32 bytes, overlapping what was already checked.
+                let m = mask(_mm256_loadu_si256(p.add(n - 32) as *const __m256i));
+                let m = m >> (i - (n - 32));
+                return if m != 0 {
+                    Some(i + m.trailing_zeros() as usize)
+                } else {
+                    None
+                };
+            }
+        }
+        super::find_scalar(&hay[i..]).map(|o| i + o)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +224,14 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(find_struct(&v), find_scalar(&v), "{v:?}");
+                #[cfg(target_arch = "x86_64")]
+                {
+                    assert_eq!(sse2::find(&v), find_scalar(&v), "{v:?}");
+                    if std::arch::is_x86_feature_detected!("avx2") {
+                        // SAFETY: AVX2 is available.
+                        assert_eq!(unsafe { avx2::find(&v) }, find_scalar(&v), "{v:?}");
+                    }
+                }
                 let eol = v.iter().position(|&b| b == b'\n' || b == b'\r');
                 assert_eq!(find_eol(&v), eol);
                 let ce = v
