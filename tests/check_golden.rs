@@ -327,3 +327,40 @@ fn timing_is_masked() {
         "1 games read (TIME)\n(x) (TIME) (12s)"
     );
 }
+
+/// README.md's "Problem codes" section quotes the first line of every golden of a
+/// problem code; keep it in step when messages change.
+#[test]
+fn readme_quotes_the_goldens() {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    for code in [
+        "fen-syntax",
+        "illegal-position",
+        "castling-rights",
+        "en-passant",
+        "setup-without-fen",
+        "setup-value",
+        "duplicate-tag",
+        "variant-mismatch",
+        "variant-without-fen",
+        "fen-without-setup",
+        "missing-variant",
+        "missing-clocks",
+        "noncanonical",
+        "lossy-castling",
+    ] {
+        let Ok(golden) = fs::read_to_string(golden_path(code)) else {
+            continue; // reported by the golden test itself
+        };
+        let first = golden
+            .lines()
+            .find(|l| l.starts_with("$DIR/"))
+            .unwrap_or_else(|| panic!("{code}: no diagnostic in the golden"))
+            .replace("$DIR/", "");
+        assert!(
+            readme.contains(&first),
+            "README.md does not quote the {code} golden:\n{first}"
+        );
+    }
+}
