@@ -312,8 +312,8 @@ fn gzip_input() {
 
 #[test]
 fn escaped_value_points_at_the_value() {
-    // With escapes in the value, spans in the decoded FEN do not map to the bytes
-    // of the line: the caret points at the start of the value.
+    // Spans in the decoded FEN are mapped back through the escapes: the caret
+    // covers the raw `\\1` (column 35), not the decoded `\1`.
     check_one(
         "escaped-value",
         b"[Event \"escape\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 \\\\1\"]\n\n*\n",
@@ -332,6 +332,9 @@ fn timing_is_masked() {
 /// problem code; keep it in step when messages change.
 #[test]
 fn readme_quotes_the_goldens() {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        return; // the goldens are being rewritten by the other tests
+    }
     let readme =
         fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     for code in [
