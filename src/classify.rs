@@ -152,8 +152,12 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
     } else if let Some(i) = fen_tag {
         problems.push(TagProblem {
             tag: i,
-            problem: Problem::new(Code::FenWithoutSetup, 0..0, "FEN tag without [SetUp \"1\"]")
-                .with_help("add [SetUp \"1\"] before the FEN tag"),
+            problem: Problem::new(
+                Code::FenWithoutSetup,
+                0..0,
+                "a FEN tag gives the start position, but there is no [SetUp \"1\"] tag",
+            )
+            .with_help("add [SetUp \"1\"] before the FEN tag"),
         });
     }
 
@@ -188,18 +192,21 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
         if let Some(board) = a.board {
             let v = variant.unwrap_or(i);
             let mismatch = match (family, board) {
-                (VariantFamily::Chess960, BoardSize::Ten) => {
-                    Some("Chess960 is played on 8 files, but the FEN has 10")
-                }
-                (VariantFamily::Capablanca, BoardSize::Eight) => {
-                    Some("the Capablanca family is played on 10 files, but the FEN has 8")
-                }
+                (VariantFamily::Chess960, BoardSize::Ten) => Some((
+                    "the Variant tag names Chess960, which is played on 8 files, but the FEN has 10 files",
+                    "for a 10×8 game write its variant, e.g. [Variant \"Capablanca\"]; otherwise fix the FEN",
+                )),
+                (VariantFamily::Capablanca, BoardSize::Eight) => Some((
+                    "the Variant tag names a Capablanca-family variant, which is played on 10 files, but the FEN has 8 files",
+                    "for an 8×8 game write [Variant \"Chess960\"] or remove the Variant tag; otherwise fix the FEN",
+                )),
                 _ => None,
             };
-            if let Some(message) = mismatch {
+            if let Some((message, help)) = mismatch {
                 problems.push(TagProblem {
                     tag: v,
-                    problem: Problem::new(Code::VariantMismatch, 0..tags[v].raw.len(), message),
+                    problem: Problem::new(Code::VariantMismatch, 0..tags[v].raw.len(), message)
+                        .with_help(help),
                 });
             } else if family == VariantFamily::StandardLike && a.position.is_some() {
                 if board == BoardSize::Ten {

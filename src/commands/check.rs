@@ -49,14 +49,9 @@ impl Job for CheckJob {
             .iter()
             .map(|p| {
                 let tag = header.tag(p.tag);
-                // Spans of FEN problems lie in the decoded value; they match the raw
-                // bytes unless the value holds escapes (then point at the value).
-                let decoded_len = decode_value(tag.raw).len();
-                let span = if decoded_len == tag.raw.len() && p.problem.span.end <= tag.raw.len() {
-                    p.problem.span.clone()
-                } else {
-                    0..0
-                };
+                // Spans of FEN problems lie in the decoded value; mapped back to the
+                // raw bytes through the escapes (the start of the value if that fails).
+                let span = raw_span(tag.raw, p.problem.span.clone()).unwrap_or(0..0);
                 let start = (tag.value_column + span.start).min(tag.line_text.len());
                 let end = (tag.value_column + span.end)
                     .min(tag.line_text.len())
@@ -75,6 +70,29 @@ impl Job for CheckJob {
             })
             .collect()
     }
+}
+
+/// The bytes of the raw tag value `raw` that decode to `span` of its decoded
+/// value (an escaped character keeps its backslash), or `None` when `span` does
+/// not lie inside the decoded value.
+fn raw_span(raw: &[u8], span: Range<usize>) -> Option<Range<usize>> {
+    let decoded = decode_value(raw);
+    if decoded.len() == raw.len() {
+        return (span.start <= span.end && span.end <= raw.len()).then_some(span);
+    }
+    // pgn-reader drops each backslash followed by a backslash or a quote.
+    let kept: Vec<usize> = (0..raw.len())
+        .filter(|&i| !(raw[i] == b'\\' && matches!(raw.get(i + 1), Some(b'\\' | b'"'))))
+        .collect();
+    if kept.len() != decoded.len() || kept.iter().zip(decoded.iter()).any(|(&i, &b)| raw[i] != b) {
+        return None;
+    }
+    let at = |d: usize| match d {
+        0 => Some(0),
+        d => kept.get(d - 1).map(|&i| i + 1),
+    };
+    let (start, end) = (at(span.start)?, at(span.end)?);
+    (start <= end).then_some(start..end)
 }
 
 #[derive(Serialize)]
@@ -296,4 +314,23 @@ fn summary<W: Write>(r: &Report<W>, seconds: f64, warnings: bool) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::raw_span;
+
+    #[test]
+    fn spans_map_through_escapes() {
+        assert_eq!(raw_span(b"abc", 1..2), Some(1..2));
+        assert_eq!(raw_span(b"abc", 2..9), None);
+        // decoded `a"b\c`: the quote keeps its backslash, later bytes shift.
+        let raw = br#"a\"b\\c"#;
+        assert_eq!(raw_span(raw, 0..1), Some(0..1));
+        assert_eq!(raw_span(raw, 1..2), Some(1..3));
+        assert_eq!(raw_span(raw, 2..3), Some(3..4));
+        assert_eq!(raw_span(raw, 4..5), Some(6..7));
+        assert_eq!(raw_span(raw, 5..5), Some(7..7));
+        assert_eq!(raw_span(raw, 6..6), None);
+    }
 }

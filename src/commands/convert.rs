@@ -124,7 +124,10 @@ impl Job for ConvertJob {
                     line: tag.line,
                     column: column(problem.span.start),
                     code: problem.code.as_str(),
-                    message: problem.message,
+                    message: match problem.help {
+                        Some(help) => format!("{}; help: {help}", problem.message),
+                        None => problem.message,
+                    },
                 }),
             }
         }

@@ -304,10 +304,16 @@ pub fn resolve(
                             Square::new(f, color.back_rank()),
                             Square::new(file, color.back_rank())
                         ),
-                    )),
+                    )
+                    .with_help(format!("remove '{ch}' from the castling field"))),
                 }
             }
-            Err(p) => problems.push(p),
+            Err(mut p) => {
+                if p.help.is_none() {
+                    p = p.with_help(format!("remove '{ch}' from the castling field"));
+                }
+                problems.push(p);
+            }
         }
         if misordered && !order_reported {
             order_reported = true;

@@ -334,16 +334,19 @@ fn check_ep(
         Color::Black => (2, 3, 1),
     };
     if sq.rank != rank {
-        problems.push(Problem::new(
-            Code::EnPassant,
-            span,
-            format!(
-                "en passant square {sq} is on rank {}; with {} to move it must be on rank {}",
-                sq.rank + 1,
-                turn.name(),
-                rank + 1
-            ),
-        ));
+        problems.push(
+            Problem::new(
+                Code::EnPassant,
+                span,
+                format!(
+                    "en passant square {sq} is on rank {}; with {} to move it must be on rank {}",
+                    sq.rank + 1,
+                    turn.name(),
+                    rank + 1
+                ),
+            )
+            .with_help("write '-' if no pawn just moved two squares"),
+        );
         return false;
     }
     let pushed = Square::new(sq.file, pushed_rank);
@@ -408,9 +411,9 @@ fn judge_8x8(
         kinds.remove(K::INVALID_EP_SQUARE);
     }
     let placement = parsed.placement.clone();
-    let mut push = |kind: K, code: Code, msg: &str| {
+    let mut push = |kind: K, code: Code, msg: String| {
         if kinds.contains(kind) {
-            let mut p = illegal(msg.to_owned());
+            let mut p = illegal(msg);
             p.code = code;
             if code == Code::IllegalPosition {
                 p.span = placement.clone();
@@ -418,46 +421,84 @@ fn judge_8x8(
             problems.push(p);
         }
     };
-    push(K::EMPTY_BOARD, Code::IllegalPosition, "the board is empty");
+    let board = &parsed.board;
+    let turn = parsed.turn;
+    let kings = |wanted: fn(usize) -> bool| {
+        [Color::White, Color::Black]
+            .into_iter()
+            .filter_map(|c| {
+                let n = board.kings(c).count();
+                wanted(n).then(|| format!("{} has {n} kings", c.name()))
+            })
+            .collect::<Vec<_>>()
+            .join(" and ")
+    };
+    push(
+        K::EMPTY_BOARD,
+        Code::IllegalPosition,
+        "the board is empty".into(),
+    );
     push(
         K::MISSING_KING,
         Code::IllegalPosition,
-        "a side has no king; each side needs exactly one king",
+        format!(
+            "{}; each side needs exactly one king",
+            kings(|n| n == 0).replace("has 0 kings", "has no king")
+        ),
     );
     push(
         K::TOO_MANY_KINGS,
         Code::IllegalPosition,
-        "a side has more than one king; each side needs exactly one king",
+        format!("{}; each side needs exactly one king", kings(|n| n > 1)),
     );
     push(
         K::PAWNS_ON_BACKRANK,
         Code::IllegalPosition,
-        "a pawn stands on the first or last rank",
+        match board.pawns_on_back_ranks().next() {
+            Some((sq, p)) => format!(
+                "{} on {sq}: pawns cannot stand on the first or last rank",
+                p.describe()
+            ),
+            None => "a pawn stands on the first or last rank".into(),
+        },
     );
     push(
         K::OPPOSITE_CHECK,
         Code::IllegalPosition,
-        "the side not to move is in check",
+        match board
+            .kings(turn.other())
+            .find(|&k| board.is_attacked(k, turn))
+        {
+            Some(k) => format!(
+                "the {} king on {k} is in check with {} to move; the side not to move cannot be in check",
+                turn.other().name(),
+                turn.name()
+            ),
+            None => "the side not to move is in check".into(),
+        },
     );
     push(
         K::IMPOSSIBLE_CHECK,
         Code::IllegalPosition,
-        "the check on the side to move cannot have arisen from a legal move",
+        format!(
+            "the check on the {} king cannot have arisen from a legal move (too many or impossible checkers)",
+            turn.name()
+        ),
     );
     push(
         K::TOO_MUCH_MATERIAL,
         Code::IllegalPosition,
-        "a side has more pieces than promotions of its missing pawns allow",
+        "a side has more pieces than promotions of its missing pawns allow".into(),
     );
     push(
         K::INVALID_CASTLING_RIGHTS,
         Code::CastlingRights,
-        "invalid castling rights",
+        "invalid castling rights".into(),
     );
     push(
         K::INVALID_EP_SQUARE,
         Code::EnPassant,
-        "invalid en passant square",
+        "invalid en passant square".into(),
     );
 }
 

@@ -152,7 +152,12 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
                         "'{}' is not a side to move; expected 'w' or 'b'",
                         show(side)
                     ),
-                ),
+                )
+                .with_help(match side {
+                    b"W" => "write 'w' (lower case) for white to move",
+                    b"B" => "write 'b' (lower case) for black to move",
+                    _ => "write 'w' for white to move or 'b' for black to move",
+                }),
             ));
         }
     };
@@ -339,6 +344,8 @@ fn placement(fen: &[u8], range: Range<usize>) -> Result<Board, Problem> {
                         );
                         if matches!(b, b'A' | b'C' | b'a' | b'c') {
                             p = p.with_help("the archbishop (A) and chancellor (C) exist only on 10-file boards");
+                        } else {
+                            p = p.with_help("write white pieces in upper case (PNBRQK), black ones in lower case (pnbrqk), and a digit for a run of empty squares");
                         }
                         return Err(p);
                     };
@@ -470,7 +477,12 @@ fn en_passant(fen: &[u8], range: Range<usize>, files: u8) -> Result<Option<Squar
             "'{}' is not an en passant square; expected '-' or a square a1–{last}8",
             show(field)
         ),
-    ))
+    )
+    .with_help(if field.iter().any(u8::is_ascii_uppercase) {
+        "write the square in lower case, e.g. 'e3'"
+    } else {
+        "write '-' if no pawn just moved two squares"
+    }))
 }
 
 fn clock(fen: &[u8], range: Range<usize>, what: &str, problems: &mut Vec<Problem>) -> Option<u32> {

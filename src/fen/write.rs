@@ -59,7 +59,7 @@ fn write_castling(pos: &Position, dialect: Dialect, out: &mut String) -> Result<
                 prefix.char(),
                 dialect.as_str()
             ))
-            .with_help("convert to xfen"));
+            .with_help("convert with --to xfen"));
         }
         out.push(prefix.char());
     }
@@ -88,7 +88,7 @@ fn write_castling(pos: &Position, dialect: Dialect, out: &mut String) -> Result<
                         color.name()
                     ))
                     .with_help(format!(
-                        "the rook is on {sq}: write '{file_char}' (X-FEN) for the inner rook"
+                        "X-FEN and Shredder-FEN name this rook by its file, '{file_char}' (--to xfen or --to shredder)"
                     )));
                 }
                 side_char
