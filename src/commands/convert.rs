@@ -11,6 +11,7 @@ use crate::pgn::scan::TagName;
 use crate::pgn::tags::{decode_value, display_column};
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
+use crate::problem::Code;
 
 /// A change to the input: `remove` bytes at `offset` replaced by `insert`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,7 +27,7 @@ pub struct Unchanged {
     /// Relative line (add the game's line delta).
     pub line: u64,
     pub column: usize,
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
 }
 
@@ -86,7 +87,7 @@ impl Job for ConvertJob {
                 out.unchanged.push(Unchanged {
                     line: tag.line,
                     column: column(0),
-                    code: "fen-syntax",
+                    code: Code::FenSyntax,
                     message: "the FEN value is too long to read".into(),
                 });
                 continue;
@@ -103,7 +104,7 @@ impl Job for ConvertJob {
                 out.unchanged.push(Unchanged {
                     line: tag.line,
                     column: column(at),
-                    code: problem.map_or("fen-syntax", |p| p.code.as_str()),
+                    code: problem.map_or(Code::FenSyntax, |p| p.code),
                     message: problem
                         .map_or_else(|| "the FEN cannot be read".into(), |p| p.message.clone()),
                 });
@@ -123,7 +124,7 @@ impl Job for ConvertJob {
                 Err(problem) => out.unchanged.push(Unchanged {
                     line: tag.line,
                     column: column(problem.span.start),
-                    code: problem.code.as_str(),
+                    code: problem.code,
                     message: match problem.help {
                         Some(help) => format!("{}; help: {help}", problem.message),
                         None => problem.message,
@@ -178,10 +179,11 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
         if !self.quiet {
             for u in &game.unchanged {
                 eprintln!(
-                    "{}:{}:{}: warning[{}]: FEN left unchanged: {}",
+                    "{}:{}:{}: {}[{}]: FEN left unchanged: {}",
                     self.file,
                     u.line + info.line_delta,
                     u.column,
+                    u.code.severity(),
                     u.code,
                     u.message
                 );
