@@ -33,6 +33,10 @@ pub struct Global {
     /// Never show a progress bar
     #[arg(long, global = true, overrides_with = "progress")]
     pub no_progress: bool,
+    /// Read plain files as streams instead of memory-mapping them (for files that
+    /// another program may truncate while pgnfen reads them)
+    #[arg(long, global = true)]
+    pub no_mmap: bool,
 }
 
 #[derive(Debug, Subcommand)]

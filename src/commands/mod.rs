@@ -80,7 +80,11 @@ pub fn options(global: &Global) -> Options {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let progress =
         !global.quiet && !global.no_progress && (global.progress || io::stderr().is_terminal());
-    Options { threads, progress }
+    Options {
+        threads,
+        progress,
+        mmap: !global.no_mmap,
+    }
 }
 
 /// Opens every file input before any work starts, so that a missing file is

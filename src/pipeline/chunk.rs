@@ -9,6 +9,9 @@
 //! line end ("forced"), which the merger always scans itself.
 
 use std::io::{self, Read};
+use std::sync::Arc;
+
+use memmap2::{Mmap, UncheckedAdvice};
 
 /// The size a chunk aims at.
 pub const TARGET_CHUNK: usize = 1 << 20;
@@ -34,8 +37,12 @@ pub struct Chunk {
     pub offset: u64,
     /// The buffer; only `len` bytes are the chunk's. Buffers are recycled
     /// without shrinking their length, so they are zeroed once, not per chunk.
+    /// For a memory-mapped input it stays unused (it is the token that bounds
+    /// the chunks in flight) and the bytes are `map[mapped..mapped + len]`.
     buffer: Vec<u8>,
     len: usize,
+    map: Option<Arc<Mmap>>,
+    mapped: usize,
     pub start: Start,
     /// The input ends with this chunk.
     pub last: bool,
@@ -44,18 +51,45 @@ pub struct Chunk {
 impl Chunk {
     /// The chunk's bytes.
     pub fn bytes(&self) -> &[u8] {
-        &self.buffer[..self.len]
+        match &self.map {
+            Some(map) => &map[self.mapped..self.mapped + self.len],
+            None => &self.buffer[..self.len],
+        }
     }
 
-    /// The buffer, for reuse.
+    /// The buffer, for reuse. A mapped chunk's pages are given back to the
+    /// kernel first, so that the resident memory of a mapped input stays the
+    /// size of the chunks in flight, not of the file.
     pub fn into_buffer(self) -> Vec<u8> {
+        if let Some(map) = &self.map {
+            const PAGE: usize = 4096;
+            let start = self.mapped / PAGE * PAGE;
+            let end = (self.mapped + self.len) / PAGE * PAGE;
+            if end > start {
+                // SAFETY: MADV_DONTNEED on a read-only shared file mapping only drops
+                // resident pages; a later access reads them from the file again. No
+                // reference into these pages outlives this chunk except in chunks
+                // still in flight, which would simply fault the page back in.
+                let _ = unsafe {
+                    map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start)
+                };
+            }
+        }
         self.buffer
     }
 }
 
+/// Where a chunker's bytes come from.
+pub enum Source<R> {
+    /// A stream (standard input, a decompressor, a file read with `read`).
+    Read(R),
+    /// A whole plain file, memory-mapped: chunks are slices of it, no copy.
+    Map(Arc<Mmap>),
+}
+
 /// Reads an input into [`Chunk`]s.
 pub struct Chunker<R> {
-    reader: R,
+    source: Source<R>,
     carry: Vec<u8>,
     next_start: Start,
     offset: u64,
@@ -67,14 +101,14 @@ pub struct Chunker<R> {
 }
 
 impl<R: Read> Chunker<R> {
-    pub fn new(reader: R) -> Self {
-        Self::with_sizes(reader, TARGET_CHUNK, MAX_CHUNK)
+    pub fn new(source: Source<R>) -> Self {
+        Self::with_sizes(source, TARGET_CHUNK, MAX_CHUNK)
     }
 
     /// A chunker with other sizes (small ones exercise the cut logic in tests).
-    pub fn with_sizes(reader: R, target: usize, max: usize) -> Self {
+    pub fn with_sizes(source: Source<R>, target: usize, max: usize) -> Self {
         Chunker {
-            reader,
+            source,
             carry: Vec::new(),
             next_start: Start::Input,
             offset: 0,
@@ -90,6 +124,10 @@ impl<R: Read> Chunker<R> {
     pub fn next_chunk(&mut self, mut buf: Vec<u8>) -> io::Result<Option<Chunk>> {
         if self.done {
             return Ok(None);
+        }
+        if let Source::Map(map) = &self.source {
+            let map = map.clone();
+            return Ok(Some(self.next_mapped(map, buf)));
         }
         let mut filled = self.carry.len();
         if buf.len() < filled {
@@ -123,17 +161,54 @@ impl<R: Read> Chunker<R> {
                 (filled, true)
             }
         };
+        Ok(Some(self.emit(buf, None, 0, len, start, last)))
+    }
+
+    /// The next chunk of a mapped file: the same cuts, found in place.
+    fn next_mapped(&mut self, map: Arc<Mmap>, token: Vec<u8>) -> Chunk {
+        let pos = self.offset as usize;
+        let mut want = self.target;
+        let (len, last, next) = loop {
+            let end = (pos + want).min(map.len());
+            let window = &map[pos..end];
+            if end == map.len() {
+                self.done = true;
+                break (window.len(), true, Start::Cut);
+            }
+            if let Some(p) = find_cut(window, window.len() / 2) {
+                break (p, false, Start::Cut);
+            }
+            if window.len() >= self.max {
+                break (forced_cut(window), false, Start::Forced);
+            }
+            want += self.target;
+        };
+        let start = std::mem::replace(&mut self.next_start, next);
+        self.emit(token, Some(map), pos, len, start, last)
+    }
+
+    fn emit(
+        &mut self,
+        buffer: Vec<u8>,
+        map: Option<Arc<Mmap>>,
+        mapped: usize,
+        len: usize,
+        start: Start,
+        last: bool,
+    ) -> Chunk {
         let chunk = Chunk {
             seq: self.seq,
             offset: self.offset,
-            buffer: buf,
+            buffer,
             len,
+            map,
+            mapped,
             start,
             last,
         };
         self.seq += 1;
         self.offset += len as u64;
-        Ok(Some(chunk))
+        chunk
     }
 
     /// Reads until `filled` reaches `want` or the input ends.
@@ -142,7 +217,10 @@ impl<R: Read> Chunker<R> {
             buf.resize(want, 0);
         }
         while *filled < want && !self.eof {
-            match self.reader.read(&mut buf[*filled..want]) {
+            let Source::Read(reader) = &mut self.source else {
+                return Ok(());
+            };
+            match reader.read(&mut buf[*filled..want]) {
                 Ok(0) => self.eof = true,
                 Ok(n) => *filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -218,7 +296,33 @@ mod tests {
     use super::*;
 
     fn chunks(input: &[u8], target: usize, max: usize) -> Vec<Chunk> {
-        let mut c = Chunker::with_sizes(input, target, max);
+        let read = collect(Chunker::with_sizes(Source::Read(input), target, max));
+        // A mapped file gives the very same chunks.
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, input).unwrap();
+        if !input.is_empty() {
+            // SAFETY: a private temporary file nobody else changes.
+            let map = Arc::new(unsafe { Mmap::map(&file) }.unwrap());
+            let mapped = collect(Chunker::<&[u8]>::with_sizes(Source::Map(map), target, max));
+            // The same bytes in order, cut at the same likely game starts (forced
+            // cuts may fall elsewhere: the stream grows its buffer differently).
+            let joined: Vec<u8> = mapped.iter().flat_map(|c| c.bytes().to_vec()).collect();
+            assert_eq!(joined, input);
+            assert!(mapped.last().unwrap().last);
+            let cuts = |cs: &[Chunk]| {
+                cs.iter()
+                    .filter(|c| c.start == Start::Cut)
+                    .map(|c| c.offset)
+                    .collect::<Vec<_>>()
+            };
+            if read.iter().all(|c| c.start != Start::Forced) {
+                assert_eq!(cuts(&read), cuts(&mapped));
+            }
+        }
+        read
+    }
+
+    fn collect<R: Read>(mut c: Chunker<R>) -> Vec<Chunk> {
         let mut out = Vec::new();
         while let Some(chunk) = c.next_chunk(Vec::new()).unwrap() {
             out.push(chunk);

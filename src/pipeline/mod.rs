@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicU64;
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
 use crate::pgn::scan::{CutFit, Event, Scanner};
-use chunk::{Chunk, Chunker, Start};
+use chunk::{Chunk, Chunker, Source, Start};
 pub use game::Job;
 use game::{Builder, Entry};
 pub use game::{Header, HeaderTag};
@@ -83,6 +83,8 @@ pub enum RunError {
 pub struct Options {
     pub threads: usize,
     pub progress: bool,
+    /// Memory-map plain files (default); off reads them as streams.
+    pub mmap: bool,
 }
 
 /// Streams every input through `job` and `sink`, in order. Returns the number of games.
@@ -101,15 +103,7 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     let progress = Progress::new(options.progress, total);
     let mut games = 0;
     for input in inputs {
-        games += run_one(
-            input,
-            job,
-            sink,
-            &pool,
-            options.threads.max(1),
-            &progress,
-            games,
-        )?;
+        games += run_one(input, job, sink, &pool, options, &progress, games)?;
     }
     progress.finish();
     Ok(games)
@@ -131,10 +125,11 @@ fn run_one<J: Job, S: Sink<J::Game>>(
     job: &J,
     sink: &mut S,
     pool: &rayon::ThreadPool,
-    threads: usize,
+    options: &Options,
     progress: &Progress,
     games_before: u64,
 ) -> Result<u64, RunError> {
+    let threads = options.threads.max(1);
     sink.begin_input(input).map_err(RunError::Sink)?;
     let name = input.display_name();
     let in_err = |source: io::Error| {
@@ -144,8 +139,14 @@ fn run_one<J: Job, S: Sink<J::Game>>(
         })
     };
     let raw_read = Arc::new(AtomicU64::new(0));
-    let reader = input.open(raw_read.clone()).map_err(in_err)?;
-    progress.start_input(raw_read);
+    let (source, mapped) = match input.map().filter(|_| options.mmap) {
+        Some(map) => (Source::Map(Arc::new(map)), true),
+        None => (
+            Source::Read(input.open(raw_read.clone()).map_err(in_err)?),
+            false,
+        ),
+    };
+    progress.start_input(raw_read.clone());
 
     // Bounds memory: at most this many chunks (each up to MAX_CHUNK) exist at once.
     let in_flight = (2 * threads + 2).min(10);
@@ -158,7 +159,7 @@ fn run_one<J: Job, S: Sink<J::Game>>(
     std::thread::scope(|scope| {
         let reader_done = done_tx.clone();
         scope.spawn(move || {
-            let mut chunker = Chunker::new(reader);
+            let mut chunker = Chunker::new(source);
             let mut sent = 0u64;
             // The tasks borrow `job`: a scope on this (non-pool) thread lets them.
             pool.in_place_scope_fifo(|tasks| {
@@ -200,6 +201,11 @@ fn run_one<J: Job, S: Sink<J::Game>>(
                     Message::Failed(e) => return Err(in_err(e)),
                     Message::Scanned(scanned) => {
                         let last = scanned.chunk.last;
+                        if mapped {
+                            // A mapped file is "read" as far as it is merged.
+                            let end = scanned.chunk.offset + scanned.chunk.bytes().len() as u64;
+                            raw_read.store(end, std::sync::atomic::Ordering::Relaxed);
+                        }
                         let buf = merger.merge(*scanned, sink).map_err(RunError::Sink)?;
                         progress.advance(games_before + merger.games);
                         let _ = free_tx.send(recycle(buf));

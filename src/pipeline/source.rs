@@ -67,6 +67,29 @@ impl Input {
     }
 }
 
+impl Input {
+    /// Maps a plain (uncompressed, non-empty, regular) file into memory, so that
+    /// chunks are slices of it instead of copies. `None` when it cannot be, or
+    /// should not be, mapped; the input is then read as a stream.
+    pub fn map(&self) -> Option<memmap2::Mmap> {
+        let Input::File(path) = self else { return None };
+        if Compression::of(path) != Compression::None {
+            return None;
+        }
+        let file = File::open(path).ok()?;
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() || meta.len() == 0 {
+            return None;
+        }
+        // SAFETY: the map is read-only. If another program truncates the file
+        // while pgnfen reads it, the lost pages fault (SIGBUS), the trade-off
+        // every mmap reader (ripgrep, grep -mmap) makes; `--no-mmap` avoids it.
+        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Some(map)
+    }
+}
+
 /// The compression a file name asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
