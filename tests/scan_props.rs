@@ -31,8 +31,15 @@ enum P {
     Movetext,
 }
 
-/// A tag line's name and, when well-formed, its value range (relative).
-fn parse_tag(l: &[u8]) -> (Vec<u8>, Option<(usize, usize)>) {
+/// A tag pair's name and, when well-formed, its value range (relative).
+type Pair = (Vec<u8>, Option<(usize, usize)>);
+
+/// A tag line's pairs, in order: each name and, when the pair is well-formed,
+/// its value range (relative). After a well-formed pair, blanks and a `[` open
+/// the next pair; anything else, or a pair that is not well-formed (an empty
+/// name is not), ends the list.
+fn parse_tag(l: &[u8]) -> Vec<Pair> {
+    let mut pairs = Vec::new();
     let mut i = 0;
     let ws = |i: &mut usize| {
         while *i < l.len() && (l[*i] == b' ' || l[*i] == b'\t') {
@@ -40,40 +47,54 @@ fn parse_tag(l: &[u8]) -> (Vec<u8>, Option<(usize, usize)>) {
         }
     };
     ws(&mut i);
-    i += 1; // '['
-    ws(&mut i);
-    let s = i;
-    while i < l.len() && !b" \t\"]".contains(&l[i]) {
-        i += 1;
-    }
-    let name = l[s..i].to_vec();
-    if name.is_empty() {
-        return (name, None);
-    }
-    ws(&mut i);
-    if l.get(i) != Some(&b'"') {
-        return (name, None);
-    }
-    i += 1;
-    let vs = i;
     loop {
-        match l.get(i) {
-            None => return (name, None),
-            Some(b'\\') => i += 2,
-            Some(b'"') => break,
-            Some(_) => i += 1,
+        i += 1; // '['
+        ws(&mut i);
+        let s = i;
+        while i < l.len() && !b" \t\"]".contains(&l[i]) {
+            i += 1;
+        }
+        let name = l[s..i].to_vec();
+        if name.is_empty() {
+            pairs.push((name, None));
+            return pairs;
+        }
+        ws(&mut i);
+        if l.get(i) != Some(&b'"') {
+            pairs.push((name, None));
+            return pairs;
+        }
+        i += 1;
+        let vs = i;
+        loop {
+            match l.get(i) {
+                None => {
+                    pairs.push((name, None));
+                    return pairs;
+                }
+                Some(b'\\') => i += 2,
+                Some(b'"') => break,
+                Some(_) => i += 1,
+            }
+        }
+        if i > l.len() {
+            pairs.push((name, None));
+            return pairs;
+        }
+        let ve = i;
+        i += 1;
+        ws(&mut i);
+        if l.get(i) != Some(&b']') {
+            pairs.push((name, None));
+            return pairs;
+        }
+        pairs.push((name, Some((vs, ve))));
+        i += 1;
+        ws(&mut i);
+        if l.get(i) != Some(&b'[') {
+            return pairs;
         }
     }
-    if i > l.len() {
-        return (name, None);
-    }
-    let ve = i;
-    i += 1;
-    ws(&mut i);
-    if l.get(i) != Some(&b']') {
-        return (name, None);
-    }
-    (name, Some((vs, ve)))
 }
 
 /// The game-boundary rule, one line at a time, tokens compared as strings.
@@ -114,7 +135,9 @@ fn model(data: &[u8]) -> Vec<Event> {
                     continue;
                 }
                 Kind::Tag => {
-                    let (name, val) = parse_tag(l);
+                    let pairs = parse_tag(l);
+                    // Only the first pair can follow a blank line.
+                    let name = &pairs[0].0;
                     let start = |ev: &mut Vec<Event>, off, line| {
                         ev.push(Event::GameStart { offset: off, line })
                     };
@@ -124,7 +147,7 @@ fn model(data: &[u8]) -> Vec<Event> {
                         P::Ended | P::Movetext => start(&mut ev, ls as u64, line_no),
                         P::Garbage(o, n) => start(&mut ev, o, n),
                         P::Header => {
-                            if saw_blank && !name.is_empty() && names.contains(&name) {
+                            if saw_blank && !name.is_empty() && names.contains(name) {
                                 ev.push(Event::HeaderEnd);
                                 start(&mut ev, ls as u64, line_no);
                                 names.clear();
@@ -136,22 +159,24 @@ fn model(data: &[u8]) -> Vec<Event> {
                     }
                     phase = P::Header;
                     saw_blank = false;
-                    if !name.is_empty() {
-                        names.push(name.clone());
-                    }
-                    let tn = match &name[..] {
-                        b"SetUp" => Some(TagName::SetUp),
-                        b"FEN" => Some(TagName::Fen),
-                        b"Variant" => Some(TagName::Variant),
-                        _ => None,
-                    };
-                    if let (Some(tn), Some((vs, ve))) = (tn, val) {
-                        ev.push(Event::Tag(TagRef {
-                            name: tn,
-                            line_start: cs as u64,
-                            line: line_no,
-                            value: (cs + vs) as u64..(cs + ve) as u64,
-                        }));
+                    for (name, val) in pairs {
+                        if !name.is_empty() {
+                            names.push(name.clone());
+                        }
+                        let tn = match &name[..] {
+                            b"SetUp" => Some(TagName::SetUp),
+                            b"FEN" => Some(TagName::Fen),
+                            b"Variant" => Some(TagName::Variant),
+                            _ => None,
+                        };
+                        if let (Some(tn), Some((vs, ve))) = (tn, val) {
+                            ev.push(Event::Tag(TagRef {
+                                name: tn,
+                                line_start: cs as u64,
+                                line: line_no,
+                                value: (cs + vs) as u64..(cs + ve) as u64,
+                            }));
+                        }
                     }
                     continue;
                 }
@@ -229,6 +254,13 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
         1 => Just("[Event"),
         1 => Just("["),
         1 => Just("[WhiteRatingDiff \"+3\"]"),
+        2 => Just("[Event \"x\"] [FEN \"8/8 w - - 0 1\"]"),
+        1 => Just("[SetUp \"1\"]\t[FEN \"a\"][Variant \"v\"] junk ["),
+        1 => Just("[Site \"y\"] [Event \"cut"),
+        1 => Just("[Site \"a] [FEN \\\"b\\\"]\"]  [Event \"x\"]"),
+        1 => Just("[Event \"x\"] junk [Site \"y\"]"),
+        1 => Just("[Event \"x\"] [Site"),
+        1 => Just("[Round \"1\"] [] [SetUp \"1\"]"),
         3 => Just(""),
         1 => Just("  \t"),
         1 => Just("%[Event \"e\"]"),

@@ -17,6 +17,11 @@
 //! * A header is a run of tag lines with blank lines allowed between them; a
 //!   blank line followed by a tag whose name the header already holds starts a
 //!   new game at that tag line. The first other line starts the movetext.
+//! * A tag line may hold several pairs: after a pair closes (`]`), blanks and a
+//!   `[` start the next one, read the same way (its name is remembered, its
+//!   value reported for SetUp/FEN/Variant). Only the line's first pair can
+//!   start a new game. Anything else after a `]`, or a pair that does not
+//!   close, ends the reading of the line; the rest of it is ignored.
 //! * In movetext `{` opens a comment up to the next `}` (across lines, no
 //!   nesting; unterminated: to the end of the input), `;` a comment to the end
 //!   of the line, `(`/`)` a variation. A termination marker (`1-0`, `0-1`,
@@ -31,9 +36,12 @@
 //!
 //! Movetext is not walked byte by byte: outside comments one SIMD pass looks
 //! for the few structural bytes (`\n \r { ; ( ) - *`), inside comments
-//! `memchr3` looks for `}` and line ends, and opaque line rests (garbage, tag
-//! lines other than SetUp/FEN/Variant, `;` comments, `%` lines) are skipped with
-//! `memchr2` to the line end. A `-` or `*` is checked for a marker by looking at
+//! `memchr3` looks for `}` and line ends, and opaque line rests (garbage, `;`
+//! comments, `%` lines) are skipped with `memchr2` to the line end. A tag line
+//! wholly inside the piece is read without the byte-level state machine, and
+//! the value of a tag other than SetUp/FEN/Variant only when a `[` comes later
+//! on the line (the search for the line end notes that on the way), as a
+//! further pair may follow. A `-` or `*` is checked for a marker by looking at
 //! the few bytes around it.
 
 use std::ops::Range;
@@ -135,10 +143,10 @@ enum Phase {
     Movetext,
 }
 
-/// Progress through a tag line `[Name "value"]`.
+/// Progress through a tag line `[Name "value"]`, possibly followed by more pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TagSt {
-    /// After `[`, skipping blanks.
+    /// After a pair's `[`, skipping blanks.
     Open,
     Name,
     /// After the name, before `"`.
@@ -148,14 +156,18 @@ enum TagSt {
     ValueEsc,
     /// After the closing quote, before `]`.
     AfterValue,
+    /// After a pair's `]`, skipping blanks: a `[` opens the next pair.
+    AfterPair,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct TagLine {
     st: TagSt,
-    /// Name so far: bytes packed big-endian while it is at most 8 long, then FNV-1a.
+    /// The current pair's name so far: bytes packed big-endian while it is at
+    /// most 8 long, then FNV-1a.
     hash: u64,
     len: u64,
+    /// Which of the three tags the current pair is (once its name is complete).
     name: Option<TagName>,
     line_start: u64,
     line: u64,
@@ -461,8 +473,9 @@ impl Scanner {
         }
     }
 
-    /// The name of the tag line `t` is complete: the duplicate-name rule, the
-    /// name list, and which of the three tags it is.
+    /// The name of the current pair of the tag line `t` is complete: the
+    /// duplicate-name rule (only a line's first pair can follow a blank line),
+    /// the name list, and which of the three tags it is.
     fn name_done(&mut self, t: &mut TagLine, events: &mut Vec<Event>) {
         let key = if t.len <= 8 {
             t.hash
@@ -549,18 +562,10 @@ impl Scanner {
                 TagSt::Name => {
                     if b == b' ' || b == b'\t' || b == b'"' || b == b']' {
                         self.name_done(&mut t, events);
-                        if t.name.is_none() || b == b']' {
-                            // The rest of the line is opaque: skip it here.
-                            return match find::find_eol(&buf[i..]) {
-                                Some(o) => {
-                                    self.mode = Mode::LineStart;
-                                    self.terminator(buf, i + o, base)
-                                }
-                                None => {
-                                    self.mode = Mode::SkipLine;
-                                    len
-                                }
-                            };
+                        if b == b']' {
+                            // No value: the rest of the line is opaque.
+                            self.mode = Mode::SkipLine;
+                            return i;
                         }
                         if b == b'"' {
                             t.st = TagSt::Value;
@@ -605,8 +610,18 @@ impl Scanner {
                                 value: t.value_start..t.value_end,
                             }));
                         }
+                        t.st = TagSt::AfterPair;
+                    } else if b != b' ' && b != b'\t' {
                         self.mode = Mode::SkipLine;
-                        return i + 1;
+                        return i;
+                    }
+                }
+                TagSt::AfterPair => {
+                    if b == b'[' {
+                        t.st = TagSt::Open;
+                        t.hash = 0;
+                        t.len = 0;
+                        t.name = None;
                     } else if b != b' ' && b != b'\t' {
                         self.mode = Mode::SkipLine;
                         return i;
@@ -620,78 +635,102 @@ impl Scanner {
     }
 
     /// Scans a tag line that lies whole in `line` (which ends where its line
-    /// terminator is), from `j`, just after the `[`: what [`Self::tag_bytes`]
-    /// does byte by byte, without its state machine. Only the name is looked at,
-    /// and the value only for SetUp, FEN and Variant.
+    /// terminator is), from `j`, just after the first `[`: what
+    /// [`Self::tag_bytes`] does byte by byte, without its state machine. Only
+    /// the names are looked at, and the value only for SetUp, FEN and Variant,
+    /// or when `more` (a `[` comes later on the line: a further pair may follow).
     #[inline]
     fn whole_tag_line(
         &mut self,
         mut t: TagLine,
         line: &[u8],
         mut j: usize,
+        more: bool,
         base: u64,
         events: &mut Vec<Event>,
     ) {
         let n = line.len();
         let blank = |b: u8| b == b' ' || b == b'\t';
-        while j < n && blank(line[j]) {
-            j += 1;
-        }
-        let (mut h, mut len) = (0u64, 0u64);
-        while j < n {
-            let b = line[j];
-            if matches!(b, b' ' | b'\t' | b'"' | b']') {
-                break;
-            }
-            h = if len < 8 {
-                (h << 8) | b as u64
-            } else {
-                (h ^ b as u64).wrapping_mul(0x0100_0000_01B3)
-            };
-            len += 1;
-            j += 1;
-        }
-        t.hash = h;
-        t.len = len;
-        self.name_done(&mut t, events);
-        let Some(name) = t.name else { return };
-        // After the name: blanks, then the opening quote.
-        while j < n && blank(line[j]) {
-            j += 1;
-        }
-        if j == n || line[j] != b'"' {
-            return;
-        }
-        let value_start = j + 1;
-        // The closing quote; a backslash escapes the byte after it.
-        j = value_start;
         loop {
-            match memchr::memchr2(b'"', b'\\', &line[j..]) {
-                None => return,
-                Some(o) if line[j + o] == b'"' => {
-                    j += o;
+            // `j` is just after a pair's `[`.
+            while j < n && blank(line[j]) {
+                j += 1;
+            }
+            let (mut h, mut len) = (0u64, 0u64);
+            while j < n {
+                let b = line[j];
+                if matches!(b, b' ' | b'\t' | b'"' | b']') {
                     break;
                 }
-                Some(o) => {
-                    j += o + 2;
-                    if j >= n {
-                        return;
+                h = if len < 8 {
+                    (h << 8) | b as u64
+                } else {
+                    (h ^ b as u64).wrapping_mul(0x0100_0000_01B3)
+                };
+                len += 1;
+                j += 1;
+            }
+            t.hash = h;
+            t.len = len;
+            self.name_done(&mut t, events);
+            if len == 0 {
+                return;
+            }
+            // Most tag lines hold one pair of another tag: with no `[` later on
+            // the line no further pair can follow, and this value is not needed.
+            if t.name.is_none() && !more {
+                return;
+            }
+            // After the name: blanks, then the opening quote.
+            while j < n && blank(line[j]) {
+                j += 1;
+            }
+            if j == n || line[j] != b'"' {
+                return;
+            }
+            let value_start = j + 1;
+            // The closing quote; a backslash escapes the byte after it.
+            j = value_start;
+            loop {
+                match memchr::memchr2(b'"', b'\\', &line[j..]) {
+                    None => return,
+                    Some(o) if line[j + o] == b'"' => {
+                        j += o;
+                        break;
+                    }
+                    Some(o) => {
+                        j += o + 2;
+                        if j >= n {
+                            return;
+                        }
                     }
                 }
             }
-        }
-        let value_end = j;
-        j += 1;
-        while j < n && blank(line[j]) {
+            let value_end = j;
             j += 1;
-        }
-        if j < n && line[j] == b']' {
-            events.push(Event::Tag(TagRef {
-                name,
-                line_start: t.line_start,
-                line: t.line,
-                value: base + value_start as u64..base + value_end as u64,
-            }));
+            while j < n && blank(line[j]) {
+                j += 1;
+            }
+            if j == n || line[j] != b']' {
+                return;
+            }
+            if let Some(name) = t.name {
+                events.push(Event::Tag(TagRef {
+                    name,
+                    line_start: t.line_start,
+                    line: t.line,
+                    value: base + value_start as u64..base + value_end as u64,
+                }));
+            }
+            // After the `]`: blanks, then a `[` opens the next pair.
+            j += 1;
+            while j < n && blank(line[j]) {
+                j += 1;
+            }
+            if j == n || line[j] != b'[' {
+                return;
+            }
+            j += 1;
         }
     }
 
@@ -867,10 +906,10 @@ impl Scanner {
                         }
                         b'[' => {
                             let t = self.tag_line(events);
-                            if let Some(o) = find::find_eol(&buf[i + 1..]) {
+                            if let (Some(o), more) = find::find_eol_and(&buf[i + 1..], b'[') {
                                 // The usual case: the whole line is here.
                                 let e = i + 1 + o;
-                                self.whole_tag_line(t, &buf[..e], i + 1, base, events);
+                                self.whole_tag_line(t, &buf[..e], i + 1, more, base, events);
                                 i = self.terminator(buf, e, base);
                                 self.mode = Mode::LineStart;
                             } else {

@@ -49,6 +49,21 @@ pub(super) fn find_eol(hay: &[u8]) -> Option<usize> {
     }
 }
 
+/// The index of the first `\n` or `\r` in `hay` (`None`: the end of `hay`),
+/// and whether a `c` comes before it.
+#[inline]
+pub(super) fn find_eol_and(hay: &[u8], c: u8) -> (Option<usize>, bool) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(r) = sse2::short_eol_and(hay, c) {
+            return r;
+        }
+    }
+    let eol = memchr::memchr2(b'\n', b'\r', hay);
+    let has = memchr::memchr(c, &hay[..eol.unwrap_or(hay.len())]).is_some();
+    (eol, has)
+}
+
 /// The index of the first `}`, `\n` or `\r` in `hay`.
 #[inline]
 pub(super) fn find_comment_end(hay: &[u8]) -> Option<usize> {
@@ -96,6 +111,35 @@ mod sse2 {
             }
         }
         None
+    }
+
+    /// [`super::find_eol_and`] when the first 32 bytes settle it.
+    #[inline(always)]
+    pub(super) fn short_eol_and(hay: &[u8], c: u8) -> Option<(Option<usize>, bool)> {
+        if hay.len() < 32 {
+            return None;
+        }
+        // SAFETY: SSE2 is always available on x86_64; the loads read bytes
+        // 0..32 of `hay`, which has at least 32.
+        unsafe {
+            let p = hay.as_ptr();
+            let nl = _mm_set1_epi8(b'\n' as i8);
+            let cr = _mm_set1_epi8(b'\r' as i8);
+            let vc = _mm_set1_epi8(c as i8);
+            let lo = _mm_loadu_si128(p as *const __m128i);
+            let hi = _mm_loadu_si128(p.add(16) as *const __m128i);
+            let e = |v: __m128i| -> u32 {
+                _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr))) as u32
+            };
+            let f = |v: __m128i| -> u32 { _mm_movemask_epi8(_mm_cmpeq_epi8(v, vc)) as u32 };
+            let eol = e(lo) | (e(hi) << 16);
+            if eol == 0 {
+                return None;
+            }
+            let k = eol.trailing_zeros();
+            let before = (f(lo) | (f(hi) << 16)) & ((1u32 << k) - 1);
+            Some((Some(k as usize), before != 0))
+        }
     }
 
     #[inline(always)]
@@ -234,6 +278,10 @@ mod tests {
                 }
                 let eol = v.iter().position(|&b| b == b'\n' || b == b'\r');
                 assert_eq!(find_eol(&v), eol);
+                for c in [b'[', b'a'] {
+                    let has = v[..eol.unwrap_or(v.len())].contains(&c);
+                    assert_eq!(find_eol_and(&v, c), (eol, has), "{v:?}");
+                }
                 let ce = v
                     .iter()
                     .position(|&b| b == b'}' || b == b'\n' || b == b'\r');

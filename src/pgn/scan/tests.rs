@@ -582,3 +582,255 @@ fn finish_is_idempotent_and_feed_after_finish_is_ignored() {
     s.feed(b"[B \"\"]\n", &mut ev);
     assert_eq!(ev.len(), 2);
 }
+
+// ------------------------------------------------ several tag pairs on a line
+
+/// Scans `input` cut into three pieces at every pair of cuts: a tag pair split
+/// anywhere, also twice, gives the same events as the whole input.
+fn scan_three_ways(input: &str) -> Vec<Event> {
+    let b = input.as_bytes();
+    let whole = scan(b);
+    for c1 in 0..=b.len() {
+        for c2 in c1..=b.len() {
+            let mut s = Scanner::new();
+            let mut ev = Vec::new();
+            s.feed(&b[..c1], &mut ev);
+            s.feed(&b[c1..c2], &mut ev);
+            s.feed(&b[c2..], &mut ev);
+            s.finish(&mut ev);
+            assert_eq!(ev, whole, "cuts at {c1} and {c2}: {input:?}");
+        }
+    }
+    whole
+}
+
+fn multi_tags(input: &str) -> Vec<(TagName, String, u64, u64)> {
+    scan_three_ways(input);
+    tags(input)
+}
+
+#[test]
+fn two_and_three_pairs_on_a_line() {
+    let s = "[SetUp \"1\"] [FEN \"4k3/8 w - - 0 1\"]\n\n*\n";
+    assert_eq!(
+        multi_tags(s),
+        vec![
+            (TagName::SetUp, "1".into(), 0, 1),
+            (TagName::Fen, "4k3/8 w - - 0 1".into(), 0, 1),
+        ]
+    );
+    // no blank between pairs, tabs, indent, a second line: values in order,
+    // `line_start` the start of the line (before the indent)
+    let s = "[A \"\"]\n \t[Variant \"v\"]\t[SetUp \"0\"][FEN \"f\"]  \n[FEN \"g\"]\n";
+    let l2 = off(s, " \t[Variant");
+    assert_eq!(
+        multi_tags(s),
+        vec![
+            (TagName::Variant, "v".into(), l2, 2),
+            (TagName::SetUp, "0".into(), l2, 2),
+            (TagName::Fen, "f".into(), l2, 2),
+            (TagName::Fen, "g".into(), off(s, "[FEN \"g"), 3),
+        ]
+    );
+    // the value ranges are those of each pair, whatever the line end
+    for nl in ["\n", "\r\n", "\r", ""] {
+        let s = format!("[SetUp \"1\"] [FEN \"x\"]{nl}");
+        let ev = scan_three_ways(&s);
+        let v = off(&s, "x\"");
+        assert_eq!(
+            ev,
+            vec![
+                Event::GameStart { offset: 0, line: 1 },
+                Event::Tag(TagRef {
+                    name: TagName::SetUp,
+                    line_start: 0,
+                    line: 1,
+                    value: 8..9,
+                }),
+                Event::Tag(TagRef {
+                    name: TagName::Fen,
+                    line_start: 0,
+                    line: 1,
+                    value: v..v + 1,
+                }),
+                Event::HeaderEnd,
+            ],
+            "{nl:?}"
+        );
+    }
+}
+
+#[test]
+fn fen_pair_after_another_pair() {
+    let s = "[Event \"x\"] [FEN \"f\"]\n";
+    assert_eq!(multi_tags(s), vec![(TagName::Fen, "f".into(), 0, 1)]);
+    // brackets, quotes and escapes inside the first value are value bytes
+    let s = "[Event \"a] [FEN \\\"no\\\"]\"] [FEN \"yes\"]\n";
+    assert_eq!(multi_tags(s), vec![(TagName::Fen, "yes".into(), 0, 1)]);
+    let s = "[White \"[FEN \\\"no\\\"]\"]\n";
+    assert!(multi_tags(s).is_empty());
+    // a long first pair, then FEN (the value is read even with no `[` close by)
+    let s = format!(
+        "[Site \"https://example.org/{}\"] [FEN \"f\"]\n",
+        "p".repeat(100)
+    );
+    assert_eq!(tags(&s), vec![(TagName::Fen, "f".into(), 0, 1)]);
+    // the line still classifies as one tag line: no new game, header goes on
+    let s = "[Event \"x\"] [FEN \"f\"]\n[Site \"y\"]\n1. e4 *\n";
+    assert_eq!(starts(s), vec![0]);
+}
+
+#[test]
+fn names_of_later_pairs_count_for_the_new_game_rule() {
+    // a second pair's name is held by the header
+    let s = "[Event \"a\"] [Site \"b\"]\n\n[Site \"c\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "[Site \"c")]);
+    let s = "[Event \"a\"] [Site \"b\"] [Round \"1\"]\n\n[Round \"2\"] [FEN \"f\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "[Round \"2")]);
+    let ev = scan_three_ways(s);
+    check_header_ends(&ev);
+    // the FEN belongs to the second game
+    assert!(matches!(
+        &ev[..],
+        [
+            Event::GameStart { offset: 0, line: 1 },
+            Event::HeaderEnd,
+            Event::GameStart { line: 3, .. },
+            Event::Tag(TagRef {
+                name: TagName::Fen,
+                line: 3,
+                ..
+            }),
+            Event::HeaderEnd,
+        ]
+    ));
+    // only the first pair after the blank line can start a game
+    let s = "[Event \"a\"]\n\n[Site \"b\"] [Event \"c\"]\n";
+    assert_eq!(starts(s), vec![0]);
+    // the same name twice on a line: one header
+    let s = "[Event \"a\"] [Event \"b\"]\n";
+    assert_eq!(starts(s), vec![0]);
+    // the first pair of a line repeats a name: the game starts at the line,
+    // and the line's later names belong to the new header
+    let s = "[Event \"a\"]\n\n[Event \"b\"] [Site \"c\"]\n\n[Site \"d\"]\n";
+    assert_eq!(
+        starts(s),
+        vec![0, off(s, "[Event \"b"), off(s, "[Site \"d")]
+    );
+    // a second pair that does not close still names a tag (as a first one does)
+    let s = "[Event \"a\"] [Site \"cut\n\n[Site \"b\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "[Site \"b")]);
+    let s = "[Event \"a\"] [Site\n\n[Site \"b\"]\n";
+    assert_eq!(starts(s), vec![0, off(s, "[Site \"b")]);
+    // pairs after junk are not read: their names are not held
+    let s = "[Event \"a\"] junk [Site \"b\"]\n\n[Site \"c\"]\n";
+    assert_eq!(starts(s), vec![0]);
+    for s in [
+        "[Event \"a\"] [Site \"b\"]\n\n[Site \"c\"]\n",
+        "[Event \"a\"] [Site\n\n[Site \"b\"]\n",
+        "[Event \"a\"] junk [Site \"b\"]\n\n[Site \"c\"]\n",
+    ] {
+        scan_three_ways(s);
+    }
+}
+
+#[test]
+fn unclosed_later_pair() {
+    for (s, n) in [
+        ("[SetUp \"1\"] [FEN \"x\n", 1),
+        ("[SetUp \"1\"] [FEN \"x\"\n", 1),
+        ("[SetUp \"1\"] [FEN \"x\" y]\n", 1),
+        ("[SetUp \"1\"] [FEN \"x\\\"]\n", 1),
+        ("[SetUp \"1\"] [FEN x]\n", 1),
+        ("[SetUp \"1\"] [FEN]\n", 1),
+        ("[SetUp \"1\"] [FEN\n", 1),
+        ("[SetUp \"1\"] [\n", 1),
+        ("[SetUp \"1\"] [FEN \"x", 1),
+        ("[SetUp \"1\"] [FEN \"x\"", 1),
+        ("[SetUp \"1\"] [FEN", 1),
+        ("[SetUp \"1\"] [", 1),
+        // a pair that does not close ends the line's pairs
+        ("[SetUp \"1\"] [Event \"e\" [FEN \"x\"]\n", 1),
+        ("[SetUp \"1\"] [Event [FEN \"x\"]\n", 1),
+        ("[SetUp \"1\"] [Event] [FEN \"x\"]\n", 1),
+        // empty names are no pairs
+        ("[SetUp \"1\"] [] [FEN \"x\"]\n", 1),
+        ("[SetUp \"1\"] [ \"v\"] [FEN \"x\"]\n", 1),
+        // the first pair does not close: nothing after it is read
+        ("[SetUp \"1\" [FEN \"x\"]\n", 0),
+        ("[SetUp 1] [FEN \"x\"]\n", 0),
+        ("[SetUp \"1] [FEN \"x\"]\n", 0),
+    ] {
+        let t = multi_tags(s);
+        assert_eq!(t.len(), n, "{s:?}: {t:?}");
+        if n == 1 {
+            assert_eq!(t[0], (TagName::SetUp, "1".into(), 0, 1), "{s:?}");
+        }
+    }
+    // the next line is read as usual
+    let s = "[SetUp \"1\"] [FEN \"x\n[FEN \"y\"]\n1. e4 *\n";
+    assert_eq!(
+        multi_tags(s),
+        vec![
+            (TagName::SetUp, "1".into(), 0, 1),
+            (TagName::Fen, "y".into(), off(s, "[FEN \"y"), 2),
+        ]
+    );
+}
+
+#[test]
+fn junk_between_and_after_pairs() {
+    // junk after a `]` ends the reading of the line
+    for s in [
+        "[SetUp \"1\"] junk [FEN \"x\"]\n",
+        "[SetUp \"1\"]junk[FEN \"x\"]\n",
+        "[SetUp \"1\"] ; [FEN \"x\"]\n",
+        "[SetUp \"1\"] ] [FEN \"x\"]\n",
+        "[SetUp \"1\"] \"[FEN \"x\"]\n",
+        "[SetUp \"1\"] {[FEN \"x\"]}\n",
+    ] {
+        assert_eq!(
+            multi_tags(s),
+            vec![(TagName::SetUp, "1".into(), 0, 1)],
+            "{s:?}"
+        );
+    }
+    // junk after the last pair is fine
+    let s = "[SetUp \"1\"] [FEN \"x\"] junk [ 1-0 {\n1. e4 *\n";
+    assert_eq!(
+        multi_tags(s),
+        vec![
+            (TagName::SetUp, "1".into(), 0, 1),
+            (TagName::Fen, "x".into(), 0, 1),
+        ]
+    );
+    assert_eq!(starts(s), vec![0]);
+}
+
+#[test]
+fn later_pairs_split_across_pieces() {
+    // every split of every pair in two and three pieces (scan_three_ways), and
+    // a long line in small pieces
+    let s = "[Event \"e\"] [SetUp \"1\"]\t[FEN \"a\\\"b\"] [Variant \"v\"]\n";
+    assert_eq!(multi_tags(s).len(), 3);
+    let mut s = b"[Event \"".to_vec();
+    s.resize(5000, b'e');
+    s.extend_from_slice(b"\"] [FEN \"");
+    s.resize(12_000, b'f');
+    s.extend_from_slice(b"\"] [SetUp \"1\"]\n1. e4 *\n");
+    let whole = scan_pieces(&s, &mut || usize::MAX);
+    for size in [1, 7, 64, 4096] {
+        assert_eq!(scan_pieces(&s, &mut || size), whole, "{size}");
+    }
+    let names: Vec<_> = whole
+        .iter()
+        .filter_map(|e| match e {
+            Event::Tag(t) => Some((t.name, t.value.end - t.value.start)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec![(TagName::Fen, 12_000 - 5009), (TagName::SetUp, 1)]
+    );
+}
