@@ -10,7 +10,7 @@ use crate::fen::{self, Dialect, EpPolicy};
 use crate::pgn::scan::TagName;
 use crate::pgn::tags::{decode_value, display_column};
 use crate::pipeline::output::Output;
-use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
+use crate::pipeline::{self, GameInfo, Header, HeaderTag, Input, Job, Sink};
 use crate::problem::Code;
 
 /// A change to the input: `remove` bytes at `offset` replaced by `insert`.
@@ -64,18 +64,7 @@ impl Job for ConvertJob {
         let mut first_fen = true;
         for tag in header.tags().filter(|t| t.name == TagName::Fen) {
             if self.repair && !has_setup && first_fen {
-                let line_start = tag.value_offset - tag.value_column as u64;
-                let mut insert = b"[SetUp \"1\"]".to_vec();
-                insert.extend_from_slice(if tag.line_end.is_empty() {
-                    b"\n"
-                } else {
-                    tag.line_end
-                });
-                out.edits.push(Edit {
-                    offset: line_start,
-                    remove: 0,
-                    insert,
-                });
+                out.edits.push(setup_insertion(&tag));
             }
             first_fen = false;
             // Other variants' FENs are not ours to read (SPEC §3): left alone, not reported.
@@ -134,6 +123,23 @@ impl Job for ConvertJob {
         }
         out.edits.sort_by_key(|e| e.offset);
         out
+    }
+}
+
+/// `[SetUp "1"]` directly before a FEN tag: on a line of its own when the FEN
+/// tag opens its line (with that line's line end), else just before the FEN
+/// pair on the same line (`[Event "x"] [SetUp "1"] [FEN "..."]`).
+fn setup_insertion(tag: &HeaderTag<'_>) -> Edit {
+    let line_start = tag.value_offset - tag.value_column as u64;
+    let before_value = &tag.line_text[..tag.value_column.min(tag.line_text.len())];
+    let bracket = before_value.iter().rposition(|&b| b == b'[').unwrap_or(0);
+    let opens_line = before_value[..bracket].iter().all(|&b| b == b' ' || b == b'\t');
+    if opens_line {
+        let mut insert = b"[SetUp \"1\"]".to_vec();
+        insert.extend_from_slice(if tag.line_end.is_empty() { b"\n" } else { tag.line_end });
+        Edit { offset: line_start, remove: 0, insert }
+    } else {
+        Edit { offset: line_start + bracket as u64, remove: 0, insert: b"[SetUp \"1\"] ".to_vec() }
     }
 }
 
@@ -265,6 +271,28 @@ mod tests {
             sink.bytes((i * pieces) as u64, piece).unwrap();
         }
         sink.into_inner()
+    }
+
+    fn fen_tag(line: &'static [u8], line_start: u64) -> HeaderTag<'static> {
+        let value_column = line.windows(5).position(|w| w == b"FEN \"").unwrap() + 5;
+        HeaderTag {
+            name: TagName::Fen,
+            raw: b"",
+            line: 1,
+            line_text: line,
+            value_column,
+            value_offset: line_start + value_column as u64,
+            complete: true,
+            line_end: b"\r\n",
+        }
+    }
+
+    #[test]
+    fn setup_goes_directly_before_the_fen_tag() {
+        let e = setup_insertion(&fen_tag(b"  [FEN \"x\"]", 100));
+        assert_eq!((e.offset, e.insert.as_slice()), (100, &b"[SetUp \"1\"]\r\n"[..]));
+        let e = setup_insertion(&fen_tag(b"[Event \"y\"] [FEN \"x\"]", 100));
+        assert_eq!((e.offset, e.insert.as_slice()), (112, &b"[SetUp \"1\"] "[..]));
     }
 
     #[test]
