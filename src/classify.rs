@@ -8,6 +8,7 @@ use std::cell::RefCell;
 
 use crate::class::Class;
 use crate::fen::{self, Analysis, BoardSize, VariantHint};
+use crate::memo::Memo;
 use crate::pgn::scan::TagName;
 use crate::pgn::tags::decode_value;
 use crate::problem::{Code, Problem};
@@ -243,56 +244,20 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
     }
 }
 
-/// Entries of the per-thread FEN cache (direct-mapped).
-const FEN_CACHE_SLOTS: usize = 8192;
-/// Longer FEN strings are not cached (a standard FEN is 56 bytes at most with
-/// small move counters; Capablanca ones are a little longer).
-const FEN_CACHE_MAX_LEN: usize = 96;
-
-struct CachedFen {
-    hint: VariantHint,
-    fen: Vec<u8>,
-    analysis: Analysis,
-}
+/// Entries of the per-thread memo of FEN analyses.
+const FEN_MEMO_SLOTS: usize = 16384;
 
 thread_local! {
-    /// Recently analysed FEN strings of this thread. Real archives repeat start
-    /// positions a lot (the Chess960 start arrays, the standard position), and
-    /// `fen::analyse` is a pure function of the string and the hint, so a hit
-    /// returns a clone of exactly what it would compute. Bounded: at most
-    /// `FEN_CACHE_SLOTS` entries (a few hundred bytes each, boxed so that empty
-    /// slots cost a pointer) of at most `FEN_CACHE_MAX_LEN` bytes.
-    static FEN_CACHE: RefCell<Vec<Option<Box<CachedFen>>>> = const { RefCell::new(Vec::new()) };
+    static FEN_MEMO: RefCell<Memo<Analysis>> = const { RefCell::new(Memo::new()) };
 }
 
-/// `fen::analyse`, through the per-thread cache.
-fn analyse_cached(value: &[u8], hint: VariantHint) -> Analysis {
-    if value.len() > FEN_CACHE_MAX_LEN {
-        return fen::analyse(value, hint);
-    }
-    // FNV-1a over the string and the hint picks the slot.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ hint as u64;
-    for &b in value {
-        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01B3);
-    }
-    let slot = (h ^ (h >> 32)) as usize % FEN_CACHE_SLOTS;
-    FEN_CACHE.with_borrow_mut(|cache| {
-        if cache.is_empty() {
-            cache.resize_with(FEN_CACHE_SLOTS, || None);
-        }
-        if let Some(e) = &cache[slot]
-            && e.hint == hint
-            && e.fen == value
-        {
-            return e.analysis.clone();
-        }
-        let analysis = fen::analyse(value, hint);
-        cache[slot] = Some(Box::new(CachedFen {
-            hint,
-            fen: value.to_vec(),
-            analysis: analysis.clone(),
-        }));
-        analysis
+/// `fen::analyse`, through this thread's memo (same result, computed once per
+/// distinct string while it stays in the memo).
+pub fn analyse_cached(value: &[u8], hint: VariantHint) -> Analysis {
+    FEN_MEMO.with_borrow_mut(|memo| {
+        memo.get_or_compute(FEN_MEMO_SLOTS, value, hint as u64, || {
+            fen::analyse(value, hint)
+        })
     })
 }
 

@@ -10,6 +10,7 @@ pub mod classify;
 pub mod cli;
 pub mod commands;
 pub mod fen;
+pub mod memo;
 pub mod pgn;
 pub mod pipeline;
 pub mod problem;

@@ -3,10 +3,14 @@
 
 use std::io::{self, Write};
 
-use crate::classify::VariantFamily;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::classify::{self, VariantFamily};
 use crate::cli::{ConvertArgs, Global};
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
-use crate::fen::{self, Dialect, EpPolicy};
+use crate::fen::{Dialect, EpPolicy, VariantHint};
+use crate::memo::Memo;
 use crate::pgn::scan::TagName;
 use crate::pgn::tags::{decode_value, display_column};
 use crate::pipeline::output::Output;
@@ -82,47 +86,83 @@ impl Job for ConvertJob {
                 continue;
             }
             let value = decode_value(tag.raw);
-            let analysis = fen::analyse(&value, family.hint());
-            let Some(position) = &analysis.position else {
-                let problem = analysis.problems.iter().find(|p| p.is_error());
-                let at = if value.len() == tag.raw.len() {
-                    problem.map_or(0, |p| p.span.start)
-                } else {
-                    0
-                };
-                out.unchanged.push(Unchanged {
-                    line: tag.line,
-                    column: column(at),
-                    code: problem.map_or(Code::FenSyntax, |p| p.code),
-                    message: problem
-                        .map_or_else(|| "the FEN cannot be read".into(), |p| p.message.clone()),
-                });
-                continue;
-            };
-            match position.write(self.dialect, self.ep) {
-                Ok(text) => {
+            let escaped = value.len() != tag.raw.len();
+            match self.rewrite(&value, family.hint()) {
+                Rewrite::Written(text) => {
                     out.converted += 1;
                     if text.as_bytes() != tag.raw {
                         out.edits.push(Edit {
                             offset: tag.value_offset,
                             remove: tag.raw.len(),
-                            insert: text.into_bytes(),
+                            insert: text.as_bytes().to_vec(),
                         });
                     }
                 }
-                Err(problem) => out.unchanged.push(Unchanged {
+                Rewrite::Unchanged { code, at, message } => out.unchanged.push(Unchanged {
                     line: tag.line,
-                    column: column(problem.span.start),
-                    code: problem.code,
-                    message: match problem.help {
-                        Some(help) => format!("{}; help: {help}", problem.message),
-                        None => problem.message,
-                    },
+                    // Spans lie in the decoded value: past an escape, point at the value.
+                    column: column(if escaped { 0 } else { at }),
+                    code,
+                    message: message.to_string(),
                 }),
             }
         }
         out.edits.sort_by_key(|e| e.offset);
         out
+    }
+}
+
+/// What becomes of one FEN value.
+#[derive(Clone, Debug)]
+enum Rewrite {
+    Written(Rc<str>),
+    /// Left as it was: the problem's code, where (in the value) and why.
+    Unchanged {
+        code: Code,
+        at: usize,
+        message: Rc<str>,
+    },
+}
+
+/// Entries of the per-thread memo of rewrites.
+const REWRITE_MEMO_SLOTS: usize = 16384;
+
+thread_local! {
+    static REWRITES: RefCell<Memo<Rewrite>> = const { RefCell::new(Memo::new()) };
+}
+
+impl ConvertJob {
+    /// Reads `value` and writes it in the dialect, through this thread's memo
+    /// (start positions repeat: every Chess960 array, an opening book's lines).
+    fn rewrite(&self, value: &[u8], hint: VariantHint) -> Rewrite {
+        let salt =
+            hint as u64 | (self.dialect as u64) << 8 | self.ep.map_or(0, |e| 1 + e as u64) << 16;
+        REWRITES.with_borrow_mut(|memo| {
+            memo.get_or_compute(REWRITE_MEMO_SLOTS, value, salt, || {
+                let analysis = classify::analyse_cached(value, hint);
+                let Some(position) = &analysis.position else {
+                    let problem = analysis.problems.iter().find(|p| p.is_error());
+                    return Rewrite::Unchanged {
+                        code: problem.map_or(Code::FenSyntax, |p| p.code),
+                        at: problem.map_or(0, |p| p.span.start),
+                        message: problem
+                            .map_or("the FEN cannot be read", |p| p.message.as_str())
+                            .into(),
+                    };
+                };
+                match position.write(self.dialect, self.ep) {
+                    Ok(text) => Rewrite::Written(text.into()),
+                    Err(problem) => Rewrite::Unchanged {
+                        code: problem.code,
+                        at: problem.span.start,
+                        message: match problem.help {
+                            Some(help) => format!("{}; help: {help}", problem.message).into(),
+                            None => problem.message.into(),
+                        },
+                    },
+                }
+            })
+        })
     }
 }
 
@@ -133,13 +173,27 @@ fn setup_insertion(tag: &HeaderTag<'_>) -> Edit {
     let line_start = tag.value_offset - tag.value_column as u64;
     let before_value = &tag.line_text[..tag.value_column.min(tag.line_text.len())];
     let bracket = before_value.iter().rposition(|&b| b == b'[').unwrap_or(0);
-    let opens_line = before_value[..bracket].iter().all(|&b| b == b' ' || b == b'\t');
+    let opens_line = before_value[..bracket]
+        .iter()
+        .all(|&b| b == b' ' || b == b'\t');
     if opens_line {
         let mut insert = b"[SetUp \"1\"]".to_vec();
-        insert.extend_from_slice(if tag.line_end.is_empty() { b"\n" } else { tag.line_end });
-        Edit { offset: line_start, remove: 0, insert }
+        insert.extend_from_slice(if tag.line_end.is_empty() {
+            b"\n"
+        } else {
+            tag.line_end
+        });
+        Edit {
+            offset: line_start,
+            remove: 0,
+            insert,
+        }
     } else {
-        Edit { offset: line_start + bracket as u64, remove: 0, insert: b"[SetUp \"1\"] ".to_vec() }
+        Edit {
+            offset: line_start + bracket as u64,
+            remove: 0,
+            insert: b"[SetUp \"1\"] ".to_vec(),
+        }
     }
 }
 
@@ -290,9 +344,15 @@ mod tests {
     #[test]
     fn setup_goes_directly_before_the_fen_tag() {
         let e = setup_insertion(&fen_tag(b"  [FEN \"x\"]", 100));
-        assert_eq!((e.offset, e.insert.as_slice()), (100, &b"[SetUp \"1\"]\r\n"[..]));
+        assert_eq!(
+            (e.offset, e.insert.as_slice()),
+            (100, &b"[SetUp \"1\"]\r\n"[..])
+        );
         let e = setup_insertion(&fen_tag(b"[Event \"y\"] [FEN \"x\"]", 100));
-        assert_eq!((e.offset, e.insert.as_slice()), (112, &b"[SetUp \"1\"] "[..]));
+        assert_eq!(
+            (e.offset, e.insert.as_slice()),
+            (112, &b"[SetUp \"1\"] "[..])
+        );
     }
 
     #[test]
