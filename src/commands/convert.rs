@@ -253,6 +253,10 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
         Ok(())
     }
 
+    fn destination(&self, _game: &GameEdits) -> Option<u8> {
+        Some(0)
+    }
+
     fn orphan_bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
         self.out.write_all(data)
     }

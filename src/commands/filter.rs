@@ -59,6 +59,10 @@ impl Sink<bool> for Split {
         Ok(())
     }
 
+    fn destination(&self, keep: &bool) -> Option<u8> {
+        Some(u8::from(*keep))
+    }
+
     fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
         if self.to_kept {
             self.kept.write_all(data)

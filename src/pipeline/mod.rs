@@ -54,6 +54,13 @@ pub trait Sink<G> {
     fn orphan_bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
         Ok(())
     }
+    /// Where the bytes of a game with this result go, when consecutive games
+    /// with the same destination may have their bytes handed over in one call
+    /// (`filter`: kept or rest; `convert`: the one output). `None` (the
+    /// default): every game's bytes are handed over separately.
+    fn destination(&self, _game: &G) -> Option<u8> {
+        None
+    }
     /// Whether the sink looks at bytes at all (statistics do not).
     fn wants_bytes(&self) -> bool {
         true
@@ -274,6 +281,10 @@ struct Merger<'j, J: Job> {
     pending: Spool,
     /// Bytes that belong to a game not started yet.
     held: Spool,
+    /// Chunk bytes of known games not handed to the sink yet (written in one go).
+    run: Option<Run>,
+    /// Where the bytes of the open game go ([`Sink::destination`]).
+    destination: Option<u8>,
     events: Vec<Event>,
 }
 
@@ -294,6 +305,8 @@ impl<'j, J: Job> Merger<'j, J> {
             open: None,
             pending: Spool::new(),
             held: Spool::new(),
+            run: None,
+            destination: None,
             events: Vec::new(),
         }
     }
@@ -360,22 +373,23 @@ impl<'j, J: Job> Merger<'j, J> {
         line_delta: u64,
         sink: &mut S,
     ) -> io::Result<()> {
-        let base = chunk.offset;
-        let data = chunk.bytes();
-        let end = base + data.len() as u64;
-        let slice = |from: u64, to: u64| &data[(from - base) as usize..(to - base) as usize];
-        let mut pos = base;
+        let data = ChunkBytes {
+            base: chunk.offset,
+            data: chunk.bytes(),
+        };
+        let end = data.end();
+        let mut pos = data.base;
         for entry in entries.drain(..) {
             if entry.continued {
                 if let Some(result) = entry.result {
-                    self.header_read(result, line_delta, sink)?;
+                    self.header_read(result, line_delta, &data, sink)?;
                 }
                 continue;
             }
             // Bytes before the new game's start go to the open game, or, when held
             // bytes wait for this game, to the new game with them.
             let start = entry.start.clamp(pos, end);
-            self.route(pos, slice(pos, start), sink)?;
+            self.route(pos, start, &data, sink)?;
             pos = start;
             self.games += 1;
             let game_start = if self.held.is_empty() {
@@ -391,25 +405,27 @@ impl<'j, J: Job> Merger<'j, J> {
             });
             self.held.move_into(&mut self.pending)?;
             if let Some(result) = entry.result {
-                self.header_read(result, line_delta, sink)?;
+                self.header_read(result, line_delta, &data, sink)?;
             }
         }
         match self.scanner.pending_game_start() {
             // Bytes from a pending game start on wait for that game.
             Some((hold_from, _)) if !chunk.last => {
                 let hold_from = hold_from.clamp(pos, end);
-                self.route(pos, slice(pos, hold_from), sink)?;
-                self.held.push(hold_from, slice(hold_from, end))
+                self.route(pos, hold_from, &data, sink)?;
+                self.flush_run(&data, sink)?;
+                self.held.push(hold_from, data.slice(hold_from, end))
             }
             _ => {
-                self.route(pos, slice(pos, end), sink)?;
+                self.route(pos, end, &data, sink)?;
+                self.flush_run(&data, sink)?;
                 if chunk.last {
                     let mut held = std::mem::take(&mut self.held);
                     if self.open.is_some() {
                         // Garbage at the end of the input belongs to the last game.
-                        held.drain(|offset, data| self.give_to_open_game(offset, data, sink))?;
+                        held.drain(|offset, bytes| self.to_open_game(offset, bytes, sink))?;
                     } else {
-                        held.drain(|offset, data| sink.orphan_bytes(offset, data))?;
+                        held.drain(|offset, bytes| sink.orphan_bytes(offset, bytes))?;
                     }
                 }
                 Ok(())
@@ -417,35 +433,69 @@ impl<'j, J: Job> Merger<'j, J> {
         }
     }
 
-    /// Bytes that follow everything routed so far: held bytes stay held (their game
-    /// is still unknown); otherwise they belong to the open game.
+    /// The chunk's bytes `from..to`, which follow everything routed so far: held
+    /// bytes stay held (their game is still unknown); bytes of a game whose
+    /// destination is known join the write run; others wait in `pending`.
     fn route<S: Sink<J::Game>>(
         &mut self,
-        offset: u64,
-        data: &[u8],
+        from: u64,
+        to: u64,
+        data: &ChunkBytes<'_>,
         sink: &mut S,
     ) -> io::Result<()> {
-        if data.is_empty() {
+        if from == to {
             return Ok(());
         }
         if !self.held.is_empty() || self.open.is_none() {
-            return self.held.push(offset, data);
+            return self.held.push(from, data.slice(from, to));
         }
-        self.give_to_open_game(offset, data, sink)
-    }
-
-    fn give_to_open_game<S: Sink<J::Game>>(
-        &mut self,
-        offset: u64,
-        data: &[u8],
-        sink: &mut S,
-    ) -> io::Result<()> {
-        if data.is_empty() || !sink.wants_bytes() {
+        if !sink.wants_bytes() {
             return Ok(());
         }
         match &self.open {
-            Some(open) if open.known => sink.bytes(offset, data),
-            _ => self.pending.push(offset, data),
+            Some(open) if open.known => match &mut self.run {
+                Some(run) if run.end == from => {
+                    run.end = to;
+                    Ok(())
+                }
+                _ => {
+                    self.flush_run(data, sink)?;
+                    self.run = Some(Run {
+                        start: from,
+                        end: to,
+                    });
+                    Ok(())
+                }
+            },
+            _ => self.pending.push(from, data.slice(from, to)),
+        }
+    }
+
+    /// Writes the run of chunk bytes not written yet.
+    fn flush_run<S: Sink<J::Game>>(
+        &mut self,
+        data: &ChunkBytes<'_>,
+        sink: &mut S,
+    ) -> io::Result<()> {
+        match self.run.take() {
+            Some(run) => sink.bytes(run.start, data.slice(run.start, run.end)),
+            None => Ok(()),
+        }
+    }
+
+    /// Bytes of the open game from outside the chunk (a spool), after any run.
+    fn to_open_game<S: Sink<J::Game>>(
+        &mut self,
+        offset: u64,
+        bytes: &[u8],
+        sink: &mut S,
+    ) -> io::Result<()> {
+        if bytes.is_empty() || !sink.wants_bytes() {
+            return Ok(());
+        }
+        match &self.open {
+            Some(open) if open.known => sink.bytes(offset, bytes),
+            _ => self.pending.push(offset, bytes),
         }
     }
 
@@ -454,6 +504,7 @@ impl<'j, J: Job> Merger<'j, J> {
         &mut self,
         result: J::Game,
         line_delta: u64,
+        data: &ChunkBytes<'_>,
         sink: &mut S,
     ) -> io::Result<()> {
         let Some(open) = self.open.as_mut() else {
@@ -469,7 +520,37 @@ impl<'j, J: Job> Merger<'j, J> {
             line: open.line,
             line_delta,
         };
+        // The run may go on into this game only if it goes where the run goes and
+        // nothing of this game waits in `pending` (which comes first).
+        let destination = sink.destination(&result);
+        if destination.is_none() || destination != self.destination || !self.pending.is_empty() {
+            self.flush_run(data, sink)?;
+        }
+        self.destination = destination;
         sink.begin_game(&info, result)?;
-        self.pending.drain(|offset, data| sink.bytes(offset, data))
+        self.pending
+            .drain(|offset, bytes| sink.bytes(offset, bytes))
     }
+}
+
+/// A chunk's bytes with their absolute offset.
+struct ChunkBytes<'a> {
+    base: u64,
+    data: &'a [u8],
+}
+
+impl<'a> ChunkBytes<'a> {
+    fn end(&self) -> u64 {
+        self.base + self.data.len() as u64
+    }
+
+    fn slice(&self, from: u64, to: u64) -> &'a [u8] {
+        &self.data[(from - self.base) as usize..(to - self.base) as usize]
+    }
+}
+
+/// Chunk bytes `start..end` (absolute) bound for the sink, written in one call.
+struct Run {
+    start: u64,
+    end: u64,
 }

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use super::source::Compression;
 
-const BUFFER: usize = 1 << 20;
+/// Small enough that the long runs of bytes the merger hands over in one call
+/// bypass the buffer (no copy), large enough for compressors' small writes.
+const BUFFER: usize = 64 << 10;
 
 enum Target {
     Stdout(BufWriter<io::Stdout>),
