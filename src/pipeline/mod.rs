@@ -423,7 +423,7 @@ impl<'j, J: Job> Merger<'j, J> {
                     let mut held = std::mem::take(&mut self.held);
                     if self.open.is_some() {
                         // Garbage at the end of the input belongs to the last game.
-                        held.drain(|offset, bytes| self.to_open_game(offset, bytes, sink))?;
+                        held.drain(|offset, bytes| self.hand_to_open_game(offset, bytes, sink))?;
                     } else {
                         held.drain(|offset, bytes| sink.orphan_bytes(offset, bytes))?;
                     }
@@ -484,7 +484,7 @@ impl<'j, J: Job> Merger<'j, J> {
     }
 
     /// Bytes of the open game from outside the chunk (a spool), after any run.
-    fn to_open_game<S: Sink<J::Game>>(
+    fn hand_to_open_game<S: Sink<J::Game>>(
         &mut self,
         offset: u64,
         bytes: &[u8],
