@@ -81,9 +81,8 @@ pub fn options(global: &Global) -> Options {
     let progress =
         !global.quiet && !global.no_progress && (global.progress || io::stderr().is_terminal());
     Options {
-        threads,
-        progress,
         mmap: !global.no_mmap,
+        ..Options::new(threads, progress)
     }
 }
 

@@ -94,7 +94,8 @@ impl<'a> Header<'a> {
 pub struct Entry<G> {
     /// Absolute offset of the game's first byte (may lie before the chunk).
     pub start: u64,
-    /// Relative line number of its first line.
+    /// Line number of its first line: relative to the scan's start in a
+    /// worker, absolute once the merger took the entry.
     pub line: u64,
     /// The game began in an earlier chunk.
     pub continued: bool,

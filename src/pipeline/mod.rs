@@ -92,6 +92,20 @@ pub struct Options {
     pub progress: bool,
     /// Memory-map plain files (default); off reads them as streams.
     pub mmap: bool,
+    /// Chunk sizes (target, maximum): the defaults of [`chunk`]; tests make them
+    /// tiny so that every cut and merge path runs on small inputs.
+    pub chunk_sizes: (usize, usize),
+}
+
+impl Options {
+    pub fn new(threads: usize, progress: bool) -> Options {
+        Options {
+            threads,
+            progress,
+            mmap: true,
+            chunk_sizes: (chunk::TARGET_CHUNK, chunk::MAX_CHUNK),
+        }
+    }
 }
 
 /// Streams every input through `job` and `sink`, in order. Returns the number of games.
@@ -166,7 +180,8 @@ fn run_one<J: Job, S: Sink<J::Game>>(
     std::thread::scope(|scope| {
         let reader_done = done_tx.clone();
         scope.spawn(move || {
-            let mut chunker = Chunker::new(source);
+            let (target, max) = options.chunk_sizes;
+            let mut chunker = Chunker::with_sizes(source, target, max);
             let mut sent = 0u64;
             // The tasks borrow `job`: a scope on this (non-pool) thread lets them.
             pool.in_place_scope_fifo(|tasks| {
@@ -325,8 +340,11 @@ impl<'j, J: Job> Merger<'j, J> {
         };
         let (mut entries, line_delta) = match (fit, speculative) {
             (CutFit::NewGame | CutFit::SameGame, Some((mut scanner, builder, mut entries))) => {
-                // The worker counted lines from 1 at the cut.
+                // The worker counted lines from 1 at the cut: make them absolute.
                 let lines_before = self.scanner.lines_seen();
+                for entry in &mut entries {
+                    entry.line += lines_before;
+                }
                 if fit == CutFit::SameGame
                     && let Some(first) = entries.first_mut()
                 {
@@ -334,7 +352,7 @@ impl<'j, J: Job> Merger<'j, J> {
                         // The game began before the cut (blank lines or garbage).
                         Some((offset, line)) => {
                             first.start = offset;
-                            first.line = line.saturating_sub(lines_before);
+                            first.line = line;
                         }
                         // It began and was reported already: the cut continues it.
                         None => first.continued = true,
@@ -400,7 +418,7 @@ impl<'j, J: Job> Merger<'j, J> {
             self.open = Some(OpenGame {
                 index: self.games,
                 start: game_start,
-                line: entry.line + line_delta,
+                line: entry.line,
                 known: false,
             });
             self.held.move_into(&mut self.pending)?;

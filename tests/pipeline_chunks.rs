@@ -1,0 +1,186 @@
+//! The pipeline gives the same games, byte for byte, whatever the chunk sizes,
+//! the number of threads, and whether the file is mapped or read: with tiny
+//! chunks every speculative cut, rescan, held garbage and open header across
+//! chunks is exercised on small inputs.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use pgnfen::class::Class;
+use pgnfen::commands::stats::{GameFacts, StatsJob};
+use pgnfen::pipeline::{self, GameInfo, Input, Options, Sink};
+use proptest::prelude::*;
+
+#[derive(Debug, Default, PartialEq)]
+struct Games {
+    /// (offset, first line, class, bytes) of each game.
+    games: Vec<(u64, u64, Class, Vec<u8>)>,
+}
+
+impl Sink<GameFacts> for Games {
+    fn begin_game(&mut self, info: &GameInfo, facts: GameFacts) -> io::Result<()> {
+        self.games
+            .push((info.offset, info.line, facts.class, Vec::new()));
+        Ok(())
+    }
+
+    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        self.games
+            .last_mut()
+            .expect("bytes after a game began")
+            .3
+            .extend_from_slice(data);
+        Ok(())
+    }
+}
+
+fn games(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Games {
+    let mut sink = Games::default();
+    let options = Options {
+        mmap,
+        chunk_sizes: sizes,
+        ..Options::new(threads, false)
+    };
+    pipeline::run(
+        &[Input::File(path.to_path_buf())],
+        &StatsJob,
+        &mut sink,
+        &options,
+    )
+    .expect("runs");
+    sink
+}
+
+fn same_everywhere(path: &Path, input: &[u8]) {
+    let reference = games(path, 1, (1 << 20, 8 << 20), false);
+    let joined: Vec<u8> = reference.games.iter().flat_map(|g| g.3.clone()).collect();
+    if reference.games.is_empty() {
+        // Only blank lines and `%` escape lines (which count as blank) hold no game.
+        let body = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+        let blank = body
+            .split(|&b| b == b'\n' || b == b'\r')
+            .all(|l| l.starts_with(b"%") || l.iter().all(|&b| b == b' ' || b == b'\t'));
+        assert!(
+            blank,
+            "no game in {:?}",
+            String::from_utf8_lossy(&input[..input.len().min(80)])
+        );
+    } else {
+        assert_eq!(joined, input, "games do not rebuild the input");
+    }
+    let mut offset = 0;
+    for g in &reference.games {
+        assert_eq!(g.0, offset, "games are contiguous");
+        offset += g.3.len() as u64;
+    }
+    // A tag value cut by a chunk boundary inside a line longer than the largest
+    // chunk cannot be read (documented); keep the largest chunk above the longest line.
+    let longest_line = input
+        .split(|&b| b == b'\n' || b == b'\r')
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
+    for (threads, sizes, mmap) in [
+        (1, (16, 160), false),
+        (2, (16, 160), true),
+        (2, (37, 300), false),
+        (2, (64, 1000), true),
+        (1, (200, 200), true),
+        (2, (4096, 1 << 16), false),
+    ] {
+        if sizes.1 < longest_line + 2 {
+            continue;
+        }
+        let other = games(path, threads, sizes, mmap);
+        assert_eq!(
+            other, reference,
+            "threads {threads}, chunk sizes {sizes:?}, mmap {mmap}"
+        );
+    }
+}
+
+fn corpus_and_samples() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("samples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    let corpus = root.join("../shared/corpus");
+    if corpus.is_dir() {
+        for dir in ["generated", "generated/edge", "real"] {
+            for e in std::fs::read_dir(corpus.join(dir)).unwrap() {
+                let p = e.unwrap().path();
+                // Big files with tiny chunks take long: the small ones cover the paths.
+                if p.extension().is_some_and(|e| e == "pgn")
+                    && std::fs::metadata(&p).unwrap().len() < 400_000
+                {
+                    files.push(p);
+                }
+            }
+        }
+    } else {
+        println!("corpus part skipped: ../shared/corpus not found");
+    }
+    files
+}
+
+#[test]
+fn corpus_files_cut_the_same_with_any_chunks() {
+    let files = corpus_and_samples();
+    for path in &files {
+        let input = std::fs::read(path).unwrap();
+        same_everywhere(path, &input);
+    }
+    println!("{} files cut identically with every chunking", files.len());
+}
+
+/// Pieces of PGN and of what breaks it.
+fn piece() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "[Event \"a\"]",
+        "[Site \"b\"]",
+        "[SetUp \"1\"]",
+        "[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]",
+        "[Variant \"Chess960\"]",
+        "[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]",
+        "1. e4 e5",
+        "2. Nf3 Nc6",
+        "{ a comment",
+        "}",
+        "{ [Event \"x\"] }",
+        "; rest of line",
+        "1-0",
+        "0-1",
+        "1/2-1/2",
+        "*",
+        "(1. d4 d5)",
+        "% escape",
+        "garbage text",
+        "",
+        "",
+        "",
+        "   ",
+        "\t",
+        "[Event \"x\"] [FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]",
+        "[Event \"cut",
+        "  [Site \"indented\"]",
+    ])
+}
+
+fn line_end() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["\n", "\n", "\n", "\r\n", "\r"])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_pgn_cuts_the_same_with_any_chunks(lines in prop::collection::vec((piece(), line_end()), 0..120)) {
+        let input: Vec<u8> = lines.iter().flat_map(|(p, e)| format!("{p}{e}").into_bytes()).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in.pgn");
+        std::fs::write(&path, &input).unwrap();
+        same_everywhere(&path, &input);
+    }
+}
