@@ -7,6 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use pgnfen::class::Class;
+use pgnfen::commands::check::{CheckJob, Finding};
 use pgnfen::commands::stats::{GameFacts, StatsJob};
 use pgnfen::pipeline::{self, GameInfo, Input, Options, Sink};
 use proptest::prelude::*;
@@ -34,6 +35,45 @@ impl Sink<GameFacts> for Games {
     }
 }
 
+/// Where `check` places each problem: (game, line, column, code).
+#[derive(Debug, Default, PartialEq)]
+struct Placed(Vec<(u64, u64, usize, &'static str)>);
+
+impl Sink<Vec<Finding>> for Placed {
+    fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> io::Result<()> {
+        for f in findings {
+            self.0.push((
+                info.index,
+                f.line + info.line_delta,
+                f.column,
+                f.code.as_str(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn placed(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Placed {
+    let mut sink = Placed::default();
+    let options = Options {
+        mmap,
+        chunk_sizes: sizes,
+        ..Options::new(threads, false)
+    };
+    pipeline::run(
+        &[Input::File(path.to_path_buf())],
+        &CheckJob,
+        &mut sink,
+        &options,
+    )
+    .expect("runs");
+    sink
+}
+
 fn games(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Games {
     let mut sink = Games::default();
     let options = Options {
@@ -53,6 +93,7 @@ fn games(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Game
 
 fn same_everywhere(path: &Path, input: &[u8]) {
     let reference = games(path, 1, (1 << 20, 8 << 20), false);
+    let placed_reference = placed(path, 1, (1 << 20, 8 << 20), false);
     let joined: Vec<u8> = reference.games.iter().flat_map(|g| g.3.clone()).collect();
     if reference.games.is_empty() {
         // Only blank lines and `%` escape lines (which count as blank) hold no game.
@@ -95,6 +136,11 @@ fn same_everywhere(path: &Path, input: &[u8]) {
         assert_eq!(
             other, reference,
             "threads {threads}, chunk sizes {sizes:?}, mmap {mmap}"
+        );
+        let other = placed(path, threads, sizes, mmap);
+        assert_eq!(
+            other, placed_reference,
+            "check: threads {threads}, chunk sizes {sizes:?}, mmap {mmap}"
         );
     }
 }
@@ -183,4 +229,21 @@ proptest! {
         std::fs::write(&path, &input).unwrap();
         same_everywhere(&path, &input);
     }
+}
+
+/// Headers cut by a chunk boundary (at a `%` line and a blank line inside the
+/// header): problems of tags on both sides keep their lines.
+#[test]
+fn headers_across_chunks_keep_their_lines() {
+    let mut input = Vec::new();
+    for i in 0..400 {
+        let pad = "x".repeat(i % 37);
+        input.extend_from_slice(
+            format!("[Event \"{pad}\"]\n[FEN \"8/8 w - - 0 1\"]\n% {pad}\n\n[Site \"b\"]\n[SetUp \"2\"]\n\n1. e4 *\n\n").as_bytes(),
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.pgn");
+    std::fs::write(&path, &input).unwrap();
+    same_everywhere(&path, &input);
 }

@@ -114,6 +114,15 @@ pub struct Builder {
 }
 
 impl Builder {
+    /// Adds `by` to the line numbers of the open header's tags: the merger makes a
+    /// worker's relative lines absolute when it adopts the worker's state, so that
+    /// a header finished in a later chunk carries absolute lines throughout.
+    pub fn rebase_lines(&mut self, by: u64) {
+        for slot in &mut self.slots {
+            slot.line += by;
+        }
+    }
+
     /// Consumes the events of one chunk (`data` starting at absolute `offset`).
     pub fn consume<J: Job>(
         &mut self,

@@ -339,7 +339,7 @@ impl<'j, J: Job> Merger<'j, J> {
             Start::Forced => CutFit::Rescan,
         };
         let (mut entries, line_delta) = match (fit, speculative) {
-            (CutFit::NewGame | CutFit::SameGame, Some((mut scanner, builder, mut entries))) => {
+            (CutFit::NewGame | CutFit::SameGame, Some((mut scanner, mut builder, mut entries))) => {
                 // The worker counted lines from 1 at the cut: make them absolute.
                 let lines_before = self.scanner.lines_seen();
                 for entry in &mut entries {
@@ -359,6 +359,7 @@ impl<'j, J: Job> Merger<'j, J> {
                     }
                 }
                 scanner.rebase_lines(lines_before);
+                builder.rebase_lines(lines_before);
                 self.scanner = scanner;
                 self.builder = builder;
                 (std::mem::take(&mut entries), lines_before)
