@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use pgnfen::class::Class;
 use pgnfen::commands::check::{CheckJob, Finding};
+use pgnfen::commands::convert::{ConvertJob, EditingSink};
 use pgnfen::commands::stats::{GameFacts, StatsJob};
+use pgnfen::fen::Dialect;
 use pgnfen::pipeline::{self, GameInfo, Input, Options, Sink};
 use proptest::prelude::*;
 
@@ -74,6 +76,29 @@ fn placed(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Pla
     sink
 }
 
+/// What `convert --to shredder --repair` writes.
+fn converted(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Vec<u8> {
+    let mut sink = EditingSink::new(Vec::new(), true);
+    let job = ConvertJob {
+        dialect: Dialect::Shredder,
+        ep: None,
+        repair: true,
+    };
+    let options = Options {
+        mmap,
+        chunk_sizes: sizes,
+        ..Options::new(threads, false)
+    };
+    pipeline::run(
+        &[Input::File(path.to_path_buf())],
+        &job,
+        &mut sink,
+        &options,
+    )
+    .expect("runs");
+    sink.into_inner()
+}
+
 fn games(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Games {
     let mut sink = Games::default();
     let options = Options {
@@ -94,6 +119,7 @@ fn games(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Game
 fn same_everywhere(path: &Path, input: &[u8]) {
     let reference = games(path, 1, (1 << 20, 8 << 20), false);
     let placed_reference = placed(path, 1, (1 << 20, 8 << 20), false);
+    let converted_reference = converted(path, 1, (1 << 20, 8 << 20), false);
     let joined: Vec<u8> = reference.games.iter().flat_map(|g| g.3.clone()).collect();
     if reference.games.is_empty() {
         // Only blank lines and `%` escape lines (which count as blank) hold no game.
@@ -136,6 +162,11 @@ fn same_everywhere(path: &Path, input: &[u8]) {
         assert_eq!(
             other, reference,
             "threads {threads}, chunk sizes {sizes:?}, mmap {mmap}"
+        );
+        let other = converted(path, threads, sizes, mmap);
+        assert!(
+            other == converted_reference,
+            "convert: threads {threads}, chunk sizes {sizes:?}, mmap {mmap}"
         );
         let other = placed(path, threads, sizes, mmap);
         assert_eq!(

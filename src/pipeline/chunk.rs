@@ -277,18 +277,18 @@ fn previous_line(buf: &[u8], line_start: usize) -> Option<(usize, usize)> {
 /// A cut at the last line end, not between `\r` and `\n`; the whole buffer when
 /// there is none (a line longer than the maximum chunk).
 fn forced_cut(buf: &[u8]) -> usize {
-    let mut end = buf.len();
-    while let Some(i) = memchr::memrchr2(b'\n', b'\r', &buf[..end]) {
-        if buf[i] == b'\r' && i + 1 == buf.len() {
-            end = i; // the \n may follow in the next read
-            continue;
-        }
-        if i + 1 < buf.len() {
-            return i + 1;
-        }
-        end = i;
+    // A final `\r` may be the first half of a `\r\n` whose `\n` is not read yet.
+    let end = if buf.last() == Some(&b'\r') {
+        buf.len() - 1
+    } else {
+        buf.len()
+    };
+    match memchr::memrchr2(b'\n', b'\r', &buf[..end]) {
+        // Before `end`, a `\r` is the last line-end byte only if no `\n` follows it.
+        Some(i) => i + 1,
+        None if end > 0 => end,
+        None => buf.len(),
     }
-    buf.len()
 }
 
 #[cfg(test)]
@@ -373,5 +373,8 @@ mod tests {
         assert_eq!(forced_cut(b"ab\r\ncd"), 4);
         assert_eq!(forced_cut(b"ab\ncd\r"), 3);
         assert_eq!(forced_cut(b"abcd"), 4);
+        assert_eq!(forced_cut(b"ab\r\ncd\n"), 7);
+        assert_eq!(forced_cut(b"x\r\n[E]\n"), 7);
+        assert_eq!(forced_cut(b"ab\r"), 2);
     }
 }
