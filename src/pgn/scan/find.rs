@@ -80,6 +80,30 @@ pub(super) fn find_comment_end(hay: &[u8]) -> Option<usize> {
     }
 }
 
+/// The length of the tag name at the start of `hay`: the index of the first
+/// blank, `"` or `]`, but at most `limit` (the line end). Bytes past `limit`
+/// may be read but do not count.
+#[inline]
+pub(super) fn name_len(hay: &[u8], limit: usize) -> usize {
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        // Tag names are short: one 16-byte block almost always holds the end.
+        while i + 16 <= hay.len() && i < limit {
+            let m = sse2::name_stops(&hay[i..]);
+            if m != 0 {
+                return (i + m.trailing_zeros() as usize).min(limit);
+            }
+            i += 16;
+        }
+    }
+    let limit = limit.min(hay.len());
+    while i < limit && !matches!(hay[i], b' ' | b'\t' | b'"' | b']') {
+        i += 1;
+    }
+    i.min(limit)
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::*;
@@ -139,6 +163,22 @@ mod sse2 {
             let k = eol.trailing_zeros();
             let before = (f(lo) | (f(hi) << 16)) & ((1u32 << k) - 1);
             Some((Some(k as usize), before != 0))
+        }
+    }
+
+    /// Bit `k` is set when `hay[k]` ends a tag name (blank, `"` or `]`), for
+    /// the first 16 bytes of `hay`, which must hold at least 16.
+    #[inline(always)]
+    pub(super) fn name_stops(hay: &[u8]) -> u32 {
+        assert!(hay.len() >= 16);
+        // SAFETY: SSE2 is always available on x86_64; the load reads bytes
+        // 0..16 of `hay`, which has at least 16 (asserted).
+        unsafe {
+            let v = _mm_loadu_si128(hay.as_ptr() as *const __m128i);
+            let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+            let a = _mm_or_si128(eq(b' '), eq(b'\t'));
+            let b = _mm_or_si128(eq(b'"'), eq(b']'));
+            _mm_movemask_epi8(_mm_or_si128(a, b)) as u32
         }
     }
 
@@ -252,7 +292,7 @@ mod tests {
 
     #[test]
     fn simd_agrees_with_scalar() {
-        let alphabet = b"ab1-0*;{}()\n\r [%";
+        let alphabet = b"ab1-0*;{}()\n\r [%\t\"]";
         let mut x: u32 = 12345;
         for len in (0..80).chain([100, 200]) {
             for _ in 0..200 {
@@ -281,6 +321,14 @@ mod tests {
                 for c in [b'[', b'a'] {
                     let has = v[..eol.unwrap_or(v.len())].contains(&c);
                     assert_eq!(find_eol_and(&v, c), (eol, has), "{v:?}");
+                }
+                for limit in [0, 3, 17, len] {
+                    let want = v
+                        .iter()
+                        .position(|&b| matches!(b, b' ' | b'\t' | b'"' | b']'))
+                        .unwrap_or(len)
+                        .min(limit);
+                    assert_eq!(name_len(&v, limit), want, "{v:?} {limit}");
                 }
                 let ce = v
                     .iter()
