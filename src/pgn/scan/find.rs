@@ -41,7 +41,7 @@ pub(super) fn find_eol(hay: &[u8]) -> Option<usize> {
         if let Some(r) = sse2::short2(hay, b'\n', b'\r') {
             return r;
         }
-        memchr::memchr2(b'\n', b'\r', &hay[32..]).map(|o| o + 32)
+        find3_from32::<b'\n', b'\r', b'\r'>(hay)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -58,6 +58,11 @@ pub(super) fn find_eol_and(hay: &[u8], c: u8) -> (Option<usize>, bool) {
         if let Some(r) = sse2::short_eol_and(hay, c) {
             return r;
         }
+        // A long line (a FEN, a long name): one pass for both answers.
+        if hay.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is available (checked just above).
+            return unsafe { avx2::eol_and(hay, c) };
+        }
     }
     let eol = memchr::memchr2(b'\n', b'\r', hay);
     let has = memchr::memchr(c, &hay[..eol.unwrap_or(hay.len())]).is_some();
@@ -72,7 +77,7 @@ pub(super) fn find_comment_end(hay: &[u8]) -> Option<usize> {
         if let Some(r) = sse2::short3(hay, b'}', b'\n', b'\r') {
             return r;
         }
-        memchr::memchr3(b'}', b'\n', b'\r', &hay[32..]).map(|o| o + 32)
+        find3_from32::<b'}', b'\n', b'\r'>(hay)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -102,6 +107,21 @@ pub(super) fn name_len(hay: &[u8], limit: usize) -> usize {
         i += 1;
     }
     i.min(limit)
+}
+
+/// The first `A`, `B` or `C` in `hay` when its first 32 bytes hold none
+/// (the caller looked there already).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn find3_from32<const A: u8, const B: u8, const C: u8>(hay: &[u8]) -> Option<usize> {
+    let rest = &hay[32..];
+    // The searches here are a few hundred bytes at most (a comment, a line):
+    // an inlined loop costs less per call than memchr's dispatch.
+    if rest.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 is available (checked just above).
+        return unsafe { avx2::find3::<A, B, C>(rest) }.map(|o| o + 32);
+    }
+    memchr::memchr3(A, B, C, rest).map(|o| o + 32)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -284,6 +304,88 @@ mod avx2 {
         }
         super::find_scalar(&hay[i..]).map(|o| i + o)
     }
+
+    /// The index of the first `A`, `B` or `C` in `hay`, which holds at least
+    /// 32 bytes.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn find3<const A: u8, const B: u8, const C: u8>(hay: &[u8]) -> Option<usize> {
+        let n = hay.len();
+        assert!(n >= 32);
+        let p = hay.as_ptr();
+        let mut i = 0;
+        // SAFETY: AVX2 is available (the caller's contract); every load reads
+        // 32 bytes at `p + i` with `i + 32 <= n`, inside `hay`.
+        unsafe {
+            let set = |b: u8| _mm256_set1_epi8(b as i8);
+            let (a, b, c) = (set(A), set(B), set(C));
+            let mask = |v: __m256i| -> u32 {
+                let eq = |x| _mm256_cmpeq_epi8(v, x);
+                _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(eq(a), eq(b)), eq(c))) as u32
+            };
+            while i + 32 <= n {
+                let m = mask(_mm256_loadu_si256(p.add(i) as *const __m256i));
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+                i += 32;
+            }
+            if i < n {
+                // The last 32 bytes, overlapping what was already checked.
+                let m = mask(_mm256_loadu_si256(p.add(n - 32) as *const __m256i));
+                let m = m >> (i - (n - 32));
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+            }
+        }
+        None
+    }
+
+    /// [`super::find_eol_and`] for a `hay` of at least 32 bytes, in one pass.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn eol_and(hay: &[u8], c: u8) -> (Option<usize>, bool) {
+        let n = hay.len();
+        assert!(n >= 32);
+        let p = hay.as_ptr();
+        let mut i = 0;
+        let mut has = false;
+        // SAFETY: AVX2 is available (the caller's contract); every load reads
+        // 32 bytes at `p + i` with `i + 32 <= n`, inside `hay`.
+        unsafe {
+            let set = |b: u8| _mm256_set1_epi8(b as i8);
+            let (nl, cr, vc) = (set(b'\n'), set(b'\r'), set(c));
+            // (line ends, `c`) in the 32 bytes at `p + at`, from bit `skip` on.
+            let masks = |at: usize, skip: usize| -> (u32, u32) {
+                let v = _mm256_loadu_si256(p.add(at) as *const __m256i);
+                let eq = |x| _mm256_cmpeq_epi8(v, x);
+                let e = _mm256_movemask_epi8(_mm256_or_si256(eq(nl), eq(cr))) as u32;
+                let f = _mm256_movemask_epi8(eq(vc)) as u32;
+                (e >> skip, f >> skip)
+            };
+            while i < n {
+                let (e, f) = if i + 32 <= n {
+                    masks(i, 0)
+                } else {
+                    // The last 32 bytes, overlapping what was already checked.
+                    masks(n - 32, i - (n - 32))
+                };
+                if e != 0 {
+                    let k = e.trailing_zeros();
+                    has |= f & ((1u32 << k) - 1) != 0;
+                    return (Some(i + k as usize), has);
+                }
+                has |= f != 0;
+                i += 32;
+            }
+        }
+        (None, has)
+    }
 }
 
 #[cfg(test)]
@@ -314,6 +416,18 @@ mod tests {
                     if std::arch::is_x86_feature_detected!("avx2") {
                         // SAFETY: AVX2 is available.
                         assert_eq!(unsafe { avx2::find(&v) }, find_scalar(&v), "{v:?}");
+                        if v.len() >= 32 {
+                            let eol = v.iter().position(|&b| b == b'\n' || b == b'\r');
+                            let has = v[..eol.unwrap_or(v.len())].contains(&b'[');
+                            // SAFETY: AVX2 is available.
+                            assert_eq!(unsafe { avx2::eol_and(&v, b'[') }, (eol, has));
+                            let ce = v
+                                .iter()
+                                .position(|&b| b == b'}' || b == b'\n' || b == b'\r');
+                            // SAFETY: AVX2 is available.
+                            let got = unsafe { avx2::find3::<b'}', b'\n', b'\r'>(&v) };
+                            assert_eq!(got, ce, "{v:?}");
+                        }
                     }
                 }
                 let eol = v.iter().position(|&b| b == b'\n' || b == b'\r');
