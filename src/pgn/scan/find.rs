@@ -270,19 +270,27 @@ mod avx2 {
         // SAFETY: AVX2 is available (the caller's contract); every load reads
         // 32 bytes at `p + i` with `i + 32 <= n`, inside `hay`.
         unsafe {
-            let set = |b: u8| _mm256_set1_epi8(b as i8);
-            let (nl, cr, br, sc) = (set(b'\n'), set(b'\r'), set(b'{'), set(b';'));
-            let (op, cp, da, st) = (set(b'('), set(b')'), set(b'-'), set(b'*'));
+            // Two table look-ups (by the low and by the high nibble) instead
+            // of eight compares: each structural byte's two entries share a
+            // bit, no other byte's do.
+            //   bit 0: `\n` 0x0A, `\r` 0x0D      (high nibble 0)
+            //   bit 1: `{` 0x7B                  (high nibble 7)
+            //   bit 2: `;` 0x3B                  (high nibble 3)
+            //   bit 3: `( ) * -` 0x28 0x29 0x2A 0x2D (high nibble 2)
+            let lo_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+                0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 9, 6, 0, 9, 0, 0,
+            ));
+            let hi_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+                1, 0, 8, 4, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0,
+            ));
+            let nib = _mm256_set1_epi8(0x0F);
+            let zero = _mm256_setzero_si256();
             let mask = |v: __m256i| -> u32 {
-                let eq = |x| _mm256_cmpeq_epi8(v, x);
-                let a = _mm256_or_si256(eq(nl), eq(cr));
-                let b = _mm256_or_si256(eq(br), eq(sc));
-                let c = _mm256_or_si256(eq(op), eq(cp));
-                let d = _mm256_or_si256(eq(da), eq(st));
-                _mm256_movemask_epi8(_mm256_or_si256(
-                    _mm256_or_si256(a, b),
-                    _mm256_or_si256(c, d),
-                )) as u32
+                let lo = _mm256_shuffle_epi8(lo_tab, _mm256_and_si256(v, nib));
+                let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
+                let hi = _mm256_shuffle_epi8(hi_tab, hi);
+                let none = _mm256_cmpeq_epi8(_mm256_and_si256(lo, hi), zero);
+                !(_mm256_movemask_epi8(none) as u32)
             };
             while i + 32 <= n {
                 let m = mask(_mm256_loadu_si256(p.add(i) as *const __m256i));
@@ -391,6 +399,23 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every byte value, at every position of a block.
+    #[test]
+    fn simd_finds_exactly_the_structural_bytes() {
+        for b in 0..=255u8 {
+            for at in [0, 5, 31, 32, 40, 63] {
+                let mut v = vec![b'a'; 64];
+                v[at] = b;
+                assert_eq!(find_struct(&v), find_scalar(&v), "byte {b:#x} at {at}");
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: AVX2 is available.
+                    assert_eq!(unsafe { avx2::find(&v) }, find_scalar(&v), "byte {b:#x}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn simd_agrees_with_scalar() {
