@@ -3,7 +3,10 @@
 //! with `Scanner::feed` in 4 MiB pieces, and times `grep -c '^\[Event '` on the
 //! same bytes written to a temporary file.
 //!
-//! `cargo run --release --example scan_speed [-- [--mb N] [PATH...]]`
+//! `cargo run --release --example scan_speed [-- [--mb N] [--runs N] [--no-grep] [PATH...]]`
+//!
+//! For instruction counts, one run without grep:
+//! `valgrind --tool=callgrind --toggle-collect='*Scanner*feed*' target/release/examples/scan_speed --mb 1 --runs 1 --no-grep FILE`
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,11 +30,21 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) {
 
 fn main() {
     let mut mb = 200usize;
+    let mut runs = 5usize;
+    let mut grep = true;
     let mut paths = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--mb" {
             mb = args.next().and_then(|v| v.parse().ok()).unwrap_or(mb);
+        } else if a == "--runs" {
+            runs = args
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(runs)
+                .max(1);
+        } else if a == "--no-grep" {
+            grep = false;
         } else {
             paths.push(PathBuf::from(a));
         }
@@ -68,7 +81,7 @@ fn main() {
     let piece = 4 << 20;
     let mut best = f64::MAX;
     let mut games = 0;
-    for _ in 0..5 {
+    for _ in 0..runs {
         let t = Instant::now();
         let mut s = Scanner::new();
         let mut ev = Vec::new();
@@ -89,11 +102,14 @@ fn main() {
         best = best.min(t.elapsed().as_secs_f64());
     }
     println!(
-        "scanner: {games} games, best of 5: {:.3} s, {:.0} MB/s (one core, 4 MiB pieces)",
+        "scanner: {games} games, best of {runs}: {:.3} s, {:.0} MB/s (one core, 4 MiB pieces)",
         best,
         data.len() as f64 / 1e6 / best
     );
 
+    if !grep {
+        return;
+    }
     let mut tmp = tempfile::NamedTempFile::new().expect("temp file");
     tmp.write_all(&data).expect("write temp file");
     tmp.flush().expect("flush");

@@ -41,7 +41,7 @@ pub(super) fn find_eol(hay: &[u8]) -> Option<usize> {
         if let Some(r) = sse2::short2(hay, b'\n', b'\r') {
             return r;
         }
-        memchr::memchr2(b'\n', b'\r', &hay[32..]).map(|o| o + 32)
+        find3_from32::<b'\n', b'\r', b'\r'>(hay)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -58,6 +58,11 @@ pub(super) fn find_eol_and(hay: &[u8], c: u8) -> (Option<usize>, bool) {
         if let Some(r) = sse2::short_eol_and(hay, c) {
             return r;
         }
+        // A long line (a FEN, a long name): one pass for both answers.
+        if hay.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is available (checked just above).
+            return unsafe { avx2::eol_and(hay, c) };
+        }
     }
     let eol = memchr::memchr2(b'\n', b'\r', hay);
     let has = memchr::memchr(c, &hay[..eol.unwrap_or(hay.len())]).is_some();
@@ -72,12 +77,66 @@ pub(super) fn find_comment_end(hay: &[u8]) -> Option<usize> {
         if let Some(r) = sse2::short3(hay, b'}', b'\n', b'\r') {
             return r;
         }
-        memchr::memchr3(b'}', b'\n', b'\r', &hay[32..]).map(|o| o + 32)
+        find3_from32::<b'}', b'\n', b'\r'>(hay)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         memchr::memchr3(b'}', b'\n', b'\r', hay)
     }
+}
+
+/// The length of the tag name at the start of `hay`: the index of the first
+/// blank, `"` or `]`, but at most `limit` (the line end). Bytes past `limit`
+/// may be read but do not count.
+#[inline]
+pub(super) fn name_len(hay: &[u8], limit: usize) -> usize {
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        // Tag names are short: one 16-byte block almost always holds the end.
+        while i + 16 <= hay.len() && i < limit {
+            let m = sse2::name_stops(&hay[i..]);
+            if m != 0 {
+                return (i + m.trailing_zeros() as usize).min(limit);
+            }
+            i += 16;
+        }
+    }
+    let limit = limit.min(hay.len());
+    while i < limit && !matches!(hay[i], b' ' | b'\t' | b'"' | b']') {
+        i += 1;
+    }
+    i.min(limit)
+}
+
+/// Asks the CPU to load the cache line holding `buf[at]` (if `buf` reaches
+/// that far) before the searches get there.
+#[inline(always)]
+pub(super) fn prefetch(buf: &[u8], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(b) = buf.get(at) {
+        // SAFETY: SSE is part of the x86_64 baseline; a prefetch reads
+        // nothing the program sees, and `b` lies inside `buf` anyway.
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            _mm_prefetch::<_MM_HINT_T0>(b as *const u8 as *const i8);
+        }
+    }
+}
+
+/// The first `A`, `B` or `C` in `hay` when its first 32 bytes hold none
+/// (the caller looked there already).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn find3_from32<const A: u8, const B: u8, const C: u8>(hay: &[u8]) -> Option<usize> {
+    let rest = &hay[32..];
+    // The searches here are a few hundred bytes at most (a comment, a line):
+    // an inlined loop costs less per call than memchr's dispatch.
+    if rest.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 is available (checked just above).
+        return unsafe { avx2::find3::<A, B, C>(rest) }.map(|o| o + 32);
+    }
+    memchr::memchr3(A, B, C, rest).map(|o| o + 32)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -139,6 +198,22 @@ mod sse2 {
             let k = eol.trailing_zeros();
             let before = (f(lo) | (f(hi) << 16)) & ((1u32 << k) - 1);
             Some((Some(k as usize), before != 0))
+        }
+    }
+
+    /// Bit `k` is set when `hay[k]` ends a tag name (blank, `"` or `]`), for
+    /// the first 16 bytes of `hay`, which must hold at least 16.
+    #[inline(always)]
+    pub(super) fn name_stops(hay: &[u8]) -> u32 {
+        assert!(hay.len() >= 16);
+        // SAFETY: SSE2 is always available on x86_64; the load reads bytes
+        // 0..16 of `hay`, which has at least 16 (asserted).
+        unsafe {
+            let v = _mm_loadu_si128(hay.as_ptr() as *const __m128i);
+            let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+            let a = _mm_or_si128(eq(b' '), eq(b'\t'));
+            let b = _mm_or_si128(eq(b'"'), eq(b']'));
+            _mm_movemask_epi8(_mm_or_si128(a, b)) as u32
         }
     }
 
@@ -210,19 +285,27 @@ mod avx2 {
         // SAFETY: AVX2 is available (the caller's contract); every load reads
         // 32 bytes at `p + i` with `i + 32 <= n`, inside `hay`.
         unsafe {
-            let set = |b: u8| _mm256_set1_epi8(b as i8);
-            let (nl, cr, br, sc) = (set(b'\n'), set(b'\r'), set(b'{'), set(b';'));
-            let (op, cp, da, st) = (set(b'('), set(b')'), set(b'-'), set(b'*'));
+            // Two table look-ups (by the low and by the high nibble) instead
+            // of eight compares: each structural byte's two entries share a
+            // bit, no other byte's do.
+            //   bit 0: `\n` 0x0A, `\r` 0x0D      (high nibble 0)
+            //   bit 1: `{` 0x7B                  (high nibble 7)
+            //   bit 2: `;` 0x3B                  (high nibble 3)
+            //   bit 3: `( ) * -` 0x28 0x29 0x2A 0x2D (high nibble 2)
+            let lo_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+                0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 9, 6, 0, 9, 0, 0,
+            ));
+            let hi_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+                1, 0, 8, 4, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0,
+            ));
+            let nib = _mm256_set1_epi8(0x0F);
+            let zero = _mm256_setzero_si256();
             let mask = |v: __m256i| -> u32 {
-                let eq = |x| _mm256_cmpeq_epi8(v, x);
-                let a = _mm256_or_si256(eq(nl), eq(cr));
-                let b = _mm256_or_si256(eq(br), eq(sc));
-                let c = _mm256_or_si256(eq(op), eq(cp));
-                let d = _mm256_or_si256(eq(da), eq(st));
-                _mm256_movemask_epi8(_mm256_or_si256(
-                    _mm256_or_si256(a, b),
-                    _mm256_or_si256(c, d),
-                )) as u32
+                let lo = _mm256_shuffle_epi8(lo_tab, _mm256_and_si256(v, nib));
+                let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
+                let hi = _mm256_shuffle_epi8(hi_tab, hi);
+                let none = _mm256_cmpeq_epi8(_mm256_and_si256(lo, hi), zero);
+                !(_mm256_movemask_epi8(none) as u32)
             };
             while i + 32 <= n {
                 let m = mask(_mm256_loadu_si256(p.add(i) as *const __m256i));
@@ -244,15 +327,114 @@ mod avx2 {
         }
         super::find_scalar(&hay[i..]).map(|o| i + o)
     }
+
+    /// The index of the first `A`, `B` or `C` in `hay`, which holds at least
+    /// 32 bytes.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn find3<const A: u8, const B: u8, const C: u8>(hay: &[u8]) -> Option<usize> {
+        let n = hay.len();
+        assert!(n >= 32);
+        let p = hay.as_ptr();
+        let mut i = 0;
+        // SAFETY: AVX2 is available (the caller's contract); every load reads
+        // 32 bytes at `p + i` with `i + 32 <= n`, inside `hay`.
+        unsafe {
+            let set = |b: u8| _mm256_set1_epi8(b as i8);
+            let (a, b, c) = (set(A), set(B), set(C));
+            let mask = |v: __m256i| -> u32 {
+                let eq = |x| _mm256_cmpeq_epi8(v, x);
+                _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(eq(a), eq(b)), eq(c))) as u32
+            };
+            while i + 32 <= n {
+                let m = mask(_mm256_loadu_si256(p.add(i) as *const __m256i));
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+                i += 32;
+            }
+            if i < n {
+                // The last 32 bytes, overlapping what was already checked.
+                let m = mask(_mm256_loadu_si256(p.add(n - 32) as *const __m256i));
+                let m = m >> (i - (n - 32));
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+            }
+        }
+        None
+    }
+
+    /// [`super::find_eol_and`] for a `hay` of at least 32 bytes, in one pass.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn eol_and(hay: &[u8], c: u8) -> (Option<usize>, bool) {
+        let n = hay.len();
+        assert!(n >= 32);
+        let p = hay.as_ptr();
+        let mut i = 0;
+        let mut has = false;
+        // SAFETY: AVX2 is available (the caller's contract); every load reads
+        // 32 bytes at `p + i` with `i + 32 <= n`, inside `hay`.
+        unsafe {
+            let set = |b: u8| _mm256_set1_epi8(b as i8);
+            let (nl, cr, vc) = (set(b'\n'), set(b'\r'), set(c));
+            // (line ends, `c`) in the 32 bytes at `p + at`, from bit `skip` on.
+            let masks = |at: usize, skip: usize| -> (u32, u32) {
+                let v = _mm256_loadu_si256(p.add(at) as *const __m256i);
+                let eq = |x| _mm256_cmpeq_epi8(v, x);
+                let e = _mm256_movemask_epi8(_mm256_or_si256(eq(nl), eq(cr))) as u32;
+                let f = _mm256_movemask_epi8(eq(vc)) as u32;
+                (e >> skip, f >> skip)
+            };
+            while i < n {
+                let (e, f) = if i + 32 <= n {
+                    masks(i, 0)
+                } else {
+                    // The last 32 bytes, overlapping what was already checked.
+                    masks(n - 32, i - (n - 32))
+                };
+                if e != 0 {
+                    let k = e.trailing_zeros();
+                    has |= f & ((1u32 << k) - 1) != 0;
+                    return (Some(i + k as usize), has);
+                }
+                has |= f != 0;
+                i += 32;
+            }
+        }
+        (None, has)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Every byte value, at every position of a block.
+    #[test]
+    fn simd_finds_exactly_the_structural_bytes() {
+        for b in 0..=255u8 {
+            for at in [0, 5, 31, 32, 40, 63] {
+                let mut v = vec![b'a'; 64];
+                v[at] = b;
+                assert_eq!(find_struct(&v), find_scalar(&v), "byte {b:#x} at {at}");
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: AVX2 is available.
+                    assert_eq!(unsafe { avx2::find(&v) }, find_scalar(&v), "byte {b:#x}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn simd_agrees_with_scalar() {
-        let alphabet = b"ab1-0*;{}()\n\r [%";
+        let alphabet = b"ab1-0*;{}()\n\r [%\t\"]";
         let mut x: u32 = 12345;
         for len in (0..80).chain([100, 200]) {
             for _ in 0..200 {
@@ -274,6 +456,18 @@ mod tests {
                     if std::arch::is_x86_feature_detected!("avx2") {
                         // SAFETY: AVX2 is available.
                         assert_eq!(unsafe { avx2::find(&v) }, find_scalar(&v), "{v:?}");
+                        if v.len() >= 32 {
+                            let eol = v.iter().position(|&b| b == b'\n' || b == b'\r');
+                            let has = v[..eol.unwrap_or(v.len())].contains(&b'[');
+                            // SAFETY: AVX2 is available.
+                            assert_eq!(unsafe { avx2::eol_and(&v, b'[') }, (eol, has));
+                            let ce = v
+                                .iter()
+                                .position(|&b| b == b'}' || b == b'\n' || b == b'\r');
+                            // SAFETY: AVX2 is available.
+                            let got = unsafe { avx2::find3::<b'}', b'\n', b'\r'>(&v) };
+                            assert_eq!(got, ce, "{v:?}");
+                        }
                     }
                 }
                 let eol = v.iter().position(|&b| b == b'\n' || b == b'\r');
@@ -281,6 +475,14 @@ mod tests {
                 for c in [b'[', b'a'] {
                     let has = v[..eol.unwrap_or(v.len())].contains(&c);
                     assert_eq!(find_eol_and(&v, c), (eol, has), "{v:?}");
+                }
+                for limit in [0, 3, 17, len] {
+                    let want = v
+                        .iter()
+                        .position(|&b| matches!(b, b' ' | b'\t' | b'"' | b']'))
+                        .unwrap_or(len)
+                        .min(limit);
+                    assert_eq!(name_len(&v, limit), want, "{v:?} {limit}");
                 }
                 let ce = v
                     .iter()
