@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::class::Class;
 use crate::fen::{Dialect, EpPolicy};
 
 #[derive(Debug, Parser)]
@@ -71,7 +72,7 @@ pub struct FilterArgs {
         required = true,
         value_name = "CLASS[,CLASS...]"
     )]
-    pub class: Vec<ClassArg>,
+    pub class: Vec<Class>,
     /// Keep only Chess960 games from these start positions (0-959)
     #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = clap::value_parser!(u16).range(0..960))]
     pub chess960_position: Vec<u16>,
@@ -147,30 +148,6 @@ pub enum CheckFormat {
     Text,
     Json,
     Csv,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ClassArg {
-    Standard,
-    Setup,
-    Chess960,
-    Crc,
-    Other,
-    Malformed,
-}
-
-impl From<ClassArg> for crate::class::Class {
-    fn from(c: ClassArg) -> Self {
-        use crate::class::Class;
-        match c {
-            ClassArg::Standard => Class::Standard,
-            ClassArg::Setup => Class::Setup,
-            ClassArg::Chess960 => Class::Chess960,
-            ClassArg::Crc => Class::Crc,
-            ClassArg::Other => Class::Other,
-            ClassArg::Malformed => Class::Malformed,
-        }
-    }
 }
 
 #[cfg(test)]

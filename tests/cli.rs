@@ -1,14 +1,12 @@
 //! The real binary on the bundled samples and on hostile inputs.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pgnfen"));
-    c.arg("--no-progress");
-    c
-}
+use common::{bin, classes, json, run, run_stdin};
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,43 +14,8 @@ fn sample(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("pgnfen runs")
-}
-
-fn run_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
-
 fn stats(path: &Path) -> serde_json::Value {
-    let out = run(&["stats", "--format", "json", path.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn classes(v: &serde_json::Value) -> Vec<u64> {
-    ["standard", "setup", "chess960", "crc", "other", "malformed"]
-        .iter()
-        .map(|c| v["classes"][c].as_u64().unwrap())
-        .collect()
+    json(&run(&["stats", "--format", "json", path.to_str().unwrap()]))
 }
 
 #[test]

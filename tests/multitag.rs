@@ -1,53 +1,10 @@
 //! The real binary on tag lines that hold several tag pairs
 //! (`[SetUp "1"] [FEN "..."]`): every pair of the line is read.
 
-use std::io::Write;
+mod common;
+
+use common::{classes, json, run, run_stdin};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pgnfen"));
-    c.arg("--no-progress");
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("pgnfen runs")
-}
-
-fn run_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn classes(v: &serde_json::Value) -> Vec<u64> {
-    ["standard", "setup", "chess960", "crc", "other", "malformed"]
-        .iter()
-        .map(|c| v["classes"][c].as_u64().unwrap())
-        .collect()
-}
 
 /// The example of the bug report: SetUp and FEN on one line.
 const M2: &str = "[SetUp \"1\"] [FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n\n*\n";

@@ -11,7 +11,7 @@ use pgnfen::commands::check::{CheckJob, Finding};
 use pgnfen::commands::convert::{ConvertJob, EditingSink};
 use pgnfen::commands::stats::{GameFacts, StatsJob};
 use pgnfen::fen::Dialect;
-use pgnfen::pipeline::{self, GameInfo, Input, Options, Sink};
+use pgnfen::pipeline::{self, GameInfo, Input, Job, Options, Sink};
 use proptest::prelude::*;
 
 #[derive(Debug, Default, PartialEq)]
@@ -59,67 +59,46 @@ impl Sink<Vec<Finding>> for Placed {
     }
 }
 
-fn placed(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Placed {
-    let mut sink = Placed::default();
+/// Runs `job` over the file into `sink`, with these threads, chunk sizes and mapping.
+fn run<J: Job, S: Sink<J::Game>>(path: &Path, job: &J, mut sink: S, how: How) -> S {
+    let (threads, chunk_sizes, mmap) = how;
     let options = Options {
         mmap,
-        chunk_sizes: sizes,
+        chunk_sizes,
         ..Options::new(threads, false)
     };
-    pipeline::run(
-        &[Input::File(path.to_path_buf())],
-        &CheckJob,
-        &mut sink,
-        &options,
-    )
-    .expect("runs");
+    pipeline::run(&[Input::File(path.to_path_buf())], job, &mut sink, &options).expect("runs");
     sink
 }
 
+/// Threads, chunk sizes (target, maximum), memory-mapped.
+type How = (usize, (usize, usize), bool);
+
+/// One thread, one chunk for every test file, read: the reference.
+const BIG: How = (1, (1 << 20, 8 << 20), false);
+
+fn placed(path: &Path, how: How) -> Placed {
+    run(path, &CheckJob, Placed::default(), how)
+}
+
 /// What `convert --to shredder --repair` writes.
-fn converted(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Vec<u8> {
-    let mut sink = EditingSink::new(Vec::new(), true);
+fn converted(path: &Path, how: How) -> Vec<u8> {
     let job = ConvertJob {
         dialect: Dialect::Shredder,
         ep: None,
         repair: true,
     };
-    let options = Options {
-        mmap,
-        chunk_sizes: sizes,
-        ..Options::new(threads, false)
-    };
-    pipeline::run(
-        &[Input::File(path.to_path_buf())],
-        &job,
-        &mut sink,
-        &options,
-    )
-    .expect("runs");
-    sink.into_inner()
+    run(path, &job, EditingSink::new(Vec::new(), true), how).into_inner()
 }
 
-fn games(path: &Path, threads: usize, sizes: (usize, usize), mmap: bool) -> Games {
-    let mut sink = Games::default();
-    let options = Options {
-        mmap,
-        chunk_sizes: sizes,
-        ..Options::new(threads, false)
-    };
-    pipeline::run(
-        &[Input::File(path.to_path_buf())],
-        &StatsJob,
-        &mut sink,
-        &options,
-    )
-    .expect("runs");
-    sink
+fn games(path: &Path, how: How) -> Games {
+    run(path, &StatsJob, Games::default(), how)
 }
 
 fn same_everywhere(path: &Path, input: &[u8]) {
-    let reference = games(path, 1, (1 << 20, 8 << 20), false);
-    let placed_reference = placed(path, 1, (1 << 20, 8 << 20), false);
-    let converted_reference = converted(path, 1, (1 << 20, 8 << 20), false);
+    let reference = games(path, BIG);
+    let placed_reference = placed(path, BIG);
+    let converted_reference = converted(path, BIG);
     let joined: Vec<u8> = reference.games.iter().flat_map(|g| g.3.clone()).collect();
     if reference.games.is_empty() {
         // Only blank lines and `%` escape lines (which count as blank) hold no game.
@@ -158,17 +137,17 @@ fn same_everywhere(path: &Path, input: &[u8]) {
         if sizes.1 < longest_line + 2 {
             continue;
         }
-        let other = games(path, threads, sizes, mmap);
+        let other = games(path, (threads, sizes, mmap));
         assert_eq!(
             other, reference,
             "threads {threads}, chunk sizes {sizes:?}, mmap {mmap}"
         );
-        let other = converted(path, threads, sizes, mmap);
+        let other = converted(path, (threads, sizes, mmap));
         assert!(
             other == converted_reference,
             "convert: threads {threads}, chunk sizes {sizes:?}, mmap {mmap}"
         );
-        let other = placed(path, threads, sizes, mmap);
+        let other = placed(path, (threads, sizes, mmap));
         assert_eq!(
             other, placed_reference,
             "check: threads {threads}, chunk sizes {sizes:?}, mmap {mmap}"

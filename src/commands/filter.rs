@@ -78,7 +78,7 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
     let inputs = inputs(&args.inputs);
     check_inputs_exist(&inputs)?;
     let selection = Selection {
-        classes: args.class.iter().map(|&c| c.into()).collect(),
+        classes: args.class.clone(),
         chess960_positions: args.chess960_position.clone(),
     };
     let name = |p: &Option<std::path::PathBuf>| {
