@@ -401,3 +401,28 @@ fn hostile_inputs_lose_nothing() {
         }
     }
 }
+
+#[test]
+fn compressed_standard_input_is_recognised() {
+    let input = std::fs::read(sample("mixed.pgn")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&input).unwrap();
+    let gz = gz.finish().unwrap();
+    let zst = zstd::encode_all(&input[..], 3).unwrap();
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    bz.write_all(&input).unwrap();
+    let bz = bz.finish().unwrap();
+    for packed in [gz, zst, bz] {
+        let out = run_stdin(
+            &[
+                "filter",
+                "-q",
+                "--class",
+                "standard,setup,chess960,crc,other,malformed",
+            ],
+            &packed,
+        );
+        assert!(out.status.success());
+        assert_eq!(out.stdout, input);
+    }
+}

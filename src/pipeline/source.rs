@@ -43,10 +43,24 @@ impl Input {
     /// bytes read (for the progress bar).
     pub fn open(&self, raw_read: Arc<AtomicU64>) -> io::Result<Box<dyn Read + Send>> {
         match self {
-            Input::Stdin => Ok(Box::new(Counting {
-                inner: io::stdin(),
-                count: raw_read,
-            })),
+            Input::Stdin => {
+                // Standard input has no name to go by: a compressed stream is
+                // recognised by its magic bytes (`zstdcat`-less pipelines).
+                let mut input = io::BufReader::with_capacity(
+                    1 << 20,
+                    Counting {
+                        inner: io::stdin(),
+                        count: raw_read,
+                    },
+                );
+                let magic = io::BufRead::fill_buf(&mut input)?;
+                Ok(match Compression::sniff(magic) {
+                    Compression::None => Box::new(input),
+                    Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(input)),
+                    Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(input)),
+                    Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(input)?),
+                })
+            }
             Input::File(path) => {
                 let file = Counting {
                     inner: File::open(path)?,
@@ -100,6 +114,28 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// The compression whose magic bytes start `data` (never a PGN's start).
+    pub fn sniff(data: &[u8]) -> Compression {
+        match data {
+            [0x1f, 0x8b, ..] => Compression::Gzip,
+            [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
+            [
+                b'B',
+                b'Z',
+                b'h',
+                b'1'..=b'9',
+                0x31,
+                0x41,
+                0x59,
+                0x26,
+                0x53,
+                0x59,
+                ..,
+            ] => Compression::Bzip2,
+            _ => Compression::None,
+        }
+    }
+
     pub fn of(path: &Path) -> Compression {
         match path.extension().and_then(|e| e.to_str()) {
             Some("gz") => Compression::Gzip,
