@@ -4,9 +4,8 @@ mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
-use common::{bin, classes, json, run, run_stdin};
+use common::{classes, json, run, run_piped, run_stdin};
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -315,25 +314,8 @@ fn failed_run_leaves_no_output_file() {
 #[test]
 fn closed_stdout_ends_quietly() {
     let big: Vec<u8> = std::fs::read(sample("mixed.pgn")).unwrap().repeat(3000);
-    let mut child = bin()
-        .args([
-            "filter",
-            "-q",
-            "--class",
-            "standard,setup,chess960,crc,other,malformed",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&big);
-    });
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    let all = "standard,setup,chess960,crc,other,malformed";
+    let out = run_piped(&["filter", "-q", "--class", all], &big, true);
     assert_eq!(out.status.code(), Some(0));
     assert!(
         out.stderr.is_empty(),

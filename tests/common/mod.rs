@@ -16,8 +16,9 @@ pub fn run(args: &[&str]) -> Output {
 }
 
 /// Runs with `input` on standard input (written from another thread, so that a
-/// large input cannot dead-lock against a full output pipe).
-pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+/// large input cannot dead-lock against a full output pipe). `close_stdout`
+/// closes the reading end of standard output at once, as `| head` does.
+pub fn run_piped(args: &[&str], input: &[u8], close_stdout: bool) -> Output {
     let mut child = bin()
         .args(args)
         .stdin(Stdio::piped())
@@ -30,9 +31,17 @@ pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(&input);
     });
+    if close_stdout {
+        drop(child.stdout.take());
+    }
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
     out
+}
+
+/// Runs with `input` on standard input.
+pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    run_piped(args, input, false)
 }
 
 /// The JSON a successful run printed.
