@@ -16,14 +16,14 @@
 //! std::fs::write(
 //!     &path,
 //!     "[Event \"A \\\"quoted\\\" name\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
-//!      [FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n\n1. g3 *\n\n\
+//!      [FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1\"]\n\n1. g3 *\n\n\
 //!      [Event \"B\"]\n\n1. e4 e5 1-0\n",
 //! )?;
 //! let archive = Archive::open([&path])?.threads(2);
 //! let games: Vec<_> = archive.games().collect::<Result<_, _>>()?;
 //! assert_eq!(games.len(), 2);
 //! assert_eq!(games[0].class.as_str(), "chess960");
-//! assert_eq!(games[0].chess960_position, Some(21));
+//! assert_eq!(games[0].chess960_position, Some(0));
 //! assert_eq!(games[0].headers()[0], ("Event".to_string(), "A \"quoted\" name".to_string()));
 //! assert_eq!((games[1].game, games[1].line), (2, 8));
 //! // Every byte of the input belongs to exactly one game.
@@ -513,5 +513,71 @@ mod tests {
             game.headers(),
             vec![pair("White", "O\"Neil \\ \u{e9}\u{fffd}")]
         );
+    }
+
+    fn write(dir: &tempfile::TempDir, name: &str, data: &[u8]) -> std::path::PathBuf {
+        let path = dir.path().join(name);
+        std::fs::write(&path, data).unwrap();
+        path
+    }
+
+    const GAME: &[u8] = b"[Event \"e\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1. e4 *\n\n";
+
+    #[test]
+    fn games_stream_in_order_with_their_problems() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = GAME.repeat(2000);
+        let path = write(&dir, "a.pgn", &data);
+        let games: Vec<Game> = Archive::open([&path])
+            .unwrap()
+            .threads(3)
+            .games()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(games.len(), 2000);
+        for (i, g) in games.iter().enumerate() {
+            assert_eq!(g.game, i as u64 + 1);
+            assert_eq!(g.offset, (i * GAME.len()) as u64);
+            assert_eq!(g.line, (i * 6 + 1) as u64);
+            assert_eq!(g.raw, GAME);
+            assert_eq!(g.class, Class::Malformed);
+            // No kings: an error on the FEN tag, placed on its line.
+            assert_eq!(g.problems[0].code, Code::IllegalPosition);
+            assert_eq!((g.problems[0].tag, g.problems[0].line), ("FEN", g.line + 2));
+        }
+    }
+
+    #[test]
+    fn a_missing_file_is_reported_by_name() {
+        let err = Archive::open(["no/such.pgn"]).unwrap_err();
+        assert_eq!(err.file, "no/such.pgn");
+        assert_eq!(err.source.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn a_corrupt_stream_ends_the_games_with_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut data = zstd::encode_all(&GAME.repeat(5000)[..], 1).unwrap();
+        // A frame cut short: decompression fails partway.
+        data.truncate(data.len() / 2);
+        let path = write(&dir, "a.pgn.zst", &data);
+        let items: Vec<_> = Archive::open([&path]).unwrap().games().collect();
+        let last = items.last().unwrap();
+        assert!(matches!(last, Err(RunError::Input(e)) if e.file.ends_with("a.pgn.zst")));
+        assert!(items[..items.len() - 1].iter().all(Result::is_ok));
+    }
+
+    #[test]
+    fn dropping_the_iterator_stops_the_pipeline() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(&dir, "big.pgn", &GAME.repeat(400_000)); // ~30 MB
+        let started = std::time::Instant::now();
+        let mut games = Archive::open([&path]).unwrap().threads(2).games();
+        assert_eq!(games.next().unwrap().unwrap().game, 1);
+        drop(games); // joins the background thread
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let mut games = Archive::open([&path]).unwrap().games();
+        let first = games.next_timeout(Duration::from_secs(10));
+        assert!(matches!(first, Some(Some(Ok(ref g))) if g.game == 1));
     }
 }
