@@ -521,7 +521,8 @@ mod tests {
         path
     }
 
-    const GAME: &[u8] = b"[Event \"e\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1. e4 *\n\n";
+    const GAME: &[u8] =
+        b"[Event \"e\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1. e4 *\n\n";
 
     #[test]
     fn games_stream_in_order_with_their_problems() {
