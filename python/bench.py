@@ -21,7 +21,10 @@ from pathlib import Path
 
 import chess.pgn
 
-import pgnfen
+# Run as `python python/bench.py`, the script's folder (which holds the
+# package's sources, not the built extension) would shadow the installed package.
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import pgnfen  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = ROOT / "target" / "release" / "pgnfen"

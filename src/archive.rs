@@ -32,6 +32,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::borrow::Cow;
 use std::io;
 use std::path::Path;
 use std::thread::JoinHandle;
@@ -177,19 +178,27 @@ impl Game {
     /// The tag lines are read from [`Game::raw`], as the scanner reads them
     /// (README, "What counts as a game"): lines before the first tag line are a
     /// preamble, blank and `%` lines may lie between tag lines, the first other
-    /// line starts the movetext, and a line may hold several pairs.
+    /// line starts the movetext, and a line may hold several pairs. A pair that
+    /// does not close (`[White ""Name""]`: a quote inside the value that is not
+    /// escaped) is not read, nor is the rest of its line.
     // Stopgap: the scanner keeps only SetUp/FEN/Variant today; once it can
     // keep every tag, this should come from the header the pipeline read.
     pub fn headers(&self) -> Vec<(String, String)> {
-        tag_pairs(&self.raw)
-            .into_iter()
-            .map(|(name, raw)| {
-                (
-                    String::from_utf8_lossy(name).into_owned(),
-                    String::from_utf8_lossy(&decode_value(raw)).into_owned(),
-                )
-            })
+        self.tags()
+            .map(|(name, value)| (name.into_owned(), value.into_owned()))
             .collect()
+    }
+
+    /// The pairs of [`Game::headers`], borrowed from [`Game::raw`] where no
+    /// unescaping or repair was needed (no allocation for most tags).
+    pub fn tags(&self) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
+        tag_pairs(&self.raw).into_iter().map(|(name, raw)| {
+            let value = match decode_value(raw) {
+                Cow::Borrowed(bytes) => String::from_utf8_lossy(bytes),
+                Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+            };
+            (String::from_utf8_lossy(name), value)
+        })
     }
 }
 
@@ -233,6 +242,14 @@ impl Games {
                 Some(None)
             }
         }
+    }
+
+    /// The next item if one is ready now, without waiting (`None` also at the
+    /// end: [`Iterator::next`] or [`Games::next_timeout`] tell the end).
+    /// Consumers that hand games over in batches (the Python binding takes
+    /// every ready game per release of its interpreter lock) drain with this.
+    pub fn try_next(&mut self) -> Option<Result<Game, RunError>> {
+        self.rx.as_ref()?.try_recv().ok()
     }
 
     /// Closes the channel and waits for the pipeline to stop.

@@ -6,8 +6,10 @@
 //! Every function releases the GIL while Rust works; `games()` releases it
 //! while it waits for the next game, in slices, so that Ctrl-C is noticed.
 
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::ValueEnum;
@@ -16,7 +18,7 @@ use pyo3::exceptions::{
     PyPermissionError, PyValueError,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use pgnfen::archive::{Archive, Game, Games};
 use pgnfen::class::Class;
@@ -412,6 +414,7 @@ fn games(paths: &Bound<'_, PyTuple>, threads: Option<usize>) -> PyResult<GameIte
     let archive = Archive::from_inputs(inputs).threads(options.threads);
     Ok(GameIterator {
         games: Some(archive.games()),
+        ready: VecDeque::new(),
     })
 }
 
@@ -419,7 +422,14 @@ fn games(paths: &Bound<'_, PyTuple>, threads: Option<usize>) -> PyResult<GameIte
 #[pyclass(module = "pgnfen", name = "GameIterator")]
 struct GameIterator {
     games: Option<Games>,
+    /// Games taken from the stream but not yet yielded: each release of the
+    /// GIL takes every game that is ready (up to [`BATCH`]), as releasing and
+    /// taking it back for every game would cost more than the game itself.
+    ready: VecDeque<Result<Game, RunError>>,
 }
+
+/// The most games taken from the stream per release of the GIL.
+const BATCH: usize = 256;
 
 #[pymethods]
 impl GameIterator {
@@ -429,26 +439,43 @@ impl GameIterator {
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyGame>> {
         loop {
-            let Some(games) = self.games.as_mut() else {
-                return Ok(None);
-            };
-            match py.detach(|| games.next_timeout(SIGNAL_CHECK)) {
-                None => py.check_signals()?,
-                Some(None) => {
-                    self.games = None;
-                    return Ok(None);
-                }
-                Some(Some(Ok(game))) => return Ok(Some(PyGame { game })),
-                Some(Some(Err(e))) => {
+            match self.ready.pop_front() {
+                Some(Ok(game)) => return Ok(Some(PyGame { game })),
+                Some(Err(e)) => {
                     self.games = None;
                     return Err(run_error(e));
                 }
+                None => {}
+            }
+            let Some(games) = self.games.as_mut() else {
+                return Ok(None);
+            };
+            let ready = &mut self.ready;
+            let end = py.detach(|| match games.next_timeout(SIGNAL_CHECK) {
+                None => false,
+                Some(None) => true,
+                Some(Some(item)) => {
+                    ready.push_back(item);
+                    while ready.len() < BATCH {
+                        match games.try_next() {
+                            Some(item) => ready.push_back(item),
+                            None => break,
+                        }
+                    }
+                    false
+                }
+            });
+            if end {
+                self.games = None;
+            } else if self.ready.is_empty() {
+                py.check_signals()?;
             }
         }
     }
 
     /// Stop reading now (leaving the loop and dropping the iterator does the same).
     fn close(&mut self, py: Python<'_>) {
+        self.ready.clear();
         if let Some(games) = self.games.take() {
             py.detach(|| drop(games));
         }
@@ -553,8 +580,8 @@ impl PyGame {
     #[getter]
     fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (name, value) in self.game.headers() {
-            d.set_item(name, value)?;
+        for (name, value) in self.game.tags() {
+            d.set_item(tag_name(py, &name), &*value)?;
         }
         Ok(d)
     }
@@ -576,6 +603,28 @@ impl PyGame {
             self.game.class.as_str()
         )
     }
+}
+
+/// Tag names seen so far, as Python strings: a few dozen names make up
+/// nearly every header, and a string used again keeps its hash, so building
+/// `headers` dicts costs much less. Bounded: past [`TAG_NAMES`] names (hostile
+/// input) new names are made each time.
+static NAMES: Mutex<Option<HashMap<Box<str>, Py<PyString>>>> = Mutex::new(None);
+const TAG_NAMES: usize = 1024;
+
+fn tag_name<'py>(py: Python<'py>, name: &str) -> Bound<'py, PyString> {
+    let Ok(mut names) = NAMES.lock() else {
+        return PyString::new(py, name);
+    };
+    let names = names.get_or_insert_with(HashMap::new);
+    if let Some(s) = names.get(name) {
+        return s.bind(py).clone();
+    }
+    let s = PyString::new(py, name);
+    if names.len() < TAG_NAMES {
+        names.insert(name.into(), s.clone().unbind());
+    }
+    s
 }
 
 /// Reads the SetUp, FEN and Variant headers of PGN chess archives: the
