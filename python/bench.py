@@ -1,8 +1,9 @@
 """Benchmark of the pgnfen Python package (a script, not a timed test).
 
-    .venv/bin/python python/bench.py [FILE...]
+    .venv/bin/python python/bench.py [--repeat N] [FILE...]
 
-Without arguments: the real corpus (../shared/corpus/real/*.pgn), concatenated
+Without files: the real corpus (../shared/corpus/real/*.pgn). The files are
+concatenated, N times (default 4, so that start-up costs do not dominate),
 into one temporary file so that each measurement reads the same bytes.
 Measures, in one run on the same file:
 
@@ -40,6 +41,9 @@ def best_of(n, fn):
 
 
 def main(argv):
+    repeat = 4
+    if argv[:1] == ["--repeat"]:
+        repeat, argv = int(argv[1]), argv[2:]
     if argv:
         paths = [Path(p) for p in argv]
     else:
@@ -50,11 +54,12 @@ def main(argv):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.pgn"
         with open(path, "wb") as out:
-            for p in paths:
-                data = p.read_bytes()
-                out.write(data if data.endswith(b"\n") else data + b"\n")
+            for _ in range(repeat):
+                for p in paths:
+                    data = p.read_bytes()
+                    out.write(data if data.endswith(b"\n") else data + b"\n")
         size = path.stat().st_size
-        print(f"file: {len(paths)} file(s), {size / 1e6:.1f} MB")
+        print(f"file: {len(paths)} file(s) x {repeat}, {size / 1e6:.1f} MB")
 
         cli_time, _ = best_of(
             3,
