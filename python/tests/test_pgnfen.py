@@ -281,7 +281,7 @@ def test_breaking_out_early_returns_at_once_and_frees_memory(tmp_path):
     chunk = (SAMPLES / "mixed.pgn").read_bytes() + b"\n"
     with open(big, "wb") as f:
         block = chunk * max(1, (8 << 20) // len(chunk))
-        for _ in range(64):  # ~512 MiB
+        for _ in range(128):  # ~1 GiB
             f.write(block)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.monotonic()
