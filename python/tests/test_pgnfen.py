@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 import re
+import threading
 import resource
 import subprocess
 import time
@@ -276,13 +277,19 @@ def test_games_interoperate_with_python_chess():
         assert parsed.headers.get("FEN") == game.headers.get("FEN")
 
 
-def test_breaking_out_early_returns_at_once_and_frees_memory(tmp_path):
-    big = tmp_path / "big.pgn"
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """A PGN file of about 1 GiB (the samples, repeated)."""
+    big = tmp_path_factory.mktemp("big") / "big.pgn"
     chunk = (SAMPLES / "mixed.pgn").read_bytes() + b"\n"
     with open(big, "wb") as f:
         block = chunk * max(1, (8 << 20) // len(chunk))
-        for _ in range(128):  # ~1 GiB
+        for _ in range(128):
             f.write(block)
+    return big
+
+
+def test_breaking_out_early_returns_at_once_and_frees_memory(big):
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.monotonic()
     for n, game in enumerate(pgnfen.games(big)):
@@ -302,6 +309,25 @@ def test_breaking_out_early_returns_at_once_and_frees_memory(tmp_path):
     assert time.monotonic() - started < 2.0
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 200 * 1024, grown_kib
+
+
+def test_the_gil_is_released_while_rust_works(big):
+    """While stats() reads the big file on another thread, this thread keeps
+    running: no pause as long as the whole call."""
+    done = []
+    worker = threading.Thread(target=lambda: done.append(pgnfen.stats(big, threads=1)))
+    started = last = time.monotonic()
+    longest = 0.0
+    worker.start()
+    while worker.is_alive():
+        now = time.monotonic()
+        longest, last = max(longest, now - last), now
+        time.sleep(0.001)
+    total = time.monotonic() - started
+    worker.join()
+    assert done and done[0]["games"] > 0
+    assert total > 0.2, "the file is too small to tell"
+    assert longest < total / 3, (longest, total)
 
 
 def test_the_iterator_is_a_context_manager():
