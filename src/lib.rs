@@ -5,6 +5,7 @@
 //! the parallel streaming of whole archives, [`commands`] the commands of the
 //! binary built on them.
 
+pub mod archive;
 pub mod class;
 pub mod classify;
 pub mod cli;

@@ -122,7 +122,7 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     Ok(Outcome::Clean)
 }
 
-fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
+pub fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
     let classes = Class::ALL
         .iter()
         .map(|c| (c.as_str().to_string(), counts.classes[c.index()].into()))

@@ -1,0 +1,104 @@
+"""Benchmark of the pgnfen Python package (a script, not a timed test).
+
+    .venv/bin/python python/bench.py [--repeat N] [FILE...]
+
+Without files: the real corpus (../shared/corpus/real/*.pgn). The files are
+concatenated, N times (default 4, so that start-up costs do not dominate),
+into one temporary file so that each measurement reads the same bytes.
+Measures, in one run on the same file:
+
+* pgnfen.stats(path) against the CLI (`pgnfen stats --format json`), best of 3
+  (target: at most 1.1x the CLI's time);
+* `for g in pgnfen.games(path): g.headers` against python-chess's
+  `chess.pgn.read_headers` loop, in games per second (target: at least 50x).
+"""
+
+import io
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import chess.pgn
+
+# Run as `python python/bench.py`, the script's folder (which holds the
+# package's sources, not the built extension) would shadow the installed package.
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import pgnfen  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = ROOT / "target" / "release" / "pgnfen"
+
+
+def best_of(n, fn):
+    times = []
+    for _ in range(n):
+        started = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - started)
+    return min(times), result
+
+
+def main(argv):
+    repeat = 4
+    if argv[:1] == ["--repeat"]:
+        repeat, argv = int(argv[1]), argv[2:]
+    if argv:
+        paths = [Path(p) for p in argv]
+    else:
+        real = ROOT.parent / "shared" / "corpus" / "real"
+        paths = sorted(real.glob("*.pgn"))
+        if not paths:
+            sys.exit(f"no files given and {real} not found")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.pgn"
+        with open(path, "wb") as out:
+            for _ in range(repeat):
+                for p in paths:
+                    data = p.read_bytes()
+                    out.write(data if data.endswith(b"\n") else data + b"\n")
+        size = path.stat().st_size
+        print(f"file: {len(paths)} file(s) x {repeat}, {size / 1e6:.1f} MB")
+
+        cli_time, _ = best_of(
+            3,
+            lambda: subprocess.run(
+                [str(CLI), "--no-progress", "stats", "--format", "json", str(path)],
+                check=True,
+                capture_output=True,
+            ),
+        )
+        py_time, stats = best_of(3, lambda: pgnfen.stats(path))
+        print(
+            f"stats: CLI {cli_time * 1000:.1f} ms, pgnfen.stats {py_time * 1000:.1f} ms "
+            f"({py_time / cli_time:.2f}x the CLI; target <= 1.1x), {stats['games']} games"
+        )
+
+        def ours():
+            n = 0
+            for game in pgnfen.games(path):
+                game.headers
+                n += 1
+            return n
+
+        def theirs():
+            n = 0
+            with open(path, encoding="utf-8", errors="replace") as f:
+                while chess.pgn.read_headers(f) is not None:
+                    n += 1
+            return n
+
+        our_time, our_games = best_of(3, ours)
+        their_time, their_games = best_of(1, theirs)
+        ours_rate, theirs_rate = our_games / our_time, their_games / their_time
+        print(
+            f"headers: pgnfen.games {our_games} games in {our_time:.3f} s "
+            f"({ours_rate:,.0f} games/s); python-chess read_headers {their_games} games "
+            f"in {their_time:.3f} s ({theirs_rate:,.0f} games/s): "
+            f"{ours_rate / theirs_rate:.0f}x (target >= 50x)"
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,63 @@
+"""Shared fixtures: the repository, the CLI binary, the corpus files."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = ROOT / "target" / "release" / "pgnfen"
+CORPUS = Path(os.environ.get("PGNFEN_CORPUS", ROOT.parent / "shared" / "corpus"))
+SAMPLES = ROOT / "samples"
+
+
+def corpus_files():
+    """Every PGN-like file of the corpus (when present) and of samples/."""
+    files = sorted(SAMPLES.glob("*.pgn"))
+    if CORPUS.is_dir():
+        for sub in ("real", "generated", "generated/edge"):
+            files += sorted(
+                p for p in (CORPUS / sub).iterdir() if p.suffix in (".pgn", ".epd")
+            )
+    return files
+
+
+def real_files():
+    """The real-world files of the corpus (python-chess comparisons)."""
+    if not CORPUS.is_dir():
+        return []
+    return sorted((CORPUS / "real").glob("*.pgn"))
+
+
+def file_id(path):
+    return str(path.relative_to(path.parents[1]))
+
+
+def cli(*args, stdin=None):
+    """Runs the CLI (the same build as the package); returns its stdout bytes."""
+    if not CLI.exists():
+        pytest.fail(f"{CLI} is missing: run `cargo build --release` first")
+    out = subprocess.run(
+        [str(CLI), "--no-progress", "--quiet", *map(str, args)],
+        stdin=stdin,
+        capture_output=True,
+        check=False,
+    )
+    if out.returncode not in (0, 1):
+        pytest.fail(f"pgnfen {' '.join(map(str, args))}: {out.stderr.decode()}")
+    return out.stdout
+
+
+@pytest.fixture(scope="session")
+def zst_dir(tmp_path_factory):
+    """A .zst copy of every corpus file, written as independent frames (as pzstd does)."""
+    zstandard = pytest.importorskip("zstandard")
+    out = tmp_path_factory.mktemp("zst")
+    for path in corpus_files():
+        data = path.read_bytes()
+        cctx = zstandard.ZstdCompressor(level=1)
+        half = len(data) // 2
+        target = out / (path.parent.name + "-" + path.name + ".zst")
+        target.write_bytes(cctx.compress(data[:half]) + cctx.compress(data[half:]))
+    return out

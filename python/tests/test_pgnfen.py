@@ -1,0 +1,415 @@
+"""pgnfen's Python package against its command line, python-chess and bad input.
+
+Every result is compared with the CLI binary built from the same tree
+(target/release/pgnfen), so the two cannot drift apart.
+"""
+
+import io
+import json
+import os
+import pathlib
+import re
+import threading
+import resource
+import subprocess
+import time
+
+import chess
+import chess.pgn
+import pytest
+
+import pgnfen
+from conftest import CLI, CORPUS, SAMPLES, cli, corpus_files, file_id, real_files
+
+FILES = corpus_files()
+
+
+def test_the_corpus_or_the_samples_are_there():
+    # Without the corpus the samples still exercise everything below.
+    assert len(FILES) >= 5, FILES
+    if not CORPUS.is_dir():
+        print(f"note: {CORPUS} not found; comparing on samples/ only")
+
+
+# ---- fen ----
+
+
+def fen_files():
+    files = [SAMPLES / "positions.fen"]
+    if CORPUS.is_dir():
+        files.append(CORPUS / "generated" / "positions.fen")
+    return files
+
+
+@pytest.mark.parametrize("path", fen_files(), ids=file_id)
+def test_fen_equals_the_json_of_the_cli_for_every_record(path):
+    # Records through standard input: that form of the `fen` command is stable.
+    with open(path, "rb") as f:
+        objects = [json.loads(line) for line in cli("fen", "--format", "json", stdin=f).splitlines()]
+    assert len(objects) >= 5
+    for expected in objects:
+        assert pgnfen.fen(expected["input"]) == expected
+
+
+def test_fen_of_an_invalid_record():
+    got = pgnfen.fen("not a fen")
+    assert got["valid"] is False and got["class"] == "malformed"
+    assert got["fen"] is None and got["problems"][0]["code"] == "fen-syntax"
+
+
+def test_shredder_fen_loads_in_python_chess():
+    seen = 0
+    for record in (SAMPLES / "positions.fen").read_text().splitlines():
+        got = pgnfen.fen(record) if record.strip() else None
+        if got and got["valid"] and got["board"] == "8x8" and got["class"] in ("chess960", "standard"):
+            board = chess.Board(got["shredder"], chess960=True)
+            assert board.is_valid() or board.status() != chess.STATUS_VALID
+            seen += 1
+    start = pgnfen.fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
+    board = chess.Board(start["shredder"], chess960=True)
+    assert board.castling_rights == chess.BB_H1 | chess.BB_F1 | chess.BB_H8 | chess.BB_F8
+    assert seen > 0
+
+
+# ---- stats and check ----
+
+
+@pytest.mark.parametrize("path", FILES, ids=file_id)
+def test_stats_equals_the_cli(path):
+    assert pgnfen.stats(path, threads=2) == json.loads(cli("stats", "--format", "json", path))
+
+
+def test_stats_of_zst_files_equal_the_cli(zst_dir):
+    for path in sorted(zst_dir.iterdir()):
+        assert pgnfen.stats(path) == json.loads(cli("stats", "--format", "json", path)), path
+
+
+def test_stats_of_several_files_at_once():
+    files = FILES[:4]
+    assert pgnfen.stats(*files, threads=1) == json.loads(cli("stats", "--format", "json", *files))
+
+
+@pytest.mark.parametrize("path", FILES, ids=file_id)
+def test_check_equals_the_json_lines_of_the_cli(path):
+    for warnings in (False, True):
+        flags = ["--warnings"] if warnings else []
+        expected = [json.loads(l) for l in cli("check", "--format", "json", *flags, path).splitlines()]
+        assert pgnfen.check(str(path), warnings=warnings) == expected
+
+
+# ---- filter and convert ----
+
+
+SELECTIONS = [
+    {"classes": ["chess960", "setup"]},
+    {"classes": ["standard"]},
+    {"classes": ["malformed", "other", "crc"]},
+]
+
+
+@pytest.mark.parametrize("path", FILES, ids=file_id)
+def test_filter_writes_what_the_cli_writes(path, tmp_path):
+    for n, selection in enumerate(SELECTIONS):
+        kept, rest = tmp_path / f"kept{n}.pgn", tmp_path / f"rest{n}.pgn"
+        counts = pgnfen.filter(path, output=kept, rest=rest, **selection)
+        cli_kept, cli_rest = tmp_path / f"cli-kept{n}.pgn", tmp_path / f"cli-rest{n}.pgn"
+        cli("filter", "--class", ",".join(selection["classes"]), "-o", cli_kept, "--rest", cli_rest, path)
+        assert kept.read_bytes() == cli_kept.read_bytes()
+        assert rest.read_bytes() == cli_rest.read_bytes()
+        games = json.loads(cli("stats", "--format", "json", path))["games"]
+        assert counts["games"] == games and counts["kept"] + counts["rest"] == games
+
+
+def test_filter_by_chess960_position(tmp_path):
+    path = SAMPLES / "chess960.pgn"
+    got = pgnfen.filter(path, output=tmp_path / "a.pgn", classes=["chess960"], chess960_positions=[518, 0, 959])
+    cli("filter", "--class", "chess960", "--chess960-position", "518,0,959", "-o", tmp_path / "b.pgn", path)
+    assert (tmp_path / "a.pgn").read_bytes() == (tmp_path / "b.pgn").read_bytes()
+    # Positions alone select Chess960 games only.
+    alone = pgnfen.filter(path, output=tmp_path / "c.pgn", chess960_positions=[518, 0, 959])
+    assert alone == got
+
+
+def test_filter_compresses_by_the_output_ending(tmp_path):
+    zstandard = pytest.importorskip("zstandard")
+    path = SAMPLES / "mixed.pgn"
+    pgnfen.filter(path, output=tmp_path / "a.pgn.zst", classes=list(pgnfen.stats(path)["classes"]))
+    data = zstandard.ZstdDecompressor().stream_reader(open(tmp_path / "a.pgn.zst", "rb")).read()
+    assert data == path.read_bytes()
+
+
+CONVERSIONS = [
+    {"to": "shredder"},
+    {"to": "xfen", "ep": "legal"},
+    {"to": "fen", "repair": True},
+]
+
+
+@pytest.mark.parametrize("path", FILES, ids=file_id)
+def test_convert_writes_what_the_cli_writes(path, tmp_path):
+    for n, conversion in enumerate(CONVERSIONS):
+        out, cli_out = tmp_path / f"out{n}.pgn", tmp_path / f"cli{n}.pgn"
+        counts = pgnfen.convert(path, output=out, **conversion)
+        flags = ["--to", conversion["to"]]
+        if "ep" in conversion:
+            flags += ["--ep", conversion["ep"]]
+        if conversion.get("repair"):
+            flags.append("--repair")
+        cli("convert", *flags, "-o", cli_out, path)
+        assert out.read_bytes() == cli_out.read_bytes()
+        assert set(counts) == {"games", "converted", "unchanged"}
+
+
+def test_convert_counts():
+    # Every FEN tag of the sample is written, none left unchanged.
+    out = pathlib.Path(os.devnull)
+    counts = pgnfen.convert(SAMPLES / "chess960.pgn", output=out, to="shredder")
+    stats = pgnfen.stats(SAMPLES / "chess960.pgn")
+    assert counts["games"] == stats["games"]
+    assert counts["converted"] >= stats["classes"]["chess960"] and counts["unchanged"] == 0
+
+
+# ---- games ----
+
+
+def index(path):
+    return [json.loads(l) for l in cli("index", path).splitlines()]
+
+
+@pytest.mark.parametrize("path", FILES, ids=file_id)
+def test_games_give_the_file_back_and_agree_with_the_cli(path):
+    games = list(pgnfen.games(path, threads=2))
+    data = path.read_bytes()
+    if games:
+        assert b"".join(g.raw for g in games) == data
+    else:
+        # An input of blank lines holds no game.
+        assert data.strip() == b""
+    expected = index(path)
+    got = [
+        {
+            "file": g.file,
+            "game": g.game,
+            "offset": g.offset,
+            "length": g.length,
+            "line": g.line,
+            "class": g.class_,
+            "chess960_position": g.chess960_position,
+        }
+        for g in games
+    ]
+    assert got == expected
+    assert [p for g in games for p in g.problems] == pgnfen.check(path, warnings=True)
+    for g in games:
+        assert len(g.raw) == g.length and data[g.offset : g.offset + g.length] == g.raw
+
+
+def test_games_of_zst_files_give_the_file_back(zst_dir):
+    for path in sorted(zst_dir.iterdir()):
+        games = list(pgnfen.games(path))
+        name = path.name[: -len(".zst")]
+        original = next(f for f in FILES if f.parent.name + "-" + f.name == name)
+        assert b"".join(g.raw for g in games) == (original.read_bytes() if games else b""), path
+
+
+def test_games_of_several_files_number_each_file_from_one():
+    a, b = SAMPLES / "standard.pgn", SAMPLES / "chess960.pgn"
+    games = list(pgnfen.games(a, pathlib.Path(b)))
+    files = [g.file for g in games]
+    assert files == sorted(files, key=lambda f: f != str(a))
+    assert [g.game for g in games if g.file == str(b)][0] == 1
+
+
+REAL = real_files()
+
+
+def quote_inside_value(raw, name):
+    """Whether the tag line of `name` holds a value with an unescaped quote
+    inside (`[White ""Socrates Expert""]`): such a pair does not close where
+    pgnfen's scanner reads it (README, "Decisions where the contract is
+    silent"), while python-chess takes everything up to the last quote."""
+    for line in raw.decode("utf-8", "replace").splitlines():
+        line = line.strip()
+        prefix = "[" + name
+        if line.startswith(prefix) and line.endswith('"]'):
+            inner = line[len(prefix) :].strip()[1:-2]
+            if re.search(r'(?<!\\)"', inner.replace("\\\\", "")):
+                return True
+    return False
+
+
+@pytest.mark.skipif(not REAL, reason="the corpus (../shared/corpus/real) is not present")
+@pytest.mark.parametrize("path", REAL, ids=file_id)
+def test_headers_agree_with_python_chess(path):
+    """Pairing: pgnfen cuts the file into games; python-chess reads the headers
+    of each game's raw text on its own (decoded as UTF-8 with U+FFFD for bad
+    bytes, as pgnfen decodes values). Where python-chess reads a header, the
+    two dicts must be equal, but for a value with an unescaped quote inside."""
+    compared = 0
+    for game in pgnfen.games(path):
+        headers = chess.pgn.read_headers(io.StringIO(game.raw.decode("utf-8", "replace")))
+        if headers is None:
+            continue
+        ours, theirs = game.headers, dict(headers)
+        differ = {k for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k)}
+        assert all(quote_inside_value(game.raw, k) for k in differ), (game.game, game.line, differ)
+        compared += 1
+    assert compared > 0
+
+
+def test_quote_inside_value_is_recognised():
+    assert quote_inside_value(b'[White ""Socrates Expert""]\n', "White")
+    assert not quote_inside_value(b'[White "A \\"B\\""]\n', "White")
+    assert not quote_inside_value(b'[White "plain"]\n', "White")
+
+
+def test_headers_unescape_and_keep_every_tag(tmp_path):
+    path = tmp_path / "a.pgn"
+    path.write_bytes(b'[Event "A \\"B\\" \\\\ C"]\n[White "x"] [Black "y"]\n[WhiteElo "2500"]\n\n1. e4 *\n')
+    (game,) = pgnfen.games(path)
+    assert game.headers == {"Event": 'A "B" \\ C', "White": "x", "Black": "y", "WhiteElo": "2500"}
+
+
+def test_games_interoperate_with_python_chess():
+    for game in pgnfen.games(SAMPLES / "chess960.pgn"):
+        parsed = chess.pgn.read_game(io.StringIO(game.raw.decode()))
+        assert parsed is not None and not parsed.errors
+        assert parsed.headers.get("FEN") == game.headers.get("FEN")
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """A PGN file of about 1 GiB (the samples, repeated)."""
+    big = tmp_path_factory.mktemp("big") / "big.pgn"
+    chunk = (SAMPLES / "mixed.pgn").read_bytes() + b"\n"
+    with open(big, "wb") as f:
+        block = chunk * max(1, (8 << 20) // len(chunk))
+        for _ in range(128):
+            f.write(block)
+    return big
+
+
+def test_breaking_out_early_returns_at_once_and_frees_memory(big):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.monotonic()
+    for n, game in enumerate(pgnfen.games(big)):
+        if n == 10:
+            break
+    elapsed = time.monotonic() - started
+    del game
+    assert elapsed < 2.0, elapsed
+    # The reading stopped: a second early break is just as quick, and memory
+    # did not grow with the file (the peak stays far below its size).
+    started = time.monotonic()
+    games = pgnfen.games(big)
+    next(games)
+    games.close()
+    with pytest.raises(StopIteration):
+        next(games)
+    assert time.monotonic() - started < 2.0
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 200 * 1024, grown_kib
+
+
+def test_the_gil_is_released_while_rust_works(big):
+    """While stats() reads the big file on another thread, this thread keeps
+    running: no pause as long as the whole call."""
+    done = []
+    worker = threading.Thread(target=lambda: done.append(pgnfen.stats(big, threads=1)))
+    started = last = time.monotonic()
+    longest = 0.0
+    worker.start()
+    while worker.is_alive():
+        now = time.monotonic()
+        longest, last = max(longest, now - last), now
+        time.sleep(0.001)
+    total = time.monotonic() - started
+    worker.join()
+    assert done and done[0]["games"] > 0
+    assert total > 0.2, "the file is too small to tell"
+    assert longest < total / 3, (longest, total)
+
+
+def test_the_iterator_is_a_context_manager():
+    with pgnfen.games(SAMPLES / "standard.pgn") as games:
+        first = next(games)
+    assert first.game == 1
+    assert list(games) == []
+    assert "Game(" in repr(first)
+
+
+# ---- bad input ----
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda p: pgnfen.stats(p),
+        lambda p: pgnfen.check(p),
+        lambda p: pgnfen.games(p),
+        lambda p: pgnfen.filter(p, output=os.devnull, classes=["standard"]),
+        lambda p: pgnfen.convert(p, output=os.devnull, to="fen"),
+    ],
+    ids=["stats", "check", "games", "filter", "convert"],
+)
+def test_a_missing_file_is_file_not_found(call, tmp_path):
+    missing = tmp_path / "missing.pgn"
+    with pytest.raises(FileNotFoundError, match="missing.pgn"):
+        call(missing)
+
+
+def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
+    path = SAMPLES / "standard.pgn"
+    with pytest.raises(ValueError, match="standard, setup, chess960, crc, other, malformed"):
+        pgnfen.filter(path, output=tmp_path / "x.pgn", classes=["standrd"])
+    with pytest.raises(ValueError, match="fen, xfen, shredder"):
+        pgnfen.convert(path, output=tmp_path / "x.pgn", to="lichess")
+    with pytest.raises(ValueError, match="as-is, pseudo-legal, legal"):
+        pgnfen.convert(path, output=tmp_path / "x.pgn", to="fen", ep="never")
+    with pytest.raises(ValueError, match="0-959"):
+        pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=[960])
+    with pytest.raises(ValueError, match="needs classes"):
+        pgnfen.filter(path, output=tmp_path / "x.pgn")
+    with pytest.raises(ValueError, match="same file"):
+        pgnfen.filter(path, output=tmp_path / "x.pgn", rest=tmp_path / "x.pgn", classes=["standard"])
+    with pytest.raises(ValueError, match="threads"):
+        pgnfen.stats(path, threads=0)
+    with pytest.raises(ValueError, match="at least one path"):
+        pgnfen.stats()
+    assert not (tmp_path / "x.pgn").exists()
+
+
+def test_tags_are_not_available_yet(tmp_path):
+    with pytest.raises(NotImplementedError, match="tags"):
+        pgnfen.filter(SAMPLES / "standard.pgn", output=tmp_path / "x.pgn", tags=["WhiteElo>=2500"])
+
+
+def test_a_corrupt_zst_is_an_os_error(tmp_path):
+    zstandard = pytest.importorskip("zstandard")
+    data = zstandard.ZstdCompressor().compress((SAMPLES / "mixed.pgn").read_bytes() * 50)
+    bad = tmp_path / "bad.pgn.zst"
+    bad.write_bytes(data[: len(data) // 2] + bytes(64) + data[len(data) // 2 :])
+    with pytest.raises(OSError, match="bad.pgn.zst"):
+        pgnfen.stats(bad)
+    with pytest.raises(OSError, match="bad.pgn.zst"):
+        for _ in pgnfen.games(bad):
+            pass
+    out = tmp_path / "out.pgn"
+    with pytest.raises(OSError, match="bad.pgn.zst"):
+        pgnfen.filter(bad, output=out, classes=["standard"])
+    # A failed run leaves no output behind.
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.pgn.zst"]
+
+
+def test_an_unwritable_output_is_an_os_error(tmp_path):
+    with pytest.raises(OSError, match="nowhere"):
+        pgnfen.filter(SAMPLES / "standard.pgn", output=tmp_path / "nowhere" / "x.pgn", classes=["standard"])
+
+
+def test_the_package_documents_itself():
+    assert "classes" in pgnfen.filter.__doc__
+    assert pgnfen.filter.__text_signature__.startswith("(*paths, output")
+    assert "Stream" in pgnfen.games.__doc__
+    stubs = pathlib.Path(pgnfen.__file__).with_name("__init__.pyi")
+    assert stubs.exists() and stubs.with_name("py.typed").exists()

@@ -1,0 +1,601 @@
+//! Reading whole archives game by game, from a program: [`Archive`] opens PGN
+//! files (plain or compressed) and [`Archive::games`] streams their games, in
+//! input order, each with where it lies, its class, its Chess960 start position,
+//! its problems and its raw bytes.
+//!
+//! The games are cut and classified by the same parallel pipeline as the
+//! commands (README, "How it works"), on a background thread that feeds a
+//! bounded channel: memory stays bounded whatever the size of the input, and
+//! dropping the iterator stops the pipeline promptly.
+//!
+//! ```
+//! use pgnfen::archive::Archive;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("a.pgn");
+//! std::fs::write(
+//!     &path,
+//!     "[Event \"A \\\"quoted\\\" name\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+//!      [FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1\"]\n\n1. g3 *\n\n\
+//!      [Event \"B\"]\n\n1. e4 e5 1-0\n",
+//! )?;
+//! let archive = Archive::open([&path])?.threads(2);
+//! let games: Vec<_> = archive.games().collect::<Result<_, _>>()?;
+//! assert_eq!(games.len(), 2);
+//! assert_eq!(games[0].class.as_str(), "chess960");
+//! assert_eq!(games[0].chess960_position, Some(0));
+//! assert_eq!(games[0].headers()[0], ("Event".to_string(), "A \"quoted\" name".to_string()));
+//! assert_eq!((games[1].game, games[1].line), (2, 8));
+//! // Every byte of the input belongs to exactly one game.
+//! let raw: Vec<u8> = games.iter().flat_map(|g| g.raw.iter().copied()).collect();
+//! assert_eq!(raw, std::fs::read(&path)?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::borrow::Cow;
+use std::io;
+use std::path::Path;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
+
+use crate::class::Class;
+use crate::classify::classify;
+use crate::commands::check::{CheckJob, Finding};
+use crate::pgn::tags::decode_value;
+use crate::pipeline::{self, GameInfo, Header, Input, InputError, Job, Options, RunError, Sink};
+use crate::problem::{Code, Severity};
+
+/// Games waiting between the pipeline and the consumer. With the pipeline's
+/// own chunks in flight this bounds memory (a game is held whole, so one huge
+/// game still takes its size).
+const GAMES_IN_FLIGHT: usize = 256;
+
+/// One or more PGN inputs to read game by game.
+#[derive(Clone, Debug)]
+pub struct Archive {
+    inputs: Vec<Input>,
+    threads: usize,
+}
+
+impl Archive {
+    /// The archive of these files, read in the order given. Each is opened once
+    /// here so that a missing or unreadable file is reported before any work
+    /// starts (the error names the file). Compression (gzip, bzip2, zstd) is
+    /// handled as the commands handle it.
+    pub fn open<I, P>(paths: I) -> Result<Archive, InputError>
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        let inputs: Vec<Input> = paths
+            .into_iter()
+            .map(|p| Input::File(p.as_ref().to_path_buf()))
+            .collect();
+        for input in &inputs {
+            if let Input::File(path) = input
+                && let Err(source) = std::fs::File::open(path)
+            {
+                return Err(InputError {
+                    file: input.display_name(),
+                    source,
+                });
+            }
+        }
+        Ok(Archive::from_inputs(inputs))
+    }
+
+    /// The archive of these inputs (files or standard input), not checked until read.
+    pub fn from_inputs(inputs: Vec<Input>) -> Archive {
+        Archive {
+            inputs,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
+    /// Uses `n` worker threads (at least one; the default is one per core).
+    pub fn threads(mut self, n: usize) -> Archive {
+        self.threads = n.max(1);
+        self
+    }
+
+    /// The inputs, in reading order.
+    pub fn inputs(&self) -> &[Input] {
+        &self.inputs
+    }
+
+    /// Streams the games of every input, in input order, from a background
+    /// thread. The iterator yields `Err` once, last, when an input cannot be
+    /// read (a corrupt compressed stream, an I/O error). Dropping it stops the
+    /// reading.
+    pub fn games(&self) -> Games {
+        let (tx, rx) = bounded(GAMES_IN_FLIGHT);
+        let inputs = self.inputs.clone();
+        let options = Options::new(self.threads, false);
+        let handle = std::thread::Builder::new()
+            .name("pgnfen-archive".into())
+            .spawn(move || {
+                let mut sink = GameSink {
+                    tx: tx.clone(),
+                    file: String::new(),
+                    current: None,
+                };
+                let result = pipeline::run(&inputs, &ArchiveJob, &mut sink, &options)
+                    .and_then(|_| sink.flush().map_err(RunError::Sink));
+                if let Err(e) = result {
+                    // A closed channel (the consumer is gone) is the normal way to stop.
+                    let _ = tx.send(Err(e));
+                }
+            });
+        match handle {
+            Ok(handle) => Games {
+                rx: Some(rx),
+                handle: Some(handle),
+            },
+            Err(e) => {
+                // No thread: the one item is the error.
+                let (tx, rx) = bounded(1);
+                let _ = tx.send(Err(RunError::Sink(e)));
+                Games {
+                    rx: Some(rx),
+                    handle: None,
+                }
+            }
+        }
+    }
+}
+
+/// One game of an archive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game {
+    /// The input's name as messages give it (the path as given; `<stdin>`).
+    pub file: String,
+    /// 1-based number of the game within its input.
+    pub game: u64,
+    /// Offset of its first byte in the (decompressed) input.
+    pub offset: u64,
+    /// Its length in bytes.
+    pub length: u64,
+    /// Its first line (1-based) in the input.
+    pub line: u64,
+    /// Its class, from its SetUp/FEN/Variant tags.
+    pub class: Class,
+    /// The Chess960 start position number (0-959) of a Chess960 game.
+    pub chess960_position: Option<u16>,
+    /// Its problems, errors and warnings, as `check --warnings` reports them.
+    pub problems: Vec<GameProblem>,
+    /// The game exactly as in the input: every byte of the input belongs to
+    /// exactly one game, so these concatenated give the input back.
+    pub raw: Vec<u8>,
+}
+
+impl Game {
+    /// Every tag pair of the header, in order, values PGN-unescaped (`\"`,
+    /// `\\`) and read as UTF-8 (an invalid sequence becomes U+FFFD). A name
+    /// may come twice, as it does in the input.
+    ///
+    /// The tag lines are read from [`Game::raw`], as the scanner reads them
+    /// (README, "What counts as a game"): lines before the first tag line are a
+    /// preamble, blank and `%` lines may lie between tag lines, the first other
+    /// line starts the movetext, and a line may hold several pairs. A pair that
+    /// does not close (`[White ""Name""]`: a quote inside the value that is not
+    /// escaped) is not read, nor is the rest of its line.
+    // Stopgap: the scanner keeps only SetUp/FEN/Variant today; once it can
+    // keep every tag, this should come from the header the pipeline read.
+    pub fn headers(&self) -> Vec<(String, String)> {
+        self.tags()
+            .map(|(name, value)| (name.into_owned(), value.into_owned()))
+            .collect()
+    }
+
+    /// The pairs of [`Game::headers`], borrowed from [`Game::raw`] where no
+    /// unescaping or repair was needed (no allocation for most tags).
+    pub fn tags(&self) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
+        tag_pairs(&self.raw).into_iter().map(|(name, raw)| {
+            let value = match decode_value(raw) {
+                Cow::Borrowed(bytes) => String::from_utf8_lossy(bytes),
+                Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+            };
+            (String::from_utf8_lossy(name), value)
+        })
+    }
+}
+
+/// A problem of one game's headers, placed as `check` places it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameProblem {
+    /// Its stable code (`fen-syntax`, `missing-variant`, ...).
+    pub code: Code,
+    /// Error or warning.
+    pub severity: Severity,
+    /// What is wrong, in words.
+    pub message: String,
+    /// The tag at fault (`FEN`, `SetUp`, `Variant`).
+    pub tag: &'static str,
+    /// Its line (1-based) in the input.
+    pub line: u64,
+    /// Its column (1-based, in characters) in that line.
+    pub column: usize,
+}
+
+/// The streaming iterator of [`Archive::games`].
+#[derive(Debug)]
+pub struct Games {
+    rx: Option<Receiver<Result<Game, RunError>>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Games {
+    /// The next item, waiting at most `timeout`: `None` when none came in
+    /// time (callers that must stay responsive, such as the Python binding
+    /// checking for Ctrl-C, wait in slices with this), `Some(None)` at the end.
+    pub fn next_timeout(&mut self, timeout: Duration) -> Option<Option<Result<Game, RunError>>> {
+        let Some(rx) = &self.rx else {
+            return Some(None);
+        };
+        match rx.recv_timeout(timeout) {
+            Ok(item) => Some(Some(item)),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => {
+                self.finish();
+                Some(None)
+            }
+        }
+    }
+
+    /// The next item if one is ready now, without waiting (`None` also at the
+    /// end: [`Iterator::next`] or [`Games::next_timeout`] tell the end).
+    /// Consumers that hand games over in batches (the Python binding takes
+    /// every ready game per release of its interpreter lock) drain with this.
+    pub fn try_next(&mut self) -> Option<Result<Game, RunError>> {
+        self.rx.as_ref()?.try_recv().ok()
+    }
+
+    /// Closes the channel and waits for the pipeline to stop.
+    fn finish(&mut self) {
+        self.rx = None;
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Iterator for Games {
+    type Item = Result<Game, RunError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.rx.as_ref()?.recv().ok();
+        if item.is_none() {
+            self.finish();
+        }
+        item
+    }
+}
+
+impl Drop for Games {
+    /// The pipeline's next hand-over fails on the closed channel, which stops
+    /// it (the chunks in flight are dropped); the thread is then joined so
+    /// that no work goes on after the iterator is gone.
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// What the workers find out about each game.
+struct ArchiveJob;
+
+struct Facts {
+    class: Class,
+    chess960_position: Option<u16>,
+    findings: Vec<Finding>,
+}
+
+impl Job for ArchiveJob {
+    type Game = Facts;
+
+    fn game(&self, header: &Header<'_>) -> Facts {
+        if header.is_empty() {
+            // As `stats` counts it: a game without these tags is standard.
+            return Facts {
+                class: Class::Standard,
+                chess960_position: None,
+                findings: Vec::new(),
+            };
+        }
+        let verdict = classify(&header.inputs());
+        Facts {
+            class: verdict.class,
+            chess960_position: verdict.chess960_position,
+            // The placement of problems is check's (columns through escapes).
+            findings: CheckJob.game(header),
+        }
+    }
+}
+
+/// Assembles the games on the merger thread and hands each to the channel.
+struct GameSink {
+    tx: Sender<Result<Game, RunError>>,
+    file: String,
+    current: Option<Game>,
+}
+
+impl GameSink {
+    fn flush(&mut self) -> io::Result<()> {
+        match self.current.take() {
+            Some(game) => self
+                .tx
+                .send(Ok(game))
+                .map_err(|_| io::Error::other("the reader of the games is gone")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Sink<Facts> for GameSink {
+    fn begin_input(&mut self, input: &Input) -> io::Result<()> {
+        self.flush()?;
+        self.file = input.display_name();
+        Ok(())
+    }
+
+    fn begin_game(&mut self, info: &GameInfo, facts: Facts) -> io::Result<()> {
+        self.flush()?;
+        let problems = facts
+            .findings
+            .into_iter()
+            .map(|f| GameProblem {
+                code: f.code,
+                severity: f.code.severity(),
+                message: f.message,
+                tag: f.tag,
+                line: f.line + info.line_delta,
+                column: f.column,
+            })
+            .collect();
+        self.current = Some(Game {
+            file: self.file.clone(),
+            game: info.index,
+            offset: info.offset,
+            length: 0,
+            line: info.line,
+            class: facts.class,
+            chess960_position: facts.chess960_position,
+            problems,
+            raw: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        if let Some(game) = &mut self.current {
+            game.raw.extend_from_slice(data);
+            game.length += data.len() as u64;
+        }
+        Ok(())
+    }
+}
+
+/// The tag pairs (name, raw value) of a game's header, read from its bytes.
+fn tag_pairs(raw: &[u8]) -> Vec<(&[u8], &[u8])> {
+    let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
+    let mut pairs = Vec::new();
+    let mut in_header = false;
+    for line in lines(raw) {
+        let text = trim_blanks(line);
+        if text.is_empty() || line.first() == Some(&b'%') {
+            continue;
+        }
+        if text[0] != b'[' {
+            if in_header {
+                break;
+            }
+            continue; // a preamble line
+        }
+        in_header = true;
+        read_pairs(&text[1..], &mut pairs);
+    }
+    pairs
+}
+
+/// The lines of `data`, without their ends (`\n`, `\r\n`, `\r`).
+fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = data;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
+        let line = &rest[..end];
+        let skip = match (rest.get(end), rest.get(end + 1)) {
+            (Some(b'\r'), Some(b'\n')) => 2,
+            (Some(_), _) => 1,
+            (None, _) => 0,
+        };
+        rest = &rest[end + skip..];
+        Some(line)
+    })
+}
+
+fn trim_blanks(line: &[u8]) -> &[u8] {
+    let start = line
+        .iter()
+        .position(|&b| b != b' ' && b != b'\t')
+        .unwrap_or(line.len());
+    &line[start..]
+}
+
+/// Reads the pairs of a tag line from just after its first `[`, as the
+/// scanner does: a pair that does not close ends the reading of the line.
+fn read_pairs<'a>(mut line: &'a [u8], pairs: &mut Vec<(&'a [u8], &'a [u8])>) {
+    loop {
+        line = trim_blanks(line);
+        let name_len = line
+            .iter()
+            .position(|&b| matches!(b, b' ' | b'\t' | b'"' | b']'))
+            .unwrap_or(line.len());
+        if name_len == 0 {
+            return;
+        }
+        let name = &line[..name_len];
+        line = trim_blanks(&line[name_len..]);
+        let Some(rest) = line.strip_prefix(b"\"") else {
+            return;
+        };
+        // The closing quote; a backslash escapes the byte after it.
+        let mut j = 0;
+        let value_end = loop {
+            match rest.get(j) {
+                None => return,
+                Some(b'"') => break j,
+                Some(b'\\') => j += 2,
+                Some(_) => j += 1,
+            }
+        };
+        let after = trim_blanks(&rest[value_end + 1..]);
+        let Some(after) = after.strip_prefix(b"]") else {
+            return;
+        };
+        pairs.push((name, &rest[..value_end]));
+        let Some(next) = trim_blanks(after).strip_prefix(b"[") else {
+            return;
+        };
+        line = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(raw: &[u8]) -> Vec<(String, String)> {
+        tag_pairs(raw)
+            .into_iter()
+            .map(|(n, v)| {
+                (
+                    String::from_utf8_lossy(n).into_owned(),
+                    String::from_utf8_lossy(v).into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    fn pair(n: &str, v: &str) -> (String, String) {
+        (n.to_string(), v.to_string())
+    }
+
+    #[test]
+    fn reads_the_header_and_stops_at_the_movetext() {
+        let raw = b"\xEF\xBB\xBFpreamble [No \"x\"]\r\n[A \"1\"]\r\n\r\n% escape\r\n [B \"two words\"]\r1. e4 [C \"z\"]\n[D \"late\"]\n";
+        assert_eq!(names(raw), vec![pair("A", "1"), pair("B", "two words")]);
+    }
+
+    #[test]
+    fn several_pairs_on_a_line_and_escapes() {
+        let raw = br#"[A "x"] [B "a\"b\\"]  [C "y"] junk [D "z"]"#;
+        assert_eq!(
+            names(raw),
+            vec![pair("A", "x"), pair("B", r#"a\"b\\"#), pair("C", "y")]
+        );
+    }
+
+    #[test]
+    fn malformed_pairs_end_the_line() {
+        assert_eq!(
+            names(b"[A \"unterminated]\n[B \"ok\"]\n"),
+            vec![pair("B", "ok")]
+        );
+        assert_eq!(
+            names(b"[A]\n[ \"v\"]\n[C \"v\" x]\n[D\"v\"]"),
+            vec![pair("D", "v")]
+        );
+        assert_eq!(names(b"[A \"v\\"), vec![]);
+        assert!(names(b"").is_empty());
+    }
+
+    #[test]
+    fn headers_are_unescaped() {
+        let game = Game {
+            file: String::new(),
+            game: 1,
+            offset: 0,
+            length: 0,
+            line: 1,
+            class: Class::Standard,
+            chess960_position: None,
+            problems: Vec::new(),
+            raw: b"[White \"O\\\"Neil \\\\ \xC3\xA9\xFF\"]\n".to_vec(),
+        };
+        assert_eq!(
+            game.headers(),
+            vec![pair("White", "O\"Neil \\ \u{e9}\u{fffd}")]
+        );
+    }
+
+    fn write(dir: &tempfile::TempDir, name: &str, data: &[u8]) -> std::path::PathBuf {
+        let path = dir.path().join(name);
+        std::fs::write(&path, data).unwrap();
+        path
+    }
+
+    const GAME: &[u8] =
+        b"[Event \"e\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1. e4 *\n\n";
+
+    #[test]
+    fn games_stream_in_order_with_their_problems() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = GAME.repeat(2000);
+        let path = write(&dir, "a.pgn", &data);
+        let games: Vec<Game> = Archive::open([&path])
+            .unwrap()
+            .threads(3)
+            .games()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(games.len(), 2000);
+        for (i, g) in games.iter().enumerate() {
+            assert_eq!(g.game, i as u64 + 1);
+            assert_eq!(g.offset, (i * GAME.len()) as u64);
+            assert_eq!(g.line, (i * 6 + 1) as u64);
+            assert_eq!(g.raw, GAME);
+            assert_eq!(g.class, Class::Malformed);
+            // No kings: an error on the FEN tag, placed on its line.
+            assert_eq!(g.problems[0].code, Code::IllegalPosition);
+            assert_eq!((g.problems[0].tag, g.problems[0].line), ("FEN", g.line + 2));
+        }
+    }
+
+    #[test]
+    fn a_missing_file_is_reported_by_name() {
+        let err = Archive::open(["no/such.pgn"]).unwrap_err();
+        assert_eq!(err.file, "no/such.pgn");
+        assert_eq!(err.source.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn a_corrupt_stream_ends_the_games_with_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut data = zstd::encode_all(&GAME.repeat(5000)[..], 1).unwrap();
+        // A frame cut short: decompression fails partway.
+        data.truncate(data.len() / 2);
+        let path = write(&dir, "a.pgn.zst", &data);
+        let items: Vec<_> = Archive::open([&path]).unwrap().games().collect();
+        let last = items.last().unwrap();
+        assert!(matches!(last, Err(RunError::Input(e)) if e.file.ends_with("a.pgn.zst")));
+        assert!(items[..items.len() - 1].iter().all(Result::is_ok));
+    }
+
+    #[test]
+    fn dropping_the_iterator_stops_the_pipeline() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(&dir, "big.pgn", &GAME.repeat(400_000)); // ~30 MB
+        let started = std::time::Instant::now();
+        let mut games = Archive::open([&path]).unwrap().threads(2).games();
+        assert_eq!(games.next().unwrap().unwrap().game, 1);
+        drop(games); // joins the background thread
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let mut games = Archive::open([&path]).unwrap().games();
+        let first = games.next_timeout(Duration::from_secs(10));
+        assert!(matches!(first, Some(Some(Ok(ref g))) if g.game == 1));
+    }
+}
