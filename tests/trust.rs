@@ -514,7 +514,7 @@ fn a_corrupt_zip_or_a_member_that_is_no_text_fails_by_name() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     gz.write_all(&games(10)).unwrap();
     let gz = gz.finish().unwrap();
-    let binary = vec![0u8, 1, 2, 3, 0, 0, 7];
+    let binary = [0u8, 1, 2, 3, 0, 0, 7];
     for (member, data) in [("inner.pgn.gz", &gz[..]), ("blob.bin", &binary[..])] {
         let z = dir.path().join("mixed.zip");
         zip_of(&z, &[("first.pgn", &games(5)), (member, data)]);
