@@ -166,25 +166,42 @@ impl Input {
                     ));
                 }
                 if meta.is_file() {
-                    let checked = Checked {
-                        len: meta.len(),
-                        modified: meta.modified().ok(),
-                        read: Some(0),
-                        file,
-                    };
-                    let mut input = BufReader::with_capacity(
-                        SNIFF,
-                        Counting {
-                            inner: checked,
-                            count: raw_read,
-                        },
-                    );
-                    let magic = fill_sniff(&mut input)?;
-                    if Compression::sniff(&magic.0) == Compression::Zip {
-                        // A seekable archive: read by its central directory.
-                        return Ok(zip_streams(name, ZipSource::File(input)));
+                    // A regular file is sniffed in place (`pread`) and then read
+                    // from its start with no buffer in between: the chunker's
+                    // large reads go straight into its recycled buffers.
+                    let mut magic = [0u8; 16];
+                    let mut n = 0;
+                    while n < magic.len() {
+                        match std::os::unix::fs::FileExt::read_at(&file, &mut magic[n..], n as u64)
+                        {
+                            Ok(0) => break,
+                            Ok(k) => n += k,
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                            Err(e) => return Err(e),
+                        }
                     }
-                    return Ok(one(self.clone(), decoder(magic, input)?));
+                    let checked = Counting {
+                        inner: Checked {
+                            len: meta.len(),
+                            modified: meta.modified().ok(),
+                            read: Some(0),
+                            file,
+                        },
+                        count: raw_read,
+                    };
+                    let reader: Box<dyn Read + Send> = match Compression::sniff(&magic[..n]) {
+                        Compression::None => Box::new(checked),
+                        Compression::Zip => {
+                            // A seekable archive: read by its central directory.
+                            let input = BufReader::with_capacity(SNIFF, checked);
+                            return Ok(zip_streams(name, ZipSource::File(input)));
+                        }
+                        _ => decoder(
+                            (Vec::new(), false),
+                            BufReader::with_capacity(SNIFF, checked),
+                        )?,
+                    };
+                    return Ok(one(self.clone(), reader));
                 }
                 Box::new(Counting {
                     inner: file,
@@ -273,6 +290,14 @@ fn decoder<R: Read + Send + 'static>(
         Box::new(input)
     };
     let input = BufReader::with_capacity(1 << 20, io::Cursor::new(head).chain(rest));
+    decompress(compression, input)
+}
+
+/// `input` decompressed as `compression` says.
+fn decompress<R: BufRead + Send + 'static>(
+    compression: Compression,
+    input: R,
+) -> io::Result<Box<dyn Read + Send>> {
     Ok(match compression {
         Compression::None | Compression::Zip => Box::new(input),
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(input)),
