@@ -196,10 +196,7 @@ impl Input {
                             let input = BufReader::with_capacity(SNIFF, checked);
                             return Ok(zip_streams(name, ZipSource::File(input)));
                         }
-                        _ => decoder(
-                            (Vec::new(), false),
-                            BufReader::with_capacity(SNIFF, checked),
-                        )?,
+                        other => decompress(other, BufReader::with_capacity(1 << 20, checked))?,
                     };
                     return Ok(one(self.clone(), reader));
                 }
