@@ -423,6 +423,11 @@ fn an_input_without_tag_lines_is_warned_about_by_name() {
     );
     let quiet = run(&["-q", "stats", binary.to_str().unwrap()]);
     assert!(!stderr(&quiet).contains("warning"));
+    // Nor does an empty input or one of blank lines (it holds no game).
+    assert!(!stderr(&run_stdin(&["stats"], b"")).contains("warning"));
+    assert!(!stderr(&run_stdin(&["stats"], b"\n \r\n\n")).contains("warning"));
+    // Text that is no PGN is warned about on standard input too.
+    assert!(stderr(&run_stdin(&["stats"], b"hello\n")).contains("<stdin>: no PGN tag line found"));
     // A real PGN gets no warning.
     let pgn = dir.path().join("real.pgn");
     std::fs::write(&pgn, games(3)).unwrap();

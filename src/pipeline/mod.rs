@@ -217,6 +217,8 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
     };
     // Whether a tag line was seen yet (a binary file or a wrong path has none).
     let mut tag_line_seen = !options.notes;
+    // An empty input (or blank lines only) holds no game and is not warned about.
+    let mut text_seen = false;
 
     // Bounds memory: at most this many chunks (each up to MAX_CHUNK) exist at once.
     let in_flight = (2 * threads + 2).min(10);
@@ -277,7 +279,11 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
                             let end = scanned.chunk.offset + scanned.chunk.bytes().len() as u64;
                             raw_read.store(end, std::sync::atomic::Ordering::Relaxed);
                         }
-                        tag_line_seen = tag_line_seen || has_tag_line(scanned.chunk.bytes());
+                        if !tag_line_seen {
+                            let bytes = scanned.chunk.bytes();
+                            tag_line_seen = has_tag_line(bytes);
+                            text_seen |= bytes.iter().any(|b| !b.is_ascii_whitespace());
+                        }
                         let buf = merger.merge(*scanned, sink).map_err(RunError::Sink)?;
                         progress.advance(games_before + merger.games);
                         let _ = free_tx.send(recycle(buf));
@@ -290,7 +296,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
             }
         };
         drop(free_tx);
-        if result.is_ok() && !tag_line_seen {
+        if result.is_ok() && !tag_line_seen && text_seen {
             progress.warn(&format!("pgnfen: warning: {name}: no PGN tag line found"));
         }
         result.map(|()| merger.games)
