@@ -210,6 +210,29 @@ fn an_in_place_symlink_is_written_through() {
     );
     let text = String::from_utf8(std::fs::read(&target).unwrap()).unwrap();
     assert!(text.contains("w KQkq - 2 9"), "converted through the link");
+    // A dangling link: the file it names is made, the link stays.
+    let dangling = dir.path().join("later.pgn");
+    std::os::unix::fs::symlink("made.pgn", &dangling).unwrap();
+    let out = run(&[
+        "-q",
+        "convert",
+        "--to",
+        "xfen",
+        "-o",
+        dangling.to_str().unwrap(),
+        target.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("made.pgn")).unwrap(),
+        std::fs::read(&target).unwrap()
+    );
 }
 
 #[test]
@@ -328,6 +351,28 @@ fn progress_to_a_file_writes_plain_lines() {
     assert!(
         !err.contains('\r') && !err.contains('\x1b'),
         "plain lines: {err:?}"
+    );
+    // A .zst and a plain file together: progress counts raw bytes of both
+    // against their total, so the last line reaches exactly 100 %.
+    let dir = tempfile::tempdir().unwrap();
+    let zst = dir.path().join("a.pgn.zst");
+    std::fs::write(&zst, zstd::encode_all(&games(20_000)[..], 3).unwrap()).unwrap();
+    let plain = dir.path().join("b.pgn");
+    std::fs::write(&plain, games(20_000)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pgnfen"))
+        .args(["--progress", "stats"])
+        .arg(&zst)
+        .arg(&plain)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    let last = err
+        .lines()
+        .rfind(|l| l.contains(" games, "))
+        .unwrap_or_default();
+    assert!(
+        last.contains("(100%)") && last.contains("40,000 games"),
+        "{err}"
     );
     // Without --progress, nothing.
     let out = run_stdin(&["stats"], &games(10));

@@ -113,7 +113,13 @@ impl Output {
         let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
         let destination = match is_link.then(|| std::fs::canonicalize(path)) {
             Some(Ok(target)) => target,
-            _ => path.to_path_buf(),
+            // A dangling link: the file it names is created.
+            Some(Err(_)) => match std::fs::read_link(path) {
+                Ok(target) if target.is_absolute() => target,
+                Ok(target) => path.parent().unwrap_or(Path::new(".")).join(target),
+                Err(_) => path.to_path_buf(),
+            },
+            None => path.to_path_buf(),
         };
         let dir = match destination.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
