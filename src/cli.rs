@@ -23,7 +23,7 @@ pub struct Cli {
 #[derive(Debug, Args)]
 pub struct Global {
     /// Worker threads (default: all cores)
-    #[arg(short = 'j', long = "threads", global = true, value_name = "N")]
+    #[arg(short = 'j', long = "threads", global = true, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// No progress bar and no summaries on standard error
     #[arg(short, long, global = true)]
@@ -34,10 +34,18 @@ pub struct Global {
     /// Never show a progress bar
     #[arg(long, global = true, overrides_with = "progress")]
     pub no_progress: bool,
-    /// Read plain files as streams instead of memory-mapping them (for files that
-    /// another program may truncate while pgnfen reads them)
-    #[arg(long, global = true)]
+    /// Accepted for compatibility: files are always read, never memory-mapped
+    #[arg(long, global = true, hide = true)]
     pub no_mmap: bool,
+}
+
+/// `-j N`: at least one thread (`0` would silently mean "all cores").
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (leave -j out to use every core)".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 #[derive(Debug, Subcommand)]

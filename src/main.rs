@@ -15,6 +15,11 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    // Interrupted runs remove their temporary files (exit 130, 143, 129).
+    if let Err(e) = pgnfen::pipeline::signals::install() {
+        eprintln!("pgnfen: cannot handle signals: {e}");
+        return ExitCode::from(2);
+    }
     let result = match &cli.command {
         Command::Filter(args) => commands::filter::run(&cli.global, args),
         Command::Convert(args) => commands::convert::run(&cli.global, args),

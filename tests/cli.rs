@@ -282,7 +282,8 @@ fn usage_and_io_errors_exit_2_naming_the_file() {
     assert_eq!(run(&["convert", "--to", "nonsense"]).status.code(), Some(2));
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("x.pgn.gz");
-    std::fs::write(&bad, b"this is not gzip").unwrap();
+    // gzip's magic bytes, then no valid stream (compression goes by content).
+    std::fs::write(&bad, b"\x1f\x8bthis is not gzip").unwrap();
     let out = run(&["stats", bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("x.pgn.gz"));
@@ -292,7 +293,8 @@ fn usage_and_io_errors_exit_2_naming_the_file() {
 fn failed_run_leaves_no_output_file() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("x.pgn.zst");
-    std::fs::write(&bad, b"[Event \"x\"]\n").unwrap();
+    // zstd's magic bytes, then no valid frame.
+    std::fs::write(&bad, b"\x28\xb5\x2f\xfd[Event \"x\"]\n").unwrap();
     let out_path = dir.path().join("out.pgn");
     let out = run(&[
         "filter",

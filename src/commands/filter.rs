@@ -77,6 +77,12 @@ impl Sink<bool> for Split {
 pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
     let inputs = inputs(&args.inputs);
     check_inputs_exist(&inputs)?;
+    crate::commands::check_distinct_outputs(
+        &[args.output.as_deref().unwrap_or("-".as_ref())]
+            .into_iter()
+            .chain(args.rest.as_deref())
+            .collect::<Vec<_>>(),
+    )?;
     let selection = Selection {
         classes: args.class.clone(),
         chess960_positions: args.chess960_position.clone(),

@@ -7,11 +7,12 @@ pub mod chunk;
 pub mod game;
 pub mod output;
 pub mod progress;
+pub mod signals;
 pub mod source;
 pub mod spool;
 
 use std::collections::BTreeMap;
-use std::io;
+use std::io::{self, IsTerminal};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
@@ -90,8 +91,13 @@ pub enum RunError {
 pub struct Options {
     pub threads: usize,
     pub progress: bool,
-    /// Memory-map plain files (default); off reads them as streams.
+    /// Memory-map plain regular files instead of reading them (off by default:
+    /// reading costs no measurable time, and a mapped file truncated by another
+    /// program would fault instead of being reported).
     pub mmap: bool,
+    /// Notes on standard error (off under `--quiet`): an input in which no tag
+    /// line is found, a hint when standard input is a terminal.
+    pub notes: bool,
     /// Chunk sizes (target, maximum): the defaults of [`chunk`]; tests make them
     /// tiny so that every cut and merge path runs on small inputs.
     pub chunk_sizes: (usize, usize),
@@ -102,7 +108,8 @@ impl Options {
         Options {
             threads,
             progress,
-            mmap: true,
+            mmap: false,
+            notes: false,
             chunk_sizes: (chunk::TARGET_CHUNK, chunk::MAX_CHUNK),
         }
     }
@@ -124,7 +131,53 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     let progress = Progress::new(options.progress, total);
     let mut games = 0;
     for input in inputs {
-        games += run_one(input, job, sink, &pool, options, &progress, games)?;
+        let name = input.display_name();
+        let in_err = |source: io::Error| {
+            RunError::Input(InputError {
+                file: name.clone(),
+                source,
+            })
+        };
+        let raw_read = Arc::new(AtomicU64::new(0));
+        progress.start_input(raw_read.clone());
+        // Mapping is an opt-in of the library (tests compare it with reading):
+        // a mapped file truncated by another program faults (SIGBUS).
+        if options.mmap
+            && let Some(map) = input.map()
+        {
+            let source = Source::Map(Arc::new(map));
+            games += run_one::<J, S, io::Empty>(
+                input,
+                source,
+                Some(&raw_read),
+                job,
+                sink,
+                &pool,
+                options,
+                &progress,
+                games,
+            )?;
+            continue;
+        }
+        if options.notes && *input == Input::Stdin && std::io::stdin().is_terminal() {
+            progress.warn("pgnfen: reading PGN from standard input (end it with Ctrl-D; see --help for files)");
+        }
+        // Each input is opened once: a FIFO or a pipe cannot be read twice.
+        let mut streams = input.open_streams(raw_read.clone()).map_err(in_err)?;
+        while let Some(stream) = streams.next().map_err(in_err)? {
+            let source = Source::Read(stream.reader);
+            games += run_one(
+                &stream.input,
+                source,
+                None,
+                job,
+                sink,
+                &pool,
+                options,
+                &progress,
+                games,
+            )?;
+        }
     }
     progress.finish();
     Ok(games)
@@ -141,8 +194,11 @@ struct Scanned<G> {
     speculative: Option<(Scanner, Builder, Vec<Entry<G>>)>,
 }
 
-fn run_one<J: Job, S: Sink<J::Game>>(
+#[allow(clippy::too_many_arguments)]
+fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
     input: &Input,
+    source: Source<R>,
+    mapped: Option<&Arc<AtomicU64>>,
     job: &J,
     sink: &mut S,
     pool: &rayon::ThreadPool,
@@ -159,15 +215,10 @@ fn run_one<J: Job, S: Sink<J::Game>>(
             source,
         })
     };
-    let raw_read = Arc::new(AtomicU64::new(0));
-    let (source, mapped) = match input.map().filter(|_| options.mmap) {
-        Some(map) => (Source::Map(Arc::new(map)), true),
-        None => (
-            Source::Read(input.open(raw_read.clone()).map_err(in_err)?),
-            false,
-        ),
-    };
-    progress.start_input(raw_read.clone());
+    // Whether a tag line was seen yet (a binary file or a wrong path has none).
+    let mut tag_line_seen = !options.notes;
+    // An empty input (or blank lines only) holds no game and is not warned about.
+    let mut text_seen = false;
 
     // Bounds memory: at most this many chunks (each up to MAX_CHUNK) exist at once.
     let in_flight = (2 * threads + 2).min(10);
@@ -223,10 +274,15 @@ fn run_one<J: Job, S: Sink<J::Game>>(
                     Message::Failed(e) => return Err(in_err(e)),
                     Message::Scanned(scanned) => {
                         let last = scanned.chunk.last;
-                        if mapped {
+                        if let Some(raw_read) = mapped {
                             // A mapped file is "read" as far as it is merged.
                             let end = scanned.chunk.offset + scanned.chunk.bytes().len() as u64;
                             raw_read.store(end, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        if !tag_line_seen {
+                            let bytes = scanned.chunk.bytes();
+                            tag_line_seen = has_tag_line(bytes);
+                            text_seen |= bytes.iter().any(|b| !b.is_ascii_whitespace());
                         }
                         let buf = merger.merge(*scanned, sink).map_err(RunError::Sink)?;
                         progress.advance(games_before + merger.games);
@@ -240,7 +296,34 @@ fn run_one<J: Job, S: Sink<J::Game>>(
             }
         };
         drop(free_tx);
+        if result.is_ok() && !tag_line_seen && text_seen {
+            progress.warn(&format!("pgnfen: warning: {name}: no PGN tag line found"));
+        }
         result.map(|()| merger.games)
+    })
+}
+
+/// Whether `bytes` hold a tag line: `[`, a tag name, blanks, `"`, at the start
+/// of a line (after blanks). Only used to warn about inputs that are not PGN
+/// at all (a binary file, a wrong path), so a tag line inside a comment counts.
+fn has_tag_line(bytes: &[u8]) -> bool {
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    memchr::memchr_iter(b'[', bytes).any(|i| {
+        let line_start = bytes[..i]
+            .iter()
+            .rev()
+            .find(|b| !blank(b))
+            .is_none_or(|&b| b == b'\n' || b == b'\r');
+        if !line_start {
+            return false;
+        }
+        let rest = &bytes[i + 1..];
+        let name = rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        let gap = rest[name..].iter().take_while(|b| blank(b)).count();
+        name > 0 && gap > 0 && rest.get(name + gap) == Some(&b'"')
     })
 }
 

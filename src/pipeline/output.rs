@@ -1,11 +1,18 @@
 //! Where results go: standard output, or a file written under a temporary name
 //! in the same folder and renamed into place on success, compressed by its
 //! ending (`.gz`, `.bz2`, `.zst`).
+//!
+//! The file looks like any other the user makes: a new one gets the mode the
+//! umask gives, a replaced one keeps its mode (and owner and group, where
+//! permitted); a symbolic link is written through (its target is replaced, the
+//! link stays). Errors name the user's path, never the temporary one.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use super::signals;
 use super::source::Compression;
 
 /// Small enough that the long runs of bytes the merger hands over in one call
@@ -22,10 +29,51 @@ enum Target {
     Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
 }
 
+/// A write error, with the output's name as the user gave it.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {source}")]
+pub struct WriteError {
+    pub file: String,
+    #[source]
+    pub source: io::Error,
+}
+
 /// An output stream; files appear under their name only after [`Output::commit`].
 pub struct Output {
     target: Target,
+    /// The temporary file and the path it is renamed to.
     temp: Option<(tempfile::TempPath, PathBuf)>,
+    /// The name in messages (the path as given, or `<stdout>`).
+    name: String,
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        // Not committed: the temporary file goes, under the signal registry's lock.
+        if let Some((temp, _)) = self.temp.take() {
+            let path = temp.to_path_buf();
+            signals::retire(&path, || drop(temp));
+        }
+    }
+}
+
+/// The OS error inside a `tempfile` error, without the temporary path it adds.
+fn without_temp_path(e: io::Error) -> io::Error {
+    if e.raw_os_error().is_some() {
+        return e;
+    }
+    let kind = e.kind();
+    let mut source: Option<&(dyn std::error::Error + 'static)> = e.get_ref().map(|r| r as _);
+    while let Some(s) = source {
+        if let Some(os) = s
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::raw_os_error)
+        {
+            return io::Error::from_raw_os_error(os);
+        }
+        source = s.source();
+    }
+    io::Error::from(kind)
 }
 
 impl Output {
@@ -34,41 +82,83 @@ impl Output {
         Output {
             target: Target::Stdout(BufWriter::with_capacity(BUFFER, io::stdout())),
             temp: None,
+            name: "<stdout>".into(),
         }
     }
 
-    /// A file, or standard output for `None` or `-`.
+    /// A file, or standard output for `None` or `-`. Errors (an unwritable
+    /// folder, an ending pgnfen cannot compress to) name no temporary path;
+    /// the caller adds the output's name.
     pub fn create(path: Option<&Path>) -> io::Result<Output> {
         let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
             return Ok(Output::stdout());
         };
+        let name = path.display().to_string();
+        let compression = Compression::for_output(path)
+            .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, msg))?;
         // Only regular files get the write-then-rename treatment: renaming over
         // `/dev/null` or a named pipe would replace it.
-        if let Ok(meta) = std::fs::metadata(path)
+        let existing = std::fs::metadata(path).ok();
+        if let Some(meta) = &existing
             && !meta.is_file()
         {
             let file = std::fs::OpenOptions::new().write(true).open(path)?;
             return Ok(Output {
                 target: Target::Special(BufWriter::with_capacity(BUFFER, file)),
                 temp: None,
+                name,
             });
         }
-        let dir = match path.parent() {
+        // A symbolic link is written through: its target is what gets replaced.
+        let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        let destination = match is_link.then(|| std::fs::canonicalize(path)) {
+            Some(Ok(target)) => target,
+            // A dangling link: the file it names is created.
+            Some(Err(_)) => match std::fs::read_link(path) {
+                Ok(target) if target.is_absolute() => target,
+                Ok(target) => path.parent().unwrap_or(Path::new(".")).join(target),
+                Err(_) => path.to_path_buf(),
+            },
+            None => path.to_path_buf(),
+        };
+        let dir = match destination.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let name = path
+        let file_name = destination
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // Created with 0666 less the umask, like any new file; the temporary
+        // file's default 0600 must not survive the rename.
         let temp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
+            .prefix(&format!(".{file_name}."))
             .suffix(".tmp")
-            .tempfile_in(dir)?;
+            .make_in(dir, |p| {
+                // Registered before it exists, so that a signal cannot leave it.
+                signals::register(p);
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o666)
+                    .open(p);
+                if file.is_err() {
+                    signals::retire(p, || ());
+                }
+                file
+            })
+            .map_err(without_temp_path)?;
         let (file, temp_path) = temp.into_parts();
+        if let Some(meta) = &existing {
+            // A replaced file keeps its mode, owner and group (a chown is only
+            // permitted to root or to the owner keeping a group of theirs).
+            let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
+            file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))
+                .map_err(without_temp_path)?;
+        }
         let file = BufWriter::with_capacity(BUFFER, file);
-        let target = match Compression::of(path) {
-            Compression::None => Target::Plain(file),
+        let target = match compression {
+            Compression::None | Compression::Zip => Target::Plain(file),
             Compression::Gzip => Target::Gzip(flate2::write::GzEncoder::new(
                 file,
                 flate2::Compression::default(),
@@ -81,14 +171,24 @@ impl Output {
         };
         Ok(Output {
             target,
-            temp: Some((temp_path, path.to_path_buf())),
+            temp: Some((temp_path, destination)),
+            name,
         })
+    }
+
+    /// The output's name in messages.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// Finishes the stream and moves a file into place. Without this call a
     /// file output is deleted.
-    pub fn commit(self) -> io::Result<()> {
-        let file = match self.target {
+    pub fn commit(mut self) -> io::Result<()> {
+        let target = std::mem::replace(
+            &mut self.target,
+            Target::Stdout(BufWriter::new(io::stdout())),
+        );
+        let file = match target {
             Target::Stdout(mut w) => return w.flush(),
             Target::Special(mut w) => return w.flush(),
             Target::Plain(w) => w,
@@ -98,15 +198,29 @@ impl Output {
         };
         let file = file.into_inner().map_err(|e| e.into_error())?;
         file.sync_all().ok();
-        if let Some((temp, path)) = self.temp {
-            temp.persist(&path).map_err(|e| e.error)?;
+        if let Some((temp, path)) = self.temp.take() {
+            let temp_name = temp.to_path_buf();
+            signals::retire(&temp_name, || {
+                temp.persist(&path).map_err(|e| without_temp_path(e.error))
+            })?;
         }
         Ok(())
     }
+
+    fn named(&self, e: io::Error) -> io::Error {
+        // Keeps the kind (a closed pipe stays quiet) and adds the user's name.
+        io::Error::new(
+            e.kind(),
+            WriteError {
+                file: self.name.clone(),
+                source: e,
+            },
+        )
+    }
 }
 
-impl Write for Output {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+impl Output {
+    fn write_raw(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.target {
             Target::Stdout(w) => w.write(buf),
             Target::Plain(w) | Target::Special(w) => w.write(buf),
@@ -116,7 +230,7 @@ impl Write for Output {
         }
     }
 
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+    fn write_all_raw(&mut self, buf: &[u8]) -> io::Result<()> {
         match &mut self.target {
             Target::Stdout(w) => w.write_all(buf),
             Target::Plain(w) | Target::Special(w) => w.write_all(buf),
@@ -126,7 +240,7 @@ impl Write for Output {
         }
     }
 
-    fn flush(&mut self) -> io::Result<()> {
+    fn flush_raw(&mut self) -> io::Result<()> {
         match &mut self.target {
             Target::Stdout(w) => w.flush(),
             Target::Plain(w) | Target::Special(w) => w.flush(),
@@ -134,6 +248,20 @@ impl Write for Output {
             Target::Bzip2(w) => w.flush(),
             Target::Zstd(w) => w.flush(),
         }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_raw(buf).map_err(|e| self.named(e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.write_all_raw(buf).map_err(|e| self.named(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.flush_raw().map_err(|e| self.named(e))
     }
 }
 

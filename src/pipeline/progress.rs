@@ -1,30 +1,106 @@
-//! The progress bar on standard error: bytes read of the total (compressed bytes
-//! for compressed files), games, throughput, time left.
+//! Progress on standard error: bytes read of the total, games, throughput, time
+//! left. Bytes are raw bytes (compressed bytes for a compressed input), counted
+//! the same way for every input, so the time left holds when a `.zst` and a
+//! plain file are read together. On a terminal it is a bar; otherwise (a log
+//! file, `2>file`) one plain line every few seconds and one at the end.
 
-use std::sync::Arc;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// A progress bar, or nothing when disabled.
-pub struct Progress {
-    bar: Option<ProgressBar>,
+/// Seconds between two plain progress lines.
+const PLAIN_EVERY: Duration = Duration::from_secs(2);
+
+/// What the plain writer needs to know, shared with its thread.
+struct Counters {
     /// Raw bytes of the inputs finished before the current one.
     done_before: AtomicU64,
     current: Mutex<Option<Arc<AtomicU64>>>,
+    games: AtomicU64,
+    total: Option<u64>,
+    started: Instant,
+}
+
+impl Counters {
+    fn position(&self) -> u64 {
+        let current = self
+            .current
+            .lock()
+            .ok()
+            .and_then(|c| c.as_ref().map(|a| a.load(Ordering::Relaxed)))
+            .unwrap_or(0);
+        self.done_before.load(Ordering::Relaxed) + current
+    }
+
+    /// One plain line: `pgnfen: 512.0 MiB of 1.0 GiB (50%), 1,234 games, 95.2 MiB/s, 6 s left`.
+    fn line(&self) -> String {
+        let done = self.position();
+        let secs = self.started.elapsed().as_secs_f64().max(1e-3);
+        let rate = done as f64 / secs;
+        let mut line = format!("pgnfen: {}", indicatif::BinaryBytes(done));
+        if let Some(total) = self.total.filter(|&t| t > 0) {
+            let pct = (done as f64 * 100.0 / total as f64).min(100.0);
+            line += &format!(" of {} ({pct:.0}%)", indicatif::BinaryBytes(total));
+        }
+        line += &format!(
+            ", {} games, {}/s",
+            thousands(self.games.load(Ordering::Relaxed)),
+            indicatif::BinaryBytes(rate as u64)
+        );
+        if let Some(total) = self.total
+            && rate > 0.0
+            && total > done
+        {
+            line += &format!(", {:.0} s left", (total - done) as f64 / rate);
+        }
+        line
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+enum Display {
+    Off,
+    Bar(ProgressBar),
+    Plain {
+        stop: Arc<(Mutex<bool>, Condvar)>,
+        thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    },
+}
+
+/// A progress display, or nothing when disabled.
+pub struct Progress {
+    display: Display,
+    counters: Arc<Counters>,
+    finished: AtomicBool,
 }
 
 impl Progress {
     pub fn new(enabled: bool, total: Option<u64>) -> Progress {
-        let bar = enabled.then(|| {
-            let bar = match total {
-                Some(t) => {
-                    ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::stderr_with_hz(4))
-                }
-                None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4)),
-            };
+        let counters = Arc::new(Counters {
+            done_before: AtomicU64::new(0),
+            current: Mutex::new(None),
+            games: AtomicU64::new(0),
+            total,
+            started: Instant::now(),
+        });
+        let display = if !enabled {
+            Display::Off
+        } else if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr_with_hz(4));
             let template = if total.is_some() {
                 "{bar:30} {bytes}/{total_bytes} {msg} {binary_bytes_per_sec} ETA {eta}"
             } else {
@@ -34,20 +110,49 @@ impl Progress {
                 bar.set_style(style);
             }
             bar.enable_steady_tick(Duration::from_millis(250));
-            bar
-        });
+            Display::Bar(bar)
+        } else {
+            let stop = Arc::new((Mutex::new(false), Condvar::new()));
+            let (c, s) = (counters.clone(), stop.clone());
+            // A thread, not the merger, writes the lines: a slow pipe may hand
+            // over no chunk for a long time, and the line must still come.
+            let thread = std::thread::Builder::new()
+                .name("pgnfen-progress".into())
+                .spawn(move || {
+                    let (lock, cvar) = &*s;
+                    let mut stopped = lock.lock().unwrap_or_else(|e| e.into_inner());
+                    loop {
+                        let (guard, timeout) = cvar
+                            .wait_timeout(stopped, PLAIN_EVERY)
+                            .unwrap_or_else(|e| e.into_inner());
+                        stopped = guard;
+                        if *stopped {
+                            return;
+                        }
+                        if timeout.timed_out() {
+                            let _ = writeln!(std::io::stderr(), "{}", c.line());
+                        }
+                    }
+                })
+                .ok();
+            Display::Plain {
+                stop,
+                thread: Mutex::new(thread),
+            }
+        };
         Progress {
-            bar,
-            done_before: AtomicU64::new(0),
-            current: Mutex::new(None),
+            display,
+            counters,
+            finished: AtomicBool::new(false),
         }
     }
 
     /// A new input starts; `raw_read` counts its raw bytes.
     pub fn start_input(&self, raw_read: Arc<AtomicU64>) {
-        if let Ok(mut cur) = self.current.lock() {
+        if let Ok(mut cur) = self.counters.current.lock() {
             if let Some(prev) = cur.take() {
-                self.done_before
+                self.counters
+                    .done_before
                     .fetch_add(prev.load(Ordering::Relaxed), Ordering::Relaxed);
             }
             *cur = Some(raw_read);
@@ -55,20 +160,63 @@ impl Progress {
     }
 
     pub fn advance(&self, games: u64) {
-        let Some(bar) = &self.bar else { return };
-        let current = self
-            .current
-            .lock()
-            .ok()
-            .and_then(|c| c.as_ref().map(|a| a.load(Ordering::Relaxed)))
-            .unwrap_or(0);
-        bar.set_position(self.done_before.load(Ordering::Relaxed) + current);
-        bar.set_message(format!("{games} games"));
+        self.counters.games.store(games, Ordering::Relaxed);
+        if let Display::Bar(bar) = &self.display {
+            bar.set_position(self.counters.position());
+            bar.set_message(format!("{} games", thousands(games)));
+        }
+    }
+
+    /// A warning on standard error, printed above the bar (never through it).
+    pub fn warn(&self, message: &str) {
+        match &self.display {
+            Display::Bar(bar) => bar.suspend(|| eprintln!("{message}")),
+            _ => eprintln!("{message}"),
+        }
     }
 
     pub fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
+        if self.finished.swap(true, Ordering::Relaxed) {
+            return;
         }
+        match &self.display {
+            Display::Off => {}
+            Display::Bar(bar) => bar.finish_and_clear(),
+            Display::Plain { stop, thread } => {
+                *stop.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                stop.1.notify_all();
+                if let Some(t) = thread.lock().ok().and_then(|mut t| t.take()) {
+                    let _ = t.join();
+                }
+                eprintln!("{}", self.counters.line());
+            }
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        // A run that failed still stops the line writer (without a last line).
+        if let Display::Plain { stop, thread } = &self.display {
+            *stop.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+            stop.1.notify_all();
+            if let Some(t) = thread.lock().ok().and_then(|mut t| t.take()) {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(71342), "71,342");
+        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

@@ -1,0 +1,614 @@
+//! Trust under faults: inputs that are pipes, change under the run, are
+//! compressed under a misleading name or zipped; outputs that keep their
+//! modes, never clash, and leave nothing behind when the run is interrupted.
+//! Every test runs the real binary.
+
+mod common;
+
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{bin, json, run, run_stdin};
+
+/// `n` games: standard ones, and Chess960 ones with an X-FEN to convert.
+fn games(n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        if i % 3 == 0 {
+            write!(
+                out,
+                "[Event \"g{i}\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+                 [FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n\n\
+                 1. e4 e5 1-0\n\n"
+            )
+            .unwrap();
+        } else {
+            write!(
+                out,
+                "[Event \"g{i}\"]\n[White \"a\"]\n\n1. d4 d5 {{ ok }} 1/2-1/2\n\n"
+            )
+            .unwrap();
+        }
+    }
+    out
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Files in `dir` whose name ends with `.tmp` (left-over temporary outputs).
+fn temp_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".tmp"))
+        .collect()
+}
+
+fn stats(path: &Path) -> serde_json::Value {
+    json(&run(&["stats", "--format", "json", path.to_str().unwrap()]))
+}
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+#[test]
+fn a_fifo_is_read_once_and_whole_every_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("games.pgn");
+    mkfifo(&fifo);
+    let data = games(3000);
+    for round in 0..15 {
+        let (path, bytes) = (fifo.clone(), data.clone());
+        let writer = std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+            // In pieces, as a producer would write them.
+            for piece in bytes.chunks(7919) {
+                f.write_all(piece).unwrap();
+            }
+        });
+        let v = stats(&fifo);
+        writer.join().unwrap();
+        assert_eq!(v["games"], 3000, "round {round}");
+        assert_eq!(v["classes"]["chess960"], 1000, "round {round}");
+    }
+    // `filter` too: every game in exactly one output.
+    let (path, bytes) = (fifo.clone(), data.clone());
+    let writer = std::thread::spawn(move || {
+        let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        f.write_all(&bytes).unwrap();
+    });
+    let kept = dir.path().join("kept.pgn");
+    let rest = dir.path().join("rest.pgn");
+    let out = run(&[
+        "filter",
+        "--class",
+        "chess960",
+        "-o",
+        kept.to_str().unwrap(),
+        "--rest",
+        rest.to_str().unwrap(),
+        fifo.to_str().unwrap(),
+    ]);
+    writer.join().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let total = std::fs::metadata(&kept).unwrap().len() + std::fs::metadata(&rest).unwrap().len();
+    assert_eq!(total, data.len() as u64);
+}
+
+#[test]
+fn a_file_truncated_during_the_run_fails_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.pgn");
+    let data = games(400_000); // about 60 MB
+    let out_path = dir.path().join("out.pgn");
+    let mut failures = 0;
+    for delay_ms in [40u64, 80, 120, 20, 160, 5] {
+        std::fs::write(&input, &data).unwrap();
+        let child = bin()
+            .args(["-j", "1", "convert", "--to", "shredder", "-o"])
+            .arg(&out_path)
+            .arg(&input)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&input)
+            .unwrap()
+            .set_len(1000)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(temp_files(dir.path()).is_empty());
+        match out.status.code() {
+            Some(2) => {
+                failures += 1;
+                let msg = stderr(&out);
+                assert!(
+                    msg.contains(&format!("{}: the file changed", input.display())),
+                    "{msg}"
+                );
+                assert!(!out_path.exists(), "no output after a failed run");
+            }
+            // The run was over (or had not opened the file) before the
+            // truncation: then its output must be whole.
+            Some(0) => {
+                let written = std::fs::read(&out_path).unwrap();
+                assert!(written.len() == data.len() || written.len() <= 1000);
+                std::fs::remove_file(&out_path).unwrap();
+            }
+            other => panic!("exit {other:?}: {}", stderr(&out)),
+        }
+    }
+    assert!(failures > 0, "no run saw the truncation");
+}
+
+#[test]
+fn new_files_follow_the_umask_and_replaced_files_keep_their_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(&input, games(30)).unwrap();
+    for (umask, mode) in [("022", 0o644), ("027", 0o640), ("002", 0o664)] {
+        let out = dir.path().join(format!("new-{umask}.pgn.zst"));
+        let status = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "umask {umask}; exec \"$0\" -q convert --to xfen -o \"$1\" \"$2\""
+            ))
+            .arg(env!("CARGO_BIN_EXE_pgnfen"))
+            .arg(&out)
+            .arg(&input)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let got = std::fs::metadata(&out).unwrap().mode() & 0o777;
+        assert_eq!(got, mode, "umask {umask}: {got:o}");
+    }
+    // In place: the file is converted and keeps its 0664 (and 0604: no
+    // umask may narrow a mode that is kept).
+    for (mode, dialect) in [(0o664, "xfen"), (0o604, "shredder")] {
+        std::fs::set_permissions(&input, std::fs::Permissions::from_mode(mode)).unwrap();
+        let before = std::fs::read(&input).unwrap();
+        let out = run(&["-q", "convert", "--to", dialect, "-o"]
+            .into_iter()
+            .chain([input.to_str().unwrap(), input.to_str().unwrap()])
+            .collect::<Vec<_>>());
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            std::fs::read(&input).unwrap() != before,
+            "converted in place"
+        );
+        assert_eq!(std::fs::metadata(&input).unwrap().mode() & 0o777, mode);
+    }
+    assert!(temp_files(dir.path()).is_empty());
+}
+
+#[test]
+fn an_in_place_symlink_is_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("real.pgn");
+    std::fs::write(&target, games(9)).unwrap();
+    let link = dir.path().join("link.pgn");
+    std::os::unix::fs::symlink("real.pgn", &link).unwrap();
+    let l = link.to_str().unwrap();
+    let out = run(&["-q", "convert", "--to", "xfen", "-o", l, l]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let text = String::from_utf8(std::fs::read(&target).unwrap()).unwrap();
+    assert!(text.contains("w KQkq - 2 9"), "converted through the link");
+    // A dangling link: the file it names is made, the link stays.
+    let dangling = dir.path().join("later.pgn");
+    std::os::unix::fs::symlink("made.pgn", &dangling).unwrap();
+    let out = run(&[
+        "-q",
+        "convert",
+        "--to",
+        "xfen",
+        "-o",
+        dangling.to_str().unwrap(),
+        target.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("made.pgn")).unwrap(),
+        std::fs::read(&target).unwrap()
+    );
+}
+
+#[test]
+fn two_outputs_naming_one_file_are_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    let data = games(12);
+    std::fs::write(&input, &data).unwrap();
+    let i = input.to_str().unwrap();
+    let x = dir.path().join("X.pgn");
+    let x_again = format!("{}/./X.pgn", dir.path().display());
+    let cases: Vec<Vec<String>> = vec![
+        vec!["-o".into(), i.into(), "--rest".into(), i.into()],
+        vec![
+            "-o".into(),
+            x.display().to_string(),
+            "--rest".into(),
+            x_again,
+        ],
+        vec!["--rest".into(), "-".into()],
+        vec!["-o".into(), "-".into(), "--rest".into(), "-".into()],
+    ];
+    for args in cases {
+        let mut all = vec!["filter", "--class", "standard"];
+        all.extend(args.iter().map(String::as_str));
+        all.push(i);
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("name the same file"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(out.stdout.is_empty());
+        assert_eq!(std::fs::read(&input).unwrap(), data, "input intact");
+        assert!(!x.exists());
+    }
+    // A hard link is the same file under another name.
+    std::fs::write(&x, b"old").unwrap();
+    let y = dir.path().join("Y.pgn");
+    std::fs::hard_link(&x, &y).unwrap();
+    let out = run(&[
+        "filter",
+        "--class",
+        "standard",
+        "-o",
+        x.to_str().unwrap(),
+        "--rest",
+        y.to_str().unwrap(),
+        i,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(&x).unwrap(), b"old");
+    assert!(temp_files(dir.path()).is_empty());
+}
+
+#[test]
+fn signals_remove_the_temporary_file_and_leave_the_output_alone() {
+    for (signal, code) in [
+        (libc::SIGINT, 130),
+        (libc::SIGTERM, 143),
+        (libc::SIGHUP, 129),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out_path = dir.path().join("out.pgn");
+        std::fs::write(&out_path, b"precious").unwrap();
+        let mut child = bin()
+            .args(["convert", "--to", "xfen", "-o"])
+            .arg(&out_path)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // A slow pipe: some games, then nothing more for a while.
+        stdin.write_all(&games(5000)).unwrap();
+        stdin.flush().unwrap();
+        let started = Instant::now();
+        while temp_files(dir.path()).is_empty() && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !temp_files(dir.path()).is_empty(),
+            "the run writes a temporary file"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+        // SAFETY: signalling our own child.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.code(), Some(code), "signal {signal}");
+        assert!(temp_files(dir.path()).is_empty(), "signal {signal}");
+        assert_eq!(std::fs::read(&out_path).unwrap(), b"precious");
+    }
+}
+
+#[test]
+fn progress_to_a_file_writes_plain_lines() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnfen"))
+        .args(["--progress", "stats"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&games(1000)).unwrap();
+    std::thread::sleep(Duration::from_millis(4500));
+    stdin.write_all(&games(1000)).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains(" games, ")).collect();
+    assert!(lines.len() >= 2, "{err}");
+    assert!(lines.last().unwrap().contains("2,000 games"), "{err}");
+    assert!(
+        !err.contains('\r') && !err.contains('\x1b'),
+        "plain lines: {err:?}"
+    );
+    // A .zst and a plain file together: progress counts raw bytes of both
+    // against their total, so the last line reaches exactly 100 %.
+    let dir = tempfile::tempdir().unwrap();
+    let zst = dir.path().join("a.pgn.zst");
+    std::fs::write(&zst, zstd::encode_all(&games(20_000)[..], 3).unwrap()).unwrap();
+    let plain = dir.path().join("b.pgn");
+    std::fs::write(&plain, games(20_000)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pgnfen"))
+        .args(["--progress", "stats"])
+        .arg(&zst)
+        .arg(&plain)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    let last = err
+        .lines()
+        .rfind(|l| l.contains(" games, "))
+        .unwrap_or_default();
+    assert!(
+        last.contains("(100%)") && last.contains("40,000 games"),
+        "{err}"
+    );
+    // Without --progress, nothing.
+    let out = run_stdin(&["stats"], &games(10));
+    assert!(!stderr(&out).contains(" games, "));
+}
+
+#[test]
+fn compression_is_recognised_by_content_never_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = games(300);
+    let plain = dir.path().join("plain.pgn");
+    std::fs::write(&plain, &data).unwrap();
+    let expected = stats(&plain);
+    // gzip of two members under a .pgn name.
+    let gz = dir.path().join("gzip.pgn");
+    let mut bytes = Vec::new();
+    for half in [&data[..data.len() / 2], &data[data.len() / 2..]] {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(half).unwrap();
+        bytes.extend(e.finish().unwrap());
+    }
+    std::fs::write(&gz, bytes).unwrap();
+    assert_eq!(stats(&gz), expected);
+    // zstd under no ending, plain text under .gz and .zst.
+    let zst = dir.path().join("archive");
+    std::fs::write(&zst, zstd::encode_all(&data[..], 3).unwrap()).unwrap();
+    assert_eq!(stats(&zst), expected);
+    for name in ["plain.gz", "plain.zst", "plain.bz2"] {
+        let p = dir.path().join(name);
+        std::fs::write(&p, &data).unwrap();
+        assert_eq!(stats(&p), expected, "{name}");
+    }
+}
+
+#[test]
+fn unknown_compression_endings_are_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(&input, games(5)).unwrap();
+    for name in [
+        "out.pgn.xz",
+        "out.pgn.lz4",
+        "out.zip",
+        "out.7z",
+        "out.pgn.br",
+    ] {
+        let out_path = dir.path().join(name);
+        let out = run(&[
+            "convert",
+            "--to",
+            "xfen",
+            "-o",
+            out_path.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(stderr(&out).contains("cannot write"), "{}", stderr(&out));
+        assert!(!out_path.exists());
+    }
+    // The endings pgnfen writes are read back the same.
+    for name in ["out.pgn.gz", "out.pgn.bz2", "out.pgn.zst"] {
+        let out_path = dir.path().join(name);
+        let out = run(&[
+            "-q",
+            "filter",
+            "--class",
+            "standard,chess960",
+            "-o",
+            out_path.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ]);
+        assert!(out.status.success());
+        assert!(std::fs::read(&out_path).unwrap() != std::fs::read(&input).unwrap());
+        assert_eq!(stats(&out_path), stats(&input), "{name}");
+    }
+}
+
+#[test]
+fn an_input_without_tag_lines_is_warned_about_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("program");
+    let bytes: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    std::fs::write(&binary, bytes).unwrap();
+    let out = run(&["stats", "--format", "json", binary.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains(&format!(
+            "pgnfen: warning: {}: no PGN tag line found",
+            binary.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let quiet = run(&["-q", "stats", binary.to_str().unwrap()]);
+    assert!(!stderr(&quiet).contains("warning"));
+    // Nor does an empty input or one of blank lines (it holds no game).
+    assert!(!stderr(&run_stdin(&["stats"], b"")).contains("warning"));
+    assert!(!stderr(&run_stdin(&["stats"], b"\n \r\n\n")).contains("warning"));
+    // Text that is no PGN is warned about on standard input too.
+    assert!(stderr(&run_stdin(&["stats"], b"hello\n")).contains("<stdin>: no PGN tag line found"));
+    // A real PGN gets no warning.
+    let pgn = dir.path().join("real.pgn");
+    std::fs::write(&pgn, games(3)).unwrap();
+    assert!(!stderr(&run(&["stats", pgn.to_str().unwrap()])).contains("warning"));
+}
+
+fn zip_of(path: &Path, members: &[(&str, &[u8])]) {
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    for (name, data) in members {
+        zip.start_file(
+            *name,
+            zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated),
+        )
+        .unwrap();
+        zip.write_all(data).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+#[test]
+fn a_zip_of_two_members_reads_as_their_concatenation() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (games(700), games(301));
+    let zip = dir.path().join("book.zip");
+    zip_of(&zip, &[("a.pgn", &a), ("sub/b.pgn", &b)]);
+    let joined = [a.clone(), b.clone()].concat();
+    let expected = json(&run_stdin(&["stats", "--format", "json"], &joined));
+    assert_eq!(stats(&zip), expected);
+    // The same from standard input.
+    let piped = run_stdin(
+        &["stats", "--format", "json"],
+        &std::fs::read(&zip).unwrap(),
+    );
+    assert_eq!(json(&piped), expected);
+    // Filtering keeps every byte, in archive order.
+    let out = run(&[
+        "-q",
+        "filter",
+        "--class",
+        "standard,chess960",
+        zip.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert!(
+        out.stdout == joined,
+        "filter output differs from the members joined"
+    );
+    // Messages point into the member.
+    let bad = dir.path().join("bad.zip");
+    zip_of(
+        &bad,
+        &[
+            ("ok.pgn", &a[..]),
+            (
+                "broken.pgn",
+                b"[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"8/8 w - - 0 1\"]\n\n*\n",
+            ),
+        ],
+    );
+    let out = run(&["check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("{}:broken.pgn:3:", bad.display())),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_corrupt_zip_or_a_member_that_is_no_text_fails_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.zip");
+    zip_of(&good, &[("a.pgn", &games(2000))]);
+    let bytes = std::fs::read(&good).unwrap();
+    let corrupt = dir.path().join("corrupt.zip");
+    std::fs::write(&corrupt, &bytes[..bytes.len() / 2]).unwrap();
+    let out = run(&["stats", corrupt.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("{}:", corrupt.display())),
+        "{}",
+        stderr(&out)
+    );
+    // Truncated on standard input too.
+    let out = run_stdin(&["stats"], &bytes[..bytes.len() / 2]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&games(10)).unwrap();
+    let gz = gz.finish().unwrap();
+    let binary = [0u8, 1, 2, 3, 0, 0, 7];
+    for (member, data) in [("inner.pgn.gz", &gz[..]), ("blob.bin", &binary[..])] {
+        let z = dir.path().join("mixed.zip");
+        zip_of(&z, &[("first.pgn", &games(5)), (member, data)]);
+        let out = run(&["stats", z.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{member}");
+        assert!(
+            stderr(&out).contains(&format!("{}:{member}:", z.display())),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn write_errors_and_bad_arguments_name_the_users_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(&input, games(3000)).unwrap();
+    let i = input.to_str().unwrap();
+    // A full disk.
+    let out = run(&["convert", "--to", "xfen", "-o", "/dev/full", i]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("/dev/full: "), "{}", stderr(&out));
+    // A missing folder: the message names the output, not a temporary file.
+    let missing = dir.path().join("nodir/out.pgn");
+    let out = run(&[
+        "convert",
+        "--to",
+        "xfen",
+        "-o",
+        missing.to_str().unwrap(),
+        i,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let msg = stderr(&out);
+    assert!(
+        msg.contains(&missing.display().to_string()) && !msg.contains(".out.pgn."),
+        "{msg}"
+    );
+    // `-j 0` is a usage error.
+    let out = run(&["-j", "0", "stats", i]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("at least 1"));
+    // A directory as input.
+    let out = run(&["stats", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
