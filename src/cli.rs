@@ -94,7 +94,8 @@ pub struct ConvertArgs {
     /// En passant policy (default: the dialect's)
     #[arg(long, value_enum)]
     pub ep: Option<EpPolicy>,
-    /// Also insert a missing [SetUp "1"] before the FEN tag
+    /// Also insert a missing [SetUp "1"] before the FEN tag, and [Variant "Chess960"]
+    /// for a Chess960 game without a Variant tag
     #[arg(long)]
     pub repair: bool,
     /// Output file (default: standard output)
