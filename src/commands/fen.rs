@@ -220,7 +220,7 @@ impl Converter<'_> {
                 if let Some((first, tail)) = lines.split_first() {
                     self.pass(out, &buf[..first.text_end])?;
                     let r = self.long_line_end(&buf[first.text_end..first.end], file, start);
-                    counts.add(emit(out, r).map_err(StreamError::Write)?);
+                    counts.add(emit(out, [r]).map_err(StreamError::Write)?);
                     line_no += 1;
                     long = None;
                     lines = tail;
@@ -252,7 +252,7 @@ impl Converter<'_> {
         }
         if let Some(start) = long {
             let r = self.long_line_end(b"", file, start);
-            counts.add(emit(out, r).map_err(StreamError::Write)?);
+            counts.add(emit(out, [r]).map_err(StreamError::Write)?);
         }
         Ok(counts)
     }
@@ -296,7 +296,7 @@ impl Converter<'_> {
     }
 
     /// Renders the `lines` of `data` (the first is line number `first`).
-    fn block(&self, data: &[u8], lines: &[Line], file: &str, first: u64) -> Rendered {
+    fn block(&self, data: &[u8], lines: &[Line], file: &str, first: u64) -> Vec<Rendered> {
         let render_run = |(k, run): (usize, &[Line])| {
             let mut r = Rendered {
                 out: Vec::with_capacity(run.len() * 96),
@@ -317,15 +317,7 @@ impl Converter<'_> {
         } else {
             vec![render_run((0, lines))]
         };
-        let mut all = Rendered::default();
-        let size = runs.iter().map(|r| r.out.len()).sum();
-        all.out.reserve_exact(size);
-        for r in runs {
-            all.out.extend_from_slice(&r.out);
-            all.diagnostics.push_str(&r.diagnostics);
-            all.counts.add(r.counts);
-        }
-        all
+        runs
     }
 
     fn line(&self, data: &[u8], line: &Line, file: &str, no: u64, r: &mut Rendered) {
@@ -408,13 +400,17 @@ impl Converter<'_> {
     }
 }
 
-/// Writes a rendered block and its diagnostics; returns its counts.
-fn emit(out: &mut Output, r: Rendered) -> io::Result<Counts> {
-    if !r.diagnostics.is_empty() {
-        eprint!("{}", r.diagnostics);
+/// Writes rendered runs and their diagnostics in order; returns their counts.
+fn emit(out: &mut Output, runs: impl IntoIterator<Item = Rendered>) -> io::Result<Counts> {
+    let mut counts = Counts::default();
+    for r in runs {
+        if !r.diagnostics.is_empty() {
+            eprint!("{}", r.diagnostics);
+        }
+        out.write_all(&r.out)?;
+        counts.add(r.counts);
     }
-    out.write_all(&r.out)?;
-    Ok(r.counts)
+    Ok(counts)
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@
 //! * `hmvc N;` and `fmvn N;` also set the position's clocks (as python-chess
 //!   does); they stay in the operations too. Their operand must be one integer
 //!   (≥ 0 for `hmvc`, ≥ 1 for `fmvn`), else the record is invalid.
-//! * A line whose fifth field starts with a digit or `-` is a FEN (clocks), not
-//!   an EPD, and gets the FEN's field-count messages.
+//! * A line whose fifth field starts with a digit or `-` and that holds no `;`
+//!   is a FEN (clocks), not an EPD, and gets the FEN's field-count messages.
 
 use std::ops::Range;
 
@@ -62,8 +62,11 @@ pub fn split(line: &[u8]) -> Split {
     while start < line.len() && line[start] == b' ' {
         start += 1;
     }
+    // A FEN never holds a ';': with one, the rest is operations however it starts.
+    let fen_like = |b: u8| b.is_ascii_digit() || b == b'-';
     match line.get(start) {
-        None | Some(b'0'..=b'9' | b'-') => whole,
+        None => whole,
+        Some(&b) if fen_like(b) && !line[start..].contains(&b';') => whole,
         Some(_) => Split {
             // One separating space is the operations'; more are the FEN's spacing
             // fault, reported as such by the FEN parser.
