@@ -17,8 +17,9 @@
 //! * `hmvc N;` and `fmvn N;` also set the position's clocks (as python-chess
 //!   does); they stay in the operations too. Their operand must be one integer
 //!   (≥ 0 for `hmvc`, ≥ 1 for `fmvn`), else the record is invalid.
-//! * A line whose fifth field starts with a digit or `-` and that holds no `;`
-//!   is a FEN (clocks), not an EPD, and gets the FEN's field-count messages.
+//! * A line without `;` whose fifth field starts with a digit or `-`, or that
+//!   has six fields ending in a number (`... - x 2`), is a FEN whose clocks are
+//!   at fault, not an EPD, and gets the FEN's messages.
 
 use std::ops::Range;
 
@@ -62,11 +63,20 @@ pub fn split(line: &[u8]) -> Split {
     while start < line.len() && line[start] == b' ' {
         start += 1;
     }
-    // A FEN never holds a ';': with one, the rest is operations however it starts.
+    // A FEN never holds a ';': with one, the rest is operations however it
+    // starts. Without one, a fifth field that starts like a clock, or two more
+    // fields of which the last is a number (`- x 2`: a bad halfmove clock), make
+    // it a FEN with a fault in its clocks.
+    let rest = &line[start..];
     let fen_like = |b: u8| b.is_ascii_digit() || b == b'-';
-    match line.get(start) {
+    let mut tokens = rest.split(|&b| b == b' ').filter(|t| !t.is_empty());
+    let clock_pair = tokens.clone().count() == 2
+        && tokens
+            .nth(1)
+            .is_some_and(|t| t.iter().all(u8::is_ascii_digit));
+    match rest.first() {
         None => whole,
-        Some(&b) if fen_like(b) && !line[start..].contains(&b';') => whole,
+        Some(&b) if (fen_like(b) || clock_pair) && !rest.contains(&b';') => whole,
         Some(_) => Split {
             // One separating space is the operations'; more are the FEN's spacing
             // fault, reported as such by the FEN parser.
