@@ -137,7 +137,12 @@ pub struct FenArgs {
     pub format: Format,
     /// A FEN or EPD record given on the command line (repeatable); these come
     /// before the records of the files
-    #[arg(short = 'r', long = "record", value_name = "RECORD", allow_hyphen_values = true)]
+    #[arg(
+        short = 'r',
+        long = "record",
+        value_name = "RECORD",
+        allow_hyphen_values = true
+    )]
     pub records: Vec<String>,
     /// Output file (default: standard output); may name an input, which is read
     /// before it is replaced

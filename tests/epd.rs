@@ -15,7 +15,10 @@ fn corpus(name: &str) -> Option<PathBuf> {
     if p.exists() {
         Some(p)
     } else {
-        eprintln!("skipped: {} not found (../shared/corpus is absent)", p.display());
+        eprintln!(
+            "skipped: {} not found (../shared/corpus is absent)",
+            p.display()
+        );
         None
     }
 }
@@ -46,12 +49,21 @@ rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w JAja - acd 20; bm Nc3;
 #[test]
 fn book_round_trip_xfen_shredder_xfen_keeps_every_byte() {
     let out = run_stdin(&["fen", "--to", "shredder"], XFEN_BOOK.as_bytes());
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8(out.stdout).unwrap(), SHREDDER_BOOK);
     let out = run_stdin(&["fen", "--to", "xfen"], SHREDDER_BOOK.as_bytes());
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8(out.stdout).unwrap(), XFEN_BOOK);
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -86,7 +98,11 @@ fn text_and_json_without_to() {
         .collect();
     assert_eq!(objects.len(), 4, "blank and # lines are no records");
     assert_eq!(objects[0]["operations"], "bm e4; id \"start\";");
-    assert_eq!(objects[0]["problems"], serde_json::json!([]), "no missing-clocks for an EPD");
+    assert_eq!(
+        objects[0]["problems"],
+        serde_json::json!([]),
+        "no missing-clocks for an EPD"
+    );
     assert_eq!(
         objects[1]["shredder"],
         "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gga - c0 \"with ; inside\"; hmvc 4; fmvn 11;"
@@ -96,7 +112,10 @@ fn text_and_json_without_to() {
     assert_eq!(objects[3]["board"], "10x8");
 
     // --to with json is accepted and changes nothing: the object holds all three.
-    let with_to = run_stdin(&["fen", "--format", "json", "--to", "fen"], XFEN_BOOK.as_bytes());
+    let with_to = run_stdin(
+        &["fen", "--format", "json", "--to", "fen"],
+        XFEN_BOOK.as_bytes(),
+    );
     let without = run_stdin(&["fen", "--format", "json"], XFEN_BOOK.as_bytes());
     assert_eq!(with_to.status.code(), Some(0));
     assert_eq!(with_to.stdout, without.stdout);
@@ -118,8 +137,8 @@ fn a_broken_line_is_reported_and_the_others_converted() {
     let lines: Vec<&str> = stdout.lines().collect();
     let want_first = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - bm e4; id \"BK.01\";";
     assert_eq!(lines[0], want_first);
-    for i in 1..4 {
-        assert_eq!(lines[i], input.lines().nth(i).unwrap(), "left unchanged");
+    for (have, want) in lines.iter().zip(input.lines()).take(4).skip(1) {
+        assert_eq!(have, &want, "left unchanged");
     }
     assert_eq!(lines[4], "4k3/8/8/8/8/8/8/R3K2R w HA - id \"ok\";");
     let stderr = String::from_utf8(out.stderr).unwrap();
@@ -132,7 +151,10 @@ fn a_broken_line_is_reported_and_the_others_converted() {
         stderr.contains(&format!("{name}:3:59: error[fen-syntax]: record left unchanged: the operation 'bm' has no ending ';'; expected ';'")),
         "{stderr}"
     );
-    assert!(stderr.contains(&format!("{name}:4:54: error[fen-syntax]")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{name}:4:54: error[fen-syntax]")),
+        "{stderr}"
+    );
     assert!(stderr.contains("5 records, 3 invalid"), "{stderr}");
 }
 
@@ -143,7 +165,10 @@ fn unwritable_records_are_left_unchanged_but_valid() {
     assert_eq!(out.status.code(), Some(0), "valid, only not writable");
     assert_eq!(String::from_utf8(out.stdout).unwrap(), input);
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("<stdin>:1:1: error[lossy-castling]"), "{stderr}");
+    assert!(
+        stderr.contains("<stdin>:1:1: error[lossy-castling]"),
+        "{stderr}"
+    );
     assert!(stderr.contains("1 not writable in fen"), "{stderr}");
 }
 
@@ -171,10 +196,20 @@ fn records_and_files_together() {
         "-r records come first"
     );
     // -r alone does not wait for standard input.
-    let out = run_stdin(&["fen", "-r", "8/8/8/8/8/8/8/8 w - - 0 1"], b"4k3/8/8/8/8/8/8/4K3 w - - 0 1\n");
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "malformed\t8/8/8/8/8/8/8/8 w - - 0 1\n");
+    let out = run_stdin(
+        &["fen", "-r", "8/8/8/8/8/8/8/8 w - - 0 1"],
+        b"4k3/8/8/8/8/8/8/4K3 w - - 0 1\n",
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "malformed\t8/8/8/8/8/8/8/8 w - - 0 1\n"
+    );
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("<argument>:1:1: error[illegal-position]"));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("<argument>:1:1: error[illegal-position]")
+    );
     // A missing file: exit 2, naming it, and no output file.
     let missing = dir.path().join("none.epd");
     let out = run(&["fen", "-o", s(&dir.path().join("x.epd")), s(&missing)]);
@@ -260,24 +295,34 @@ fn zipped_book_gives_the_same_output() {
     for args in [vec!["--to", "shredder"], vec!["--format", "json"]] {
         let want = run(&[&["fen"], args.as_slice(), &[s(&plain)]].concat());
         let got = run(&[&["fen"], args.as_slice(), &[s(&zip)]].concat());
-        assert_eq!(got.status.code(), Some(0), "{}", String::from_utf8_lossy(&got.stderr));
+        assert_eq!(
+            got.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&got.stderr)
+        );
         assert_eq!(got.stdout, want.stdout);
     }
 }
 
 #[test]
 fn a_line_longer_than_a_record_can_be_is_passed_through() {
-    let long = format!(
-        "4k3/8/8/8/8/8/8/4K3 w - - c0 \"{}\";",
-        "x".repeat(3 << 20)
+    let long = format!("4k3/8/8/8/8/8/8/4K3 w - - c0 \"{}\";", "x".repeat(3 << 20));
+    let input = format!(
+        "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1\r\n{long}\r\n4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1\r\n"
     );
-    let input = format!("4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1\r\n{long}\r\n4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1\r\n");
     let out = run_stdin(&["fen", "--to", "shredder"], input.as_bytes());
     assert_eq!(out.status.code(), Some(1));
     let want = input.replace(" KQ ", " HA ");
-    assert!(String::from_utf8(out.stdout).unwrap() == want, "the long line is copied as it was");
+    assert!(
+        String::from_utf8(out.stdout).unwrap() == want,
+        "the long line is copied as it was"
+    );
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("<stdin>:2:1: error[fen-syntax]: the line is longer than"), "{stderr}");
+    assert!(
+        stderr.contains("<stdin>:2:1: error[fen-syntax]: the line is longer than"),
+        "{stderr}"
+    );
     let out = run_stdin(&["fen", "--format", "json"], input.as_bytes());
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 3);
 }
@@ -288,21 +333,33 @@ fn the_real_shredder_book_round_trips() {
         return;
     };
     let original = std::fs::read(&book).unwrap();
-    let records = original.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count();
+    let records = original
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
     let json = run(&["fen", "--format", "json", s(&book)]);
     assert_eq!(json.status.code(), Some(0), "every record is read");
-    assert_eq!(String::from_utf8(json.stdout).unwrap().lines().count(), records);
+    assert_eq!(
+        String::from_utf8(json.stdout).unwrap().lines().count(),
+        records
+    );
     let xfen = run(&["fen", "--to", "xfen", s(&book)]);
     assert_eq!(xfen.status.code(), Some(0));
     assert!(xfen.stderr.is_empty());
     let back = run_stdin(&["fen", "--to", "shredder"], &xfen.stdout);
     assert_eq!(back.status.code(), Some(0));
-    assert!(back.stdout == original, "Shredder -> X-FEN -> Shredder gives the book back");
+    assert!(
+        back.stdout == original,
+        "Shredder -> X-FEN -> Shredder gives the book back"
+    );
 }
 
 #[test]
 fn the_other_real_books_are_read_and_round_trip() {
-    for name in ["real/frc-openings-xfen.epd", "real/frc-3moves-xfen-crlf-cut.epd"] {
+    for name in [
+        "real/frc-openings-xfen.epd",
+        "real/frc-3moves-xfen-crlf-cut.epd",
+    ] {
         let Some(book) = corpus(name) else {
             return;
         };
@@ -315,7 +372,10 @@ fn the_other_real_books_are_read_and_round_trip() {
         // byte; these books write KQkq on every start array, which is canonical
         // X-FEN exactly where the outermost rooks hold the rights.
         let again = run_stdin(&["fen", "--to", "shredder"], &back.stdout);
-        assert!(again.stdout == shredder.stdout, "{name}: stable after one round");
+        assert!(
+            again.stdout == shredder.stdout,
+            "{name}: stable after one round"
+        );
         let lines = |b: &[u8]| b.split(|&c| c == b'\n').count();
         assert_eq!(lines(&back.stdout), lines(&original), "{name}");
         if name.contains("crlf") {
@@ -330,11 +390,22 @@ fn repair_inserts_the_variant_tag_of_chess960_games() {
                [Event \"b\"]\n[FEN \"rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11\"]\n\n*\n\n\
                [Event \"c\"]\n[Variant \"chess960\"]\n[SetUp \"1\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n*\n\n\
                [Event \"d\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1\"]\n\n*\n";
-    let out = run_stdin(&["-q", "convert", "--to", "xfen", "--repair"], pgn.as_bytes());
+    let out = run_stdin(
+        &["-q", "convert", "--to", "xfen", "--repair"],
+        pgn.as_bytes(),
+    );
     assert_eq!(out.status.code(), Some(0));
     let want = pgn
-        .replacen("[SetUp \"1\"]\r\n", "[Variant \"Chess960\"]\r\n[SetUp \"1\"]\r\n", 1)
-        .replacen("[Event \"b\"]\n", "[Event \"b\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n", 1);
+        .replacen(
+            "[SetUp \"1\"]\r\n",
+            "[Variant \"Chess960\"]\r\n[SetUp \"1\"]\r\n",
+            1,
+        )
+        .replacen(
+            "[Event \"b\"]\n",
+            "[Event \"b\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n",
+            1,
+        );
     assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
     // Without --repair nothing is inserted.
     let out = run_stdin(&["-q", "convert", "--to", "xfen"], pgn.as_bytes());
@@ -350,11 +421,28 @@ fn repair_leaves_the_real_chess960_file_without_warnings() {
     assert!(String::from_utf8_lossy(&before.stdout).contains("missing-variant"));
     let dir = tempfile::tempdir().unwrap();
     let repaired = dir.path().join("r.pgn");
-    let out = run(&["-q", "convert", "--to", "shredder", "--repair", "-o", s(&repaired), s(&pgn)]);
+    let out = run(&[
+        "-q",
+        "convert",
+        "--to",
+        "shredder",
+        "--repair",
+        "-o",
+        s(&repaired),
+        s(&pgn),
+    ]);
     assert_eq!(out.status.code(), Some(0));
     let after = run(&["check", "--warnings", "--format", "json", s(&repaired)]);
     assert_eq!(after.status.code(), Some(0));
-    assert!(after.stdout.is_empty(), "{}", String::from_utf8_lossy(&after.stdout));
+    assert!(
+        after.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&after.stdout)
+    );
     let text = std::fs::read_to_string(&repaired).unwrap();
-    assert_eq!(text.matches("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN ").count(), 1001);
+    assert_eq!(
+        text.matches("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN ")
+            .count(),
+        1001
+    );
 }

@@ -382,7 +382,10 @@ mod tests {
             (e.offset, e.insert.as_slice()),
             (100, &b"[SetUp \"1\"]\r\n"[..])
         );
-        let e = insertion_before(&fen_tag(b"[Event \"y\"] [FEN \"x\"]", 100), b"[SetUp \"1\"]");
+        let e = insertion_before(
+            &fen_tag(b"[Event \"y\"] [FEN \"x\"]", 100),
+            b"[SetUp \"1\"]",
+        );
         assert_eq!(
             (e.offset, e.insert.as_slice()),
             (112, &b"[SetUp \"1\"] "[..])

@@ -97,9 +97,7 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
             file: file.clone(),
             source,
         };
-        let reader = input
-            .open(Arc::new(AtomicU64::new(0)))
-            .map_err(read_err)?;
+        let reader = input.open(Arc::new(AtomicU64::new(0))).map_err(read_err)?;
         let c = pool.install(|| converter.stream(reader, &file, &mut out, input == &Input::Stdin));
         counts.add(c.map_err(|e| match e {
             StreamError::Read(e) => read_err(e),
@@ -275,7 +273,8 @@ impl Converter<'_> {
             (Format::Text, Some(_)) => r.out.extend_from_slice(line_end),
             (Format::Text, None) => {
                 r.out.extend_from_slice(b"malformed\t(line too long)");
-                r.out.extend_from_slice(if line_end.is_empty() { b"\n" } else { line_end });
+                r.out
+                    .extend_from_slice(if line_end.is_empty() { b"\n" } else { line_end });
             }
             (Format::Json, _) => {
                 let report = serde_json::json!({
@@ -309,11 +308,7 @@ impl Converter<'_> {
             r
         };
         let runs: Vec<Rendered> = if lines.len() > RUN {
-            lines
-                .par_chunks(RUN)
-                .enumerate()
-                .map(render_run)
-                .collect()
+            lines.par_chunks(RUN).enumerate().map(render_run).collect()
         } else {
             vec![render_run((0, lines))]
         };
@@ -347,7 +342,8 @@ impl Converter<'_> {
                 r.out.extend_from_slice(analysis.class.as_str().as_bytes());
                 r.out.push(b'\t');
                 r.out.extend_from_slice(text);
-                r.out.extend_from_slice(if ending.is_empty() { b"\n" } else { ending });
+                r.out
+                    .extend_from_slice(if ending.is_empty() { b"\n" } else { ending });
             }
             (Format::Text, Some(dialect)) => {
                 match record.write(text, dialect, self.args.ep) {
@@ -417,7 +413,10 @@ fn emit(out: &mut Output, runs: impl IntoIterator<Item = Rendered>) -> io::Resul
 mod tests {
     use super::*;
 
-    fn pieces(data: &[u8], eof: bool) -> (Vec<(&[u8], &[u8])>, usize) {
+    /// A line's text and its line end.
+    type Piece<'a> = (&'a [u8], &'a [u8]);
+
+    fn pieces(data: &[u8], eof: bool) -> (Vec<Piece<'_>>, usize) {
         let (lines, rest) = split_lines(data, eof);
         (
             lines
@@ -432,14 +431,7 @@ mod tests {
     fn lines_keep_their_ends() {
         let data = b"a\nb\r\nc\rd";
         let (l, rest) = pieces(data, false);
-        assert_eq!(
-            l,
-            [
-                (&b"a"[..], &b"\n"[..]),
-                (b"b", b"\r\n"),
-                (b"c", b"\r")
-            ]
-        );
+        assert_eq!(l, [(&b"a"[..], &b"\n"[..]), (b"b", b"\r\n"), (b"c", b"\r")]);
         assert_eq!(&data[rest..], b"d");
         let (l, _) = pieces(data, true);
         assert_eq!(l.last(), Some(&(&b"d"[..], &b""[..])));

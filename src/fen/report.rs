@@ -118,12 +118,19 @@ mod tests {
 
     #[test]
     fn epd_strings_are_epd_records() {
-        let line = b"rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - bm Nd3; id \"x\";";
-        let r = report_record(line, &crate::fen::analyse_record(line, VariantHint::StandardLike));
+        let line =
+            b"rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - bm Nd3; id \"x\";";
+        let r = report_record(
+            line,
+            &crate::fen::analyse_record(line, VariantHint::StandardLike),
+        );
         assert!(r.valid && r.problems.is_empty());
         assert_eq!(r.class, "chess960");
         assert_eq!(r.operations.as_deref(), Some("bm Nd3; id \"x\";"));
-        assert_eq!(r.fen, None, "an inner rook cannot be written in classic FEN");
+        assert_eq!(
+            r.fen, None,
+            "an inner rook cannot be written in classic FEN"
+        );
         assert_eq!(r.xfen.as_deref(), Some(std::str::from_utf8(line).unwrap()));
         assert_eq!(
             r.shredder.as_deref(),
