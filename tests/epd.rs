@@ -446,3 +446,32 @@ fn repair_leaves_the_real_chess960_file_without_warnings() {
         1001
     );
 }
+
+#[test]
+fn with_to_every_byte_that_is_no_valid_record_passes_through() {
+    // Binary junk with line ends of every kind, long runs without one, and a
+    // final line without a line end: nothing is a valid record, so `--to`
+    // gives the input back byte for byte, whatever the block boundaries.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let junk: Vec<u8> = (0..3_500_000)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if i % 100_000 < 50_000 {
+                (x >> 24) as u8
+            } else {
+                b'k'
+            }
+        })
+        .collect();
+    let out = run_stdin(&["-q", "fen", "--to", "xfen"], &junk);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout == junk, "the input comes back unchanged");
+    let out = run_stdin(&["-q", "fen", "--format", "json"], &junk);
+    assert_eq!(out.status.code(), Some(1));
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["valid"], false);
+    }
+}
