@@ -194,58 +194,73 @@ impl Converter<'_> {
         interactive: bool,
     ) -> Result<Counts, StreamError> {
         let mut counts = Counts::default();
-        let mut buf: Vec<u8> = Vec::with_capacity(BLOCK * 2);
+        // `cur` holds the bytes of this round, `next` receives the next block
+        // (after this round's left-over bytes) while this one is rendered.
+        let mut cur: Vec<u8> = Vec::with_capacity(BLOCK * 2);
+        let mut next: Vec<u8> = Vec::with_capacity(BLOCK * 2);
+        let mut n = read_block(&mut reader, &mut cur).map_err(StreamError::Read)?;
         let mut line_no = 1u64;
-        // Inside a line longer than MAX_LINE: where it started, and whether
-        // it was reported.
+        // Inside a line longer than MAX_LINE: the line number where it started.
         let mut long: Option<u64> = None;
         loop {
-            let filled = buf.len();
-            buf.resize(filled + BLOCK, 0);
-            let n = loop {
-                match reader.read(&mut buf[filled..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(StreamError::Read(e)),
-                }
-            };
-            buf.truncate(filled + n);
             let eof = n == 0;
-            let (all, rest) = split_lines(&buf, eof);
+            let (all, rest) = split_lines(&cur, eof);
             let mut lines = all.as_slice();
             let mut consumed = rest;
             if let Some(start) = long {
                 if let Some((first, tail)) = lines.split_first() {
-                    self.pass(out, &buf[..first.text_end])?;
-                    let r = self.long_line_end(&buf[first.text_end..first.end], file, start);
+                    self.pass(out, &cur[..first.text_end])?;
+                    let r = self.long_line_end(&cur[first.text_end..first.end], file, start);
                     counts.add(emit(out, [r]).map_err(StreamError::Write)?);
                     line_no += 1;
                     long = None;
                     lines = tail;
                 } else {
                     // Still inside the line; a final '\r' may be half of a CRLF.
-                    consumed = buf.len() - usize::from(buf.last() == Some(&b'\r'));
-                    self.pass(out, &buf[..consumed])?;
+                    consumed = cur.len() - usize::from(cur.last() == Some(&b'\r'));
+                    self.pass(out, &cur[..consumed])?;
                 }
             }
-            if !lines.is_empty() {
-                let r = self.block(&buf, lines, file, line_no);
-                line_no += lines.len() as u64;
-                counts.add(emit(out, r).map_err(StreamError::Write)?);
-                if interactive {
-                    out.flush().map_err(StreamError::Write)?;
+            let render = || {
+                if lines.is_empty() {
+                    Vec::new()
+                } else {
+                    self.block(&cur, lines, file, line_no)
                 }
-            }
+            };
+            let mut read_next = || -> io::Result<usize> {
+                next.clear();
+                if eof {
+                    return Ok(0);
+                }
+                next.extend_from_slice(&cur[consumed..]);
+                read_block(&mut reader, &mut next)
+            };
+            // Standard input is read after the answer is written, so that a line
+            // typed at a terminal is answered at once; other inputs are read
+            // beside the rendering, which keeps both cores busy.
+            let (runs, read) = if interactive {
+                let runs = render();
+                counts.add(emit(out, runs).map_err(StreamError::Write)?);
+                out.flush().map_err(StreamError::Write)?;
+                (Vec::new(), read_next())
+            } else {
+                rayon::join(render, read_next)
+            };
+            line_no += lines.len() as u64;
+            counts.add(emit(out, runs).map_err(StreamError::Write)?);
             if eof {
                 break;
             }
-            buf.drain(..consumed);
-            if long.is_none() && buf.len() >= MAX_LINE {
+            n = read.map_err(StreamError::Read)?;
+            std::mem::swap(&mut cur, &mut next);
+            let carry = cur.len() - n;
+            if long.is_none() && carry >= MAX_LINE {
                 // No line end in sight: pass the line through instead of holding it.
                 long = Some(line_no);
-                let upto = buf.len() - usize::from(buf.last() == Some(&b'\r'));
-                self.pass(out, &buf[..upto])?;
-                buf.drain(..upto);
+                let upto = carry - usize::from(cur[carry - 1] == b'\r');
+                self.pass(out, &cur[..upto])?;
+                cur.drain(..upto);
             }
         }
         if let Some(start) = long {
@@ -394,6 +409,25 @@ impl Converter<'_> {
             out.push('\n');
         }
     }
+}
+
+/// Appends up to one block read from `reader` to `buf`; returns how many bytes
+/// (0 at the end of the input).
+fn read_block(reader: &mut Box<dyn Read + Send>, buf: &mut Vec<u8>) -> io::Result<usize> {
+    let filled = buf.len();
+    buf.resize(filled + BLOCK, 0);
+    let n = loop {
+        match reader.read(&mut buf[filled..]) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                buf.truncate(filled);
+                return Err(e);
+            }
+        }
+    };
+    buf.truncate(filled + n);
+    Ok(n)
 }
 
 /// Writes rendered runs and their diagnostics in order; returns their counts.
