@@ -102,7 +102,8 @@ pub struct ConvertArgs {
     /// En passant policy (default: the dialect's)
     #[arg(long, value_enum)]
     pub ep: Option<EpPolicy>,
-    /// Also insert a missing [SetUp "1"] before the FEN tag
+    /// Also insert a missing [SetUp "1"] before the FEN tag, and [Variant "Chess960"]
+    /// for a Chess960 game without a Variant tag
     #[arg(long)]
     pub repair: bool,
     /// Output file (default: standard output)
@@ -133,7 +134,8 @@ pub struct StatsArgs {
 
 #[derive(Debug, Args)]
 pub struct FenArgs {
-    /// Write the records in this dialect
+    /// Rewrite every record in this dialect (with --format json: accepted, the
+    /// object holds all three dialects)
     #[arg(long, value_enum)]
     pub to: Option<Dialect>,
     /// En passant policy (default: the dialect's)
@@ -141,8 +143,22 @@ pub struct FenArgs {
     pub ep: Option<EpPolicy>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// FEN records (default: one a line from standard input)
-    pub fens: Vec<String>,
+    /// A FEN or EPD record given on the command line (repeatable); these come
+    /// before the records of the files
+    #[arg(
+        short = 'r',
+        long = "record",
+        value_name = "RECORD",
+        allow_hyphen_values = true
+    )]
+    pub records: Vec<String>,
+    /// Output file (default: standard output); may name an input, which is read
+    /// before it is replaced
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// FEN or EPD files, one record a line, compressed or not (`-` for standard
+    /// input, the default when neither a FILE nor -r is given)
+    pub inputs: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -244,6 +244,7 @@ fn fen_command_text_json_and_exit_status() {
         "fen",
         "--to",
         "shredder",
+        "-r",
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     ]);
     assert_eq!(

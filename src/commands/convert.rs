@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::class::Class;
 use crate::classify::{self, VariantFamily};
 use crate::cli::{ConvertArgs, Global};
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
@@ -65,10 +66,13 @@ impl Job for ConvertJob {
                 VariantFamily::of(&decode_value(t.raw))
             });
         let has_setup = header.tags().any(|t| t.name == TagName::SetUp);
+        if self.repair {
+            out.edits.extend(variant_insertion(header));
+        }
         let mut first_fen = true;
         for tag in header.tags().filter(|t| t.name == TagName::Fen) {
             if self.repair && !has_setup && first_fen {
-                out.edits.push(setup_insertion(&tag));
+                out.edits.push(insertion_before(&tag, b"[SetUp \"1\"]"));
             }
             first_fen = false;
             // Other variants' FENs are not ours to read (SPEC §3): left alone, not reported.
@@ -166,10 +170,36 @@ impl ConvertJob {
     }
 }
 
-/// `[SetUp "1"]` directly before a FEN tag: on a line of its own when the FEN
-/// tag opens its line (with that line's line end), else just before the FEN
+/// `--repair`'s `[Variant "Chess960"]` for a game of class `chess960` without a
+/// Variant tag (a Chess960 start array or Chess960 castling, recognised from the
+/// position alone): directly before the FEN tag, or before the SetUp tag when that
+/// is the tag just before the FEN tag, so the three start-position tags stay
+/// together. Pushed before any SetUp insertion at the same offset, so the edits
+/// (applied in a stable order) give Variant, SetUp, FEN.
+fn variant_insertion(header: &Header<'_>) -> Option<Edit> {
+    if header.tags().any(|t| t.name == TagName::Variant)
+        || classify::classify(&header.inputs()).class != Class::Chess960
+    {
+        return None;
+    }
+    let mut before: Option<HeaderTag<'_>> = None;
+    for tag in header.tags() {
+        if tag.name == TagName::Fen {
+            let anchor = match before {
+                Some(setup) if setup.name == TagName::SetUp => setup,
+                _ => tag,
+            };
+            return Some(insertion_before(&anchor, b"[Variant \"Chess960\"]"));
+        }
+        before = Some(tag);
+    }
+    None
+}
+
+/// `text` (a whole tag pair) directly before `tag`: on a line of its own when the
+/// tag opens its line (with that line's line end), else just before the tag
 /// pair on the same line (`[Event "x"] [SetUp "1"] [FEN "..."]`).
-fn setup_insertion(tag: &HeaderTag<'_>) -> Edit {
+fn insertion_before(tag: &HeaderTag<'_>, text: &[u8]) -> Edit {
     let line_start = tag.value_offset - tag.value_column as u64;
     let before_value = &tag.line_text[..tag.value_column.min(tag.line_text.len())];
     let bracket = before_value.iter().rposition(|&b| b == b'[').unwrap_or(0);
@@ -177,7 +207,7 @@ fn setup_insertion(tag: &HeaderTag<'_>) -> Edit {
         .iter()
         .all(|&b| b == b' ' || b == b'\t');
     if opens_line {
-        let mut insert = b"[SetUp \"1\"]".to_vec();
+        let mut insert = text.to_vec();
         insert.extend_from_slice(if tag.line_end.is_empty() {
             b"\n"
         } else {
@@ -192,7 +222,7 @@ fn setup_insertion(tag: &HeaderTag<'_>) -> Edit {
         Edit {
             offset: line_start + bracket as u64,
             remove: 0,
-            insert: b"[SetUp \"1\"] ".to_vec(),
+            insert: [text, b" "].concat(),
         }
     }
 }
@@ -347,12 +377,15 @@ mod tests {
 
     #[test]
     fn setup_goes_directly_before_the_fen_tag() {
-        let e = setup_insertion(&fen_tag(b"  [FEN \"x\"]", 100));
+        let e = insertion_before(&fen_tag(b"  [FEN \"x\"]", 100), b"[SetUp \"1\"]");
         assert_eq!(
             (e.offset, e.insert.as_slice()),
             (100, &b"[SetUp \"1\"]\r\n"[..])
         );
-        let e = setup_insertion(&fen_tag(b"[Event \"y\"] [FEN \"x\"]", 100));
+        let e = insertion_before(
+            &fen_tag(b"[Event \"y\"] [FEN \"x\"]", 100),
+            b"[SetUp \"1\"]",
+        );
         assert_eq!(
             (e.offset, e.insert.as_slice()),
             (112, &b"[SetUp \"1\"] "[..])

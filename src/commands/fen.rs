@@ -1,139 +1,478 @@
-//! `pgnfen fen`: converts and classifies bare FEN records, streaming.
+//! `pgnfen fen`: classifies and converts FEN and EPD books, one record a line,
+//! streaming.
+//!
+//! Input is read in blocks of whole lines; the records of a block are analysed
+//! on the worker threads in runs of lines, and the runs' output is written in
+//! input order, so memory stays bounded by the block size whatever the size of
+//! the book. Blank lines and `#` lines are copied as they are; every line keeps
+//! its own line end (`\n`, `\r\n` or a lone `\r`).
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use rayon::prelude::*;
 
 use crate::cli::{FenArgs, Format, Global};
-use crate::commands::{Error, Outcome};
-use crate::fen::{self, Analysis, VariantHint};
-use crate::problem::Problem;
+use crate::commands::{Error, Outcome, check_inputs_exist, options};
+use crate::fen::{self, Record, VariantHint};
+use crate::pipeline::Input;
+use crate::pipeline::output::Output;
+use crate::problem::{Code, Problem};
 
-/// Records handled together on the worker threads when input is plentiful.
-const BATCH: usize = 4096;
+/// Bytes read at a time.
+const BLOCK: usize = 1 << 20;
+/// A line longer than this is no record: it is passed through (with `--to`) or
+/// reported, never held in memory whole.
+const MAX_LINE: usize = 1 << 20;
+/// Lines handled by one task on the worker threads.
+const RUN: usize = 2048;
+
+/// What the records of a run, a block or the whole command came to.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    records: u64,
+    invalid: u64,
+    unwritable: u64,
+}
+
+impl Counts {
+    fn add(&mut self, other: Counts) {
+        self.records += other.records;
+        self.invalid += other.invalid;
+        self.unwritable += other.unwritable;
+    }
+}
+
+/// The output of a run of lines, to be written in order.
+#[derive(Default)]
+struct Rendered {
+    out: Vec<u8>,
+    diagnostics: String,
+    counts: Counts,
+}
+
+struct Converter<'a> {
+    args: &'a FenArgs,
+    quiet: bool,
+}
 
 pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
-    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let mut invalid = 0u64;
-    let write_err = |e| Error::writing("<stdout>", e);
-    if !args.fens.is_empty() {
-        let records: Vec<(u64, &str)> = args
-            .fens
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (i as u64 + 1, f.as_str()))
-            .collect();
-        invalid += emit(&mut out, args, global, "<argument>", &records).map_err(write_err)?;
+    let inputs: Vec<Input> = if args.inputs.is_empty() && args.records.is_empty() {
+        vec![Input::Stdin]
     } else {
-        let stdin = io::stdin();
-        let mut reader = io::BufReader::with_capacity(1 << 20, stdin.lock());
-        let mut line_no = 0u64;
-        let mut batch: Vec<(u64, String)> = Vec::new();
-        let mut buf = Vec::new();
-        loop {
-            buf.clear();
-            let n = reader
-                .read_until(b'\n', &mut buf)
-                .map_err(|source| Error::Io {
-                    file: "<stdin>".into(),
-                    source,
-                })?;
-            if n > 0 {
-                line_no += 1;
-                let line = trim_line_end(&buf);
-                if !line.iter().all(u8::is_ascii_whitespace) {
-                    batch.push((line_no, String::from_utf8_lossy(line).into_owned()));
-                }
-            }
-            // Flush when the batch is full, at the end, or when no more input is
-            // waiting (so that interactive use answers each line at once).
-            if n == 0 || batch.len() >= BATCH || reader.buffer().is_empty() {
-                let records: Vec<(u64, &str)> =
-                    batch.iter().map(|(n, s)| (*n, s.as_str())).collect();
-                invalid += emit(&mut out, args, global, "<stdin>", &records).map_err(write_err)?;
-                batch.clear();
-                out.flush().map_err(write_err)?;
-            }
-            if n == 0 {
-                break;
-            }
+        args.inputs.iter().map(|a| Input::from_arg(a)).collect()
+    };
+    check_inputs_exist(&inputs)?;
+    let name = args
+        .output
+        .as_ref()
+        .map_or("<stdout>".to_string(), |p| p.display().to_string());
+    let write_err = |e| Error::writing(&name, e);
+    let mut out = Output::create(args.output.as_deref()).map_err(write_err)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options(global).threads)
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start the worker threads: {e}")))?;
+    let converter = Converter {
+        args,
+        quiet: global.quiet,
+    };
+    let mut counts = Counts::default();
+
+    // Literal records come first, in the order given, then the files.
+    if !args.records.is_empty() {
+        let mut text = Vec::new();
+        for r in &args.records {
+            text.extend_from_slice(r.as_bytes());
+            text.push(b'\n');
         }
+        let lines = split_lines(&text, true).0;
+        let r = pool.install(|| converter.block(&text, &lines, "<argument>", 1));
+        counts.add(emit(&mut out, r).map_err(write_err)?);
     }
-    out.flush().map_err(write_err)?;
-    Ok(if invalid > 0 {
+    for input in &inputs {
+        let file = input.display_name();
+        let read_err = |source| Error::Io {
+            file: file.clone(),
+            source,
+        };
+        let reader = input.open(Arc::new(AtomicU64::new(0))).map_err(read_err)?;
+        let c = pool.install(|| converter.stream(reader, &file, &mut out, input == &Input::Stdin));
+        counts.add(c.map_err(|e| match e {
+            StreamError::Read(e) => read_err(e),
+            StreamError::Write(e) => write_err(e),
+        })?);
+    }
+    out.commit().map_err(write_err)?;
+    if !global.quiet && args.format == Format::Text && (counts.invalid + counts.unwritable) > 0 {
+        let mut msg = format!(
+            "pgnfen: {} records, {} invalid",
+            counts.records, counts.invalid
+        );
+        if let Some(d) = args.to {
+            msg.push_str(&format!(
+                ", {} not writable in {}",
+                counts.unwritable,
+                d.as_str()
+            ));
+        }
+        if args.to.is_some() {
+            msg.push_str("; those records were left unchanged");
+        }
+        eprintln!("{msg}");
+    }
+    Ok(if counts.invalid > 0 {
         Outcome::Problems
     } else {
         Outcome::Clean
     })
 }
 
-fn trim_line_end(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
+enum StreamError {
+    Read(io::Error),
+    Write(io::Error),
 }
 
-/// Analyses and writes a batch of records in order; returns how many were invalid.
-fn emit(
-    out: &mut impl Write,
-    args: &FenArgs,
-    global: &Global,
-    source: &str,
-    records: &[(u64, &str)],
-) -> io::Result<u64> {
-    let render = |&(line, input): &(u64, &str)| {
-        let analysis = fen::analyse(input.as_bytes(), VariantHint::StandardLike);
-        let (text, unwritable) = render(args, input, &analysis);
-        let mut diagnostics = String::new();
-        if !global.quiet && args.format == Format::Text {
-            let problems = analysis
-                .problems
-                .iter()
-                .filter(|p| p.is_error())
-                .chain(unwritable.as_ref());
-            for p in problems {
-                diagnostics.push_str(&format!(
-                    "{source}:{line}:{}: {}[{}]: {}\n",
-                    p.column(),
-                    p.severity(),
-                    p.code,
-                    p.message
-                ));
+/// One line of a block: where its text and its line end lie.
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    start: usize,
+    text_end: usize,
+    end: usize,
+}
+
+/// Splits `data` into lines at `\n`, `\r\n` and lone `\r`. Without `eof` the
+/// bytes after the last line end (and a final `\r`, whose `\n` may follow in
+/// the next block) are left over: the second value is where they start.
+fn split_lines(data: &[u8], eof: bool) -> (Vec<Line>, usize) {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut at = 0;
+    while let Some(k) = memchr::memchr2(b'\n', b'\r', &data[at..]) {
+        let i = at + k;
+        let end = if data[i] == b'\r' {
+            match data.get(i + 1) {
+                Some(b'\n') => i + 2,
+                Some(_) => i + 1,
+                None if eof => i + 1,
+                None => break,
+            }
+        } else {
+            i + 1
+        };
+        lines.push(Line {
+            start,
+            text_end: i,
+            end,
+        });
+        start = end;
+        at = end;
+    }
+    if eof && start < data.len() {
+        lines.push(Line {
+            start,
+            text_end: data.len(),
+            end: data.len(),
+        });
+        start = data.len();
+    }
+    (lines, start)
+}
+
+fn is_blank_or_comment(text: &[u8]) -> bool {
+    text.first() == Some(&b'#') || text.iter().all(|&b| b == b' ' || b == b'\t')
+}
+
+impl Converter<'_> {
+    /// Converts one input, block by block.
+    fn stream(
+        &self,
+        mut reader: Box<dyn Read + Send>,
+        file: &str,
+        out: &mut Output,
+        interactive: bool,
+    ) -> Result<Counts, StreamError> {
+        let mut counts = Counts::default();
+        // `cur` holds the bytes of this round, `next` receives the next block
+        // (after this round's left-over bytes) while this one is rendered.
+        let mut cur: Vec<u8> = Vec::with_capacity(BLOCK * 2);
+        let mut next: Vec<u8> = Vec::with_capacity(BLOCK * 2);
+        let mut n = read_block(&mut reader, &mut cur).map_err(StreamError::Read)?;
+        let mut line_no = 1u64;
+        // Inside a line longer than MAX_LINE: the line number where it started.
+        let mut long: Option<u64> = None;
+        loop {
+            let eof = n == 0;
+            let (all, rest) = split_lines(&cur, eof);
+            let mut lines = all.as_slice();
+            let mut consumed = rest;
+            if let Some(start) = long {
+                if let Some((first, tail)) = lines.split_first() {
+                    self.pass(out, &cur[..first.text_end])?;
+                    let r = self.long_line_end(&cur[first.text_end..first.end], file, start);
+                    counts.add(emit(out, [r]).map_err(StreamError::Write)?);
+                    line_no += 1;
+                    long = None;
+                    lines = tail;
+                } else {
+                    // Still inside the line; a final '\r' may be half of a CRLF.
+                    consumed = cur.len() - usize::from(cur.last() == Some(&b'\r'));
+                    self.pass(out, &cur[..consumed])?;
+                }
+            }
+            let render = || {
+                if lines.is_empty() {
+                    Vec::new()
+                } else {
+                    self.block(&cur, lines, file, line_no)
+                }
+            };
+            let mut read_next = || -> io::Result<usize> {
+                next.clear();
+                if eof {
+                    return Ok(0);
+                }
+                next.extend_from_slice(&cur[consumed..]);
+                read_block(&mut reader, &mut next)
+            };
+            // Standard input is read after the answer is written, so that a line
+            // typed at a terminal is answered at once; other inputs are read
+            // beside the rendering, which keeps both cores busy.
+            let (runs, read) = if interactive {
+                let runs = render();
+                counts.add(emit(out, runs).map_err(StreamError::Write)?);
+                out.flush().map_err(StreamError::Write)?;
+                (Vec::new(), read_next())
+            } else {
+                rayon::join(render, read_next)
+            };
+            line_no += lines.len() as u64;
+            counts.add(emit(out, runs).map_err(StreamError::Write)?);
+            if eof {
+                break;
+            }
+            n = read.map_err(StreamError::Read)?;
+            std::mem::swap(&mut cur, &mut next);
+            let carry = cur.len() - n;
+            if long.is_none() && carry >= MAX_LINE {
+                // No line end in sight: pass the line through instead of holding it.
+                long = Some(line_no);
+                let upto = carry - usize::from(cur[carry - 1] == b'\r');
+                self.pass(out, &cur[..upto])?;
+                cur.drain(..upto);
             }
         }
-        (text, diagnostics, !analysis.is_valid())
-    };
-    let rendered: Vec<_> = if records.len() > 64 {
-        records.par_iter().map(render).collect()
-    } else {
-        records.iter().map(render).collect()
-    };
-    let mut invalid = 0;
-    for (text, diagnostics, bad) in rendered {
-        if !diagnostics.is_empty() {
-            eprint!("{diagnostics}");
+        if let Some(start) = long {
+            let r = self.long_line_end(b"", file, start);
+            counts.add(emit(out, [r]).map_err(StreamError::Write)?);
         }
-        out.write_all(text.as_bytes())?;
-        invalid += u64::from(bad);
+        Ok(counts)
     }
-    Ok(invalid)
+
+    /// Copies part of an over-long line to the output (only `--to` copies lines).
+    fn pass(&self, out: &mut Output, bytes: &[u8]) -> Result<(), StreamError> {
+        if self.args.to.is_some() && self.args.format == Format::Text {
+            out.write_all(bytes).map_err(StreamError::Write)?;
+        }
+        Ok(())
+    }
+
+    /// The verdict on a line too long to be a record, once its end is seen.
+    fn long_line_end(&self, line_end: &[u8], file: &str, line: u64) -> Rendered {
+        let mut r = Rendered::default();
+        r.counts.records = 1;
+        r.counts.invalid = 1;
+        let message = format!("the line is longer than {MAX_LINE} bytes; no FEN or EPD record is");
+        match (self.args.format, self.args.to) {
+            (Format::Text, Some(_)) => r.out.extend_from_slice(line_end),
+            (Format::Text, None) => {
+                r.out.extend_from_slice(b"malformed\t(line too long)");
+                r.out
+                    .extend_from_slice(if line_end.is_empty() { b"\n" } else { line_end });
+            }
+            (Format::Json, _) => {
+                let report = serde_json::json!({
+                    "input": null, "valid": false, "class": "malformed", "board": null,
+                    "chess960_position": null, "fen": null, "xfen": null, "shredder": null,
+                    "problems": [{"code": Code::FenSyntax.as_str(), "severity": "error",
+                                  "message": message, "column": 1}],
+                    "operations": null,
+                });
+                r.out.extend_from_slice(report.to_string().as_bytes());
+                r.out.push(b'\n');
+            }
+        }
+        if !self.quiet && self.args.format == Format::Text {
+            r.diagnostics = format!("{file}:{line}:1: error[fen-syntax]: {message}\n");
+        }
+        r
+    }
+
+    /// Renders the `lines` of `data` (the first is line number `first`).
+    fn block(&self, data: &[u8], lines: &[Line], file: &str, first: u64) -> Vec<Rendered> {
+        let render_run = |(k, run): (usize, &[Line])| {
+            let mut r = Rendered {
+                out: Vec::with_capacity(run.len() * 96),
+                ..Rendered::default()
+            };
+            for (i, line) in run.iter().enumerate() {
+                let no = first + (k * RUN + i) as u64;
+                self.line(data, line, file, no, &mut r);
+            }
+            r
+        };
+        let runs: Vec<Rendered> = if lines.len() > RUN {
+            lines.par_chunks(RUN).enumerate().map(render_run).collect()
+        } else {
+            vec![render_run((0, lines))]
+        };
+        runs
+    }
+
+    fn line(&self, data: &[u8], line: &Line, file: &str, no: u64, r: &mut Rendered) {
+        let text = &data[line.start..line.text_end];
+        let ending = &data[line.text_end..line.end];
+        if is_blank_or_comment(text) {
+            if self.args.format == Format::Text {
+                r.out.extend_from_slice(&data[line.start..line.end]);
+            }
+            return;
+        }
+        let record = fen::analyse_record(text, VariantHint::StandardLike);
+        let analysis = &record.analysis;
+        r.counts.records += 1;
+        r.counts.invalid += u64::from(!analysis.is_valid());
+        let mut unwritable: Option<Problem> = None;
+        match (self.args.format, self.args.to) {
+            (Format::Json, _) => {
+                let report = fen::report_record(text, &record);
+                // A report of strings and numbers always serializes.
+                if let Ok(json) = serde_json::to_string(&report) {
+                    r.out.extend_from_slice(json.as_bytes());
+                }
+                r.out.push(b'\n');
+            }
+            (Format::Text, None) => {
+                r.out.extend_from_slice(analysis.class.as_str().as_bytes());
+                r.out.push(b'\t');
+                r.out.extend_from_slice(text);
+                r.out
+                    .extend_from_slice(if ending.is_empty() { b"\n" } else { ending });
+            }
+            (Format::Text, Some(dialect)) => {
+                match record.write(text, dialect, self.args.ep) {
+                    Some(Ok(written)) => r.out.extend_from_slice(&written),
+                    Some(Err(problem)) => {
+                        r.counts.unwritable += 1;
+                        unwritable = Some(problem);
+                        r.out.extend_from_slice(text);
+                    }
+                    None => r.out.extend_from_slice(text),
+                }
+                // The last line keeps its lack of a line end.
+                r.out.extend_from_slice(ending);
+            }
+        }
+        if !self.quiet && self.args.format == Format::Text {
+            self.diagnose(&record, unwritable.as_ref(), file, no, &mut r.diagnostics);
+        }
+    }
+
+    fn diagnose(
+        &self,
+        record: &Record,
+        unwritable: Option<&Problem>,
+        file: &str,
+        no: u64,
+        out: &mut String,
+    ) {
+        use std::fmt::Write as _;
+        let errors = record.analysis.problems.iter().filter(|p| p.is_error());
+        for p in errors.chain(unwritable) {
+            let _ = write!(
+                out,
+                "{file}:{no}:{}: {}[{}]: {}{}",
+                p.column(),
+                p.severity(),
+                p.code,
+                if self.args.to.is_some() {
+                    "record left unchanged: "
+                } else {
+                    ""
+                },
+                p.message
+            );
+            if let Some(help) = &p.help {
+                let _ = write!(out, "; help: {help}");
+            }
+            out.push('\n');
+        }
+    }
 }
 
-/// The output line of a record, and the problem that kept it from being written
-/// in the asked dialect, if any.
-fn render(args: &FenArgs, input: &str, analysis: &Analysis) -> (String, Option<Problem>) {
-    match args.format {
-        Format::Json => {
-            let mut s = serde_json::to_string(&fen::report(input, analysis)).unwrap_or_default();
-            s.push('\n');
-            (s, None)
+/// Appends up to one block read from `reader` to `buf`; returns how many bytes
+/// (0 at the end of the input).
+fn read_block(reader: &mut Box<dyn Read + Send>, buf: &mut Vec<u8>) -> io::Result<usize> {
+    let filled = buf.len();
+    buf.resize(filled + BLOCK, 0);
+    let n = loop {
+        match reader.read(&mut buf[filled..]) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                buf.truncate(filled);
+                return Err(e);
+            }
         }
-        Format::Text => match (args.to, &analysis.position) {
-            (None, _) => (format!("{}\t{input}\n", analysis.class), None),
-            (Some(_), None) => (format!("{input}\n"), None),
-            (Some(dialect), Some(p)) => match p.write(dialect, args.ep) {
-                Ok(fen) => (format!("{fen}\n"), None),
-                Err(problem) => (format!("{input}\n"), Some(problem)),
-            },
-        },
+    };
+    buf.truncate(filled + n);
+    Ok(n)
+}
+
+/// Writes rendered runs and their diagnostics in order; returns their counts.
+fn emit(out: &mut Output, runs: impl IntoIterator<Item = Rendered>) -> io::Result<Counts> {
+    let mut counts = Counts::default();
+    for r in runs {
+        if !r.diagnostics.is_empty() {
+            eprint!("{}", r.diagnostics);
+        }
+        out.write_all(&r.out)?;
+        counts.add(r.counts);
+    }
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line's text and its line end.
+    type Piece<'a> = (&'a [u8], &'a [u8]);
+
+    fn pieces(data: &[u8], eof: bool) -> (Vec<Piece<'_>>, usize) {
+        let (lines, rest) = split_lines(data, eof);
+        (
+            lines
+                .iter()
+                .map(|l| (&data[l.start..l.text_end], &data[l.text_end..l.end]))
+                .collect(),
+            rest,
+        )
+    }
+
+    #[test]
+    fn lines_keep_their_ends() {
+        let data = b"a\nb\r\nc\rd";
+        let (l, rest) = pieces(data, false);
+        assert_eq!(l, [(&b"a"[..], &b"\n"[..]), (b"b", b"\r\n"), (b"c", b"\r")]);
+        assert_eq!(&data[rest..], b"d");
+        let (l, _) = pieces(data, true);
+        assert_eq!(l.last(), Some(&(&b"d"[..], &b""[..])));
+        // A final '\r' waits for the next block: it may be half of a CRLF.
+        let (l, rest) = pieces(b"x\r", false);
+        assert!(l.is_empty() && rest == 0);
+        let (l, _) = pieces(b"x\r", true);
+        assert_eq!(l, [(&b"x"[..], &b"\r"[..])]);
     }
 }

@@ -7,14 +7,16 @@
 pub mod board;
 pub mod castling;
 pub mod chess960;
+pub mod epd;
 pub mod parse;
 pub mod report;
 pub mod write;
 
 pub use board::{Board, Color, Piece, Role, Square};
 pub use castling::{CastlingRights, Side};
+pub use epd::{Record, analyse_record};
 pub use parse::Prefix;
-pub use report::{Report, ReportProblem, report};
+pub use report::{Report, ReportProblem, report, report_record};
 
 use crate::class::Class;
 use crate::problem::{Code, Problem};

@@ -1,8 +1,8 @@
-//! The `fen --format json` object of SPEC §4 for one bare FEN record.
+//! The `fen --format json` object for one bare FEN or EPD record.
 
 use serde::Serialize;
 
-use super::{Analysis, Dialect};
+use super::{Analysis, Dialect, Record};
 
 /// One problem as `fen --format json` prints it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -25,9 +25,11 @@ pub struct Report {
     pub xfen: Option<String>,
     pub shredder: Option<String>,
     pub problems: Vec<ReportProblem>,
+    /// An EPD record's operations as written; `None` (null) for a FEN.
+    pub operations: Option<String>,
 }
 
-/// The report of `input`, analysed as `analysis`.
+/// The report of the bare FEN `input`, analysed as `analysis`.
 pub fn report(input: &str, analysis: &Analysis) -> Report {
     let write = |d: Dialect| {
         analysis
@@ -35,6 +37,36 @@ pub fn report(input: &str, analysis: &Analysis) -> Report {
             .as_ref()
             .and_then(|p| p.write(d, None).ok())
     };
+    build(input, analysis, write, None)
+}
+
+/// The report of one line of a book, FEN or EPD: an EPD's strings are EPD
+/// records (four fields and its operations).
+pub fn report_record(line: &[u8], record: &Record) -> Report {
+    let write = |d: Dialect| {
+        record
+            .write(line, d, None)
+            .and_then(Result::ok)
+            .map(|v| String::from_utf8_lossy(&v).into_owned())
+    };
+    let operations = record
+        .operations
+        .clone()
+        .map(|ops| String::from_utf8_lossy(&line[ops]).into_owned());
+    build(
+        &String::from_utf8_lossy(line),
+        &record.analysis,
+        write,
+        operations,
+    )
+}
+
+fn build(
+    input: &str,
+    analysis: &Analysis,
+    write: impl Fn(Dialect) -> Option<String>,
+    operations: Option<String>,
+) -> Report {
     Report {
         input: input.to_owned(),
         valid: analysis.is_valid(),
@@ -54,6 +86,7 @@ pub fn report(input: &str, analysis: &Analysis) -> Report {
                 column: p.column(),
             })
             .collect(),
+        operations,
     }
 }
 
@@ -69,7 +102,7 @@ mod tests {
         let json = serde_json::to_string(&r).expect("serializes");
         assert_eq!(
             json,
-            r#"{"input":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -","valid":true,"class":"standard","board":"8x8","chess960_position":518,"fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","xfen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","shredder":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1","problems":[{"code":"missing-clocks","severity":"warning","message":"the halfmove clock and fullmove number are missing; read as '0 1'","column":53}]}"#
+            r#"{"input":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -","valid":true,"class":"standard","board":"8x8","chess960_position":518,"fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","xfen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","shredder":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1","problems":[{"code":"missing-clocks","severity":"warning","message":"the halfmove clock and fullmove number are missing; read as '0 1'","column":53}],"operations":null}"#
         );
     }
 
@@ -81,5 +114,27 @@ mod tests {
         assert_eq!(r.class, "malformed");
         assert_eq!(r.board, Some("8x8"));
         assert!(r.fen.is_none() && r.xfen.is_none() && r.shredder.is_none());
+    }
+
+    #[test]
+    fn epd_strings_are_epd_records() {
+        let line =
+            b"rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - bm Nd3; id \"x\";";
+        let r = report_record(
+            line,
+            &crate::fen::analyse_record(line, VariantHint::StandardLike),
+        );
+        assert!(r.valid && r.problems.is_empty());
+        assert_eq!(r.class, "chess960");
+        assert_eq!(r.operations.as_deref(), Some("bm Nd3; id \"x\";"));
+        assert_eq!(
+            r.fen, None,
+            "an inner rook cannot be written in classic FEN"
+        );
+        assert_eq!(r.xfen.as_deref(), Some(std::str::from_utf8(line).unwrap()));
+        assert_eq!(
+            r.shredder.as_deref(),
+            Some("rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gga - bm Nd3; id \"x\";")
+        );
     }
 }

@@ -1,0 +1,527 @@
+//! EPD records: the first four FEN fields followed by operations
+//! (`opcode operand ...;`, e.g. `bm Nf3; id "BK.01";`), one a line, as opening
+//! books and test suites keep them.
+//!
+//! The position is read as a FEN without clocks, and without the
+//! `missing-clocks` warning (an EPD has no clocks). The operations are kept byte
+//! for byte: they are parsed only far enough to find where the position ends and
+//! to reject a broken line (an unterminated string, a missing `;`, an opcode that
+//! does not start with a letter), with the column of the fault. Decisions (also
+//! in the README):
+//!
+//! * A string operand runs from `"` to the next `"` not escaped by a backslash,
+//!   so `c0 "with ; inside";` is one operation whose `;` is part of the string.
+//! * An empty operation (a `;` with nothing before it, e.g. a trailing `;;` or a
+//!   lone `;` after the four fields) is read and kept, with a `noncanonical`
+//!   warning.
+//! * `hmvc N;` and `fmvn N;` also set the position's clocks (as python-chess
+//!   does); they stay in the operations too. Their operand must be one integer
+//!   (≥ 0 for `hmvc`, ≥ 1 for `fmvn`), else the record is invalid.
+//! * A line without `;` whose fifth field starts with a digit or `-`, or that
+//!   has six fields ending in a number (`... - x 2`), is a FEN whose clocks are
+//!   at fault, not an EPD, and gets the FEN's messages.
+
+use std::ops::Range;
+
+use super::{Analysis, Dialect, EpPolicy, VariantHint, analyse};
+use crate::class::Class;
+use crate::problem::{Code, Problem};
+
+/// Where a record's position and operations lie.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// The bytes analysed as a FEN.
+    pub position: Range<usize>,
+    /// From the first opcode to the end of the line; `None` for a FEN.
+    pub operations: Option<Range<usize>>,
+}
+
+/// Finds the operations after the first four space-separated fields.
+pub fn split(line: &[u8]) -> Split {
+    let whole = Split {
+        position: 0..line.len(),
+        operations: None,
+    };
+    let mut i = 0;
+    let mut fourth_end = None;
+    for _ in 0..4 {
+        while i < line.len() && line[i] == b' ' {
+            i += 1;
+        }
+        if i == line.len() {
+            return whole;
+        }
+        while i < line.len() && line[i] != b' ' {
+            i += 1;
+        }
+        fourth_end = Some(i);
+    }
+    let Some(fourth_end) = fourth_end else {
+        return whole;
+    };
+    let mut start = fourth_end;
+    while start < line.len() && line[start] == b' ' {
+        start += 1;
+    }
+    // A FEN never holds a ';': with one, the rest is operations however it
+    // starts. Without one, a fifth field that starts like a clock, or two more
+    // fields of which the last is a number (`- x 2`: a bad halfmove clock), make
+    // it a FEN with a fault in its clocks.
+    let rest = &line[start..];
+    let fen_like = |b: u8| b.is_ascii_digit() || b == b'-';
+    let mut tokens = rest.split(|&b| b == b' ').filter(|t| !t.is_empty());
+    let clock_pair = tokens.clone().count() == 2
+        && tokens
+            .nth(1)
+            .is_some_and(|t| t.iter().all(u8::is_ascii_digit));
+    match rest.first() {
+        None => whole,
+        Some(&b) if (fen_like(b) || clock_pair) && !rest.contains(&b';') => whole,
+        Some(_) => Split {
+            // One separating space is the operations'; more are the FEN's spacing
+            // fault, reported as such by the FEN parser.
+            position: 0..start - 1,
+            operations: Some(start..line.len()),
+        },
+    }
+}
+
+/// What the operations say about the clocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clocks {
+    pub halfmove: Option<u32>,
+    pub fullmove: Option<u32>,
+}
+
+fn syntax(span: Range<usize>, message: impl Into<String>) -> Problem {
+    Problem::new(Code::FenSyntax, span, message)
+}
+
+fn is_space(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Checks the operations in `line[ops]`; problems' spans are inside `line`.
+/// Returns the clocks `hmvc`/`fmvn` give, or `None` after an error.
+pub fn check_operations(
+    line: &[u8],
+    ops: Range<usize>,
+    problems: &mut Vec<Problem>,
+) -> Option<Clocks> {
+    let mut clocks = Clocks::default();
+    let end = ops.end;
+    let mut i = ops.start;
+    loop {
+        while i < end && is_space(line[i]) {
+            i += 1;
+        }
+        if i == end {
+            return Some(clocks);
+        }
+        if line[i] == b';' {
+            problems.push(
+                Problem::new(
+                    Code::Noncanonical,
+                    i..i + 1,
+                    "empty operation: a ';' with no opcode before it",
+                )
+                .with_help("remove the extra ';'"),
+            );
+            i += 1;
+            continue;
+        }
+        // The opcode: a letter, then letters, digits or '_'.
+        let op_start = i;
+        if !line[i].is_ascii_alphabetic() {
+            problems.push(
+                syntax(
+                    i..i + 1,
+                    format!(
+                        "'{}' cannot start an opcode; expected an opcode (a letter, then letters, digits or '_') such as 'bm' or 'id'",
+                        shown(line[i])
+                    ),
+                )
+                .with_help("each operation is 'opcode operand ...;'"),
+            );
+            return None;
+        }
+        while i < end && (line[i].is_ascii_alphanumeric() || line[i] == b'_') {
+            i += 1;
+        }
+        let opcode = &line[op_start..i];
+        if i < end && !is_space(line[i]) && line[i] != b';' {
+            problems.push(syntax(
+                i..i + 1,
+                format!(
+                    "'{}' in the opcode '{}'; expected letters, digits or '_', then a space or ';'",
+                    shown(line[i]),
+                    String::from_utf8_lossy(opcode)
+                ),
+            ));
+            return None;
+        }
+        // Operands up to the ';' that ends the operation.
+        let mut operands: Vec<Range<usize>> = Vec::new();
+        loop {
+            while i < end && is_space(line[i]) {
+                i += 1;
+            }
+            if i == end {
+                problems.push(
+                    syntax(
+                        end..end,
+                        format!(
+                            "the operation '{}' has no ending ';'; expected ';'",
+                            String::from_utf8_lossy(opcode)
+                        ),
+                    )
+                    .with_help("end every operation with ';'"),
+                );
+                return None;
+            }
+            match line[i] {
+                b';' => {
+                    i += 1;
+                    break;
+                }
+                b'"' => {
+                    let open = i;
+                    i += 1;
+                    loop {
+                        match line.get(i) {
+                            _ if i >= end => {
+                                problems.push(
+                                    syntax(
+                                        open..end,
+                                        "unterminated string; expected a closing '\"'",
+                                    )
+                                    .with_help("close the string with '\"' before the ';'"),
+                                );
+                                return None;
+                            }
+                            Some(b'\\') => i += 2,
+                            Some(b'"') => {
+                                i += 1;
+                                break;
+                            }
+                            _ => i += 1,
+                        }
+                    }
+                    operands.push(open..i.min(end));
+                }
+                b if b < 0x20 || b == 0x7f => {
+                    problems.push(syntax(
+                        i..i + 1,
+                        format!(
+                            "control byte 0x{b:02x} in the operations; expected printable text"
+                        ),
+                    ));
+                    return None;
+                }
+                _ => {
+                    let start = i;
+                    while i < end
+                        && !is_space(line[i])
+                        && line[i] != b';'
+                        && line[i] >= 0x20
+                        && line[i] != 0x7f
+                    {
+                        i += 1;
+                    }
+                    operands.push(start..i);
+                }
+            }
+        }
+        let clock = match opcode {
+            b"hmvc" => Some((&mut clocks.halfmove, 0, "a halfmove clock (an integer ≥ 0)")),
+            b"fmvn" => Some((
+                &mut clocks.fullmove,
+                1,
+                "a fullmove number (an integer ≥ 1)",
+            )),
+            _ => None,
+        };
+        if let Some((slot, min, what)) = clock {
+            let value = match operands.as_slice() {
+                [one] => std::str::from_utf8(&line[one.clone()])
+                    .ok()
+                    .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|s| s.parse::<u32>().ok())
+                    .filter(|&n| n >= min),
+                _ => None,
+            };
+            match value {
+                Some(n) => *slot = Some(n),
+                None => {
+                    let span = match (operands.first(), operands.last()) {
+                        (Some(a), Some(b)) => a.start..b.end,
+                        _ => op_start..i,
+                    };
+                    problems.push(syntax(
+                        span,
+                        format!("'{}' expects {what}", String::from_utf8_lossy(opcode)),
+                    ));
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+fn shown(b: u8) -> String {
+    if (0x20..0x7f).contains(&b) {
+        char::from(b).to_string()
+    } else {
+        format!("\\x{b:02x}")
+    }
+}
+
+/// One line of a FEN or EPD book, analysed.
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub analysis: Analysis,
+    /// Where the operations lie in the line (`None` for a FEN).
+    pub operations: Option<Range<usize>>,
+}
+
+/// Analyses one FEN or EPD record (a line without its line end).
+pub fn analyse_record(line: &[u8], hint: VariantHint) -> Record {
+    let split = split(line);
+    let Some(ops) = split.operations else {
+        return Record {
+            analysis: analyse(line, hint),
+            operations: None,
+        };
+    };
+    let mut analysis = analyse(&line[split.position], hint);
+    analysis.problems.retain(|p| p.code != Code::MissingClocks);
+    match check_operations(line, ops.clone(), &mut analysis.problems) {
+        Some(clocks) => {
+            if let Some(p) = &mut analysis.position {
+                p.halfmove = clocks.halfmove.unwrap_or(p.halfmove);
+                p.fullmove = clocks.fullmove.unwrap_or(p.fullmove);
+            }
+        }
+        None => {
+            analysis.class = Class::Malformed;
+            analysis.chess960_position = None;
+            analysis.position = None;
+        }
+    }
+    Record {
+        analysis,
+        operations: Some(ops),
+    }
+}
+
+impl Record {
+    /// The record in `dialect`: a FEN is written whole; an EPD as its four
+    /// fields, one space and its operations exactly as in `line`.
+    pub fn write(
+        &self,
+        line: &[u8],
+        dialect: Dialect,
+        ep: Option<EpPolicy>,
+    ) -> Option<Result<Vec<u8>, Problem>> {
+        let position = self.analysis.position.as_ref()?;
+        Some(position.write(dialect, ep).map(|fen| {
+            let Some(ops) = &self.operations else {
+                return fen.into_bytes();
+            };
+            let mut out = four_fields(&fen).as_bytes().to_vec();
+            out.push(b' ');
+            out.extend_from_slice(&line[ops.clone()]);
+            out
+        }))
+    }
+}
+
+/// The round-trip oracle of the `epd` fuzz target (and of the tests): a valid
+/// record written in each dialect (en passant as is, so nothing is dropped)
+/// reads back as the same position with the same operations byte for byte, and
+/// writing the read-back gives the same text again.
+#[doc(hidden)]
+pub fn check_round_trip(line: &[u8]) -> Result<(), String> {
+    let first = analyse_record(line, VariantHint::StandardLike);
+    let Some(position) = &first.analysis.position else {
+        return Ok(());
+    };
+    let ops = first.operations.clone().map(|r| &line[r]);
+    for dialect in [Dialect::Fen, Dialect::Xfen, Dialect::Shredder] {
+        let Some(written) = first.write(line, dialect, Some(EpPolicy::AsIs)) else {
+            return Err("a valid record has nothing to write".into());
+        };
+        let Ok(written) = written else {
+            continue;
+        };
+        let shown = String::from_utf8_lossy(&written).into_owned();
+        let back = analyse_record(&written, VariantHint::StandardLike);
+        let Some(again) = &back.analysis.position else {
+            return Err(format!("{shown:?} ({dialect:?}) does not read back"));
+        };
+        if again != position {
+            return Err(format!(
+                "{shown:?} ({dialect:?}) reads back as another position"
+            ));
+        }
+        if back.operations.clone().map(|r| &written[r]) != ops {
+            return Err(format!("{shown:?} ({dialect:?}) changed the operations"));
+        }
+        match back.write(&written, dialect, Some(EpPolicy::AsIs)) {
+            Some(Ok(twice)) if twice == written => {}
+            _ => {
+                return Err(format!(
+                    "{shown:?} ({dialect:?}) is written differently the second time"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first four fields of a FEN written by pgnfen (single spaces).
+fn four_fields(fen: &str) -> &str {
+    let mut spaces = fen.match_indices(' ').map(|(i, _)| i);
+    spaces.nth(3).map_or(fen, |i| &fen[..i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    fn rec(s: &str) -> Record {
+        analyse_record(s.as_bytes(), VariantHint::StandardLike)
+    }
+
+    fn codes(s: &str) -> Vec<(Code, usize)> {
+        rec(s)
+            .analysis
+            .problems
+            .iter()
+            .map(|p| (p.code, p.column()))
+            .collect()
+    }
+
+    fn shredder(s: &str) -> Option<String> {
+        let r = rec(s);
+        r.write(s.as_bytes(), Dialect::Shredder, None)
+            .and_then(Result::ok)
+            .map(|v| String::from_utf8(v).unwrap())
+    }
+
+    #[test]
+    fn four_fields_alone_are_a_fen_with_missing_clocks() {
+        assert_eq!(codes(START), [(Code::MissingClocks, 53)]);
+        assert!(rec(START).operations.is_none());
+        let full = format!("{START} 0 1");
+        assert!(rec(&full).operations.is_none() && codes(&full).is_empty());
+    }
+
+    #[test]
+    fn operations_are_kept_byte_for_byte() {
+        let line = format!("{START} bm e4; id \"BK.01\"; c0 \"with ; inside\";");
+        let r = rec(&line);
+        assert!(r.analysis.is_valid(), "{:?}", r.analysis.problems);
+        assert!(r.analysis.problems.is_empty());
+        assert_eq!(r.analysis.class, Class::Standard);
+        assert_eq!(r.operations, Some(53..line.len()));
+        assert_eq!(
+            shredder(&line).unwrap(),
+            line.replace("KQkq", "HAha"),
+            "operations unchanged"
+        );
+    }
+
+    #[test]
+    fn clocks_from_hmvc_and_fmvn() {
+        let line = format!("{START} hmvc 7; fmvn 23;");
+        let p = rec(&line).analysis.position.unwrap();
+        assert_eq!((p.halfmove, p.fullmove), (7, 23));
+        assert_eq!(codes(&format!("{START} fmvn 0;")), [(Code::FenSyntax, 59)]);
+        assert_eq!(codes(&format!("{START} hmvc x;")), [(Code::FenSyntax, 59)]);
+        assert_eq!(codes(&format!("{START} hmvc;")), [(Code::FenSyntax, 54)]);
+    }
+
+    #[test]
+    fn broken_operations_have_a_column() {
+        use Code::*;
+        // Missing ';' at the end of the line.
+        assert_eq!(codes(&format!("{START} bm e4")), [(FenSyntax, 59)]);
+        // Unterminated string: the opening quote.
+        assert_eq!(codes(&format!("{START} id \"BK.01;")), [(FenSyntax, 57)]);
+        // An escaped quote does not end the string.
+        assert!(codes(&format!("{START} id \"a\\\"b\";")).is_empty());
+        // Bad opcodes.
+        assert_eq!(codes(&format!("{START} 1bm e4;"))[0], (FenSyntax, 54));
+        assert_eq!(codes(&format!("{START} \"x\";")), [(FenSyntax, 54)]);
+        assert_eq!(codes(&format!("{START} b.m e4;")), [(FenSyntax, 55)]);
+        // The position's faults keep their columns.
+        assert_eq!(
+            codes("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - bm e4;"),
+            [(FenSyntax, 45)]
+        );
+        for bad in ["bm e4", "id \"x", "1x;", "hmvc -1;"] {
+            let r = rec(&format!("{START} {bad}"));
+            assert!(!r.analysis.is_valid(), "{bad}");
+            assert_eq!(r.analysis.class, Class::Malformed);
+        }
+    }
+
+    #[test]
+    fn empty_operations_are_warned_about() {
+        for line in [format!("{START} ;"), format!("{START} bm e4;;")] {
+            let r = rec(&line);
+            assert!(r.analysis.is_valid());
+            assert_eq!(codes(&line), [(Code::Noncanonical, line.len())]);
+            assert_eq!(shredder(&line).unwrap(), line.replace("KQkq", "HAha"));
+        }
+    }
+
+    #[test]
+    fn extra_spaces_before_the_operations_are_a_spacing_warning() {
+        let line = format!("{START}  bm e4;");
+        let c = codes(&line);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].0, Code::Noncanonical);
+        assert_eq!(
+            shredder(&line).unwrap(),
+            format!("{} bm e4;", START.replace("KQkq", "HAha"))
+        );
+    }
+
+    #[test]
+    fn round_trips_in_every_dialect() {
+        for line in [
+            format!("{START} bm e4; id \"a\\\"b\"; c0 \"with ; inside\";"),
+            format!("{START}  ;  acd 3 ;"),
+            "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - hmvc 4; fmvn 11;".into(),
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 c0 \"é\";".into(),
+            "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w sKQkq - id \"x\";".into(),
+            "4k3/8/8/8/8/8/8/4K3 w - - 3 9".into(),
+        ] {
+            assert!(rec(&line).analysis.is_valid(), "{line}");
+            check_round_trip(line.as_bytes()).unwrap();
+        }
+    }
+
+    #[test]
+    fn never_panics_on_hostile_operations() {
+        let mut inputs = vec![
+            format!("{START} \"\\"),
+            format!("{START} a\\"),
+            format!("{START} id \"\\"),
+            format!("{START} ;;;;"),
+            format!("{START} x\u{1}y;"),
+            format!("{START} c0 \"é ♞\";"),
+        ];
+        inputs.push(format!("{START} {}", "a ".repeat(50_000)));
+        for line in inputs {
+            let r = rec(&line);
+            for d in [Dialect::Fen, Dialect::Xfen, Dialect::Shredder] {
+                let _ = r.write(line.as_bytes(), d, None);
+            }
+        }
+    }
+}

@@ -1,0 +1,476 @@
+//! `pgnfen fen` on FEN and EPD books: files, compressed inputs, `-r`, `-o`,
+//! conversion in place, broken lines, and the real books of the corpus.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use common::{run, run_stdin};
+
+fn corpus(name: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(name);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipped: {} not found (../shared/corpus is absent)",
+            p.display()
+        );
+        None
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A small canonical X-FEN book: EPD and FEN records, blank and `#` lines, CRLF.
+const XFEN_BOOK: &str = "# DFRC and standard openings\r\n\
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4; id \"start\";\r\n\
+\r\n\
+rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - c0 \"with ; inside\"; hmvc 4; fmvn 11;\r\n\
+bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\r\n\
+  \r\n\
+# 10x8\r\n\
+rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - acd 20; bm Nc3;\r\n";
+
+const SHREDDER_BOOK: &str = "# DFRC and standard openings\r\n\
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - bm e4; id \"start\";\r\n\
+\r\n\
+rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gga - c0 \"with ; inside\"; hmvc 4; fmvn 11;\r\n\
+bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1\r\n\
+  \r\n\
+# 10x8\r\n\
+rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w JAja - acd 20; bm Nc3;\r\n";
+
+#[test]
+fn book_round_trip_xfen_shredder_xfen_keeps_every_byte() {
+    let out = run_stdin(&["fen", "--to", "shredder"], XFEN_BOOK.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), SHREDDER_BOOK);
+    let out = run_stdin(&["fen", "--to", "xfen"], SHREDDER_BOOK.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), XFEN_BOOK);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn convert_a_book_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.epd");
+    std::fs::write(&book, XFEN_BOOK).unwrap();
+    let out = run(&["fen", "--to", "shredder", "-o", s(&book), s(&book)]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&book).unwrap(), SHREDDER_BOOK);
+    // Nothing but the book is left in the folder (no temporary file).
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn text_and_json_without_to() {
+    let out = run_stdin(&["fen"], XFEN_BOOK.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.split("\r\n").collect();
+    assert_eq!(lines[0], "# DFRC and standard openings");
+    assert!(lines[1].starts_with("standard\trnbqkbnr/"));
+    assert_eq!(lines[2], "");
+    assert!(lines[3].starts_with("chess960\trn2k1r1/"));
+    assert!(lines[7].starts_with("crc\trnabqkbcnr/"));
+
+    let out = run_stdin(&["fen", "--format", "json"], XFEN_BOOK.as_bytes());
+    let objects: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(objects.len(), 4, "blank and # lines are no records");
+    assert_eq!(objects[0]["operations"], "bm e4; id \"start\";");
+    assert_eq!(
+        objects[0]["problems"],
+        serde_json::json!([]),
+        "no missing-clocks for an EPD"
+    );
+    assert_eq!(
+        objects[1]["shredder"],
+        "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gga - c0 \"with ; inside\"; hmvc 4; fmvn 11;"
+    );
+    assert_eq!(objects[1]["fen"], serde_json::Value::Null);
+    assert_eq!(objects[2]["operations"], serde_json::Value::Null);
+    assert_eq!(objects[3]["board"], "10x8");
+
+    // --to with json is accepted and changes nothing: the object holds all three.
+    let with_to = run_stdin(
+        &["fen", "--format", "json", "--to", "fen"],
+        XFEN_BOOK.as_bytes(),
+    );
+    let without = run_stdin(&["fen", "--format", "json"], XFEN_BOOK.as_bytes());
+    assert_eq!(with_to.status.code(), Some(0));
+    assert_eq!(with_to.stdout, without.stdout);
+}
+
+#[test]
+fn a_broken_line_is_reported_and_the_others_converted() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("suite.epd");
+    let input = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4; id \"BK.01\";\n\
+                 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"BK.02;\n\
+                 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4\n\
+                 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 1x;\n\
+                 4k3/8/8/8/8/8/8/R3K2R w KQ - id \"ok\";\n";
+    std::fs::write(&book, input).unwrap();
+    let out = run(&["fen", "--to", "shredder", s(&book)]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    let want_first = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - bm e4; id \"BK.01\";";
+    assert_eq!(lines[0], want_first);
+    for (have, want) in lines.iter().zip(input.lines()).take(4).skip(1) {
+        assert_eq!(have, &want, "left unchanged");
+    }
+    assert_eq!(lines[4], "4k3/8/8/8/8/8/8/R3K2R w HA - id \"ok\";");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let name = s(&book);
+    assert!(
+        stderr.contains(&format!("{name}:2:57: error[fen-syntax]: record left unchanged: unterminated string; expected a closing '\"'")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{name}:3:59: error[fen-syntax]: record left unchanged: the operation 'bm' has no ending ';'; expected ';'")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{name}:4:54: error[fen-syntax]")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("5 records, 3 invalid"), "{stderr}");
+}
+
+#[test]
+fn unwritable_records_are_left_unchanged_but_valid() {
+    let input = "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - bm Nd3;\n";
+    let out = run_stdin(&["fen", "--to", "fen"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "valid, only not writable");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), input);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("<stdin>:1:1: error[lossy-castling]"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 not writable in fen"), "{stderr}");
+}
+
+#[test]
+fn records_and_files_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("b.fen");
+    std::fs::write(&book, "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1\n").unwrap();
+    let out_path = dir.path().join("out.fen");
+    let out = run(&[
+        "fen",
+        "--to",
+        "shredder",
+        "-o",
+        s(&out_path),
+        s(&book),
+        "-r",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(&out_path).unwrap(),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1\n4k3/8/8/8/8/8/8/R3K2R w HA - 0 1\n",
+        "-r records come first"
+    );
+    // -r alone does not wait for standard input.
+    let out = run_stdin(
+        &["fen", "-r", "8/8/8/8/8/8/8/8 w - - 0 1"],
+        b"4k3/8/8/8/8/8/8/4K3 w - - 0 1\n",
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "malformed\t8/8/8/8/8/8/8/8 w - - 0 1\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("<argument>:1:1: error[illegal-position]")
+    );
+    // A missing file: exit 2, naming it, and no output file.
+    let missing = dir.path().join("none.epd");
+    let out = run(&["fen", "-o", s(&dir.path().join("x.epd")), s(&missing)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains(s(&missing)));
+    assert!(!dir.path().join("x.epd").exists());
+}
+
+#[test]
+fn compressed_books_give_the_same_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("book.epd");
+    std::fs::write(&plain, XFEN_BOOK).unwrap();
+    let gz = dir.path().join("book.epd.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(XFEN_BOOK.as_bytes()).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let zst = dir.path().join("book.epd.zst");
+    std::fs::write(&zst, zstd::encode_all(XFEN_BOOK.as_bytes(), 3).unwrap()).unwrap();
+    for args in [vec!["--to", "shredder"], vec!["--format", "json"], vec![]] {
+        let want = run(&[&["fen"], args.as_slice(), &[s(&plain)]].concat());
+        assert_eq!(want.status.code(), Some(0));
+        for p in [&gz, &zst] {
+            let got = run(&[&["fen"], args.as_slice(), &[s(p)]].concat());
+            assert_eq!(got.status.code(), Some(0));
+            assert_eq!(got.stdout, want.stdout, "{}", p.display());
+        }
+    }
+}
+
+/// A zip archive of `members`, stored (no compression), written by hand so the
+/// test needs no zip writer.
+fn stored_zip(members: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in members {
+        let mut crc = flate2::Crc::new();
+        crc.update(data);
+        let offset = out.len() as u32;
+        let common = |v: &mut Vec<u8>| {
+            v.extend_from_slice(&20u16.to_le_bytes()); // version needed
+            v.extend_from_slice(&0u16.to_le_bytes()); // flags
+            v.extend_from_slice(&0u16.to_le_bytes()); // stored
+            v.extend_from_slice(&0u32.to_le_bytes()); // time, date
+            v.extend_from_slice(&crc.sum().to_le_bytes());
+            v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            v.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            v.extend_from_slice(&0u16.to_le_bytes()); // extra
+        };
+        out.extend_from_slice(b"PK\x03\x04");
+        common(&mut out);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(data);
+        central.extend_from_slice(b"PK\x01\x02");
+        central.extend_from_slice(&20u16.to_le_bytes()); // version made by
+        common(&mut central);
+        central.extend_from_slice(&[0; 8]); // comment len, disk, internal attrs
+        central.extend_from_slice(&0u32.to_le_bytes()); // external attrs
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+    }
+    let cd_offset = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06");
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd_offset.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+#[test]
+fn zipped_book_gives_the_same_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("book.epd");
+    std::fs::write(&plain, XFEN_BOOK).unwrap();
+    let zip = dir.path().join("book.epd.zip");
+    std::fs::write(&zip, stored_zip(&[("book.epd", XFEN_BOOK.as_bytes())])).unwrap();
+    for args in [vec!["--to", "shredder"], vec!["--format", "json"]] {
+        let want = run(&[&["fen"], args.as_slice(), &[s(&plain)]].concat());
+        let got = run(&[&["fen"], args.as_slice(), &[s(&zip)]].concat());
+        assert_eq!(
+            got.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&got.stderr)
+        );
+        assert_eq!(got.stdout, want.stdout);
+    }
+}
+
+#[test]
+fn a_line_longer_than_a_record_can_be_is_passed_through() {
+    let long = format!("4k3/8/8/8/8/8/8/4K3 w - - c0 \"{}\";", "x".repeat(3 << 20));
+    let input = format!(
+        "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1\r\n{long}\r\n4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1\r\n"
+    );
+    let out = run_stdin(&["fen", "--to", "shredder"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let want = input.replace(" KQ ", " HA ");
+    assert!(
+        String::from_utf8(out.stdout).unwrap() == want,
+        "the long line is copied as it was"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("<stdin>:2:1: error[fen-syntax]: the line is longer than"),
+        "{stderr}"
+    );
+    let out = run_stdin(&["fen", "--format", "json"], input.as_bytes());
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 3);
+}
+
+#[test]
+fn the_real_shredder_book_round_trips() {
+    let Some(book) = corpus("real/dfrc-openings-shredder-fen-cut.epd") else {
+        return;
+    };
+    let original = std::fs::read(&book).unwrap();
+    let records = original
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    let json = run(&["fen", "--format", "json", s(&book)]);
+    assert_eq!(json.status.code(), Some(0), "every record is read");
+    assert_eq!(
+        String::from_utf8(json.stdout).unwrap().lines().count(),
+        records
+    );
+    let xfen = run(&["fen", "--to", "xfen", s(&book)]);
+    assert_eq!(xfen.status.code(), Some(0));
+    assert!(xfen.stderr.is_empty());
+    let back = run_stdin(&["fen", "--to", "shredder"], &xfen.stdout);
+    assert_eq!(back.status.code(), Some(0));
+    assert!(
+        back.stdout == original,
+        "Shredder -> X-FEN -> Shredder gives the book back"
+    );
+}
+
+#[test]
+fn the_other_real_books_are_read_and_round_trip() {
+    for name in [
+        "real/frc-openings-xfen.epd",
+        "real/frc-3moves-xfen-crlf-cut.epd",
+    ] {
+        let Some(book) = corpus(name) else {
+            return;
+        };
+        let original = std::fs::read(&book).unwrap();
+        let shredder = run(&["fen", "--to", "shredder", s(&book)]);
+        assert_eq!(shredder.status.code(), Some(0), "{name}");
+        let back = run_stdin(&["fen", "--to", "xfen"], &shredder.stdout);
+        assert_eq!(back.status.code(), Some(0), "{name}");
+        // X-FEN -> Shredder -> X-FEN gives back every canonical line byte for
+        // byte; these books write KQkq on every start array, which is canonical
+        // X-FEN exactly where the outermost rooks hold the rights.
+        let again = run_stdin(&["fen", "--to", "shredder"], &back.stdout);
+        assert!(
+            again.stdout == shredder.stdout,
+            "{name}: stable after one round"
+        );
+        let lines = |b: &[u8]| b.split(|&c| c == b'\n').count();
+        assert_eq!(lines(&back.stdout), lines(&original), "{name}");
+        if name.contains("crlf") {
+            assert!(back.stdout.windows(2).filter(|w| w == b"\r\n").count() > 0);
+        }
+    }
+}
+
+#[test]
+fn repair_inserts_the_variant_tag_of_chess960_games() {
+    let pgn = "[Event \"a\"]\r\n[SetUp \"1\"]\r\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\r\n\r\n1. e4 *\r\n\r\n\
+               [Event \"b\"]\n[FEN \"rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11\"]\n\n*\n\n\
+               [Event \"c\"]\n[Variant \"chess960\"]\n[SetUp \"1\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n*\n\n\
+               [Event \"d\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1\"]\n\n*\n";
+    let out = run_stdin(
+        &["-q", "convert", "--to", "xfen", "--repair"],
+        pgn.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let want = pgn
+        .replacen(
+            "[SetUp \"1\"]\r\n",
+            "[Variant \"Chess960\"]\r\n[SetUp \"1\"]\r\n",
+            1,
+        )
+        .replacen(
+            "[Event \"b\"]\n",
+            "[Event \"b\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n",
+            1,
+        );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+    // Without --repair nothing is inserted.
+    let out = run_stdin(&["-q", "convert", "--to", "xfen"], pgn.as_bytes());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), pgn);
+}
+
+#[test]
+fn repair_leaves_the_real_chess960_file_without_warnings() {
+    let Some(pgn) = corpus("real/chess960-startpos-shredder-fen-no-setup.pgn") else {
+        return;
+    };
+    let before = run(&["check", "--warnings", "--format", "json", s(&pgn)]);
+    assert!(String::from_utf8_lossy(&before.stdout).contains("missing-variant"));
+    let dir = tempfile::tempdir().unwrap();
+    let repaired = dir.path().join("r.pgn");
+    let out = run(&[
+        "-q",
+        "convert",
+        "--to",
+        "shredder",
+        "--repair",
+        "-o",
+        s(&repaired),
+        s(&pgn),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let after = run(&["check", "--warnings", "--format", "json", s(&repaired)]);
+    assert_eq!(after.status.code(), Some(0));
+    assert!(
+        after.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&after.stdout)
+    );
+    let text = std::fs::read_to_string(&repaired).unwrap();
+    assert_eq!(
+        text.matches("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN ")
+            .count(),
+        1001
+    );
+}
+
+#[test]
+fn with_to_every_byte_that_is_no_valid_record_passes_through() {
+    // Binary junk with line ends of every kind, long runs without one, and a
+    // final line without a line end: nothing is a valid record, so `--to`
+    // gives the input back byte for byte, whatever the block boundaries.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let junk: Vec<u8> = (0..3_500_000)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if i % 100_000 < 50_000 {
+                (x >> 24) as u8
+            } else {
+                b'k'
+            }
+        })
+        .collect();
+    let out = run_stdin(&["-q", "fen", "--to", "xfen"], &junk);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout == junk, "the input comes back unchanged");
+    let out = run_stdin(&["-q", "fen", "--format", "json"], &junk);
+    assert_eq!(out.status.code(), Some(1));
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["valid"], false);
+    }
+}
