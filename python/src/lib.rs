@@ -131,8 +131,10 @@ fn output_name(path: &std::path::Path) -> String {
 /// Returns the object that ``pgnfen fen --format json`` prints for the
 /// record: ``input``, ``valid``, ``class``, ``board`` ("8x8", "10x8" or None),
 /// ``chess960_position``, the record in the three dialects ``fen``, ``xfen``
-/// and ``shredder`` (None when it cannot be written in one) and ``problems``
-/// (dicts with ``code``, ``severity``, ``message``, ``column``).
+/// and ``shredder`` (None when it cannot be written in one), ``problems``
+/// (dicts with ``code``, ``severity``, ``message``, ``column``) and
+/// ``operations`` (an EPD record's operations as written, None for a FEN; the
+/// three dialect strings of an EPD are EPD records).
 ///
 /// >>> pgnfen.fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")["class"]
 /// 'standard'
@@ -140,8 +142,8 @@ fn output_name(path: &std::path::Path) -> String {
 #[pyo3(signature = (record, /))]
 fn fen_record(py: Python<'_>, record: &str) -> PyResult<Py<PyAny>> {
     let report = py.detach(|| {
-        let analysis = pgnfen::fen::analyse(record.as_bytes(), VariantHint::StandardLike);
-        pgnfen::fen::report(record, &analysis)
+        let parsed = pgnfen::fen::analyse_record(record.as_bytes(), VariantHint::StandardLike);
+        pgnfen::fen::report::report_record(record.as_bytes(), &parsed)
     });
     to_py(py, &report)
 }

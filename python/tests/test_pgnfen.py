@@ -51,6 +51,16 @@ def test_fen_equals_the_json_of_the_cli_for_every_record(path):
         assert pgnfen.fen(expected["input"]) == expected
 
 
+def test_fen_of_an_epd_record_equals_the_cli():
+    record = 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 bm e5; id "x;y";'
+    expected = json.loads(cli("fen", "--format", "json", "-r", record))
+    got = pgnfen.fen(record)
+    assert got == expected
+    assert got["operations"] == 'bm e5; id "x;y";'
+    assert got["shredder"] == 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b HAha e3 bm e5; id "x;y";'
+    assert pgnfen.fen("8/8/8/8/8/8/8/K6k w - - 0 1")["operations"] is None
+
+
 def test_fen_of_an_invalid_record():
     got = pgnfen.fen("not a fen")
     assert got["valid"] is False and got["class"] == "malformed"
