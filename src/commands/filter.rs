@@ -3,7 +3,6 @@
 use std::io::{self, Write};
 
 use crate::class::Class;
-use crate::classify::classify;
 use crate::cli::{FilterArgs, Global};
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
 use crate::pipeline::output::Output;
@@ -40,7 +39,7 @@ impl Job for FilterJob<'_> {
         if header.is_empty() {
             return self.0.keeps(Class::Standard, None);
         }
-        let verdict = classify(&header.inputs());
+        let verdict = header.verdict();
         self.0.keeps(verdict.class, verdict.chess960_position)
     }
 }

@@ -6,7 +6,6 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::class::Class;
-use crate::classify::classify;
 use crate::cli::{Format, Global, StatsArgs};
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
 use crate::fen::chess960;
@@ -36,11 +35,13 @@ impl Job for StatsJob {
                 problems,
             };
         }
-        let verdict = classify(&header.inputs());
+        let verdict = header.verdict();
         for p in &verdict.problems {
             let slot = &mut problems[p.problem.code as usize];
             *slot = slot.saturating_add(1);
         }
+        let slot = &mut problems[Code::DuplicateTag as usize];
+        *slot = slot.saturating_add(verdict.unlisted_duplicates.min(u16::MAX as u64) as u16);
         GameFacts {
             class: verdict.class,
             chess960_position: verdict.chess960_position,

@@ -72,7 +72,9 @@ fn check_header_ends(ev: &[Event]) {
                 open = true;
                 header = true;
             }
-            Event::Tag(_) => assert!(header, "Tag after HeaderEnd: {ev:?}"),
+            Event::Tag(_) | Event::Extra { .. } => {
+                assert!(header, "Tag after HeaderEnd: {ev:?}")
+            }
             Event::HeaderEnd => {
                 assert!(open && header, "stray HeaderEnd: {ev:?}");
                 header = false;
