@@ -355,7 +355,10 @@ impl Scanner {
             .take(MAX_EXTRA_TAGS)
             .map(|n| {
                 let n = n.as_ref();
-                (name_key_of(name_hash(n, n.len()), n.len() as u64), n.len() as u64)
+                (
+                    name_key_of(name_hash(n, n.len()), n.len() as u64),
+                    n.len() as u64,
+                )
             })
             .collect();
         self

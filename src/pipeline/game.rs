@@ -434,7 +434,8 @@ impl Builder {
                     }
                     let end = offset + data.len() as u64;
                     let raw: &[u8] = if tag.value.start >= offset && tag.value.end <= end {
-                        &data[(tag.value.start - offset) as usize..(tag.value.end - offset) as usize]
+                        &data
+                            [(tag.value.start - offset) as usize..(tag.value.end - offset) as usize]
                     } else {
                         b""
                     };
