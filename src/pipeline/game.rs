@@ -473,6 +473,22 @@ impl Builder {
                     self.extra_ranges.clear();
                     self.extra_ranges
                         .extend(self.extras.iter().map(|e| e.clone().flatten()));
+                    // The scanner reports SetUp, FEN and Variant as such, never as
+                    // extra tags: their first value comes from the kept tags.
+                    for (i, name) in job.extra_tags().iter().enumerate() {
+                        let idx = match name.as_slice() {
+                            b"SetUp" => 0,
+                            b"FEN" => 1,
+                            b"Variant" => 2,
+                            _ => continue,
+                        };
+                        if let (Some(slot), Some(r)) = (
+                            self.first[idx].map(|f| &self.slots[f]),
+                            self.extra_ranges.get_mut(i),
+                        ) {
+                            *r = slot.complete.then(|| slot.raw.clone());
+                        }
+                    }
                     let header = Header {
                         arena: &self.arena,
                         slots: &self.slots,
