@@ -192,6 +192,24 @@ fn counts_stay_exact_past_the_kept_tags() {
     );
     assert!(text.contains("more duplicate tags in this game, not listed one by one"));
     assert_eq!(out.status.code(), Some(1));
+    // Columns on the 240 KB line (kept as windows) still count from the line
+    // start: each points just after an opening quote, at the value of a pair.
+    let out = common::run(&["check", "--format", "json", differ]);
+    let line = std::fs::read_to_string(differ).unwrap();
+    let line = line.lines().nth(1).unwrap().as_bytes();
+    let rows: Vec<serde_json::Value> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 64, "63 kept duplicates and one for the rest");
+    for (i, row) in rows.iter().enumerate() {
+        let col = row["column"].as_u64().unwrap() as usize;
+        assert_eq!(line[col - 2], b'"', "row {i}: column {col}");
+        let want = format!("{}\"]", i + 1);
+        assert!(line[col - 1..].starts_with(want.as_bytes()), "row {i}: column {col}");
+    }
     // Same values: no duplicate-tag at all, however many.
     let out = common::run(&["stats", "--format", "json", files[0].to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

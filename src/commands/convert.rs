@@ -107,6 +107,18 @@ impl Job for ConvertJob {
                 }),
             }
         }
+        if let Some((n, line)) = header.dropped_fens() {
+            // Past the tags a header keeps (bounded memory): reported, never silent.
+            out.unchanged.push(Unchanged {
+                line,
+                column: 1,
+                code: Code::FenSyntax,
+                message: format!(
+                    "{n} more FEN tag(s) in this game not read: a header keeps at most {} SetUp/FEN/Variant tags",
+                    crate::pipeline::game::MAX_TAGS
+                ),
+            });
+        }
         out.edits.sort_by_key(|e| e.offset);
         out
     }

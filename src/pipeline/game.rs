@@ -117,6 +117,7 @@ pub struct Header<'a> {
     slots: &'a [Slot],
     unlisted: [u64; 3],
     note: Option<&'a Slot>,
+    dropped_fens: Option<(u64, u64)>,
     extras: &'a [Option<Range<usize>>],
 }
 
@@ -196,6 +197,12 @@ impl<'a> Header<'a> {
         verdict
     }
 
+    /// FEN tags that were not kept (past [`MAX_TAGS`]): how many, and the
+    /// relative line of the first. `convert` reports them as left unchanged.
+    pub fn dropped_fens(&self) -> Option<(u64, u64)> {
+        self.dropped_fens
+    }
+
     /// The raw value (escapes not decoded) of the first pair of extra tag
     /// `index` ([`Job::extra_tags`]), or `None` when the header has none (or its
     /// value was cut by a forced chunk cut).
@@ -232,6 +239,8 @@ pub struct Builder {
     unlisted: [u64; 3],
     /// The first of those, windowed.
     note: Option<Slot>,
+    /// FEN tags not kept: how many, and the line of the first.
+    dropped_fens: Option<(u64, u64)>,
     /// The first value of each extra tag: `None` not seen, `Some(None)` seen
     /// but cut, `Some(Some(range))` in the arena.
     extras: Vec<Option<Option<Range<usize>>>>,
@@ -259,6 +268,9 @@ impl Builder {
         if let Some(note) = &mut self.note {
             note.line += by;
         }
+        if let Some((_, line)) = &mut self.dropped_fens {
+            *line += by;
+        }
     }
 
     fn start_header(&mut self, extras: usize) {
@@ -267,6 +279,7 @@ impl Builder {
         self.first = [None; 3];
         self.unlisted = [0; 3];
         self.note = None;
+        self.dropped_fens = None;
         self.extras.clear();
         self.extras.resize(extras, None);
         self.shared_line = None;
@@ -432,6 +445,10 @@ impl Builder {
                         self.slots.push(slot);
                         continue;
                     }
+                    if tag.name == TagName::Fen {
+                        let (n, _) = self.dropped_fens.get_or_insert((0, tag.line));
+                        *n += 1;
+                    }
                     let end = offset + data.len() as u64;
                     let raw: &[u8] = if tag.value.start >= offset && tag.value.end <= end {
                         &data
@@ -494,6 +511,7 @@ impl Builder {
                         slots: &self.slots,
                         unlisted: self.unlisted,
                         note: self.note.as_ref(),
+                        dropped_fens: self.dropped_fens,
                         extras: &self.extra_ranges,
                     };
                     let result = job.game(&header);
