@@ -208,7 +208,10 @@ fn counts_stay_exact_past_the_kept_tags() {
         let col = row["column"].as_u64().unwrap() as usize;
         assert_eq!(line[col - 2], b'"', "row {i}: column {col}");
         let want = format!("{}\"]", i + 1);
-        assert!(line[col - 1..].starts_with(want.as_bytes()), "row {i}: column {col}");
+        assert!(
+            line[col - 1..].starts_with(want.as_bytes()),
+            "row {i}: column {col}"
+        );
     }
     // Same values: no duplicate-tag at all, however many.
     let out = common::run(&["stats", "--format", "json", files[0].to_str().unwrap()]);

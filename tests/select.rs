@@ -236,3 +236,83 @@ fn chess960_positions_need_the_chess960_class() {
     assert_eq!(v["games"], 1);
     assert_eq!(v["chess960_positions"]["0"], 1);
 }
+
+/// The white back rank of Chess960 start position `n` (Scharnagl numbering).
+fn chess960_rank(n: usize) -> String {
+    let mut rank = [' '; 8];
+    let (n, b1) = (n / 4, n % 4);
+    rank[2 * b1 + 1] = 'B';
+    let (n, b2) = (n / 4, n % 4);
+    rank[2 * b2] = 'B';
+    let (n, q) = (n / 6, n % 6);
+    let free = |rank: &[char; 8]| -> Vec<usize> { (0..8).filter(|&i| rank[i] == ' ').collect() };
+    rank[free(&rank)[q]] = 'Q';
+    let knights = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 3),
+        (2, 4),
+        (3, 4),
+    ][n];
+    let f = free(&rank);
+    rank[f[knights.0]] = 'N';
+    rank[f[knights.1]] = 'N';
+    let f = free(&rank);
+    rank[f[0]] = 'R';
+    rank[f[1]] = 'K';
+    rank[f[2]] = 'R';
+    rank.iter().collect()
+}
+
+#[test]
+fn stats_text_says_what_it_leaves_out() {
+    let mut input = String::new();
+    for n in 0..12 {
+        let white = chess960_rank(n);
+        let fen = format!(
+            "{}/pppppppp/8/8/8/8/PPPPPPPP/{white} w KQkq - 0 1",
+            white.to_lowercase()
+        );
+        input.push_str(&format!(
+            "[Event \"{n}\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n*\n\n"
+        ));
+    }
+    // A Chess960 game from a middlegame position: no start array.
+    input.push_str("[Event \"m\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w - - 0 30\"]\n\n*\n");
+    let v = json(&run_stdin(&["stats", "--format", "json"], input.as_bytes()));
+    assert_eq!(v["classes"]["chess960"], 13, "{v}");
+    assert_eq!(
+        v["chess960_positions"].as_object().unwrap().len(),
+        12,
+        "{v}"
+    );
+    let out = run_stdin(&["stats"], input.as_bytes());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("the 10 most common of 12 distinct"), "{text}");
+    assert!(
+        text.contains("1 Chess960 game not from a start array"),
+        "{text}"
+    );
+    // The ten listed: position numbers 0..11, each with its back rank.
+    let listed = (0..12)
+        .filter(|&n| text.contains(&chess960_rank(n)))
+        .count();
+    assert_eq!(listed, 10, "{text}");
+}
+
+#[test]
+fn summaries_have_thousands_separators() {
+    let game = "[Event \"x\"]\n\n1. e4 *\n\n";
+    let input = game.repeat(1234);
+    let out = run_stdin(&["filter", "--class", "standard"], input.as_bytes());
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("kept 1,234 of 1,234 games"), "{err}");
+    let out = run_stdin(&["stats"], input.as_bytes());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1,234"));
+}

@@ -20,6 +20,8 @@ pub struct GameFacts {
     pub class: Class,
     pub chess960_position: Option<u16>,
     pub problems: [u16; Code::ALL.len()],
+    /// `duplicate-tag` problems beyond the tags a header keeps (not in `problems`).
+    pub unlisted_duplicates: u64,
     /// Whether the game satisfies the `--tag` expressions (always without any).
     pub matched: bool,
 }
@@ -49,6 +51,7 @@ impl Job for TaggedStatsJob<'_> {
                 class: Class::Standard,
                 chess960_position: None,
                 problems: [0; Code::ALL.len()],
+                unlisted_duplicates: 0,
                 matched: false,
             }
         }
@@ -60,29 +63,27 @@ impl Job for TaggedStatsJob<'_> {
 }
 
 fn facts(header: &Header<'_>) -> GameFacts {
-    {
-        let mut problems = [0u16; Code::ALL.len()];
-        if header.is_empty() {
-            return GameFacts {
-                class: Class::Standard,
-                chess960_position: None,
-                problems,
-                matched: true,
-            };
-        }
-        let verdict = header.verdict();
-        for p in &verdict.problems {
-            let slot = &mut problems[p.problem.code as usize];
-            *slot = slot.saturating_add(1);
-        }
-        let slot = &mut problems[Code::DuplicateTag as usize];
-        *slot = slot.saturating_add(verdict.unlisted_duplicates.min(u16::MAX as u64) as u16);
-        GameFacts {
-            class: verdict.class,
-            chess960_position: verdict.chess960_position,
+    let mut problems = [0u16; Code::ALL.len()];
+    if header.is_empty() {
+        return GameFacts {
+            class: Class::Standard,
+            chess960_position: None,
             problems,
+            unlisted_duplicates: 0,
             matched: true,
-        }
+        };
+    }
+    let verdict = header.verdict();
+    for p in &verdict.problems {
+        let slot = &mut problems[p.problem.code as usize];
+        *slot = slot.saturating_add(1);
+    }
+    GameFacts {
+        class: verdict.class,
+        chess960_position: verdict.chess960_position,
+        problems,
+        unlisted_duplicates: verdict.unlisted_duplicates,
+        matched: true,
     }
 }
 
@@ -116,6 +117,7 @@ impl Counts {
         for (total, n) in self.problems.iter_mut().zip(facts.problems) {
             *total += u64::from(n);
         }
+        self.problems[Code::DuplicateTag as usize] += facts.unlisted_duplicates;
     }
 
     /// Chess960 start positions, most common first (ties by number).
@@ -266,7 +268,11 @@ fn write_text(out: &mut impl Write, counts: &Counts, tagged: bool) -> io::Result
         writeln!(
             out,
             "{}{} Chess960 {} not from a start array (no position number)",
-            if top_is_empty(counts) { "\n" } else { "" },
+            if counts.chess960_positions.is_empty() {
+                "\n"
+            } else {
+                ""
+            },
             thousands(counts.chess960_unnumbered),
             if counts.chess960_unnumbered == 1 {
                 "game"
@@ -291,10 +297,6 @@ fn write_text(out: &mut impl Write, counts: &Counts, tagged: bool) -> io::Result
         }
     }
     Ok(())
-}
-
-fn top_is_empty(counts: &Counts) -> bool {
-    counts.chess960_positions.is_empty()
 }
 
 /// The white back rank of Chess960 start position `n`, e.g. `RNBQKBNR` for 518.
