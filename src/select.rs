@@ -23,6 +23,7 @@ use std::fmt;
 
 use regex::bytes::Regex;
 
+use crate::pgn::scan::MAX_EXTRA_TAGS;
 use crate::pgn::tags::decode_value;
 
 /// A comparison operator of `--tag`.
@@ -246,6 +247,17 @@ impl Selector {
 
     pub fn is_empty(&self) -> bool {
         self.exprs.is_empty()
+    }
+
+    /// More distinct tag names than the scanner can look for are a usage error.
+    pub fn validate(&self) -> Result<(), crate::commands::Error> {
+        if self.names.len() > MAX_EXTRA_TAGS {
+            return Err(crate::commands::Error::Usage(format!(
+                "--tag names {} different tags; at most {MAX_EXTRA_TAGS} can be used in one run",
+                self.names.len()
+            )));
+        }
+        Ok(())
     }
 
     /// The tag names to ask the scanner for.

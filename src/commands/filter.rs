@@ -59,6 +59,7 @@ impl Selection {
                 "{command}: say which games to keep with --class, --chess960-position or --tag"
             )));
         }
+        self.tags.validate()?;
         if !self.chess960_positions.is_empty()
             && !self.classes.is_empty()
             && !self.classes.contains(&Class::Chess960)

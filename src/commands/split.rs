@@ -124,6 +124,7 @@ pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
         chess960_positions: Vec::new(),
         tags: Selector::new(&args.tag),
     };
+    selection.tags.validate()?;
     let written: Vec<Class> = Class::ALL
         .iter()
         .copied()

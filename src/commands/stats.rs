@@ -164,6 +164,7 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     check_inputs_exist(&inputs)?;
     let mut counts = Counts::default();
     let tags = Selector::new(&args.tag);
+    tags.validate()?;
     if tags.is_empty() {
         pipeline::run(&inputs, &StatsJob, &mut counts, &options(global))?;
     } else {
