@@ -42,7 +42,7 @@ pub struct Global {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Copy the games of the given classes byte for byte
+    /// Copy the games of the given classes, Chess960 start positions or tag values byte for byte
     Filter(FilterArgs),
     /// Write each game to a file per class, in one pass
     Split(SplitArgs),
