@@ -218,3 +218,103 @@ fn counts_stay_exact_past_the_kept_tags() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["problems"].get("duplicate-tag").is_none(), "{v}");
 }
+
+/// Library level: with tiny chunks (headers and long lines across many
+/// chunks) `check` places the same problems with the same snippets as with one
+/// chunk, and `--tag` selects the same games.
+#[test]
+fn long_lines_read_the_same_in_tiny_chunks() {
+    use pgnfen::commands::check::{CheckJob, Finding};
+    use pgnfen::commands::filter::{FilterJob, Selection};
+    use pgnfen::pipeline::{self, GameInfo, Input, Options, Sink};
+    use pgnfen::select::{Selector, TagExpr};
+
+    #[derive(Default, PartialEq, Debug)]
+    struct Placed(Vec<(u64, u64, usize, String, String, u64)>);
+    impl Sink<Vec<Finding>> for Placed {
+        fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> std::io::Result<()> {
+            for f in findings {
+                let shown = f.line_text[f.span.clone()].to_string();
+                self.0.push((
+                    info.index,
+                    f.line + info.line_delta,
+                    f.column,
+                    f.code.as_str().to_string(),
+                    shown,
+                    f.count,
+                ));
+            }
+            Ok(())
+        }
+        fn bytes(&mut self, _: u64, _: &[u8]) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    #[derive(Default, PartialEq, Debug)]
+    struct Kept(Vec<(u64, bool)>);
+    impl Sink<bool> for Kept {
+        fn begin_game(&mut self, info: &GameInfo, keep: bool) -> std::io::Result<()> {
+            self.0.push((info.index, keep));
+            Ok(())
+        }
+        fn bytes(&mut self, _: u64, _: &[u8]) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "mixed.pgn", |f| {
+        for g in 0..30 {
+            // A long line of pairs (past the 4 KiB kept whole), with a bad FEN
+            // and differing duplicates, then an Elo on a later line.
+            write!(f, "[Event \"g{g}\"] ").unwrap();
+            for i in 0..(100 + g * 7) {
+                write!(f, "[SetUp \"{}\"] [Site \"{}\"] ", i % 3, "é".repeat(i % 5)).unwrap();
+            }
+            writeln!(
+                f,
+                "[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1\"]"
+            )
+            .unwrap();
+            write!(f, "[WhiteElo \"{}\"]\n\n1. e4 *\n\n", 2400 + g * 10).unwrap();
+        }
+    });
+    let job_tags = vec![
+        TagExpr::parse("WhiteElo>=2550").unwrap(),
+        TagExpr::parse("Event!~7").unwrap(),
+    ];
+    let selection = Selection {
+        tags: Selector::new(&job_tags),
+        ..Selection::default()
+    };
+    let input = [Input::File(path.clone())];
+    let run_with = |chunks: (usize, usize)| {
+        let options = Options {
+            chunk_sizes: chunks,
+            ..Options::new(2, false)
+        };
+        let mut placed = Placed::default();
+        pipeline::run(&input, &CheckJob, &mut placed, &options).unwrap();
+        let mut kept = Kept::default();
+        pipeline::run(&input, &FilterJob(&selection), &mut kept, &options).unwrap();
+        (placed, kept)
+    };
+    let big = run_with((1 << 20, 8 << 20));
+    assert!(big.0.0.len() > 30 * 40, "{}", big.0.0.len());
+    assert!(
+        big.0.0.iter().any(|p| p.5 > 1),
+        "some findings stand for several"
+    );
+    let want: Vec<(u64, bool)> = (0..30u64)
+        .map(|g| {
+            (
+                g + 1,
+                2400 + g * 10 >= 2550 && !format!("g{g}").contains('7'),
+            )
+        })
+        .collect();
+    assert_eq!(big.1.0, want);
+    for chunks in [(4096, 1 << 20), (700, 1 << 20), (1 << 14, 1 << 20)] {
+        assert_eq!(run_with(chunks), big, "{chunks:?}");
+    }
+}
