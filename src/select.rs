@@ -66,8 +66,8 @@ pub struct TagExpr {
     pub name: String,
     pub op: Op,
     pub value: String,
-    /// The value as a number, for `<`..`>=`.
-    number: Option<Decimal>,
+    /// Whether the value is a number, for `<`..`>=`.
+    numeric: bool,
     /// The compiled regular expression, for `~`/`!~`.
     regex: Option<Regex>,
 }
@@ -180,7 +180,7 @@ impl TagExpr {
             name: expr[..name_len].to_string(),
             op,
             value: value.to_string(),
-            number: Decimal::parse(value.as_bytes()),
+            numeric: Decimal::parse(value.as_bytes()).is_some(),
             regex,
         })
     }
@@ -199,9 +199,10 @@ impl TagExpr {
             Op::Match => self.regex.as_ref().is_some_and(|r| r.is_match(value)),
             Op::NotMatch => !self.regex.as_ref().is_some_and(|r| r.is_match(value)),
             Op::Lt | Op::Le | Op::Gt | Op::Ge => {
-                let order = match (Decimal::parse(value), &self.number) {
-                    (Some(a), Some(b)) => a.cmp(b),
-                    _ => value.cmp(self.value.as_bytes()),
+                let want = self.value.as_bytes();
+                let order = match (self.numeric, Decimal::parse(value)) {
+                    (true, Some(a)) => Decimal::parse(want).map_or(Ordering::Equal, |b| a.cmp(&b)),
+                    _ => value.cmp(want),
                 };
                 match self.op {
                     Op::Lt => order == Ordering::Less,
@@ -272,18 +273,19 @@ impl Selector {
     }
 }
 
-/// A decimal number `[+-]digits[.digits]`, normalised for exact comparison.
+/// A decimal number `[+-]digits[.digits]`, normalised for exact comparison
+/// (borrowing its digits: no allocation per game).
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Decimal {
+struct Decimal<'a> {
     negative: bool,
     /// Integer digits without leading zeros.
-    int: Vec<u8>,
+    int: &'a [u8],
     /// Fraction digits without trailing zeros.
-    frac: Vec<u8>,
+    frac: &'a [u8],
 }
 
-impl Decimal {
-    fn parse(s: &[u8]) -> Option<Decimal> {
+impl<'a> Decimal<'a> {
+    fn parse(s: &'a [u8]) -> Option<Decimal<'a>> {
         let (negative, s) = match s.first() {
             Some(b'-') => (true, &s[1..]),
             Some(b'+') => (false, &s[1..]),
@@ -304,22 +306,22 @@ impl Decimal {
         let negative = negative && !(int.is_empty() && frac.is_empty());
         Some(Decimal {
             negative,
-            int: int.to_vec(),
-            frac: frac.to_vec(),
+            int,
+            frac,
         })
     }
 
-    fn cmp_magnitude(&self, other: &Decimal) -> Ordering {
+    fn cmp_magnitude(&self, other: &Decimal<'_>) -> Ordering {
         self.int
             .len()
             .cmp(&other.int.len())
-            .then_with(|| self.int.cmp(&other.int))
-            .then_with(|| self.frac.cmp(&other.frac))
+            .then_with(|| self.int.cmp(other.int))
+            .then_with(|| self.frac.cmp(other.frac))
     }
 }
 
-impl Ord for Decimal {
-    fn cmp(&self, other: &Decimal) -> Ordering {
+impl Ord for Decimal<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
         match (self.negative, other.negative) {
             (false, true) => Ordering::Greater,
             (true, false) => Ordering::Less,
@@ -329,8 +331,8 @@ impl Ord for Decimal {
     }
 }
 
-impl PartialOrd for Decimal {
-    fn partial_cmp(&self, other: &Decimal) -> Option<Ordering> {
+impl PartialOrd for Decimal<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
@@ -434,7 +436,9 @@ mod tests {
 
     #[test]
     fn decimals_compare_exactly() {
-        let d = |s: &str| Decimal::parse(s.as_bytes()).unwrap();
+        fn d(s: &str) -> Decimal<'_> {
+            Decimal::parse(s.as_bytes()).unwrap()
+        }
         assert_eq!(d("-0").cmp(&d("0.000")), Ordering::Equal);
         assert_eq!(d("1.50").cmp(&d("1.5")), Ordering::Equal);
         assert_eq!(d("-2").cmp(&d("-10")), Ordering::Greater);
