@@ -6,8 +6,10 @@ Builds an archive of about SIZE_MB (default 1024) by repeating the corpus PGN fi
 of RUNS runs (default 3), with the file in the page cache:
 
   pgnfen stats / filter --class standard -o /dev/null / convert --to shredder -o /dev/null / check
+  pgnfen filter --tag 'WhiteElo>=2500' -o /dev/null / split -o '/tmp/DIR/{class}.pgn'
   grep -c '^\\[Event '   and   wc -l         (the yardsticks of raw scanning speed)
-  pgn-extract --nosetuptags on a 100 MB slice (scaled to the whole size)
+  pgn-extract --nosetuptags and pgn-extract -t (WhiteElo >= "2500") on a 100 MB slice
+  (scaled to the whole size)
   pgnfen stats on a .pgn.zst of the archive against zstd -dc > /dev/null
 
 and the peak RSS of each pgnfen command (/usr/bin/time -v). Prints a table with MB/s and
@@ -83,10 +85,16 @@ def main():
         ("pgnfen filter --class standard", [BIN, "--no-progress", "-q", "filter", "--class", "standard", "-o", "/dev/null", archive]),
         ("pgnfen convert --to shredder", [BIN, "--no-progress", "-q", "convert", "--to", "shredder", "-o", "/dev/null", archive]),
         ("pgnfen check", [BIN, "--no-progress", "check", archive]),
+        ("pgnfen filter --tag 'WhiteElo>=2500'", [BIN, "--no-progress", "-q", "filter", "--tag", "WhiteElo>=2500", "-o", "/dev/null", archive]),
     ]
+    split_dir = tempfile.mkdtemp(prefix="pgnfen-split-")
+    commands.append(("pgnfen split -o '/tmp/DIR/{class}.pgn'", [BIN, "--no-progress", "-q", "split", "-o", os.path.join(split_dir, "{class}.pgn"), archive]))
     for name, cmd in commands:
         rows.append((name, timed(cmd), peak_rss_mib(cmd)))
+    shutil.rmtree(split_dir, ignore_errors=True)
     stats_time = rows[2][1]
+    filter_time = rows[3][1]
+    tag_time, split_time = rows[6][1], rows[7][1]
 
     if PGN_EXTRACT:
         slice_path = os.path.join(OUT, "slice.pgn")
@@ -97,14 +105,23 @@ def main():
         slice_mb = os.path.getsize(slice_path) / 1e6
         t = timed([PGN_EXTRACT, "--quiet", "--nosetuptags", "-o", "/dev/null", slice_path])
         rows.append((f"pgn-extract --nosetuptags (100 MB slice, x{mb / slice_mb:.1f})", t * mb / slice_mb, None))
+        crit = os.path.join(OUT, "criteria.txt")
+        with open(crit, "w") as f:
+            f.write('WhiteElo >= "2500"\n')
+        t = timed([PGN_EXTRACT, "--quiet", "-t" + crit, "-o", "/dev/null", slice_path])
+        rows.append((f"pgn-extract -t WhiteElo>=2500 (100 MB slice, x{mb / slice_mb:.1f})", t * mb / slice_mb, None))
 
     print(f"{'command':<48} {'seconds':>8} {'MB/s':>8} {'vs grep':>8} {'RSS MiB':>8}")
     for name, t, rss in rows:
         rss_s = f"{rss:8.1f}" if rss is not None else f"{'-':>8}"
         print(f"{name:<48} {t:8.3f} {mb / t:8.0f} {t / grep:8.2f} {rss_s}")
     if PGN_EXTRACT:
-        print(f"\npgnfen filter is {rows[-1][1] / rows[3][1]:.0f}x faster than pgn-extract --nosetuptags")
+        print(f"\npgnfen filter is {rows[-2][1] / filter_time:.0f}x faster than pgn-extract --nosetuptags")
+        print(f"pgnfen filter --tag is {rows[-1][1] / tag_time:.0f}x faster than pgn-extract -t (target: >= 100x)")
     print(f"pgnfen check / pgnfen stats: {rows[5][1] / stats_time:.2f}")
+    print(f"pgnfen filter --tag / grep -c: {tag_time / grep:.2f} (target: <= 1.0)")
+    print(f"pgnfen split / pgnfen filter --class standard: {split_time / filter_time:.2f} "
+          f"(target: <= 1.3; split writes every game to a file, filter here writes to /dev/null)")
 
     if shutil.which("zstd"):
         zst = archive + ".zst"

@@ -96,11 +96,15 @@ pub struct Verdict {
     pub problems: Vec<TagProblem>,
     /// The FEN tag that gives the start (index into the tags) and its analysis.
     pub fen: Option<(usize, Analysis)>,
+    /// `duplicate-tag` problems of tags that were not kept (a header with more
+    /// SetUp/FEN/Variant tags than pgnfen keeps, see `pipeline::game`): counted,
+    /// not in `problems`. Always 0 from [`classify`].
+    pub unlisted_duplicates: u64,
 }
 
 impl Verdict {
     pub fn has_error(&self) -> bool {
-        self.problems.iter().any(|p| p.problem.is_error())
+        self.unlisted_duplicates > 0 || self.problems.iter().any(|p| p.problem.is_error())
     }
 }
 
@@ -112,6 +116,7 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
             chess960_position: None,
             problems: Vec::new(),
             fen: None,
+            unlisted_duplicates: 0,
         };
     }
     let mut problems = Vec::new();
@@ -241,6 +246,7 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
         chess960_position,
         problems,
         fen: analysis,
+        unlisted_duplicates: 0,
     }
 }
 
@@ -269,17 +275,21 @@ fn missing_variant(tag: usize, message: &str, help: &str) -> TagProblem {
 }
 
 /// A repeated SetUp, FEN or Variant tag with another value than the first is a
-/// `duplicate-tag` (one per extra tag). Variant values compare as SPEC §3 compares them.
+/// `duplicate-tag` (one per extra tag). Variant values compare loosely ([`same_tag_value`]).
+/// Linear in the number of tags: each is compared with the first of its name only.
 fn report_duplicates(tags: &[TagInput<'_>], problems: &mut Vec<TagProblem>) {
+    let mut first: [Option<&TagInput<'_>>; 3] = [None; 3];
     for (i, tag) in tags.iter().enumerate() {
-        let Some(first) = tags[..i].iter().find(|t| t.name == tag.name) else {
+        let slot = &mut first[match tag.name {
+            TagName::SetUp => 0,
+            TagName::Fen => 1,
+            TagName::Variant => 2,
+        }];
+        let Some(first) = *slot else {
+            *slot = Some(tag);
             continue;
         };
-        let same = match tag.name {
-            TagName::Variant => normalized_variant(first.raw) == normalized_variant(tag.raw),
-            _ => first.raw == tag.raw,
-        };
-        if !same {
+        if !same_tag_value(tag.name, first.raw, tag.raw) {
             problems.push(TagProblem {
                 tag: i,
                 problem: Problem::new(
@@ -288,12 +298,40 @@ fn report_duplicates(tags: &[TagInput<'_>], problems: &mut Vec<TagProblem>) {
                     format!(
                         "a second {} tag with another value (\"{}\"); the first value is used",
                         tag.name.as_str(),
-                        String::from_utf8_lossy(first.raw)
+                        shown_value(first.raw)
                     ),
                 )
                 .with_help(format!("remove one of the two {} tags", tag.name.as_str())),
             });
         }
+    }
+}
+
+/// Most bytes of a value quoted in a message (a hostile header's values can be
+/// megabytes long, and every duplicate's message quotes the first value).
+const SHOWN_VALUE: usize = 200;
+
+/// A raw value for a message: lossy UTF-8, cut after [`SHOWN_VALUE`] bytes with `…`.
+pub fn shown_value(raw: &[u8]) -> String {
+    if raw.len() <= SHOWN_VALUE {
+        return String::from_utf8_lossy(raw).into_owned();
+    }
+    let mut cut = SHOWN_VALUE;
+    while cut > 0 && (raw[cut] & 0xC0) == 0x80 {
+        cut -= 1;
+    }
+    format!("{}…", String::from_utf8_lossy(&raw[..cut]))
+}
+
+/// Whether a repeated tag `name` with raw value `later` says the same as the
+/// first one, `first`: Variant values compare as the classes compare them
+/// (case, spaces, hyphens and underscores aside), the others byte for byte.
+pub fn same_tag_value(name: TagName, first: &[u8], later: &[u8]) -> bool {
+    match name {
+        TagName::Variant => {
+            first == later || normalized_variant(first) == normalized_variant(later)
+        }
+        _ => first == later,
     }
 }
 

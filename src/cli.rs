@@ -50,8 +50,10 @@ fn parse_threads(s: &str) -> Result<usize, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Copy the games of the given classes byte for byte
+    /// Copy the games of the given classes, Chess960 start positions or tag values byte for byte
     Filter(FilterArgs),
+    /// Write each game to a file per class, in one pass
+    Split(SplitArgs),
     /// Rewrite FEN tags in another castling dialect, changing nothing else
     Convert(ConvertArgs),
     /// Report malformed or inconsistent SetUp/FEN/Variant headers
@@ -73,23 +75,46 @@ pub struct IndexArgs {
 
 #[derive(Debug, Args)]
 pub struct FilterArgs {
-    /// Classes to keep: standard, setup, chess960, crc, other, malformed
-    #[arg(
-        long,
-        value_delimiter = ',',
-        required = true,
-        value_name = "CLASS[,CLASS...]"
-    )]
+    /// Classes to keep: standard, setup, chess960, crc, other, malformed (default: every class)
+    #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]")]
     pub class: Vec<Class>,
-    /// Keep only Chess960 games from these start positions (0-959)
-    #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = clap::value_parser!(u16).range(0..960))]
+    /// Keep only Chess960 games from these start positions (0 to 959)
+    #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = parse_chess960_position)]
     pub chess960_position: Vec<u16>,
+    /// Keep only games whose tag satisfies EXPR: NAME OP VALUE, OP one of = != ~ !~ < <= > >= (repeatable, all must hold)
+    #[arg(long = "tag", value_name = "EXPR", value_parser = crate::select::parse_tag_expr)]
+    pub tag: Vec<crate::select::TagExpr>,
     /// Output for the kept games (default: standard output)
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Output for every other game
     #[arg(long, value_name = "FILE")]
     pub rest: Option<PathBuf>,
+    /// PGN files (`-` for standard input, the default)
+    pub inputs: Vec<String>,
+}
+
+/// A Chess960 start position number, with a message in words (not Rust range syntax).
+fn parse_chess960_position(s: &str) -> Result<u16, String> {
+    match s.trim().parse::<u16>() {
+        Ok(n) if n < 960 => Ok(n),
+        _ => Err(format!(
+            "{s:?} is not a Chess960 start position number (0 to 959)"
+        )),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// Write only games of these classes (default: every class)
+    #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]")]
+    pub class: Vec<Class>,
+    /// Write only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
+    #[arg(long = "tag", value_name = "EXPR", value_parser = crate::select::parse_tag_expr)]
+    pub tag: Vec<crate::select::TagExpr>,
+    /// Output file name, `{class}` replaced by each game's class (e.g. 'out/{class}.pgn.zst')
+    #[arg(short, long, value_name = "TEMPLATE", required = true)]
+    pub output: String,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<String>,
 }
@@ -128,6 +153,9 @@ pub struct CheckArgs {
 pub struct StatsArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Count only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
+    #[arg(long = "tag", value_name = "EXPR", value_parser = crate::select::parse_tag_expr)]
+    pub tag: Vec<crate::select::TagExpr>,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<String>,
 }

@@ -15,3 +15,4 @@ pub mod memo;
 pub mod pgn;
 pub mod pipeline;
 pub mod problem;
+pub mod select;

@@ -22,6 +22,7 @@ fn main() -> ExitCode {
     }
     let result = match &cli.command {
         Command::Filter(args) => commands::filter::run(&cli.global, args),
+        Command::Split(args) => commands::split::run(&cli.global, args),
         Command::Convert(args) => commands::convert::run(&cli.global, args),
         Command::Check(args) => commands::check::run(&cli.global, args),
         Command::Stats(args) => commands::stats::run(&cli.global, args),

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 use pyo3::exceptions::{
-    PyBrokenPipeError, PyFileNotFoundError, PyIsADirectoryError, PyNotImplementedError, PyOSError,
+    PyBrokenPipeError, PyFileNotFoundError, PyIsADirectoryError, PyOSError,
     PyPermissionError, PyValueError,
 };
 use pyo3::prelude::*;
@@ -26,6 +26,7 @@ use pgnfen::cli::CheckFormat;
 use pgnfen::commands::check::{CheckJob, Report};
 use pgnfen::commands::convert::{ConvertJob, EditingSink};
 use pgnfen::commands::filter::{FilterJob, Selection};
+use pgnfen::select::Selector;
 use pgnfen::commands::stats::{Counts, StatsJob, write_json};
 use pgnfen::commands::{self, check_inputs_exist};
 use pgnfen::fen::{Dialect, EpPolicy, VariantHint};
@@ -172,7 +173,7 @@ fn stats(
         let mut counts = Counts::default();
         pipeline::run(&inputs, &StatsJob, &mut counts, &options).map_err(run_error)?;
         let mut json = Vec::new();
-        write_json(&mut json, &counts).map_err(|e| io_error("<memory>", &e))?;
+        write_json(&mut json, &counts, false).map_err(|e| io_error("<memory>", &e))?;
         Ok(json)
     })?;
     let value: serde_json::Value =
@@ -251,13 +252,16 @@ impl Sink<bool> for Split {
 /// classes: class names to keep, from "standard", "setup", "chess960", "crc",
 /// "other", "malformed" (default: every class). chess960_positions: keep only
 /// Chess960 games from these start positions (0-959). tags: tag conditions
-/// such as "WhiteElo>=2500" (not available yet: NotImplementedError). At
-/// least one of classes, chess960_positions, tags must be given.
+/// that must all hold, as ``pgnfen filter --tag``: ``NAME OP VALUE`` with OP one
+/// of = != ~ (regular expression) !~ < <= > >=, e.g. "WhiteElo>=2500"
+/// (numbers compare as numbers, other values byte by byte; a game without the
+/// tag satisfies only != and !~). At least one of classes,
+/// chess960_positions, tags must be given.
 /// output, rest: paths; an ending .gz, .bz2 or .zst compresses. Files appear
 /// under their name only when the run succeeds.
 ///
 /// Returns ``{"games": N, "kept": n, "rest": n}``.
-/// Raises ValueError for a bad class or position, OSError for I/O errors.
+/// Raises ValueError for a bad class, position or tag expression, OSError for I/O errors.
 #[pyfunction(name = "filter")]
 #[pyo3(signature = (*paths, output, classes=None, tags=None, rest=None, chess960_positions=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
@@ -273,13 +277,15 @@ fn filter_games(
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "filter")?;
     let options = options(threads)?;
-    if tags.is_some() {
-        // Wired once the `--tag` selection lands in the library.
-        return Err(PyNotImplementedError::new_err(
-            "filter(tags=...) is not available in this build of pgnfen yet",
-        ));
-    }
-    if classes.is_none() && chess960_positions.is_none() {
+    let tags = tags
+        .unwrap_or_default()
+        .iter()
+        .map(|expr| {
+            pgnfen::select::parse_tag_expr(expr)
+                .map_err(|e| PyValueError::new_err(format!("invalid tag expression: {e}")))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    if classes.is_none() && chess960_positions.is_none() && tags.is_empty() {
         return Err(PyValueError::new_err(
             "filter() needs classes, chess960_positions or tags",
         ));
@@ -300,9 +306,8 @@ fn filter_games(
             .iter()
             .map(|name| choice::<Class>("classes", name))
             .collect::<PyResult<Vec<Class>>>()?,
-        // Only Chess960 games have a start position number to match.
-        None if !positions.is_empty() => vec![Class::Chess960],
-        None => Class::ALL.to_vec(),
+        // Every class; with positions, only Chess960 games (they alone have one).
+        None => Vec::new(),
     };
     if rest.as_ref() == Some(&output) {
         return Err(PyValueError::new_err(format!(
@@ -313,7 +318,11 @@ fn filter_games(
     let selection = Selection {
         classes,
         chess960_positions: positions,
+        tags: Selector::new(&tags),
     };
+    selection
+        .validate("filter")
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let (games, kept) = py.detach(|| -> PyResult<(u64, u64)> {
         check_inputs_exist(&inputs).map_err(command_error)?;
         let create = |path: &PathBuf| {

@@ -389,9 +389,24 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
     assert not (tmp_path / "x.pgn").exists()
 
 
-def test_tags_are_not_available_yet(tmp_path):
-    with pytest.raises(NotImplementedError, match="tags"):
-        pgnfen.filter(SAMPLES / "standard.pgn", output=tmp_path / "x.pgn", tags=["WhiteElo>=2500"])
+@pytest.mark.parametrize("path", FILES, ids=file_id)
+def test_filter_by_tags_equals_the_cli(path, tmp_path):
+    tags = ["WhiteElo>=2000", "Result!=1/2-1/2"]
+    cli_kept, cli_rest = tmp_path / "cli.pgn", tmp_path / "cli-rest.pgn"
+    cli("filter", *[a for t in tags for a in ("--tag", t)], "-o", cli_kept, "--rest", cli_rest, path)
+    kept, rest = tmp_path / "kept.pgn", tmp_path / "rest.pgn"
+    counts = pgnfen.filter(path, output=kept, rest=rest, tags=tags, threads=2)
+    assert kept.read_bytes() == cli_kept.read_bytes()
+    assert rest.read_bytes() == cli_rest.read_bytes()
+    assert counts["kept"] + counts["rest"] == counts["games"]
+
+
+def test_a_bad_tag_expression_is_a_value_error(tmp_path):
+    with pytest.raises(ValueError, match="WhiteElo>>2500"):
+        pgnfen.filter(SAMPLES / "standard.pgn", output=tmp_path / "x.pgn", tags=["WhiteElo>>2500"])
+    with pytest.raises(ValueError, match="chess960"):
+        pgnfen.filter(SAMPLES / "standard.pgn", output=tmp_path / "x.pgn", classes=["standard"], chess960_positions=[518])
+    assert not (tmp_path / "x.pgn").exists()
 
 
 def test_a_corrupt_zst_is_an_os_error(tmp_path):

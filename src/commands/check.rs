@@ -9,12 +9,13 @@ use std::time::Instant;
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use serde::Serialize;
 
-use crate::classify::classify;
+use crate::classify::shown_value;
 use crate::cli::{CheckArgs, CheckFormat, Global};
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
-use crate::pgn::tags::{decode_value, display_column};
-use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
-use crate::problem::{Code, Severity};
+use crate::pgn::tags::decode_value;
+use crate::pipeline::game::LINE_KEEP;
+use crate::pipeline::{self, GameInfo, Header, HeaderTag, Input, Job, Sink};
+use crate::problem::{Code, Problem, Severity};
 
 /// One problem, placed in its tag line.
 #[derive(Clone, Debug)]
@@ -27,14 +28,65 @@ pub struct Finding {
     pub line: u64,
     /// 1-based column in characters.
     pub column: usize,
-    /// The tag line, for the snippet.
+    /// The tag line, for the snippet (of a line longer than
+    /// [`LINE_KEEP`] bytes, a window of it around the fault).
     pub line_text: String,
     /// The part of `line_text` at fault.
     pub span: Range<usize>,
+    /// How many problems this finding stands for: 1, except for the last
+    /// finding of a game whose header had more duplicate tags than are kept
+    /// (it stands for all of those, and its message says how many).
+    pub count: u64,
 }
+
+/// Bytes of a long tag line shown either side of a fault.
+const SNIPPET_WINDOW: usize = 120;
 
 /// Finds and places the problems of each game.
 pub struct CheckJob;
+
+impl CheckJob {
+    /// A finding at `span` (bytes of the decoded value) of `tag`'s value.
+    fn finding(tag: &HeaderTag<'_>, problem: &Problem, count: u64) -> Finding {
+        // Spans of FEN problems lie in the decoded value; mapped back to the
+        // raw bytes through the escapes (the start of the value if that fails).
+        let span = raw_span(tag.raw, problem.span.clone()).unwrap_or(0..0);
+        let text = tag.line_text;
+        let start = (tag.value_column + span.start).min(text.len());
+        let end = (tag.value_column + span.end).min(text.len()).max(start);
+        let column = tag.column(start);
+        // A snippet shows the whole tag line, but only a window of a very long
+        // one (each finding holds its own copy of the text).
+        let (from, to) = if text.len() > LINE_KEEP {
+            let boundary = |mut i: usize| {
+                while i > 0 && i < text.len() && (text[i] & 0xC0) == 0x80 {
+                    i -= 1;
+                }
+                i
+            };
+            (
+                boundary(start.saturating_sub(SNIPPET_WINDOW)),
+                boundary(end.min(start + SNIPPET_WINDOW) + SNIPPET_WINDOW).min(text.len()),
+            )
+        } else {
+            (0, text.len())
+        };
+        let shown = &text[from..to];
+        let end = end.min(to);
+        let lossy = |b: &[u8]| String::from_utf8_lossy(b).len();
+        Finding {
+            code: problem.code,
+            message: problem.message.clone(),
+            help: problem.help.clone(),
+            tag: tag.name.as_str(),
+            line: tag.line,
+            column,
+            line_text: String::from_utf8_lossy(shown).into_owned(),
+            span: lossy(&shown[..start - from])..lossy(&shown[..end - from]),
+            count,
+        }
+    }
+}
 
 impl Job for CheckJob {
     type Game = Vec<Finding>;
@@ -43,32 +95,38 @@ impl Job for CheckJob {
         if header.is_empty() {
             return Vec::new();
         }
-        let verdict = classify(&header.inputs());
-        verdict
+        let verdict = header.verdict();
+        let mut findings: Vec<Finding> = verdict
             .problems
             .iter()
-            .map(|p| {
-                let tag = header.tag(p.tag);
-                // Spans of FEN problems lie in the decoded value; mapped back to the
-                // raw bytes through the escapes (the start of the value if that fails).
-                let span = raw_span(tag.raw, p.problem.span.clone()).unwrap_or(0..0);
-                let start = (tag.value_column + span.start).min(tag.line_text.len());
-                let end = (tag.value_column + span.end)
-                    .min(tag.line_text.len())
-                    .max(start);
-                let lossy = |b: &[u8]| String::from_utf8_lossy(b).len();
-                Finding {
-                    code: p.problem.code,
-                    message: p.problem.message.clone(),
-                    help: p.problem.help.clone(),
-                    tag: tag.name.as_str(),
-                    line: tag.line,
-                    column: display_column(tag.line_text, start),
-                    line_text: String::from_utf8_lossy(tag.line_text).into_owned(),
-                    span: lossy(&tag.line_text[..start])..lossy(&tag.line_text[..end]),
-                }
-            })
-            .collect()
+            .map(|p| Self::finding(&header.tag(p.tag), &p.problem, 1))
+            .collect();
+        if let Some(note) = header.unlisted_note() {
+            let n = verdict.unlisted_duplicates;
+            let first = header
+                .tags()
+                .find(|t| t.name == note.name)
+                .map_or(String::new(), |t| shown_value(t.raw));
+            let problem = Problem::new(
+                Code::DuplicateTag,
+                0..note.raw.len(),
+                format!(
+                    "a second {} tag with another value (\"{first}\"); the first value is used{}",
+                    note.name.as_str(),
+                    if n > 1 {
+                        format!(
+                            " (and {} more duplicate tags in this game, not listed one by one)",
+                            n - 1
+                        )
+                    } else {
+                        String::new()
+                    }
+                ),
+            )
+            .with_help(format!("remove one of the two {} tags", note.name.as_str()));
+            findings.push(Self::finding(&note, &problem, n));
+        }
+        findings
     }
 }
 
@@ -246,7 +304,7 @@ impl<W: Write> Sink<Vec<Finding>> for Report<W> {
         self.games_with_errors += u64::from(errors);
         self.games_with_warnings += u64::from(warnings);
         for f in &findings {
-            self.counts[f.code as usize] += 1;
+            self.counts[f.code as usize] += f.count;
             if f.code.severity() == Severity::Error || self.warnings {
                 self.print(info, f)?;
             }

@@ -13,7 +13,7 @@ use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
 use crate::fen::{Dialect, EpPolicy, VariantHint};
 use crate::memo::Memo;
 use crate::pgn::scan::TagName;
-use crate::pgn::tags::{decode_value, display_column};
+use crate::pgn::tags::decode_value;
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, HeaderTag, Input, Job, Sink};
 use crate::problem::Code;
@@ -79,7 +79,7 @@ impl Job for ConvertJob {
             if family == VariantFamily::Other {
                 continue;
             }
-            let column = |at: usize| display_column(tag.line_text, tag.value_column + at);
+            let column = |at: usize| tag.column(tag.value_column + at);
             if !tag.complete {
                 out.unchanged.push(Unchanged {
                     line: tag.line,
@@ -110,6 +110,18 @@ impl Job for ConvertJob {
                     message: message.to_string(),
                 }),
             }
+        }
+        if let Some((n, line)) = header.dropped_fens() {
+            // Past the tags a header keeps (bounded memory): reported, never silent.
+            out.unchanged.push(Unchanged {
+                line,
+                column: 1,
+                code: Code::FenSyntax,
+                message: format!(
+                    "{n} more FEN tag(s) in this game not read: a header keeps at most {} SetUp/FEN/Variant tags",
+                    crate::pipeline::game::MAX_TAGS
+                ),
+            });
         }
         out.edits.sort_by_key(|e| e.offset);
         out
@@ -369,6 +381,7 @@ mod tests {
             line: 1,
             line_text: line,
             value_column,
+            column_base: 0,
             value_offset: line_start + value_column as u64,
             complete: true,
             line_end: b"\r\n",

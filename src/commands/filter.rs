@@ -3,29 +3,72 @@
 use std::io::{self, Write};
 
 use crate::class::Class;
-use crate::classify::classify;
 use crate::cli::{FilterArgs, Global};
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Job, Sink};
+use crate::select::Selector;
 
 /// Which games to keep.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Selection {
+    /// Classes to keep; every class when empty.
     pub classes: Vec<Class>,
     /// When not empty, Chess960 games are kept only from these start positions.
     pub chess960_positions: Vec<u16>,
+    /// The `--tag` expressions, all of which must hold.
+    pub tags: Selector,
 }
 
 impl Selection {
+    /// Whether a game of `class` (and Chess960 start position) is kept, as far
+    /// as the class and position go.
     pub fn keeps(&self, class: Class, position: Option<u16>) -> bool {
-        if !self.classes.contains(&class) {
+        if !self.classes.is_empty() && !self.classes.contains(&class) {
             return false;
         }
-        if class == Class::Chess960 && !self.chess960_positions.is_empty() {
-            return position.is_some_and(|n| self.chess960_positions.contains(&n));
+        if !self.chess960_positions.is_empty() {
+            // Only Chess960 games have a position: with a position list, the
+            // games of other classes are kept only when their class was asked
+            // for by name.
+            if class == Class::Chess960 {
+                return position.is_some_and(|n| self.chess960_positions.contains(&n));
+            }
+            return self.classes.contains(&class);
         }
         true
+    }
+
+    /// The class of the game and whether it is kept (class, position and tags).
+    pub fn judge(&self, header: &Header<'_>) -> (Class, bool) {
+        let (class, position) = if header.is_empty() {
+            (Class::Standard, None)
+        } else {
+            let verdict = header.verdict();
+            (verdict.class, verdict.chess960_position)
+        };
+        let keep = self.keeps(class, position) && self.tags.matches(|i| header.extra(i));
+        (class, keep)
+    }
+
+    /// The usage errors of a selection: nothing asked for, or a position list
+    /// that the class list makes pointless.
+    pub fn validate(&self, command: &str) -> Result<(), Error> {
+        if self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty() {
+            return Err(Error::Usage(format!(
+                "{command}: say which games to keep with --class, --chess960-position or --tag"
+            )));
+        }
+        self.tags.validate()?;
+        if !self.chess960_positions.is_empty()
+            && !self.classes.is_empty()
+            && !self.classes.contains(&Class::Chess960)
+        {
+            return Err(Error::Usage(format!(
+                "{command}: --chess960-position selects Chess960 games, but --class does not include chess960"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -37,11 +80,11 @@ impl Job for FilterJob<'_> {
     type Game = bool;
 
     fn game(&self, header: &Header<'_>) -> bool {
-        if header.is_empty() {
-            return self.0.keeps(Class::Standard, None);
-        }
-        let verdict = classify(&header.inputs());
-        self.0.keeps(verdict.class, verdict.chess960_position)
+        self.0.judge(header).1
+    }
+
+    fn extra_tags(&self) -> &[Vec<u8>] {
+        self.0.tags.names()
     }
 }
 
@@ -76,6 +119,12 @@ impl Sink<bool> for Split {
 
 pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
     let inputs = inputs(&args.inputs);
+    let selection = Selection {
+        classes: args.class.clone(),
+        chess960_positions: args.chess960_position.clone(),
+        tags: Selector::new(&args.tag),
+    };
+    selection.validate("filter")?;
     check_inputs_exist(&inputs)?;
     crate::commands::check_distinct_outputs(
         &[args.output.as_deref().unwrap_or("-".as_ref())]
@@ -83,10 +132,6 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
             .chain(args.rest.as_deref())
             .collect::<Vec<_>>(),
     )?;
-    let selection = Selection {
-        classes: args.class.clone(),
-        chess960_positions: args.chess960_position.clone(),
-    };
     let name = |p: &Option<std::path::PathBuf>| {
         p.as_ref()
             .map_or("<stdout>".to_string(), |p| p.display().to_string())
@@ -124,7 +169,58 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
             .map_err(|e| Error::writing(&name(&args.rest), e))?;
     }
     if !global.quiet {
-        eprintln!("pgnfen: kept {kept_games} of {games} games");
+        eprintln!(
+            "pgnfen: kept {} of {} {}",
+            thousands(kept_games),
+            thousands(games),
+            if games == 1 { "game" } else { "games" }
+        );
     }
     Ok(Outcome::Clean)
+}
+
+/// `n` with a comma every three digits (`1,234,567`), for summaries.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(71342), "71,342");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn position_lists_keep_other_named_classes() {
+        let s = Selection {
+            classes: vec![Class::Chess960, Class::Standard],
+            chess960_positions: vec![518],
+            ..Selection::default()
+        };
+        assert!(s.keeps(Class::Standard, None));
+        assert!(s.keeps(Class::Chess960, Some(518)));
+        assert!(!s.keeps(Class::Chess960, Some(0)));
+        assert!(!s.keeps(Class::Setup, None));
+        let s = Selection {
+            chess960_positions: vec![518],
+            ..Selection::default()
+        };
+        assert!(!s.keeps(Class::Standard, None));
+        assert!(s.keeps(Class::Chess960, Some(518)));
+    }
 }

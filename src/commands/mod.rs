@@ -5,6 +5,7 @@ pub mod convert;
 pub mod fen;
 pub mod filter;
 pub mod index;
+pub mod split;
 pub mod stats;
 
 use std::io::{self, IsTerminal};

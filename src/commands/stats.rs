@@ -6,12 +6,13 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::class::Class;
-use crate::classify::classify;
 use crate::cli::{Format, Global, StatsArgs};
+use crate::commands::filter::thousands;
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
 use crate::fen::chess960;
 use crate::pipeline::{self, GameInfo, Header, Job, Sink};
 use crate::problem::Code;
+use crate::select::Selector;
 
 /// The per-game facts statistics need; no allocation.
 #[derive(Clone, Copy, Debug)]
@@ -19,6 +20,10 @@ pub struct GameFacts {
     pub class: Class,
     pub chess960_position: Option<u16>,
     pub problems: [u16; Code::ALL.len()],
+    /// `duplicate-tag` problems beyond the tags a header keeps (not in `problems`).
+    pub unlisted_duplicates: u64,
+    /// Whether the game satisfies the `--tag` expressions (always without any).
+    pub matched: bool,
 }
 
 /// Classifies each game.
@@ -28,31 +33,69 @@ impl Job for StatsJob {
     type Game = GameFacts;
 
     fn game(&self, header: &Header<'_>) -> GameFacts {
-        let mut problems = [0u16; Code::ALL.len()];
-        if header.is_empty() {
-            return GameFacts {
+        facts(header)
+    }
+}
+
+/// Classifies each game and tells whether it satisfies the `--tag` expressions.
+pub struct TaggedStatsJob<'a>(pub &'a Selector);
+
+impl Job for TaggedStatsJob<'_> {
+    type Game = GameFacts;
+
+    fn game(&self, header: &Header<'_>) -> GameFacts {
+        if self.0.matches(|i| header.extra(i)) {
+            facts(header)
+        } else {
+            GameFacts {
                 class: Class::Standard,
                 chess960_position: None,
-                problems,
-            };
+                problems: [0; Code::ALL.len()],
+                unlisted_duplicates: 0,
+                matched: false,
+            }
         }
-        let verdict = classify(&header.inputs());
-        for p in &verdict.problems {
-            let slot = &mut problems[p.problem.code as usize];
-            *slot = slot.saturating_add(1);
-        }
-        GameFacts {
-            class: verdict.class,
-            chess960_position: verdict.chess960_position,
+    }
+
+    fn extra_tags(&self) -> &[Vec<u8>] {
+        self.0.names()
+    }
+}
+
+fn facts(header: &Header<'_>) -> GameFacts {
+    let mut problems = [0u16; Code::ALL.len()];
+    if header.is_empty() {
+        return GameFacts {
+            class: Class::Standard,
+            chess960_position: None,
             problems,
-        }
+            unlisted_duplicates: 0,
+            matched: true,
+        };
+    }
+    let verdict = header.verdict();
+    for p in &verdict.problems {
+        let slot = &mut problems[p.problem.code as usize];
+        *slot = slot.saturating_add(1);
+    }
+    GameFacts {
+        class: verdict.class,
+        chess960_position: verdict.chess960_position,
+        problems,
+        unlisted_duplicates: verdict.unlisted_duplicates,
+        matched: true,
     }
 }
 
 /// The counts of one or more archives.
 #[derive(Clone, Debug, Default)]
 pub struct Counts {
+    /// Games counted (with `--tag`: the games that satisfy it).
     pub games: u64,
+    /// Games read that did not satisfy `--tag` (not in any other count).
+    pub unmatched: u64,
+    /// Chess960 games that do not start from a start array (no position number).
+    pub chess960_unnumbered: u64,
     pub classes: [u64; Class::ALL.len()],
     pub chess960_positions: BTreeMap<u16, u64>,
     pub problems: [u64; Code::ALL.len()],
@@ -60,14 +103,21 @@ pub struct Counts {
 
 impl Counts {
     pub fn add(&mut self, facts: &GameFacts) {
+        if !facts.matched {
+            self.unmatched += 1;
+            return;
+        }
         self.games += 1;
         self.classes[facts.class.index()] += 1;
         if let Some(n) = facts.chess960_position {
             *self.chess960_positions.entry(n).or_default() += 1;
+        } else if facts.class == Class::Chess960 {
+            self.chess960_unnumbered += 1;
         }
         for (total, n) in self.problems.iter_mut().zip(facts.problems) {
             *total += u64::from(n);
         }
+        self.problems[Code::DuplicateTag as usize] += facts.unlisted_duplicates;
     }
 
     /// Chess960 start positions, most common first (ties by number).
@@ -101,6 +151,9 @@ impl Sink<GameFacts> for Counts {
 #[derive(Serialize)]
 struct JsonStats {
     games: u64,
+    /// Only with `--tag`: games read that did not satisfy it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unmatched: Option<u64>,
     classes: serde_json::Map<String, serde_json::Value>,
     chess960_positions: serde_json::Map<String, serde_json::Value>,
     problems: serde_json::Map<String, serde_json::Value>,
@@ -110,11 +163,23 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     let inputs = inputs(&args.inputs);
     check_inputs_exist(&inputs)?;
     let mut counts = Counts::default();
-    pipeline::run(&inputs, &StatsJob, &mut counts, &options(global))?;
+    let tags = Selector::new(&args.tag);
+    tags.validate()?;
+    if tags.is_empty() {
+        pipeline::run(&inputs, &StatsJob, &mut counts, &options(global))?;
+    } else {
+        pipeline::run(
+            &inputs,
+            &TaggedStatsJob(&tags),
+            &mut counts,
+            &options(global),
+        )?;
+    }
+    let tagged = !tags.is_empty();
     let mut out = io::stdout().lock();
     let written = match args.format {
-        Format::Json => write_json(&mut out, &counts),
-        Format::Text => write_text(&mut out, &counts),
+        Format::Json => write_json(&mut out, &counts, tagged),
+        Format::Text => write_text(&mut out, &counts, tagged),
     };
     written
         .and_then(|()| out.flush())
@@ -122,7 +187,7 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     Ok(Outcome::Clean)
 }
 
-pub fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
+pub fn write_json(out: &mut impl Write, counts: &Counts, tagged: bool) -> io::Result<()> {
     let classes = Class::ALL
         .iter()
         .map(|c| (c.as_str().to_string(), counts.classes[c.index()].into()))
@@ -139,6 +204,7 @@ pub fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
         .collect();
     let json = JsonStats {
         games: counts.games,
+        unmatched: tagged.then_some(counts.unmatched),
         classes,
         chess960_positions,
         problems,
@@ -147,7 +213,7 @@ pub fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
     writeln!(out)
 }
 
-fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
+fn write_text(out: &mut impl Write, counts: &Counts, tagged: bool) -> io::Result<()> {
     let pct = |n: u64| {
         if counts.games == 0 {
             0.0
@@ -158,19 +224,63 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
     writeln!(out, "{:<12} {:>12} {:>7}", "class", "games", "%")?;
     for class in Class::ALL {
         let n = counts.classes[class.index()];
-        writeln!(out, "{:<12} {:>12} {:>6.2}%", class.as_str(), n, pct(n))?;
-    }
-    writeln!(out, "{:<12} {:>12}", "total", counts.games)?;
-    let top = counts.top_positions(10);
-    if !top.is_empty() {
         writeln!(
             out,
-            "\nChess960 start positions ({} distinct), most common:",
-            counts.chess960_positions.len()
+            "{:<12} {:>12} {:>6.2}%",
+            class.as_str(),
+            thousands(n),
+            pct(n)
         )?;
-        for (n, c) in top {
-            writeln!(out, "  {n:>3}  {}  {c:>10}", chess960_array(n))?;
+    }
+    writeln!(out, "{:<12} {:>12}", "total", thousands(counts.games))?;
+    if tagged {
+        writeln!(
+            out,
+            "{} {} read did not match --tag and are not counted",
+            thousands(counts.unmatched),
+            if counts.unmatched == 1 {
+                "game"
+            } else {
+                "games"
+            }
+        )?;
+    }
+    const TOP: usize = 10;
+    let top = counts.top_positions(TOP);
+    let distinct = counts.chess960_positions.len();
+    if !top.is_empty() {
+        if distinct > TOP {
+            writeln!(
+                out,
+                "\nChess960 start positions: the {TOP} most common of {} distinct:",
+                thousands(distinct as u64)
+            )?;
+        } else {
+            writeln!(
+                out,
+                "\nChess960 start positions ({distinct} distinct), most common:"
+            )?;
         }
+        for (n, c) in top {
+            writeln!(out, "  {n:>3}  {}  {:>10}", chess960_array(n), thousands(c))?;
+        }
+    }
+    if counts.chess960_unnumbered > 0 {
+        writeln!(
+            out,
+            "{}{} Chess960 {} not from a start array (no position number)",
+            if counts.chess960_positions.is_empty() {
+                "\n"
+            } else {
+                ""
+            },
+            thousands(counts.chess960_unnumbered),
+            if counts.chess960_unnumbered == 1 {
+                "game"
+            } else {
+                "games"
+            }
+        )?;
     }
     if counts.problems.iter().any(|&n| n > 0) {
         writeln!(out, "\nproblems:")?;
@@ -182,7 +292,7 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
                     "  {:<20} {:>8} {:>10}",
                     code.as_str(),
                     code.severity().as_str(),
-                    n
+                    thousands(n)
                 )?;
             }
         }

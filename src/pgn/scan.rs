@@ -41,9 +41,11 @@
 //! search for the line end (inlined loops: these searches are short, where
 //! memchr's dispatch costs more than it saves). A tag line
 //! wholly inside the piece is read without the byte-level state machine, and
-//! the value of a tag other than SetUp/FEN/Variant only when a `[` comes later
-//! on the line (the search for the line end notes that on the way), as a
-//! further pair may follow. A `-` or `*` is checked for a marker by looking at
+//! the value of a tag other than SetUp/FEN/Variant (or the extra tags asked
+//! for with [`Scanner::with_extra_tags`], for `--tag`) only when a `[` comes
+//! later on the line (the search for the line end notes that on the way), as a
+//! further pair may follow. Without extra tags the only cost of that option is
+//! one test of an empty list per tag name that is none of the three. A `-` or `*` is checked for a marker by looking at
 //! the few bytes around it. Tag names are found with one SIMD compare and
 //! packed with one load, and every line end asks for the bytes a page ahead
 //! (a software prefetch).
@@ -93,6 +95,21 @@ pub enum Event {
     /// The current game's header is over (first movetext line, or the game ended):
     /// no more Tag events come for this game.
     HeaderEnd,
+    /// A pair of one of the extra tags the scanner was asked for
+    /// ([`Scanner::with_extra_tags`]): `index` into that list, and the absolute
+    /// offsets of the raw value between the quotes.
+    Extra { index: u8, value: Range<u64> },
+}
+
+/// Most extra tag names a scanner can be asked for.
+pub const MAX_EXTRA_TAGS: usize = 64;
+
+/// Which tag a pair is, once its name is complete: one of the three, or one of
+/// the extra tags asked for (by index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wanted {
+    Tag(TagName),
+    Extra(u8),
 }
 
 /// How the state at the end of one piece fits a speculative scan of the next
@@ -176,8 +193,8 @@ struct TagLine {
     /// most 8 long, then FNV-1a.
     hash: u64,
     len: u64,
-    /// Which of the three tags the current pair is (once its name is complete).
-    name: Option<TagName>,
+    /// Which wanted tag the current pair is (once its name is complete).
+    name: Option<Wanted>,
     line_start: u64,
     line: u64,
     value_start: u64,
@@ -221,6 +238,9 @@ pub struct Scanner {
     depth: u32,
     /// Name keys of the current header's tag lines.
     names: Vec<u64>,
+    /// Name keys (as [`Scanner::name_key`] makes them) and lengths of the extra
+    /// tags whose values are reported ([`Event::Extra`]); usually empty.
+    extra: Vec<(u64, u64)>,
     /// The last bytes consumed, every byte up to the last delimiter replaced by
     /// a space: the start of a token that may be a marker.
     tail: [u8; TAIL],
@@ -247,6 +267,16 @@ const fn pack(name: &[u8]) -> u64 {
     h
 }
 
+/// The name key of a tag name from its [`name_hash`] and length.
+#[inline(always)]
+fn name_key_of(hash: u64, len: u64) -> u64 {
+    if len <= 8 {
+        hash
+    } else {
+        hash ^ len.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
 /// The key parts of the tag name `name[..len]` as [`TagLine::hash`] builds
 /// them byte by byte: the first (at most 8) bytes packed big-endian, then
 /// FNV-1a over the rest. `name` may go on past the name.
@@ -263,6 +293,20 @@ fn name_hash(name: &[u8], len: usize) -> u64 {
         h = (h ^ b as u64).wrapping_mul(0x0100_0000_01B3);
     }
     h
+}
+
+/// The event for a complete pair of a wanted tag.
+#[inline]
+fn tag_event(name: Wanted, line_start: u64, line: u64, value: Range<u64>) -> Event {
+    match name {
+        Wanted::Tag(name) => Event::Tag(TagRef {
+            name,
+            line_start,
+            line,
+            value,
+        }),
+        Wanted::Extra(index) => Event::Extra { index, value },
+    }
 }
 
 const KEY_SETUP: u64 = pack(b"SetUp");
@@ -282,6 +326,7 @@ impl Scanner {
             saw_blank: false,
             depth: 0,
             names: Vec::new(),
+            extra: Vec::new(),
             tail: [b' '; TAIL],
             carry: [0; 8],
             carry_len: 0,
@@ -300,6 +345,25 @@ impl Scanner {
             phase: Phase::Ended,
             ..Scanner::new()
         }
+    }
+
+    /// Also reports the values of these tags ([`Event::Extra`], with the index
+    /// into `names`; at most [`MAX_EXTRA_TAGS`] are used). Tag names are
+    /// compared by the key the scanner uses for the duplicate-name rule: exact
+    /// for names of up to 8 bytes, a 64-bit hash with the length beyond.
+    pub fn with_extra_tags<N: AsRef<[u8]>>(mut self, names: &[N]) -> Scanner {
+        self.extra = names
+            .iter()
+            .take(MAX_EXTRA_TAGS)
+            .map(|n| {
+                let n = n.as_ref();
+                (
+                    name_key_of(name_hash(n, n.len()), n.len() as u64),
+                    n.len() as u64,
+                )
+            })
+            .collect();
+        self
     }
 
     /// Scans the next piece of the input, which begins where the previous piece ended.
@@ -524,12 +588,8 @@ impl Scanner {
         line_start: u64,
         line: u64,
         events: &mut Vec<Event>,
-    ) -> Option<TagName> {
-        let key = if len <= 8 {
-            hash
-        } else {
-            hash ^ len.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        };
+    ) -> Option<Wanted> {
+        let key = name_key_of(hash, len);
         if len > 0 {
             if self.saw_blank && self.names.contains(&key) {
                 self.repeated_name(line_start, line, events);
@@ -540,11 +600,21 @@ impl Scanner {
         }
         self.saw_blank = false;
         match (len, key) {
-            (5, KEY_SETUP) => Some(TagName::SetUp),
-            (3, KEY_FEN) => Some(TagName::Fen),
-            (7, KEY_VARIANT) => Some(TagName::Variant),
+            (5, KEY_SETUP) => Some(Wanted::Tag(TagName::SetUp)),
+            (3, KEY_FEN) => Some(Wanted::Tag(TagName::Fen)),
+            (7, KEY_VARIANT) => Some(Wanted::Tag(TagName::Variant)),
+            // One test of an empty list when no extra tag is asked for.
+            _ if !self.extra.is_empty() => self.extra_index(key, len),
             _ => None,
         }
+    }
+
+    #[cold]
+    fn extra_index(&self, key: u64, len: u64) -> Option<Wanted> {
+        self.extra
+            .iter()
+            .position(|&(k, l)| k == key && l == len)
+            .map(|i| Wanted::Extra(i as u8))
     }
 
     /// A blank line, then a tag the header already holds: a new game starts at
@@ -658,12 +728,12 @@ impl Scanner {
                 TagSt::AfterValue => {
                     if b == b']' {
                         if let Some(name) = t.name {
-                            events.push(Event::Tag(TagRef {
+                            events.push(tag_event(
                                 name,
-                                line_start: t.line_start,
-                                line: t.line,
-                                value: t.value_start..t.value_end,
-                            }));
+                                t.line_start,
+                                t.line,
+                                t.value_start..t.value_end,
+                            ));
                         }
                         t.st = TagSt::AfterPair;
                     } else if b != b' ' && b != b'\t' {
@@ -761,12 +831,12 @@ impl Scanner {
                 return;
             }
             if let Some(name) = name {
-                events.push(Event::Tag(TagRef {
+                events.push(tag_event(
                     name,
-                    line_start: t.line_start,
-                    line: t.line,
-                    value: base + value_start as u64..base + value_end as u64,
-                }));
+                    t.line_start,
+                    t.line,
+                    base + value_start as u64..base + value_end as u64,
+                ));
             }
             // After the `]`: blanks, then a `[` opens the next pair.
             j += 1;

@@ -1,16 +1,56 @@
 //! Assembles scanner events into games: where each game starts in a chunk and
 //! the per-game work of the command, computed as soon as its header is complete.
+//!
+//! # Bounded memory
+//!
+//! A header's tags are kept in one arena per builder, and hostile headers (tens
+//! of thousands of SetUp pairs on one line, a million SetUp lines in one game,
+//! megabyte-long values) must not make it grow with the square of the input or
+//! without bound:
+//!
+//! * the text of a tag line is stored once per line, not once per tag, and only
+//!   whole when it is at most [`LINE_KEEP`] bytes long; of a longer line each tag
+//!   keeps a window of [`WINDOW`] bytes either side of its value (enough for a
+//!   diagnostic's snippet), with the column of the window's start counted once;
+//! * at most [`MAX_TAGS`] SetUp/FEN/Variant tags are kept per header, and no
+//!   more once the arena holds [`HEADER_BUDGET`] bytes, except the first of each
+//!   name, which is always kept (classification reads the first of each name).
+//!   Every later tag that is not kept is still compared with the first of its
+//!   name: the ones whose value differs are counted ([`Header::unlisted`]), so
+//!   that problem counts stay exact, and the first of them is kept as a note for
+//!   a diagnostic ([`Header::unlisted_note`]);
+//! * extra tags asked for by a job ([`Job::extra_tags`], for `--tag`) keep only
+//!   their first occurrence in a header.
+//!
+//! [`Job::extra_tags`]: Job::extra_tags
 
 use std::ops::Range;
 
-use crate::classify::TagInput;
+use crate::class::Class;
+use crate::classify::{TagInput, Verdict, classify, same_tag_value};
 use crate::pgn::scan::{Event, TagName};
 
 /// The work a command does on each game's header, on the worker threads.
 pub trait Job: Sync {
     type Game: Send;
     fn game(&self, header: &Header<'_>) -> Self::Game;
+
+    /// Names of further tags (beyond SetUp, FEN and Variant) whose values the
+    /// job reads through [`Header::extra`]. Empty by default: the scanner then
+    /// does not look at other tags' values at all (the fast path).
+    fn extra_tags(&self) -> &[Vec<u8>] {
+        &[]
+    }
 }
+
+/// Tag lines up to this long are kept whole (once per line).
+pub const LINE_KEEP: usize = 4096;
+/// Of a longer tag line, each tag keeps this many bytes before and after its value.
+pub const WINDOW: usize = 128;
+/// Most SetUp/FEN/Variant tags kept per header (besides the first of each name).
+pub const MAX_TAGS: usize = 64;
+/// Later tags are kept only while the header's arena is smaller than this.
+pub const HEADER_BUDGET: usize = 1 << 20;
 
 /// One SetUp, FEN or Variant tag of a header.
 #[derive(Clone, Copy, Debug)]
@@ -20,11 +60,16 @@ pub struct HeaderTag<'a> {
     /// cut by a forced chunk cut inside a line longer than the largest chunk).
     pub raw: &'a [u8],
     /// Line number, relative: add [`GameInfo::line_delta`] for the line in the input.
+    ///
+    /// [`GameInfo::line_delta`]: crate::pipeline::GameInfo
     pub line: u64,
-    /// The tag line without its line end (as far as the chunk holds it).
+    /// The tag line without its line end (as far as the chunk holds it), or for
+    /// a line longer than [`LINE_KEEP`] a window of it around the value.
     pub line_text: &'a [u8],
     /// Byte offset of the value inside `line_text`.
     pub value_column: usize,
+    /// Characters of the line before `line_text` (0 when it is the whole line).
+    pub column_base: usize,
     /// Absolute byte offset of the value in the input.
     pub value_offset: u64,
     /// Whether the value could be read (see `raw`).
@@ -33,12 +78,33 @@ pub struct HeaderTag<'a> {
     pub line_end: &'static [u8],
 }
 
+impl HeaderTag<'_> {
+    /// The 1-based column (in characters, as [`display_column`] counts them) of
+    /// byte `at` of `line_text`.
+    ///
+    /// [`display_column`]: crate::pgn::tags::display_column
+    pub fn column(&self, at: usize) -> usize {
+        if self.column_base == 0 {
+            crate::pgn::tags::display_column(self.line_text, at)
+        } else {
+            let text = &self.line_text[..at.min(self.line_text.len())];
+            1 + self.column_base + chars(text)
+        }
+    }
+}
+
+/// Characters in `text` (UTF-8 continuation bytes do not count).
+fn chars(text: &[u8]) -> usize {
+    text.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
 #[derive(Clone, Debug)]
 struct Slot {
     name: TagName,
     raw: Range<usize>,
     line_text: Range<usize>,
     value_column: usize,
+    column_base: usize,
     line: u64,
     value_offset: u64,
     complete: bool,
@@ -49,6 +115,18 @@ struct Slot {
 pub struct Header<'a> {
     arena: &'a [u8],
     slots: &'a [Slot],
+    unlisted: [u64; 3],
+    note: Option<&'a Slot>,
+    dropped_fens: Option<(u64, u64)>,
+    extras: &'a [Option<Range<usize>>],
+}
+
+fn name_index(name: TagName) -> usize {
+    match name {
+        TagName::SetUp => 0,
+        TagName::Fen => 1,
+        TagName::Variant => 2,
+    }
 }
 
 impl<'a> Header<'a> {
@@ -56,22 +134,27 @@ impl<'a> Header<'a> {
         self.slots.len()
     }
 
+    /// No SetUp, FEN or Variant tag (extra tags do not count).
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
     }
 
-    pub fn tag(&self, i: usize) -> HeaderTag<'a> {
-        let s = &self.slots[i];
+    fn make_tag(&self, s: &Slot) -> HeaderTag<'a> {
         HeaderTag {
             name: s.name,
             raw: &self.arena[s.raw.clone()],
             line: s.line,
             line_text: &self.arena[s.line_text.clone()],
             value_column: s.value_column,
+            column_base: s.column_base,
             value_offset: s.value_offset,
             complete: s.complete,
             line_end: s.line_end,
         }
+    }
+
+    pub fn tag(&self, i: usize) -> HeaderTag<'a> {
+        self.make_tag(&self.slots[i])
     }
 
     pub fn tags(&self) -> impl Iterator<Item = HeaderTag<'a>> + '_ {
@@ -86,6 +169,48 @@ impl<'a> Header<'a> {
                 raw: t.raw,
             })
             .collect()
+    }
+
+    /// Later SetUp/FEN/Variant tags that were not kept (see the module notes)
+    /// and whose value differs from the first of their name: each one is a
+    /// `duplicate-tag` problem not in [`Self::tags`].
+    pub fn unlisted(&self) -> u64 {
+        self.unlisted.iter().sum()
+    }
+
+    /// The first of the [`Self::unlisted`] tags, its value and line cut to a
+    /// window (for a diagnostic; not for classification).
+    pub fn unlisted_note(&self) -> Option<HeaderTag<'a>> {
+        self.note.map(|s| self.make_tag(s))
+    }
+
+    /// The classification of the header: [`classify`] over the kept tags, plus
+    /// the unlisted duplicates (which make the game malformed).
+    pub fn verdict(&self) -> Verdict {
+        let mut verdict = classify(&self.inputs());
+        let n = self.unlisted();
+        if n > 0 {
+            verdict.unlisted_duplicates = n;
+            verdict.class = Class::Malformed;
+            verdict.chess960_position = None;
+        }
+        verdict
+    }
+
+    /// FEN tags that were not kept (past [`MAX_TAGS`]): how many, and the
+    /// relative line of the first. `convert` reports them as left unchanged.
+    pub fn dropped_fens(&self) -> Option<(u64, u64)> {
+        self.dropped_fens
+    }
+
+    /// The raw value (escapes not decoded) of the first pair of extra tag
+    /// `index` ([`Job::extra_tags`]), or `None` when the header has none (or its
+    /// value was cut by a forced chunk cut).
+    pub fn extra(&self, index: usize) -> Option<&'a [u8]> {
+        self.extras
+            .get(index)
+            .and_then(|r| r.clone())
+            .map(|r| &self.arena[r])
     }
 }
 
@@ -108,6 +233,25 @@ pub struct Entry<G> {
 pub struct Builder {
     arena: Vec<u8>,
     slots: Vec<Slot>,
+    /// Slot of the first tag of each name (SetUp, FEN, Variant).
+    first: [Option<usize>; 3],
+    /// Later tags not kept whose value differs from the first of their name.
+    unlisted: [u64; 3],
+    /// The first of those, windowed.
+    note: Option<Slot>,
+    /// FEN tags not kept: how many, and the line of the first.
+    dropped_fens: Option<(u64, u64)>,
+    /// The first value of each extra tag: `None` not seen, `Some(None)` seen
+    /// but cut, `Some(Some(range))` in the arena.
+    extras: Vec<Option<Option<Range<usize>>>>,
+    extra_ranges: Vec<Option<Range<usize>>>,
+    /// The last whole tag line stored: its (clipped) absolute start and arena range.
+    shared_line: Option<(u64, Range<usize>)>,
+    /// The end (absolute) of the last tag line looked up, by its (clipped) start.
+    line_end: Option<(u64, u64)>,
+    /// Characters counted on a long tag line: its (clipped) start, up to which
+    /// absolute offset, how many.
+    columns: Option<(u64, u64, usize)>,
     /// A game is open (started, maybe still in its header).
     open: bool,
     header_done: bool,
@@ -121,6 +265,133 @@ impl Builder {
         for slot in &mut self.slots {
             slot.line += by;
         }
+        if let Some(note) = &mut self.note {
+            note.line += by;
+        }
+        if let Some((_, line)) = &mut self.dropped_fens {
+            *line += by;
+        }
+    }
+
+    fn start_header(&mut self, extras: usize) {
+        self.arena.clear();
+        self.slots.clear();
+        self.first = [None; 3];
+        self.unlisted = [0; 3];
+        self.note = None;
+        self.dropped_fens = None;
+        self.extras.clear();
+        self.extras.resize(extras, None);
+        self.shared_line = None;
+        self.line_end = None;
+        self.columns = None;
+        self.open = true;
+        self.header_done = false;
+    }
+
+    /// Stores a tag's line text (shared or windowed, see the module notes) and
+    /// value; at most `max_value` bytes of the value are kept (the rest of a
+    /// longer value is left out of `raw` and of the window).
+    fn store(
+        &mut self,
+        tag: &crate::pgn::scan::TagRef,
+        data: &[u8],
+        offset: u64,
+        max_value: usize,
+    ) -> Slot {
+        let end = offset + data.len() as u64;
+        let complete = tag.value.start >= offset && tag.value.end <= end;
+        let line_start = tag.line_start.max(offset);
+        let ls = ((line_start - offset) as usize).min(data.len());
+        let le = match self.line_end {
+            Some((start, e)) if start == line_start => (e - offset) as usize,
+            _ => {
+                let e = memchr::memchr2(b'\n', b'\r', &data[ls..]).map_or(data.len(), |i| ls + i);
+                self.line_end = Some((line_start, offset + e as u64));
+                e
+            }
+        };
+        let line_end: &'static [u8] = match (data.get(le), data.get(le + 1)) {
+            (Some(b'\r'), Some(b'\n')) => b"\r\n",
+            (Some(b'\r'), _) => b"\r",
+            (Some(b'\n'), _) => b"\n",
+            _ => b"",
+        };
+        // The value inside the chunk (clamped to the line when it is not all here).
+        let vs = (tag.value.start.clamp(offset, end) - offset) as usize;
+        let vs = vs.clamp(ls, le);
+        let ve = if complete {
+            (tag.value.end - offset) as usize
+        } else {
+            vs
+        };
+        if le - ls <= LINE_KEEP && max_value == usize::MAX {
+            let text = match &self.shared_line {
+                Some((start, range)) if *start == line_start => range.clone(),
+                _ => {
+                    let s = self.arena.len();
+                    self.arena.extend_from_slice(&data[ls..le]);
+                    let range = s..self.arena.len();
+                    self.shared_line = Some((line_start, range.clone()));
+                    range
+                }
+            };
+            let raw = if complete {
+                text.start + (vs - ls)..text.start + (ve - ls)
+            } else {
+                text.start..text.start
+            };
+            return Slot {
+                name: tag.name,
+                raw,
+                line_text: text,
+                value_column: tag.value.start.saturating_sub(line_start) as usize,
+                column_base: 0,
+                line: tag.line,
+                value_offset: tag.value.start,
+                complete,
+                line_end,
+            };
+        }
+        // A long line (or a note): a window around the value.
+        let kept_end = ve.min(vs.saturating_add(max_value));
+        let ws = vs.saturating_sub(WINDOW).max(ls);
+        let we = kept_end.saturating_add(WINDOW).min(le);
+        let column_base = if ws == ls {
+            0
+        } else {
+            // Counted on from the last tag of the same line: linear per line.
+            let (from, before) = match self.columns {
+                Some((start, pos, n)) if start == line_start && pos <= offset + ws as u64 => {
+                    ((pos - offset) as usize, n)
+                }
+                _ => {
+                    let bom = data[ls..].starts_with(b"\xEF\xBB\xBF") && ls + 3 <= ws;
+                    (ls + if bom { 3 } else { 0 }, 0)
+                }
+            };
+            let n = before + chars(&data[from..ws]);
+            self.columns = Some((line_start, offset + ws as u64, n));
+            n
+        };
+        let s = self.arena.len();
+        self.arena.extend_from_slice(&data[ws..we]);
+        let raw = if complete {
+            s + (vs - ws)..s + (kept_end - ws)
+        } else {
+            s..s
+        };
+        Slot {
+            name: tag.name,
+            raw,
+            line_text: s..self.arena.len(),
+            value_column: tag.value.start.saturating_sub(offset + ws as u64) as usize,
+            column_base,
+            line: tag.line,
+            value_offset: tag.value.start,
+            complete: complete && kept_end == ve,
+            line_end,
+        }
     }
 
     /// Consumes the events of one chunk (`data` starting at absolute `offset`).
@@ -132,6 +403,10 @@ impl Builder {
         events: &[Event],
         out: &mut Vec<Entry<J::Game>>,
     ) {
+        // Cached line facts are about the previous chunk's bytes.
+        self.shared_line = None;
+        self.line_end = None;
+        self.columns = None;
         if self.open && !self.header_done {
             // The header of a game from an earlier chunk goes on here.
             out.push(Entry {
@@ -147,10 +422,7 @@ impl Builder {
                     offset: start,
                     line,
                 } => {
-                    self.arena.clear();
-                    self.slots.clear();
-                    self.open = true;
-                    self.header_done = false;
+                    self.start_header(job.extra_tags().len());
                     out.push(Entry {
                         start: *start,
                         line: *line,
@@ -162,38 +434,52 @@ impl Builder {
                     if !self.open || self.header_done {
                         continue;
                     }
+                    let idx = name_index(tag.name);
+                    let keep = match self.first[idx] {
+                        None => true,
+                        Some(_) => self.slots.len() < MAX_TAGS && self.arena.len() < HEADER_BUDGET,
+                    };
+                    if keep {
+                        let slot = self.store(tag, data, offset, usize::MAX);
+                        self.first[idx].get_or_insert(self.slots.len());
+                        self.slots.push(slot);
+                        continue;
+                    }
+                    if tag.name == TagName::Fen {
+                        let (n, _) = self.dropped_fens.get_or_insert((0, tag.line));
+                        *n += 1;
+                    }
                     let end = offset + data.len() as u64;
-                    let complete = tag.value.start >= offset && tag.value.end <= end;
-                    let raw_start = self.arena.len();
-                    if complete {
-                        let v =
-                            (tag.value.start - offset) as usize..(tag.value.end - offset) as usize;
-                        self.arena.extend_from_slice(&data[v]);
+                    let raw: &[u8] = if tag.value.start >= offset && tag.value.end <= end {
+                        &data
+                            [(tag.value.start - offset) as usize..(tag.value.end - offset) as usize]
+                    } else {
+                        b""
+                    };
+                    let first = &self.slots[self.first[idx].unwrap_or_default()];
+                    if !same_tag_value(tag.name, &self.arena[first.raw.clone()], raw) {
+                        self.unlisted[idx] += 1;
+                        if self.note.is_none() {
+                            self.note = Some(self.store(tag, data, offset, 2 * WINDOW));
+                        }
                     }
-                    let raw = raw_start..self.arena.len();
-                    let line_start = tag.line_start.max(offset);
-                    let ls = (line_start - offset) as usize;
-                    let le = ls.min(data.len());
-                    let le =
-                        memchr::memchr2(b'\n', b'\r', &data[le..]).map_or(data.len(), |i| le + i);
-                    let text_start = self.arena.len();
-                    if ls <= le {
-                        self.arena.extend_from_slice(&data[ls..le]);
+                }
+                Event::Extra { index, value } => {
+                    if !self.open || self.header_done {
+                        continue;
                     }
-                    self.slots.push(Slot {
-                        name: tag.name,
-                        raw,
-                        line_text: text_start..self.arena.len(),
-                        value_column: tag.value.start.saturating_sub(line_start) as usize,
-                        line: tag.line,
-                        value_offset: tag.value.start,
-                        complete,
-                        line_end: match (data.get(le), data.get(le + 1)) {
-                            (Some(b'\r'), Some(b'\n')) => b"\r\n",
-                            (Some(b'\r'), _) => b"\r",
-                            (Some(b'\n'), _) => b"\n",
-                            _ => b"",
-                        },
+                    let Some(seen @ None) = self.extras.get_mut(*index as usize) else {
+                        continue;
+                    };
+                    let end = offset + data.len() as u64;
+                    *seen = Some(if value.start >= offset && value.end <= end {
+                        let s = self.arena.len();
+                        self.arena.extend_from_slice(
+                            &data[(value.start - offset) as usize..(value.end - offset) as usize],
+                        );
+                        Some(s..self.arena.len())
+                    } else {
+                        None
                     });
                 }
                 Event::HeaderEnd => {
@@ -201,9 +487,32 @@ impl Builder {
                         continue;
                     }
                     self.header_done = true;
+                    self.extra_ranges.clear();
+                    self.extra_ranges
+                        .extend(self.extras.iter().map(|e| e.clone().flatten()));
+                    // The scanner reports SetUp, FEN and Variant as such, never as
+                    // extra tags: their first value comes from the kept tags.
+                    for (i, name) in job.extra_tags().iter().enumerate() {
+                        let idx = match name.as_slice() {
+                            b"SetUp" => 0,
+                            b"FEN" => 1,
+                            b"Variant" => 2,
+                            _ => continue,
+                        };
+                        if let (Some(slot), Some(r)) = (
+                            self.first[idx].map(|f| &self.slots[f]),
+                            self.extra_ranges.get_mut(i),
+                        ) {
+                            *r = slot.complete.then(|| slot.raw.clone());
+                        }
+                    }
                     let header = Header {
                         arena: &self.arena,
                         slots: &self.slots,
+                        unlisted: self.unlisted,
+                        note: self.note.as_ref(),
+                        dropped_fens: self.dropped_fens,
+                        extras: &self.extra_ranges,
                     };
                     let result = job.game(&header);
                     if let Some(last) = out.last_mut() {

@@ -72,7 +72,9 @@ fn check_header_ends(ev: &[Event]) {
                 open = true;
                 header = true;
             }
-            Event::Tag(_) => assert!(header, "Tag after HeaderEnd: {ev:?}"),
+            Event::Tag(_) | Event::Extra { .. } => {
+                assert!(header, "Tag after HeaderEnd: {ev:?}")
+            }
             Event::HeaderEnd => {
                 assert!(open && header, "stray HeaderEnd: {ev:?}");
                 header = false;
@@ -833,4 +835,71 @@ fn later_pairs_split_across_pieces() {
         names,
         vec![(TagName::Fen, 12_000 - 5009), (TagName::SetUp, 1)]
     );
+}
+
+/// Scans with extra tags asked for, whole and split at every byte; returns the
+/// extra values found (index, value) and checks the other events are unchanged.
+fn extras(input: &str, names: &[&str]) -> Vec<(u8, String)> {
+    let run = |pieces: &[&[u8]]| {
+        let mut s = Scanner::new().with_extra_tags(names);
+        let mut ev = Vec::new();
+        for p in pieces {
+            s.feed(p, &mut ev);
+        }
+        s.finish(&mut ev);
+        ev
+    };
+    let bytes = input.as_bytes();
+    let whole = run(&[bytes]);
+    for cut in 0..=bytes.len() {
+        assert_eq!(
+            run(&[&bytes[..cut], &bytes[cut..]]),
+            whole,
+            "split at {cut}"
+        );
+    }
+    let ones: Vec<&[u8]> = bytes.chunks(1).collect();
+    assert_eq!(run(&ones), whole, "1-byte pieces");
+    // Without the extra events, the same as a scanner not asked for any.
+    let plain: Vec<Event> = whole
+        .iter()
+        .filter(|e| !matches!(e, Event::Extra { .. }))
+        .cloned()
+        .collect();
+    assert_eq!(plain, scan(bytes));
+    whole
+        .iter()
+        .filter_map(|e| match e {
+            Event::Extra { index, value } => Some((
+                *index,
+                input[value.start as usize..value.end as usize].to_string(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn extra_tags_are_reported_when_asked_for() {
+    let input = "[Event \"Rated Classical\"]\n[WhiteElo \"2500\"] [TimeControlX \"1\"] [TimeControl \"600+0\"]\n[SetUp \"1\"]\n[White \"a \\\"b\\\"\"]\n\n1. e4 *\n[WhiteElo \"1\"]\n\n*\n";
+    assert_eq!(
+        extras(input, &["WhiteElo", "TimeControl", "White", "Nope"]),
+        [
+            (0, "2500".to_string()),
+            (1, "600+0".to_string()),
+            (2, "a \\\"b\\\"".to_string()),
+            (0, "1".to_string()),
+        ]
+    );
+    // Names longer than 8 bytes (hashed) and exactly 8.
+    assert_eq!(
+        extras(
+            "[TerminationDetails \"x\"]\n[Termination \"y\"]\n[WhiteElo \"z\"]\n\n*\n",
+            &["Termination", "WhiteElo"]
+        ),
+        [(0, "y".to_string()), (1, "z".to_string())]
+    );
+    // Case-sensitive; no extra tags asked for: none reported.
+    assert!(extras("[whiteelo \"1\"]\n\n*\n", &["WhiteElo"]).is_empty());
+    assert!(extras("[WhiteElo \"1\"]\n\n*\n", &[]).is_empty());
 }

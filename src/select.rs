@@ -1,0 +1,450 @@
+//! `--tag EXPR`: selecting games by any header tag.
+//!
+//! An expression is `NAME OP VALUE`, with no blanks around the operator:
+//!
+//! * `NAME` is a tag name: ASCII letters, digits and `_`, case-sensitive.
+//! * `OP` is one of `=`, `!=`, `~`, `!~`, `<`, `<=`, `>`, `>=`.
+//! * `VALUE` is the rest of the expression, taken literally (no escapes; it
+//!   may be empty). It may not begin with `=`, `!`, `~`, `<` or `>`: that is
+//!   almost always a mistyped operator (`WhiteElo>>2500`, `Event==x`).
+//!
+//! The game's value is the tag's value with PGN escapes decoded (`\"`, `\\`).
+//! `=`/`!=` compare bytes. `~`/`!~` search the value for the regular expression
+//! (Rust `regex` syntax, unanchored: `^`/`$` anchor it). `<`, `<=`, `>`, `>=`
+//! compare numbers when both sides are decimal numbers (an optional sign,
+//! digits, optionally `.` and digits: `2500`, `-3`, `0.5`; compared exactly,
+//! however long), and bytes otherwise (which orders PGN dates `YYYY.MM.DD`; a
+//! date with `??` sorts after the digits). A game without the tag satisfies
+//! only `!=` and `!~`. When a header holds the tag more than once, the first
+//! pair counts.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use regex::bytes::Regex;
+
+use crate::pgn::scan::MAX_EXTRA_TAGS;
+use crate::pgn::tags::decode_value;
+
+/// A comparison operator of `--tag`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Eq,
+    Ne,
+    Match,
+    NotMatch,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Op {
+    /// The operators by spelling, two-byte ones first (the longest match wins).
+    const SPELLINGS: [(&'static str, Op); 8] = [
+        ("!=", Op::Ne),
+        ("!~", Op::NotMatch),
+        ("<=", Op::Le),
+        (">=", Op::Ge),
+        ("=", Op::Eq),
+        ("~", Op::Match),
+        ("<", Op::Lt),
+        (">", Op::Gt),
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        Self::SPELLINGS
+            .iter()
+            .find(|(_, op)| *op == self)
+            .map_or("?", |(s, _)| s)
+    }
+}
+
+/// One parsed `--tag` expression.
+#[derive(Clone, Debug)]
+pub struct TagExpr {
+    pub name: String,
+    pub op: Op,
+    pub value: String,
+    /// Whether the value is a number, for `<`..`>=`.
+    numeric: bool,
+    /// The compiled regular expression, for `~`/`!~`.
+    regex: Option<Regex>,
+}
+
+/// Why an expression is malformed, and where (byte range in the expression).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExprError {
+    pub expr: String,
+    pub at: std::ops::Range<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for ExprError {
+    /// The message, then the expression and a caret under the fault.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pad = self.expr[..self.at.start.min(self.expr.len())]
+            .chars()
+            .count();
+        let width = self.expr[self.at.start.min(self.expr.len())..self.at.end.min(self.expr.len())]
+            .chars()
+            .count()
+            .max(1);
+        write!(
+            f,
+            "{}\n  {}\n  {}{}",
+            self.message,
+            self.expr,
+            " ".repeat(pad),
+            "^".repeat(width)
+        )
+    }
+}
+
+impl std::error::Error for ExprError {}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn is_op_byte(b: u8) -> bool {
+    matches!(b, b'=' | b'!' | b'~' | b'<' | b'>')
+}
+
+impl TagExpr {
+    /// Parses `NAME OP VALUE` (see the module notes).
+    pub fn parse(expr: &str) -> Result<TagExpr, ExprError> {
+        let err = |at: std::ops::Range<usize>, message: String| ExprError {
+            expr: expr.to_string(),
+            at,
+            message,
+        };
+        let bytes = expr.as_bytes();
+        let name_len = bytes.iter().take_while(|&&b| is_name_byte(b)).count();
+        if name_len == 0 {
+            let what = if bytes.first().is_some_and(|&b| is_op_byte(b)) {
+                "expected a tag name before the operator"
+            } else {
+                "expected a tag name (letters, digits, `_`) followed by an operator"
+            };
+            let width = expr.chars().next().map_or(1, char::len_utf8);
+            return Err(err(0..width, what.to_string()));
+        }
+        let rest = &expr[name_len..];
+        let Some(&(spelling, op)) = Op::SPELLINGS.iter().find(|(s, _)| rest.starts_with(s)) else {
+            let width = rest.chars().next().map_or(1, char::len_utf8);
+            let message = if rest.is_empty() {
+                "expected an operator (= != ~ !~ < <= > >=) and a value after the tag name"
+                    .to_string()
+            } else {
+                format!(
+                    "expected an operator (= != ~ !~ < <= > >=) after the tag name, found {:?}",
+                    rest.chars().next().unwrap_or(' ')
+                )
+            };
+            return Err(err(name_len..name_len + width, message));
+        };
+        let value_at = name_len + spelling.len();
+        let value = &expr[value_at..];
+        if value.bytes().next().is_some_and(is_op_byte) {
+            let extra = value.bytes().take_while(|&b| is_op_byte(b)).count();
+            return Err(err(
+                name_len..value_at + extra,
+                format!(
+                    "`{}` is not an operator (one of = != ~ !~ < <= > >=); a value may not begin with = ! ~ < or >",
+                    &expr[name_len..value_at + extra]
+                ),
+            ));
+        }
+        let regex = match op {
+            Op::Match | Op::NotMatch => Some(Regex::new(value).map_err(|e| {
+                let detail = match &e {
+                    regex::Error::Syntax(s) => s
+                        .lines()
+                        .rev()
+                        .find(|l| l.starts_with("error:"))
+                        .unwrap_or(s)
+                        .trim_start_matches("error:")
+                        .trim()
+                        .to_string(),
+                    other => other.to_string(),
+                };
+                err(
+                    value_at..expr.len().max(value_at + 1),
+                    format!("invalid regular expression: {detail}"),
+                )
+            })?),
+            _ => None,
+        };
+        Ok(TagExpr {
+            name: expr[..name_len].to_string(),
+            op,
+            value: value.to_string(),
+            numeric: Decimal::parse(value.as_bytes()).is_some(),
+            regex,
+        })
+    }
+
+    /// Whether a game whose tag `NAME` has the raw (still escaped) value
+    /// `raw`, or none, satisfies the expression.
+    pub fn holds(&self, raw: Option<&[u8]>) -> bool {
+        let Some(raw) = raw else {
+            return matches!(self.op, Op::Ne | Op::NotMatch);
+        };
+        let value = decode_value(raw);
+        let value: &[u8] = &value;
+        match self.op {
+            Op::Eq => value == self.value.as_bytes(),
+            Op::Ne => value != self.value.as_bytes(),
+            Op::Match => self.regex.as_ref().is_some_and(|r| r.is_match(value)),
+            Op::NotMatch => !self.regex.as_ref().is_some_and(|r| r.is_match(value)),
+            Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+                let want = self.value.as_bytes();
+                let order = match (self.numeric, Decimal::parse(value)) {
+                    (true, Some(a)) => Decimal::parse(want).map_or(Ordering::Equal, |b| a.cmp(&b)),
+                    _ => value.cmp(want),
+                };
+                match self.op {
+                    Op::Lt => order == Ordering::Less,
+                    Op::Le => order != Ordering::Greater,
+                    Op::Gt => order == Ordering::Greater,
+                    _ => order != Ordering::Less,
+                }
+            }
+        }
+    }
+}
+
+/// For clap: parses one `--tag` value.
+pub fn parse_tag_expr(expr: &str) -> Result<TagExpr, ExprError> {
+    TagExpr::parse(expr)
+}
+
+/// Every `--tag` of a command: the distinct tag names they read (the scanner
+/// reports only these) and the expressions, all of which must hold.
+#[derive(Clone, Debug, Default)]
+pub struct Selector {
+    names: Vec<Vec<u8>>,
+    /// Each expression with the index of its name in `names`.
+    exprs: Vec<(usize, TagExpr)>,
+}
+
+impl Selector {
+    pub fn new(exprs: &[TagExpr]) -> Selector {
+        let mut s = Selector::default();
+        for e in exprs {
+            let name = e.name.as_bytes().to_vec();
+            let i = match s.names.iter().position(|n| *n == name) {
+                Some(i) => i,
+                None => {
+                    s.names.push(name);
+                    s.names.len() - 1
+                }
+            };
+            s.exprs.push((i, e.clone()));
+        }
+        s
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.exprs.is_empty()
+    }
+
+    /// More distinct tag names than the scanner can look for are a usage error.
+    pub fn validate(&self) -> Result<(), crate::commands::Error> {
+        if self.names.len() > MAX_EXTRA_TAGS {
+            return Err(crate::commands::Error::Usage(format!(
+                "--tag names {} different tags; at most {MAX_EXTRA_TAGS} can be used in one run",
+                self.names.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The tag names to ask the scanner for.
+    pub fn names(&self) -> &[Vec<u8>] {
+        &self.names
+    }
+
+    /// Whether every expression holds; `value(i)` gives the raw value of the
+    /// first pair of tag `names()[i]` in the game, if any.
+    pub fn matches<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> bool {
+        self.exprs.iter().all(|(i, e)| e.holds(value(*i)))
+    }
+}
+
+/// A decimal number `[+-]digits[.digits]`, normalised for exact comparison
+/// (borrowing its digits: no allocation per game).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Decimal<'a> {
+    negative: bool,
+    /// Integer digits without leading zeros.
+    int: &'a [u8],
+    /// Fraction digits without trailing zeros.
+    frac: &'a [u8],
+}
+
+impl<'a> Decimal<'a> {
+    fn parse(s: &'a [u8]) -> Option<Decimal<'a>> {
+        let (negative, s) = match s.first() {
+            Some(b'-') => (true, &s[1..]),
+            Some(b'+') => (false, &s[1..]),
+            _ => (false, s),
+        };
+        let (int, frac) = match s.iter().position(|&b| b == b'.') {
+            Some(p) => (&s[..p], &s[p + 1..]),
+            None => (s, &[][..]),
+        };
+        let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
+        if int.is_empty() || !digits(int) || !digits(frac) || (s.contains(&b'.') && frac.is_empty())
+        {
+            return None;
+        }
+        let int = &int[int.iter().position(|&b| b != b'0').unwrap_or(int.len())..];
+        let frac = &frac[..frac.iter().rposition(|&b| b != b'0').map_or(0, |p| p + 1)];
+        // -0 is 0.
+        let negative = negative && !(int.is_empty() && frac.is_empty());
+        Some(Decimal {
+            negative,
+            int,
+            frac,
+        })
+    }
+
+    fn cmp_magnitude(&self, other: &Decimal<'_>) -> Ordering {
+        self.int
+            .len()
+            .cmp(&other.int.len())
+            .then_with(|| self.int.cmp(other.int))
+            .then_with(|| self.frac.cmp(other.frac))
+    }
+}
+
+impl Ord for Decimal<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self.negative, other.negative) {
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+            (false, false) => self.cmp_magnitude(other),
+            (true, true) => other.cmp_magnitude(self),
+        }
+    }
+}
+
+impl PartialOrd for Decimal<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holds(expr: &str, value: Option<&str>) -> bool {
+        TagExpr::parse(expr)
+            .unwrap()
+            .holds(value.map(str::as_bytes))
+    }
+
+    #[test]
+    fn operators() {
+        assert!(holds("WhiteElo>=2500", Some("2500")));
+        assert!(!holds("WhiteElo>2500", Some("2500")));
+        assert!(holds("WhiteElo>2500", Some("2600")));
+        // Numeric, not byte order: 900 < 2500.
+        assert!(holds("WhiteElo<2500", Some("900")));
+        assert!(holds("WhiteElo<=2500", Some("02500")));
+        assert!(holds("Score>-1.5", Some("-1.25")));
+        assert!(holds("Score<0.5", Some("0.25")));
+        assert!(holds(
+            "X<99999999999999999999",
+            Some("99999999999999999998")
+        ));
+        // A non-number compares bytewise.
+        // "?" sorts after the digits.
+        assert!(!holds("WhiteElo<2500", Some("?")));
+        assert!(holds("WhiteElo>2500", Some("?")));
+        assert!(holds("Date>=2024.01.01", Some("2024.03.15")));
+        assert!(!holds("Date>=2024.01.01", Some("2023.12.31")));
+        assert!(holds("Result=1-0", Some("1-0")));
+        assert!(!holds("Result=1-0", Some("0-1")));
+        assert!(holds("Result!=1-0", Some("0-1")));
+        assert!(holds("Event~Classical", Some("Rated Classical game")));
+        assert!(!holds("Event~^Classical", Some("Rated Classical game")));
+        assert!(holds("Variant!~960", Some("Standard")));
+        assert!(holds("Event=", Some("")));
+    }
+
+    #[test]
+    fn missing_tags_satisfy_only_the_negations() {
+        for (expr, want) in [
+            ("A=x", false),
+            ("A!=x", true),
+            ("A~x", false),
+            ("A!~x", true),
+            ("A<x", false),
+            ("A<=x", false),
+            ("A>x", false),
+            ("A>=x", false),
+        ] {
+            assert_eq!(holds(expr, None), want, "{expr}");
+        }
+    }
+
+    #[test]
+    fn values_are_unescaped() {
+        assert!(holds(r#"White=Smith "Jr""#, Some(r#"Smith \"Jr\""#)));
+        assert!(holds(r"Site~\\", Some(r"a\\b")));
+    }
+
+    #[test]
+    fn malformed_expressions_point_at_the_fault() {
+        let e = TagExpr::parse("WhiteElo>>2500").unwrap_err();
+        assert_eq!(e.at, 8..10);
+        assert!(
+            e.to_string().ends_with("\n  WhiteElo>>2500\n          ^^"),
+            "{e}"
+        );
+        let e = TagExpr::parse("WhiteElo 2500").unwrap_err();
+        assert_eq!(e.at, 8..9);
+        let e = TagExpr::parse("WhiteElo").unwrap_err();
+        assert_eq!(e.at, 8..9);
+        assert!(e.message.contains("expected an operator"));
+        let e = TagExpr::parse(">=2500").unwrap_err();
+        assert_eq!(e.at, 0..1);
+        let e = TagExpr::parse("Event~(a").unwrap_err();
+        assert_eq!(e.at, 6..8);
+        assert!(e.message.starts_with("invalid regular expression"), "{e}");
+        let e = TagExpr::parse("Event==x").unwrap_err();
+        assert_eq!(e.at, 5..7);
+    }
+
+    #[test]
+    fn selectors_share_names() {
+        let exprs: Vec<_> = ["WhiteElo>=2000", "BlackElo>=2000", "WhiteElo<2500"]
+            .iter()
+            .map(|e| TagExpr::parse(e).unwrap())
+            .collect();
+        let s = Selector::new(&exprs);
+        assert_eq!(s.names().len(), 2);
+        let values = [Some(b"2100".as_slice()), Some(b"2050".as_slice())];
+        assert!(s.matches(|i| values[i]));
+        let values = [Some(b"2600".as_slice()), Some(b"2050".as_slice())];
+        assert!(!s.matches(|i| values[i]));
+    }
+
+    #[test]
+    fn decimals_compare_exactly() {
+        fn d(s: &str) -> Decimal<'_> {
+            Decimal::parse(s.as_bytes()).unwrap()
+        }
+        assert_eq!(d("-0").cmp(&d("0.000")), Ordering::Equal);
+        assert_eq!(d("1.50").cmp(&d("1.5")), Ordering::Equal);
+        assert_eq!(d("-2").cmp(&d("-10")), Ordering::Greater);
+        assert_eq!(d("10").cmp(&d("9.99")), Ordering::Greater);
+        for bad in ["", "-", "1.", ".5", "1e3", "12a", "+-1", "1.2.3"] {
+            assert!(Decimal::parse(bad.as_bytes()).is_none(), "{bad}");
+        }
+    }
+}

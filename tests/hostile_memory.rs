@@ -1,0 +1,320 @@
+//! Peak memory on hostile headers: every command must stay well under 100 MiB
+//! however a header is built (tens of thousands of pairs on one line, a
+//! million tag lines in one game, megabyte-long values and lines).
+//!
+//! Peak resident memory is read with `/usr/bin/time -f %M` (GNU time); the
+//! test prints a reason and passes when it is not installed.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The bound every run must stay under.
+const LIMIT_KIB: u64 = 100 * 1024;
+
+const FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+fn time_available() -> bool {
+    Command::new("/usr/bin/time")
+        .args(["-f", "%M", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Peak RSS (KiB) of `pgnfen ARGS`, and its exit code.
+fn peak_kib(args: &[&str]) -> (u64, Option<i32>) {
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "PEAK %M"])
+        .arg(env!("CARGO_BIN_EXE_pgnfen"))
+        .arg("--no-progress")
+        .arg("-q")
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let kib = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("PEAK "))
+        .next_back()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak in {err}"));
+    // GNU time exits with the command's status.
+    (kib, out.status.code())
+}
+
+fn write(dir: &Path, name: &str, build: impl FnOnce(&mut dyn Write)) -> PathBuf {
+    let path = dir.join(name);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    build(&mut f);
+    f.flush().unwrap();
+    path
+}
+
+/// The hostile files.
+fn hostile(dir: &Path) -> Vec<PathBuf> {
+    vec![
+        // 20,000 SetUp pairs on one line (289 KB): was 5.5 GiB, 11 GiB for check.
+        write(dir, "setup-pairs.pgn", |f| {
+            writeln!(f, "[Event \"x\"]").unwrap();
+            for _ in 0..20_000 {
+                write!(f, "[SetUp \"n\"] ").unwrap();
+            }
+            write!(f, "\n\n1. e4 *\n").unwrap();
+        }),
+        // The same with values that all differ (a duplicate-tag each).
+        write(dir, "setup-pairs-differ.pgn", |f| {
+            writeln!(f, "[Event \"x\"]").unwrap();
+            for i in 0..20_000 {
+                write!(f, "[SetUp \"{i}\"] ").unwrap();
+            }
+            write!(f, "\n\n1. e4 *\n").unwrap();
+        }),
+        // 5,000 FEN pairs on one line (334 KB): was 1.6 GiB.
+        write(dir, "fen-pairs.pgn", |f| {
+            writeln!(f, "[Event \"x\"]").unwrap();
+            for _ in 0..5_000 {
+                write!(f, "[FEN \"{FEN}\"] ").unwrap();
+            }
+            write!(f, "\n\n1. e4 *\n").unwrap();
+        }),
+        // One game of 1 M SetUp lines (17 MB): was 320-490 MiB.
+        write(dir, "setup-lines.pgn", |f| {
+            writeln!(f, "[Event \"x\"]").unwrap();
+            for _ in 0..1_000_000 {
+                writeln!(f, "[SetUp \"n\"]").unwrap();
+            }
+            write!(f, "\n1. e4 *\n").unwrap();
+        }),
+        // One game of 300,000 FEN lines, all different.
+        write(dir, "fen-lines.pgn", |f| {
+            writeln!(f, "[Event \"x\"]\n[SetUp \"1\"]").unwrap();
+            for i in 0..300_000 {
+                writeln!(f, "[FEN \"8/8/8/8/8/8/8/K1k5 w - - 0 {}\"]", i + 1).unwrap();
+            }
+            write!(f, "\n1. e4 *\n").unwrap();
+        }),
+        // 20,000 games whose FEN has a 10,000-character castling field: was
+        // 145 MiB for check.
+        write(dir, "long-castling.pgn", |f| {
+            let castling = "K".repeat(10_000);
+            for _ in 0..20_000 {
+                write!(
+                    f,
+                    "[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w {castling} - 0 1\"]\n\n1. e4 *\n\n"
+                )
+                .unwrap();
+            }
+        }),
+        // A 20 MB tag line (longer than the largest chunk).
+        write(dir, "long-line.pgn", |f| {
+            write!(f, "[Event \"x\"]\n[FEN \"").unwrap();
+            let block = [b'p'; 1 << 16];
+            for _ in 0..(20 << 20) / block.len() {
+                f.write_all(&block).unwrap();
+            }
+            write!(f, "\"]\n\n1. e4 *\n").unwrap();
+        }),
+        // A 6 MB line of 2,000 pairs with 3 KB values, all different.
+        write(dir, "long-values.pgn", |f| {
+            writeln!(f, "[Event \"x\"]").unwrap();
+            for i in 0..2_000 {
+                write!(f, "[Variant \"{i}{}\"] ", "v".repeat(3_000)).unwrap();
+            }
+            write!(f, "\n\n1. e4 *\n").unwrap();
+        }),
+    ]
+}
+
+#[test]
+fn every_command_stays_bounded() {
+    if !time_available() {
+        println!("skipped: /usr/bin/time (GNU time) is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let files = hostile(dir.path());
+    let out = dir.path().join("out.pgn");
+    let out = out.to_str().unwrap();
+    let template = format!("{}/{{class}}.pgn", dir.path().display());
+    let mut failures = Vec::new();
+    for file in &files {
+        let f = file.to_str().unwrap();
+        let runs: Vec<Vec<&str>> = vec![
+            vec!["stats", f],
+            vec!["stats", "--tag", "Event=x", f],
+            vec!["check", "--warnings", f],
+            vec!["check", "--format", "json", f],
+            vec!["convert", "--to", "shredder", "-o", out, f],
+            vec![
+                "filter",
+                "--class",
+                "standard",
+                "-o",
+                out,
+                "--rest",
+                "/dev/null",
+                f,
+            ],
+            vec!["filter", "--tag", "SetUp=n", "-o", out, f],
+            vec!["split", "-o", &template, f],
+            vec!["index", f],
+        ];
+        for args in runs {
+            let (kib, code) = peak_kib(&args);
+            println!("{:>8} KiB  exit {code:?}  {}", kib, args.join(" "));
+            assert!(matches!(code, Some(0 | 1)), "{args:?}: exit {code:?}");
+            if kib >= LIMIT_KIB {
+                failures.push(format!("{args:?}: {kib} KiB"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "over {LIMIT_KIB} KiB: {failures:#?}");
+}
+
+/// Problem counts stay exact when the findings are not all listed.
+#[test]
+fn counts_stay_exact_past_the_kept_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = hostile(dir.path());
+    let differ = files[1].to_str().unwrap();
+    let out = common::run(&["stats", "--format", "json", differ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["problems"]["duplicate-tag"], 19_999);
+    assert_eq!(v["classes"]["malformed"], 1);
+    let out = common::run(&["check", differ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("duplicate-tag        error    19999"),
+        "{text}"
+    );
+    assert!(text.contains("more duplicate tags in this game, not listed one by one"));
+    assert_eq!(out.status.code(), Some(1));
+    // Columns on the 240 KB line (kept as windows) still count from the line
+    // start: each points just after an opening quote, at the value of a pair.
+    let out = common::run(&["check", "--format", "json", differ]);
+    let line = std::fs::read_to_string(differ).unwrap();
+    let line = line.lines().nth(1).unwrap().as_bytes();
+    let rows: Vec<serde_json::Value> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 64, "63 kept duplicates and one for the rest");
+    for (i, row) in rows.iter().enumerate() {
+        let col = row["column"].as_u64().unwrap() as usize;
+        assert_eq!(line[col - 2], b'"', "row {i}: column {col}");
+        let want = format!("{}\"]", i + 1);
+        assert!(
+            line[col - 1..].starts_with(want.as_bytes()),
+            "row {i}: column {col}"
+        );
+    }
+    // Same values: no duplicate-tag at all, however many.
+    let out = common::run(&["stats", "--format", "json", files[0].to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["problems"].get("duplicate-tag").is_none(), "{v}");
+}
+
+/// Library level: with tiny chunks (headers and long lines across many
+/// chunks) `check` places the same problems with the same snippets as with one
+/// chunk, and `--tag` selects the same games.
+#[test]
+fn long_lines_read_the_same_in_tiny_chunks() {
+    use pgnfen::commands::check::{CheckJob, Finding};
+    use pgnfen::commands::filter::{FilterJob, Selection};
+    use pgnfen::pipeline::{self, GameInfo, Input, Options, Sink};
+    use pgnfen::select::{Selector, TagExpr};
+
+    #[derive(Default, PartialEq, Debug)]
+    struct Placed(Vec<(u64, u64, usize, String, String, u64)>);
+    impl Sink<Vec<Finding>> for Placed {
+        fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> std::io::Result<()> {
+            for f in findings {
+                let shown = f.line_text[f.span.clone()].to_string();
+                self.0.push((
+                    info.index,
+                    f.line + info.line_delta,
+                    f.column,
+                    f.code.as_str().to_string(),
+                    shown,
+                    f.count,
+                ));
+            }
+            Ok(())
+        }
+        fn bytes(&mut self, _: u64, _: &[u8]) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    #[derive(Default, PartialEq, Debug)]
+    struct Kept(Vec<(u64, bool)>);
+    impl Sink<bool> for Kept {
+        fn begin_game(&mut self, info: &GameInfo, keep: bool) -> std::io::Result<()> {
+            self.0.push((info.index, keep));
+            Ok(())
+        }
+        fn bytes(&mut self, _: u64, _: &[u8]) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "mixed.pgn", |f| {
+        for g in 0..30 {
+            // A long line of pairs (past the 4 KiB kept whole), with a bad FEN
+            // and differing duplicates, then an Elo on a later line.
+            write!(f, "[Event \"g{g}\"] ").unwrap();
+            for i in 0..(100 + g * 7) {
+                write!(f, "[SetUp \"{}\"] [Site \"{}\"] ", i % 3, "é".repeat(i % 5)).unwrap();
+            }
+            writeln!(
+                f,
+                "[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1\"]"
+            )
+            .unwrap();
+            write!(f, "[WhiteElo \"{}\"]\n\n1. e4 *\n\n", 2400 + g * 10).unwrap();
+        }
+    });
+    let job_tags = vec![
+        TagExpr::parse("WhiteElo>=2550").unwrap(),
+        TagExpr::parse("Event!~7").unwrap(),
+    ];
+    let selection = Selection {
+        tags: Selector::new(&job_tags),
+        ..Selection::default()
+    };
+    let input = [Input::File(path.clone())];
+    let run_with = |chunks: (usize, usize)| {
+        let options = Options {
+            chunk_sizes: chunks,
+            ..Options::new(2, false)
+        };
+        let mut placed = Placed::default();
+        pipeline::run(&input, &CheckJob, &mut placed, &options).unwrap();
+        let mut kept = Kept::default();
+        pipeline::run(&input, &FilterJob(&selection), &mut kept, &options).unwrap();
+        (placed, kept)
+    };
+    let big = run_with((1 << 20, 8 << 20));
+    assert!(big.0.0.len() > 30 * 40, "{}", big.0.0.len());
+    assert!(
+        big.0.0.iter().any(|p| p.5 > 1),
+        "some findings stand for several"
+    );
+    let want: Vec<(u64, bool)> = (0..30u64)
+        .map(|g| {
+            (
+                g + 1,
+                2400 + g * 10 >= 2550 && !format!("g{g}").contains('7'),
+            )
+        })
+        .collect();
+    assert_eq!(big.1.0, want);
+    for chunks in [(4096, 1 << 20), (700, 1 << 20), (1 << 14, 1 << 20)] {
+        assert_eq!(run_with(chunks), big, "{chunks:?}");
+    }
+}

@@ -1,0 +1,150 @@
+//! `pgnfen split`: one file per class, each equal to `filter --class C`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::run;
+
+const CLASSES: [&str; 6] = ["standard", "setup", "chess960", "crc", "other", "malformed"];
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples")
+        .join(name)
+}
+
+fn filter_class(class: &str, input: &Path) -> Vec<u8> {
+    let out = run(&["filter", "-q", "--class", class, input.to_str().unwrap()]);
+    assert!(out.status.success());
+    out.stdout
+}
+
+/// Splits `input` with `template` (in a fresh folder) and compares every file
+/// with `filter --class`; returns the folder.
+fn split_matches_filter(input: &Path, ending: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let template = format!("{}/{{class}}.pgn{ending}", dir.path().display());
+    let out = run(&["split", "-o", &template, input.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut total = 0;
+    for class in CLASSES {
+        let path = dir.path().join(format!("{class}.pgn{ending}"));
+        let want = filter_class(class, input);
+        if want.is_empty() {
+            assert!(!path.exists(), "{class}: no games, no file");
+            continue;
+        }
+        let have = if ending.is_empty() {
+            std::fs::read(&path).unwrap()
+        } else {
+            // pgnfen reads compressed input: filtering every class back out
+            // gives the decompressed bytes.
+            let out = run(&[
+                "filter",
+                "-q",
+                "--class",
+                &CLASSES.join(","),
+                path.to_str().unwrap(),
+            ]);
+            assert!(out.status.success());
+            out.stdout
+        };
+        assert_eq!(have, want, "{class}");
+        total += have.len();
+    }
+    assert_eq!(total as u64, std::fs::metadata(input).unwrap().len());
+    dir
+}
+
+#[test]
+fn each_file_is_the_filter_of_its_class() {
+    for name in ["mixed.pgn", "malformed.pgn", "standard.pgn", "crc.pgn"] {
+        split_matches_filter(&sample(name), "");
+    }
+}
+
+#[test]
+fn compressed_templates_compress() {
+    let dir = split_matches_filter(&sample("mixed.pgn"), ".zst");
+    let bytes = std::fs::read(dir.path().join("standard.pgn.zst")).unwrap();
+    assert_eq!(&bytes[..4], &[0x28, 0xB5, 0x2F, 0xFD], "zstd magic");
+    let dir = split_matches_filter(&sample("mixed.pgn"), ".gz");
+    let bytes = std::fs::read(dir.path().join("crc.pgn.gz")).unwrap();
+    assert_eq!(&bytes[..2], &[0x1F, 0x8B], "gzip magic");
+}
+
+#[test]
+fn class_and_tag_restrict_what_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = format!("{}/{{class}}.pgn", dir.path().display());
+    let out = run(&[
+        "split",
+        "--class",
+        "chess960,crc",
+        "--tag",
+        "Event!~(?i)gothic",
+        "-o",
+        &template,
+        sample("mixed.pgn").to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let mut names = names;
+    names.sort();
+    assert_eq!(names, ["chess960.pgn", "crc.pgn"]);
+    let crc = std::fs::read_to_string(dir.path().join("crc.pgn")).unwrap();
+    assert!(!crc.to_lowercase().contains("gothic"), "{crc}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("(not written)"), "{err}");
+}
+
+#[test]
+fn bad_templates_and_folders_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    for (template, message) in [
+        (
+            format!("{}/out.pgn", dir.path().display()),
+            "has no {class}",
+        ),
+        (
+            format!("{}/missing/{{class}}.pgn", dir.path().display()),
+            "missing",
+        ),
+    ] {
+        let out = run(&[
+            "split",
+            "-o",
+            &template,
+            sample("mixed.pgn").to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{template}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{err}");
+        assert!(!err.contains(".pgn."), "no temporary name: {err}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+    // A missing input: nothing written either.
+    let template = format!("{}/{{class}}.pgn", dir.path().display());
+    let out = run(&["split", "-o", &template, "/nonexistent/x.pgn"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // A bad expression: a usage error before anything is read or created.
+    let out = run(&[
+        "split",
+        "--tag",
+        "Elo>>1",
+        "-o",
+        &template,
+        sample("mixed.pgn").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
