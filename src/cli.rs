@@ -106,11 +106,16 @@ pub struct ConvertArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
+    /// How to print the problems (the summary goes to standard error in the
+    /// machine formats)
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
     /// Also report warnings
     #[arg(long)]
     pub warnings: bool,
+    /// Count warnings as errors for the exit status (implies --warnings)
+    #[arg(long)]
+    pub deny_warnings: bool,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<String>,
 }
@@ -145,9 +150,16 @@ pub enum Format {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CheckFormat {
+    /// Compiler-style diagnostics: file:line:column, the tag line, a caret
     Text,
+    /// One JSON object per problem (JSON lines)
     Json,
+    /// One row per problem, with a header row
     Csv,
+    /// GitHub Actions workflow commands (::error/::warning) that annotate the file
+    Github,
+    /// One SARIF 2.1.0 log, for code-scanning dashboards
+    Sarif,
 }
 
 #[cfg(test)]

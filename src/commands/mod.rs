@@ -4,6 +4,7 @@ pub mod check;
 pub mod convert;
 pub mod fen;
 pub mod filter;
+pub mod format;
 pub mod index;
 pub mod stats;
 
