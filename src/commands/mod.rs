@@ -6,6 +6,7 @@ pub mod fen;
 pub mod filter;
 pub mod format;
 pub mod index;
+pub mod manual;
 pub mod stats;
 
 use std::io::{self, IsTerminal};
