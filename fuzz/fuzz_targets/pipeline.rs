@@ -102,8 +102,8 @@ impl Sink<bool> for Split {
 
 type How = (usize, (usize, usize), bool);
 
-/// One thread, one chunk, read: the reference.
-const BIG: How = (1, (1 << 20, 8 << 20), false);
+/// One thread, one chunk (inputs are at most `-max_len`, 16 KiB), read: the reference.
+const BIG: How = (1, (1 << 16, 1 << 16), false);
 
 fn run<J: Job, S: Sink<J::Game>>(path: &PathBuf, job: &J, mut sink: S, how: How) -> S {
     let (threads, chunk_sizes, mmap) = how;
@@ -182,7 +182,9 @@ fuzz_target!(|data: &[u8]| {
     let threads = 1 + usize::from(a & 1);
     let mmap = a & 2 != 0;
     let dialect = [Dialect::Fen, Dialect::Xfen, Dialect::Shredder][usize::from(a >> 2) % 3];
-    let target = 1 + usize::from(*b) % 96;
+    // Tiny chunks, but not thousands of them: each costs a task and a hand-over,
+    // and a slow target explores little.
+    let target = (1 + usize::from(*b) % 96).max(input.len() / 32);
     let max = target + usize::from(*c) * 4;
     let classes: Vec<Class> = Class::ALL
         .into_iter()
