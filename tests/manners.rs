@@ -91,7 +91,14 @@ fn man_page_covers_every_command_flag_and_exit_status() {
     let page = stdout(&["man"]);
     assert!(page.starts_with(".ie") || page.starts_with(".TH"), "roff");
     assert!(page.contains(".TH pgnfen 1"), "a section-1 page");
-    for section in ["NAME", "SYNOPSIS", "OPTIONS", "COMMANDS", "\"EXIT STATUS\""] {
+    for section in [
+        "NAME",
+        "SYNOPSIS",
+        "OPTIONS",
+        "COMMANDS",
+        "EXAMPLES",
+        "\"EXIT STATUS\"",
+    ] {
         assert!(page.contains(&format!(".SH {section}\n")), "{section}");
     }
     for cmd in commands() {

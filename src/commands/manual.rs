@@ -43,6 +43,7 @@ pub fn man_page(out: &mut dyn Write) -> io::Result<()> {
         roff.text([roman(about(sub))]);
     }
     roff.to_writer(out)?;
+    examples(&cmd, "SH").to_writer(out)?;
     for sub in subs {
         let name = format!("pgnfen {}", sub.get_name());
         let mut roff = Roff::new();
@@ -55,7 +56,7 @@ pub fn man_page(out: &mut dyn Write) -> io::Result<()> {
             render(&page, &mut buf)?;
             out.write_all(&subsection(&buf))?;
         }
-        examples(sub).to_writer(out)?;
+        examples(sub, "SS").to_writer(out)?;
     }
     let mut roff = Roff::new();
     roff.control("SH", ["EXIT STATUS"]);
@@ -87,7 +88,9 @@ fn about(cmd: &Command) -> String {
 
 /// The example lines that end a command's `--help` (after "Examples:", up to
 /// the blank line before the exit statuses), unfilled so that each stays one line.
-fn examples(cmd: &Command) -> Roff {
+/// `heading` is the roff request of the section's title: `SH` for the page's
+/// own examples, `SS` for a command's.
+fn examples(cmd: &Command, heading: &str) -> Roff {
     let mut roff = Roff::new();
     let Some(help) = cmd.get_after_help().map(|h| h.to_string()) else {
         return roff;
@@ -99,7 +102,7 @@ fn examples(cmd: &Command) -> Roff {
         .take_while(|l| !l.trim().is_empty())
         .collect();
     if !lines.is_empty() {
-        roff.control("SS", ["EXAMPLES"]);
+        roff.control(heading, ["EXAMPLES"]);
         roff.control("nf", []);
         for line in lines {
             roff.text([roman(line.trim())]);
