@@ -4,11 +4,17 @@ use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
 pub enum Class {
+    /// Orthodox chess from the initial position (no FEN tag, or the initial FEN)
     Standard,
+    /// Orthodox 8x8 chess from another legal position, castling with king on e and rooks on a/h
     Setup,
+    /// 8x8 Chess960: a Chess960 Variant tag, Chess960 castling or a Chess960 start array
     Chess960,
+    /// 10x8 Capablanca family: Capablanca, Capablanca Random, Gothic, Embassy
     Crc,
+    /// Another variant named by the Variant tag (Crazyhouse, Atomic, ...); position not judged
     Other,
+    /// Headers with an error-severity problem (see `pgnfen check`)
     Malformed,
 }
 

@@ -28,6 +28,8 @@ fn main() -> ExitCode {
         Command::Stats(args) => commands::stats::run(&cli.global, args),
         Command::Fen(args) => commands::fen::run(&cli.global, args),
         Command::Index(args) => commands::index::run(&cli.global, args),
+        Command::Completions(args) => commands::manual::run_completions(args.shell),
+        Command::Man => commands::manual::run_man(),
     };
     match result {
         Ok(Outcome::Clean) | Err(Error::BrokenPipe) => ExitCode::SUCCESS,

@@ -323,8 +323,8 @@ fn escaped_value_points_at_the_value() {
 #[test]
 fn timing_is_masked() {
     assert_eq!(
-        mask_timing("1 games read (0.00s)\n(x) (1.5s) (12s)"),
-        "1 games read (TIME)\n(x) (TIME) (12s)"
+        mask_timing("1 game read (0.00s)\n(x) (1.5s) (12s)"),
+        "1 game read (TIME)\n(x) (TIME) (12s)"
     );
 }
 

@@ -24,7 +24,7 @@ fn check_finds_the_fen_of_a_second_pair() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(!text.contains("error["), "{text}");
     assert!(!text.contains("setup-without-fen"), "{text}");
-    assert!(text.contains("1 games read; 0 with errors"), "{text}");
+    assert!(text.contains("1 game read; 0 with errors"), "{text}");
     // nothing at all, warnings included
     let out = run(&["check", "-q", "--warnings", "--format", "json", &p]);
     assert_eq!(out.status.code(), Some(0));

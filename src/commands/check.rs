@@ -1,6 +1,7 @@
 //! `pgnfen check`: every problem of a SetUp/FEN/Variant header, reported like a
 //! compiler diagnostic (`FILE:LINE:COLUMN: error[CODE]: message`, the tag line,
-//! a caret under the fault, a help line), or as JSON lines or CSV.
+//! a caret under the fault, a help line), or as JSON lines, CSV, GitHub Actions
+//! workflow commands or one SARIF 2.1.0 log.
 
 use std::io::{self, Write};
 use std::ops::Range;
@@ -11,6 +12,7 @@ use serde::Serialize;
 
 use crate::classify::shown_value;
 use crate::cli::{CheckArgs, CheckFormat, Global};
+use crate::commands::format::{count, thousands};
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
 use crate::pgn::tags::decode_value;
 use crate::pipeline::game::LINE_KEEP;
@@ -173,6 +175,9 @@ pub struct Report<W: Write> {
     file: String,
     renderer: Renderer,
     header_pending: bool,
+    /// SARIF is one JSON document, so its results are kept until the end (they
+    /// are the output: as many as `--format json` would print).
+    sarif: Sarif,
     pub games: u64,
     pub games_with_errors: u64,
     pub games_with_warnings: u64,
@@ -193,6 +198,7 @@ impl<W: Write> Report<W> {
             file: String::new(),
             renderer,
             header_pending: false,
+            sarif: Sarif::default(),
             games: 0,
             games_with_errors: 0,
             games_with_warnings: 0,
@@ -265,6 +271,24 @@ impl<W: Write> Report<W> {
                     .map_err(|e| io::Error::other(e.to_string()))?;
                 self.out.write_all(&bytes)
             }
+            CheckFormat::Github => {
+                let command = match severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                };
+                writeln!(
+                    self.out,
+                    "::{command} file={},line={line},col={},title={}::{}",
+                    github_property(&self.file),
+                    f.column,
+                    github_property(f.code.as_str()),
+                    github_data(&f.message)
+                )
+            }
+            CheckFormat::Sarif => {
+                self.sarif.push(&self.file, line, f);
+                Ok(())
+            }
         }
     }
 
@@ -281,8 +305,24 @@ impl<W: Write> Report<W> {
         }
     }
 
+    /// The number of warnings found (printed or not).
+    pub fn warnings(&self) -> u64 {
+        Code::ALL
+            .iter()
+            .filter(|c| c.severity() == Severity::Warning)
+            .map(|&c| self.counts[c as usize])
+            .sum()
+    }
+
+    /// Ends the report (the CSV header of an empty report, the SARIF log) and
+    /// gives back the writer.
     pub fn into_inner(mut self) -> io::Result<W> {
         self.write_csv_header()?;
+        if self.format == CheckFormat::Sarif {
+            let log = self.sarif.log();
+            serde_json::to_writer_pretty(&mut self.out, &log)?;
+            self.out.write_all(b"\n")?;
+        }
         Ok(self.out)
     }
 }
@@ -328,11 +368,18 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     let stdout = anstream::stdout();
     let color = !matches!(stdout.current_choice(), anstream::ColorChoice::Never);
     let out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut report = Report::new(out, args.format, args.warnings, color);
+    // --deny-warnings makes warnings fail the run, so they must be shown too.
+    let warnings = args.warnings || args.deny_warnings;
+    let mut report = Report::new(out, args.format, warnings, color);
     pipeline::run(&inputs, &CheckJob, &mut report, &options(global))?;
     let write_err = |e| Error::writing("<stdout>", e);
-    let summary = summary(&report, started.elapsed().as_secs_f64(), args.warnings);
-    let errors = report.errors();
+    let summary = summary(&report, started.elapsed().as_secs_f64(), warnings);
+    let failing = report.errors()
+        + if args.deny_warnings {
+            report.warnings()
+        } else {
+            0
+        };
     let mut out = report.into_inner().map_err(write_err)?;
     if args.format == CheckFormat::Text {
         if !global.quiet {
@@ -342,7 +389,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
         eprint!("{summary}");
     }
     out.flush().map_err(write_err)?;
-    Ok(if errors > 0 {
+    Ok(if failing > 0 {
         Outcome::Problems
     } else {
         Outcome::Clean
@@ -351,10 +398,10 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
 
 fn summary<W: Write>(r: &Report<W>, seconds: f64, warnings: bool) -> String {
     let mut s = format!(
-        "{} games read; {} with errors, {} with warnings{} ({seconds:.2}s)\n",
-        r.games,
-        r.games_with_errors,
-        r.games_with_warnings,
+        "{} read; {} with errors, {} with warnings{} ({seconds:.2}s)\n",
+        count(r.games, "game", "games"),
+        thousands(r.games_with_errors),
+        thousands(r.games_with_warnings),
         if warnings {
             ""
         } else {
@@ -365,18 +412,235 @@ fn summary<W: Write>(r: &Report<W>, seconds: f64, warnings: bool) -> String {
         let n = r.counts[code as usize];
         if n > 0 {
             s.push_str(&format!(
-                "  {:<20} {:<8} {n}\n",
+                "  {:<20} {:<8} {}\n",
                 code.as_str(),
-                code.severity().as_str()
+                code.severity().as_str(),
+                thousands(n)
             ));
         }
     }
     s
 }
 
+/// A GitHub Actions workflow command's message: `%`, CR and LF are escaped
+/// (the runner reads one command per line and unescapes these three).
+fn github_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property value (`file=`, `title=`): also `:` and `,`,
+/// which would end the value or the property list.
+fn github_property(s: &str) -> String {
+    github_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// What a rule of the SARIF log says about a code: a one-line description, a
+/// longer one, and how to fix it (the same texts as the README's "Problem codes").
+fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
+    match code {
+        Code::FenSyntax => (
+            "The FEN does not follow the FEN grammar",
+            "The FEN tag's value is not a FEN record of six fields (placement, side to move, castling, en passant, halfmove clock, fullmove number); the column points at the first fault.",
+            "Fix the field at the column shown; the message says what was expected there.",
+        ),
+        Code::IllegalPosition => (
+            "The position is illegal",
+            "The start position breaks a rule of chess: not exactly one king a side, a pawn on the first or last rank, the side not to move in check, an impossible check or too much material.",
+            "Correct the placement or the side to move so that the position could occur in a game.",
+        ),
+        Code::CastlingRights => (
+            "A castling right without its king and rook in place",
+            "The castling field names a right whose king or rook is not on its back-rank square (or a second right on one side).",
+            "Remove the right from the castling field, or put the king and rook where the right needs them.",
+        ),
+        Code::EnPassant => (
+            "An en passant square that cannot follow a double pawn move",
+            "The en passant square is on the wrong rank, no pawn can just have moved two squares past it, or the squares it needs are not empty.",
+            "Write '-' as the en passant field, or the square the last double pawn move passed over.",
+        ),
+        Code::SetupWithoutFen => (
+            "SetUp \"1\" and no FEN tag",
+            "The game says it starts from a set-up position (SetUp \"1\") but has no FEN tag giving it.",
+            "Add the FEN tag of the start position, or remove the SetUp tag if the game starts from the initial position.",
+        ),
+        Code::SetupValue => (
+            "A SetUp value other than 0 or 1",
+            "The SetUp tag's value is neither \"0\" nor \"1\", or it is \"0\" while the game has a FEN tag.",
+            "Write [SetUp \"1\"] before the FEN tag, or remove the FEN tag with SetUp \"0\".",
+        ),
+        Code::DuplicateTag => (
+            "A second SetUp, FEN or Variant tag with another value",
+            "The header holds two SetUp, FEN or Variant tags that disagree; the first one is used.",
+            "Keep one of the two tags.",
+        ),
+        Code::VariantMismatch => (
+            "The Variant tag contradicts the board",
+            "The Variant tag names a variant whose board does not fit the FEN: Chess960 on 10 files, a Capablanca-family variant on 8.",
+            "Correct the Variant tag or the FEN so that they name the same board.",
+        ),
+        Code::VariantWithoutFen => (
+            "A Chess960 or 10x8 Variant tag and no FEN tag",
+            "Games of Chess960 and of the Capablanca family must record their start position in a FEN tag.",
+            "Add [SetUp \"1\"] and the FEN tag of the start position.",
+        ),
+        Code::FenWithoutSetup => (
+            "A FEN tag with no SetUp \"1\"",
+            "The PGN standard asks for [SetUp \"1\"] before a FEN tag; some readers ignore a FEN without it.",
+            "Add [SetUp \"1\"] before the FEN tag (pgnfen convert --repair does it).",
+        ),
+        Code::MissingVariant => (
+            "Chess960 castling or a 10-file board with no Variant tag",
+            "The position needs Chess960 castling or a 10x8 board, but no Variant tag says so; other programs will read it as orthodox chess.",
+            "Add a Variant tag (for example [Variant \"Chess960\"]; pgnfen convert --repair does it for Chess960).",
+        ),
+        Code::MissingClocks => (
+            "A FEN of four fields (EPD-like)",
+            "The FEN has no halfmove clock and fullmove number; it is read with the clocks 0 1.",
+            "Append the clocks (pgnfen convert --repair writes 0 1).",
+        ),
+        Code::Noncanonical => (
+            "A readable FEN that is not canonical",
+            "The FEN is read, but it is not written the canonical way: castling letters out of order or repeated, fullmove 0, leading zeros or extra spaces.",
+            "Rewrite the FEN canonically (pgnfen convert --to xfen does it).",
+        ),
+        Code::LossyCastling => (
+            "A castling right that classic FEN cannot express",
+            "A right held by an inner rook (or an s/m prefix) cannot be written in classic FEN, so the record was left unchanged.",
+            "Convert to X-FEN or Shredder-FEN instead.",
+        ),
+    }
+}
+
+/// The results of a SARIF log, kept until the end of the run.
+#[derive(Default)]
+struct Sarif {
+    results: Vec<SarifResult>,
+    /// The file of the last result and its URI (most runs name few files).
+    file: String,
+    uri: String,
+}
+
+struct SarifResult {
+    uri: String,
+    line: u64,
+    column: usize,
+    code: Code,
+    message: String,
+}
+
+impl Sarif {
+    fn push(&mut self, file: &str, line: u64, f: &Finding) {
+        if self.results.is_empty() || self.file != file {
+            self.file = file.to_string();
+            self.uri = uri_reference(file);
+        }
+        self.results.push(SarifResult {
+            uri: self.uri.clone(),
+            line,
+            column: f.column,
+            code: f.code,
+            message: f.message.clone(),
+        });
+    }
+
+    fn log(&self) -> serde_json::Value {
+        use serde_json::json;
+        let level = |code: Code| match code.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let rules: Vec<_> = Code::ALL
+            .iter()
+            .map(|&code| {
+                let (short, full, help) = rule_texts(code);
+                json!({
+                    "id": code.as_str(),
+                    "name": code.as_str(),
+                    "shortDescription": {"text": short},
+                    "fullDescription": {"text": full},
+                    "help": {"text": help},
+                    "defaultConfiguration": {"level": level(code)},
+                })
+            })
+            .collect();
+        let results: Vec<_> = self
+            .results
+            .iter()
+            .map(|r| {
+                json!({
+                    "ruleId": r.code.as_str(),
+                    "ruleIndex": r.code as usize,
+                    "level": level(r.code),
+                    "message": {"text": r.message},
+                    "locations": [{
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": r.uri},
+                            "region": {"startLine": r.line, "startColumn": r.column},
+                        }
+                    }],
+                })
+            })
+            .collect();
+        json!({
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": [{
+                "tool": {"driver": {
+                    "name": "pgnfen",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules,
+                }},
+                // Columns are counted in characters, as in the text output.
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }],
+        })
+    }
+}
+
+/// A file name as a relative URI reference (what code-scanning tools resolve
+/// against the repository): bytes other than unreserved characters and `/`
+/// are percent-encoded, so `my games.pgn` becomes `my%20games.pgn`.
+fn uri_reference(file: &str) -> String {
+    let mut out = String::with_capacity(file.len());
+    for &b in file.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::raw_span;
+    use super::*;
+
+    #[test]
+    fn github_escapes() {
+        assert_eq!(github_data("a%b\r\nc: d, e"), "a%25b%0D%0Ac: d, e");
+        assert_eq!(github_property("dir,x/a:b%.pgn"), "dir%2Cx/a%3Ab%25.pgn");
+    }
+
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(uri_reference("games/a-b_c.pgn"), "games/a-b_c.pgn");
+        assert_eq!(uri_reference("my games.pgn"), "my%20games.pgn");
+        assert_eq!(uri_reference("<stdin>"), "%3Cstdin%3E");
+        assert_eq!(uri_reference("é.pgn"), "%C3%A9.pgn");
+    }
+
+    #[test]
+    fn every_code_has_its_rule_at_its_index() {
+        for (i, code) in Code::ALL.into_iter().enumerate() {
+            assert_eq!(code as usize, i);
+            let (short, full, help) = rule_texts(code);
+            assert!(!short.is_empty() && full.len() > short.len() && !help.is_empty());
+        }
+    }
 
     #[test]
     fn spans_map_through_escapes() {

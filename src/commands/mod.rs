@@ -4,7 +4,9 @@ pub mod check;
 pub mod convert;
 pub mod fen;
 pub mod filter;
+pub mod format;
 pub mod index;
+pub mod manual;
 pub mod split;
 pub mod stats;
 

@@ -491,4 +491,203 @@ mod tests {
             }
         }
     }
+
+    /// Differential tests of every SIMD path against the scalar reference, on
+    /// haystacks placed so that their ends fall on every offset of a 16- and
+    /// 32-byte block and right against an unmapped page: a load that reads one
+    /// byte past the haystack (or before it) faults instead of passing unseen.
+    mod differential {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Three pages: the middle one readable, the outer two `PROT_NONE`.
+        struct Guarded {
+            base: *mut u8,
+            page: usize,
+        }
+
+        impl Guarded {
+            fn new() -> Guarded {
+                // SAFETY: plain POSIX calls on a fresh private anonymous
+                // mapping that this struct owns and unmaps on drop.
+                unsafe {
+                    let page = libc::sysconf(libc::_SC_PAGESIZE) as usize;
+                    let base = libc::mmap(
+                        std::ptr::null_mut(),
+                        3 * page,
+                        libc::PROT_NONE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                        -1,
+                        0,
+                    );
+                    assert_ne!(base, libc::MAP_FAILED);
+                    let mid = (base as *mut u8).add(page);
+                    let rc = libc::mprotect(
+                        mid as *mut libc::c_void,
+                        page,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                    );
+                    assert_eq!(rc, 0);
+                    Guarded {
+                        base: base as *mut u8,
+                        page,
+                    }
+                }
+            }
+
+            /// `data` copied to the very end of the readable page (or to its
+            /// very start), as a slice that ends (starts) at the guard.
+            fn place(&mut self, data: &[u8], at_end: bool) -> &[u8] {
+                assert!(data.len() <= self.page);
+                // SAFETY: the range lies inside the readable middle page.
+                unsafe {
+                    let mid = self.base.add(self.page);
+                    let start = if at_end {
+                        mid.add(self.page - data.len())
+                    } else {
+                        mid
+                    };
+                    std::ptr::copy_nonoverlapping(data.as_ptr(), start, data.len());
+                    std::slice::from_raw_parts(start, data.len())
+                }
+            }
+        }
+
+        impl Drop for Guarded {
+            fn drop(&mut self) {
+                // SAFETY: unmaps the mapping made in `new`.
+                unsafe {
+                    libc::munmap(self.base as *mut libc::c_void, 3 * self.page);
+                }
+            }
+        }
+
+        fn eol(v: &[u8]) -> Option<usize> {
+            v.iter().position(|&b| b == b'\n' || b == b'\r')
+        }
+
+        /// Every search of this module on `v` against the scalar definitions.
+        fn agree(v: &[u8]) {
+            assert_eq!(find_struct(v), find_scalar(v), "find_struct {v:?}");
+            let e = eol(v);
+            assert_eq!(find_eol(v), e, "find_eol {v:?}");
+            for c in [b'[', b'"', b'a', b'\n'] {
+                let has = v[..e.unwrap_or(v.len())].contains(&c);
+                assert_eq!(find_eol_and(v, c), (e, has), "find_eol_and {c} {v:?}");
+            }
+            let ce = v
+                .iter()
+                .position(|&b| b == b'}' || b == b'\n' || b == b'\r');
+            assert_eq!(find_comment_end(v), ce, "find_comment_end {v:?}");
+            for limit in [0, 1, 15, 16, 17, 31, 32, 33, v.len(), v.len() + 5] {
+                let want = v
+                    .iter()
+                    .position(|&b| matches!(b, b' ' | b'\t' | b'"' | b']'))
+                    .unwrap_or(v.len())
+                    .min(limit)
+                    .min(v.len());
+                assert_eq!(name_len(v, limit), want, "name_len {limit} {v:?}");
+            }
+            #[cfg(target_arch = "x86_64")]
+            {
+                assert_eq!(sse2::find(v), find_scalar(v), "sse2::find {v:?}");
+                let three = v.iter().position(|&b| matches!(b, b'}' | b'\n' | b'\r'));
+                if let Some(r) = sse2::short3(v, b'}', b'\n', b'\r') {
+                    assert_eq!(r, three, "short3 {v:?}");
+                }
+                if let Some(r) = sse2::short2(v, b'\n', b'\r') {
+                    assert_eq!(r, e, "short2 {v:?}");
+                }
+                if let Some(r) = sse2::short_eol_and(v, b'[') {
+                    let has = v[..e.unwrap_or(v.len())].contains(&b'[');
+                    assert_eq!(r, (e, has), "short_eol_and {v:?}");
+                }
+                if v.len() >= 16 {
+                    let m = sse2::name_stops(v);
+                    for (k, &b) in v[..16].iter().enumerate() {
+                        let stop = matches!(b, b' ' | b'\t' | b'"' | b']');
+                        assert_eq!(m >> k & 1 == 1, stop, "name_stops {k} {v:?}");
+                    }
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: AVX2 is available (checked just above).
+                    unsafe {
+                        assert_eq!(avx2::find(v), find_scalar(v), "avx2::find {v:?}");
+                        if v.len() >= 32 {
+                            let has = v[..e.unwrap_or(v.len())].contains(&b'[');
+                            assert_eq!(avx2::eol_and(v, b'['), (e, has), "eol_and {v:?}");
+                            // find3 is only asked when the first 32 bytes hold none.
+                            if three.is_none_or(|i| i >= 32) {
+                                let got = avx2::find3::<b'}', b'\n', b'\r'>(v);
+                                assert_eq!(got, three, "avx2::find3 {v:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Bytes mostly plain, with every searched byte and its neighbours in
+        /// value (a wrong compare constant or sign would show).
+        fn byte() -> impl Strategy<Value = u8> {
+            prop_oneof![
+                6 => b'a'..=b'z',
+                3 => prop::sample::select(b"\n\r{};()-*}[]\" \t%\\".to_vec()),
+                1 => any::<u8>(),
+            ]
+        }
+
+        /// Lengths around every multiple of 16 up to 160, and longer ones.
+        fn length() -> impl Strategy<Value = usize> {
+            prop_oneof![
+                4 => (0usize..=10).prop_flat_map(|k| (k * 16).saturating_sub(2)..=k * 16 + 2),
+                1 => 0usize..600,
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+            #[test]
+            fn simd_paths_agree_with_scalar_at_block_and_page_edges(
+                v in length().prop_flat_map(|n| prop::collection::vec(byte(), n)),
+                shift in 0usize..64,
+                needle_at in any::<prop::sample::Index>(),
+                needle in prop::sample::select(b"\n\r{}-*;()[\" ]".to_vec()),
+            ) {
+                let mut guarded = Guarded::new();
+                // The haystack ending at the guard, and starting at it.
+                agree(guarded.place(&v, true));
+                agree(guarded.place(&v, false));
+                // Inside a buffer at every alignment, with one searched byte
+                // planted (the long plain runs must find it in any block).
+                let mut planted = v.clone();
+                if !planted.is_empty() {
+                    let i = needle_at.index(planted.len());
+                    planted[i] = needle;
+                }
+                let mut buf = vec![b'x'; shift];
+                buf.extend_from_slice(&planted);
+                agree(&buf[shift..]);
+                agree(guarded.place(&planted, true));
+            }
+        }
+
+        /// The searched byte at each position of haystacks of every length up
+        /// to 130 that end at the guard page: every block boundary, every tail.
+        #[test]
+        fn every_position_of_every_short_length_at_the_page_end() {
+            let mut guarded = Guarded::new();
+            for len in 0..130 {
+                for at in 0..len {
+                    for needle in [b'\n', b'\r', b'}', b'[', b'-', b' ', b']'] {
+                        let mut v = vec![b'a'; len];
+                        v[at] = needle;
+                        agree(guarded.place(&v, true));
+                    }
+                }
+                agree(guarded.place(&vec![b'a'; len], true));
+            }
+        }
+    }
 }

@@ -1,0 +1,297 @@
+//! `cargo fuzz run pipeline`: the whole streaming pipeline on PGN-ish input,
+//! with chunk sizes, thread counts and mapping taken from the first bytes:
+//!
+//! * every byte of the input lies in exactly one game (games are contiguous
+//!   and rebuild the input; an input of blank lines holds none);
+//! * tiny chunks give the same games, classes, `check` findings and `convert`
+//!   output as one big chunk, and `-j1` the same as `-j2`;
+//! * `filter`'s kept and rest outputs, taken game by game in input order,
+//!   rebuild the input;
+//! * `convert` changes nothing but FEN tag values, and converting its output
+//!   again changes nothing.
+//!
+//! Use the dictionary (`-dict=pgn.dict`) and `-max_len=16384` (fuzz/README.md).
+#![no_main]
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use pgnfen::class::Class;
+use pgnfen::commands::check::{CheckJob, Finding};
+use pgnfen::commands::convert::{ConvertJob, EditingSink};
+use pgnfen::commands::filter::{FilterJob, Selection};
+use pgnfen::commands::stats::{GameFacts, StatsJob};
+use pgnfen::fen::Dialect;
+use pgnfen::pipeline::{self, GameInfo, Input, Job, Options, Sink};
+
+/// Each game: (offset, first line, class, bytes).
+#[derive(Debug, Default, PartialEq)]
+struct Games(Vec<(u64, u64, Class, Vec<u8>)>);
+
+impl Sink<GameFacts> for Games {
+    fn begin_game(&mut self, info: &GameInfo, facts: GameFacts) -> io::Result<()> {
+        self.0
+            .push((info.offset, info.line, facts.class, Vec::new()));
+        Ok(())
+    }
+    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        self.0
+            .last_mut()
+            .expect("bytes after a game began")
+            .3
+            .extend_from_slice(data);
+        Ok(())
+    }
+}
+
+/// Where `check` places each problem: (game, line, column, code).
+#[derive(Debug, Default, PartialEq)]
+struct Placed(Vec<(u64, u64, usize, &'static str)>);
+
+impl Sink<Vec<Finding>> for Placed {
+    fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> io::Result<()> {
+        for f in findings {
+            self.0.push((
+                info.index,
+                f.line + info.line_delta,
+                f.column,
+                f.code.as_str(),
+            ));
+        }
+        Ok(())
+    }
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
+/// `filter --class ... -o kept --rest rest`, as the command's sink does it
+/// (including the hand-over of consecutive games of one destination at once).
+#[derive(Default)]
+struct Split {
+    kept: Vec<u8>,
+    rest: Vec<u8>,
+    to_kept: bool,
+    keeps: Vec<bool>,
+}
+
+impl Sink<bool> for Split {
+    fn begin_game(&mut self, _info: &GameInfo, keep: bool) -> io::Result<()> {
+        self.to_kept = keep;
+        self.keeps.push(keep);
+        Ok(())
+    }
+    fn destination(&self, keep: &bool) -> Option<u8> {
+        Some(u8::from(*keep))
+    }
+    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        if self.to_kept {
+            &mut self.kept
+        } else {
+            &mut self.rest
+        }
+        .extend_from_slice(data);
+        Ok(())
+    }
+}
+
+type How = (usize, (usize, usize), bool);
+
+/// One thread, one chunk (inputs are at most `-max_len`, 16 KiB), read: the reference.
+const BIG: How = (1, (1 << 16, 1 << 16), false);
+
+fn run<J: Job, S: Sink<J::Game>>(path: &PathBuf, job: &J, mut sink: S, how: How) -> S {
+    let (threads, chunk_sizes, mmap) = how;
+    let options = Options {
+        mmap,
+        chunk_sizes,
+        ..Options::new(threads, false)
+    };
+    pipeline::run(&[Input::File(path.clone())], job, &mut sink, &options).expect("runs");
+    sink
+}
+
+fn convert(path: &PathBuf, dialect: Dialect, how: How) -> Vec<u8> {
+    let job = ConvertJob {
+        dialect,
+        ep: None,
+        repair: false,
+    };
+    run(path, &job, EditingSink::new(Vec::new(), true), how).into_inner()
+}
+
+/// The input with the value of every FEN tag (`[FEN "..."]`, blanks allowed
+/// around the name) replaced by a mark: what `convert` must leave unchanged.
+fn without_fen_values(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        out.push(data[i]);
+        if data[i] != b'[' {
+            i += 1;
+            continue;
+        }
+        let blanks = |mut j: usize| {
+            while j < data.len() && matches!(data[j], b' ' | b'\t') {
+                j += 1;
+            }
+            j
+        };
+        let name = blanks(i + 1);
+        if !data[name..].starts_with(b"FEN") {
+            i += 1;
+            continue;
+        }
+        let quote = blanks(name + 3);
+        if data.get(quote) != Some(&b'"') {
+            i += 1;
+            continue;
+        }
+        out.extend_from_slice(&data[i + 1..=quote]);
+        out.extend_from_slice(b"\0VALUE\0");
+        // The value ends at an unescaped quote or at the end of the line.
+        let mut j = quote + 1;
+        while j < data.len() && !matches!(data[j], b'"' | b'\n' | b'\r') {
+            j += if data[j] == b'\\' && j + 1 < data.len() && matches!(data[j + 1], b'"' | b'\\') {
+                2
+            } else {
+                1
+            };
+        }
+        i = j;
+    }
+    out
+}
+
+fn scratch() -> &'static PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        std::env::temp_dir().join(format!("pgnfen-fuzz-{}.pgn", std::process::id()))
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let [a, b, c, d, input @ ..] = data else {
+        return;
+    };
+    let threads = 1 + usize::from(a & 1);
+    let mmap = a & 2 != 0;
+    let dialect = [Dialect::Fen, Dialect::Xfen, Dialect::Shredder][usize::from(a >> 2) % 3];
+    // Tiny chunks, but not thousands of them: each costs a task and a hand-over,
+    // and a slow target explores little.
+    let target = (1 + usize::from(*b) % 96).max(input.len() / 32);
+    let max = target + usize::from(*c) * 4;
+    let classes: Vec<Class> = Class::ALL
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| d >> i & 1 == 1)
+        .map(|(_, c)| c)
+        .collect();
+
+    let path = scratch();
+    std::fs::write(path, input).unwrap();
+
+    // Every byte in exactly one game.
+    let reference = run(path, &StatsJob, Games::default(), BIG);
+    let mut offset = 0;
+    for g in &reference.0 {
+        assert_eq!(g.0, offset, "games are contiguous");
+        offset += g.3.len() as u64;
+    }
+    if reference.0.is_empty() {
+        let body = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+        assert!(
+            body.split(|&b| b == b'\n' || b == b'\r')
+                .all(|l| l.starts_with(b"%") || l.iter().all(|&b| b == b' ' || b == b'\t')),
+            "an input with text holds a game"
+        );
+    } else {
+        assert_eq!(offset, input.len() as u64, "games rebuild the input");
+        let joined: Vec<u8> = reference
+            .0
+            .iter()
+            .flat_map(|g| g.3.iter().copied())
+            .collect();
+        assert!(joined == input);
+    }
+
+    // Chunks cut anywhere: the same games, whatever the threads. A tag line
+    // longer than the largest chunk cannot be read whole (documented), so the
+    // classes are compared only where the lines fit.
+    let longest_line = input
+        .split(|&b| b == b'\n' || b == b'\r')
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
+    let fits = max >= longest_line + 2;
+    let mut by_threads = Vec::new();
+    for t in [1, 2] {
+        let small = run(path, &StatsJob, Games::default(), (t, (target, max), mmap));
+        let bytes: Vec<u8> = small.0.iter().flat_map(|g| g.3.iter().copied()).collect();
+        if !reference.0.is_empty() || !small.0.is_empty() {
+            assert!(
+                bytes == input,
+                "tiny chunks ({target}, {max}), -j{t}: bytes lost or doubled"
+            );
+        }
+        if fits {
+            assert_eq!(small, reference, "tiny chunks ({target}, {max}), -j{t}");
+        }
+        by_threads.push(small);
+    }
+    assert_eq!(by_threads[0], by_threads[1], "-j1 and -j2 differ");
+    if !fits {
+        return;
+    }
+    let how = (threads, (target, max), mmap);
+    assert_eq!(
+        run(path, &CheckJob, Placed::default(), how),
+        run(path, &CheckJob, Placed::default(), BIG),
+        "check findings"
+    );
+
+    // filter: kept + rest, game by game, rebuild the input.
+    let selection = Selection {
+        classes,
+        chess960_positions: Vec::new(),
+    };
+    let split = run(path, &FilterJob(&selection), Split::default(), how);
+    assert_eq!(split.keeps.len(), reference.0.len());
+    let (mut kept, mut rest) = (&split.kept[..], &split.rest[..]);
+    for (g, &keep) in reference.0.iter().zip(&split.keeps) {
+        assert_eq!(
+            keep,
+            selection.classes.contains(&g.2),
+            "game at {} kept by its class",
+            g.0
+        );
+        let from = if keep { &mut kept } else { &mut rest };
+        assert!(
+            from.starts_with(&g.3),
+            "game at {} copied byte for byte",
+            g.0
+        );
+        *from = &from[g.3.len()..];
+    }
+    assert!(kept.is_empty() && rest.is_empty(), "nothing but the games");
+
+    // convert: only FEN values change; the same with any chunks and threads;
+    // converting the output again changes nothing.
+    let converted = convert(path, dialect, BIG);
+    assert!(
+        without_fen_values(&converted) == without_fen_values(input),
+        "convert changed more than FEN values"
+    );
+    assert!(
+        convert(path, dialect, how) == converted,
+        "convert with tiny chunks"
+    );
+    std::fs::write(path, &converted).unwrap();
+    let again = convert(path, dialect, BIG);
+    assert!(again == converted, "convert is not idempotent");
+});

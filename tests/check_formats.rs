@@ -1,0 +1,404 @@
+//! `check --format github|sarif` and `--deny-warnings`: every problem that
+//! `--format json` reports appears once in each CI format, at the same place;
+//! the SARIF log validates against the official SARIF 2.1.0 schema; the workflow
+//! commands survive the characters GitHub asks to escape.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{bin, run, run_stdin};
+use serde_json::Value;
+
+/// One problem as every format must place it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Placed {
+    file: String,
+    line: u64,
+    column: u64,
+    code: String,
+    severity: String,
+    message: String,
+}
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The inputs compared: the bundled samples and, when present, the corpus'
+/// malformed games.
+fn inputs() -> Vec<String> {
+    let mut files: Vec<String> = ["chess960", "crc", "malformed", "mixed", "standard"]
+        .iter()
+        .map(|s| format!("samples/{s}.pgn"))
+        .collect();
+    let corpus = manifest().join("../shared/corpus/generated/malformed.pgn");
+    if corpus.exists() {
+        files.push("../shared/corpus/generated/malformed.pgn".into());
+    } else {
+        println!("skipped the corpus file: ../shared/corpus not found");
+    }
+    files
+}
+
+fn check(args: &[&str]) -> std::process::Output {
+    bin()
+        .current_dir(manifest())
+        .arg("check")
+        .args(args)
+        .output()
+        .expect("pgnfen runs")
+}
+
+fn from_json(stdout: &[u8]) -> Vec<Placed> {
+    String::from_utf8(stdout.to_vec())
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            Placed {
+                file: v["file"].as_str().unwrap().into(),
+                line: v["line"].as_u64().unwrap(),
+                column: v["column"].as_u64().unwrap(),
+                code: v["code"].as_str().unwrap().into(),
+                severity: v["severity"].as_str().unwrap().into(),
+                message: v["message"].as_str().unwrap().into(),
+            }
+        })
+        .collect()
+}
+
+/// Reverses GitHub's escaping of workflow command values.
+fn unescape(s: &str) -> String {
+    s.replace("%0D", "\r")
+        .replace("%0A", "\n")
+        .replace("%3A", ":")
+        .replace("%2C", ",")
+        .replace("%25", "%")
+}
+
+/// Parses `::error file=F,line=L,col=C,title=CODE::MESSAGE` as the Actions
+/// runner does: the command, then comma-separated `key=value` properties up to
+/// the first `::`, then the message.
+fn parse_github_line(line: &str) -> Placed {
+    let rest = line.strip_prefix("::").expect("a workflow command");
+    let (command, rest) = rest.split_once(' ').expect("properties");
+    let (props, message) = rest.split_once("::").expect("a message");
+    assert!(!message.contains('\n') && !message.contains('\r'));
+    let mut file = None;
+    let (mut l, mut c, mut title) = (None, None, None);
+    for prop in props.split(',') {
+        let (k, v) = prop.split_once('=').expect("key=value");
+        let v = unescape(v);
+        match k {
+            "file" => file = Some(v),
+            "line" => l = Some(v.parse().unwrap()),
+            "col" => c = Some(v.parse().unwrap()),
+            "title" => title = Some(v),
+            other => panic!("unexpected property {other} in {line}"),
+        }
+    }
+    assert!(matches!(command, "error" | "warning"), "{line}");
+    Placed {
+        file: file.expect("file="),
+        line: l.expect("line="),
+        column: c.expect("col="),
+        code: title.expect("title="),
+        severity: command.into(),
+        message: unescape(message),
+    }
+}
+
+fn from_github(stdout: &[u8]) -> Vec<Placed> {
+    String::from_utf8(stdout.to_vec())
+        .unwrap()
+        .lines()
+        .map(parse_github_line)
+        .collect()
+}
+
+/// Undoes the percent-encoding of a SARIF artifact URI.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+fn from_sarif(log: &Value) -> Vec<Placed> {
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let id = r["ruleId"].as_str().unwrap();
+            let rule = &rules[r["ruleIndex"].as_u64().unwrap() as usize];
+            assert_eq!(rule["id"], id, "ruleIndex points at the rule of ruleId");
+            let loc = &r["locations"][0]["physicalLocation"];
+            Placed {
+                file: percent_decode(loc["artifactLocation"]["uri"].as_str().unwrap()),
+                line: loc["region"]["startLine"].as_u64().unwrap(),
+                column: loc["region"]["startColumn"].as_u64().unwrap(),
+                code: id.into(),
+                severity: r["level"].as_str().unwrap().into(),
+                message: r["message"]["text"].as_str().unwrap().into(),
+            }
+        })
+        .collect()
+}
+
+/// Validates `log` against tests/data/sarif-schema-2.1.0.json with Python's
+/// `jsonschema` (the reference validator). Skips with a reason where it is not
+/// installed, except in CI, where that is a failure.
+fn validate_sarif(log: &[u8]) {
+    let probe = Command::new("python3")
+        .args(["-c", "import jsonschema"])
+        .output();
+    if !matches!(&probe, Ok(o) if o.status.success()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 with jsonschema is needed in CI to validate SARIF"
+        );
+        println!("skipped SARIF schema validation: python3 -c 'import jsonschema' failed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.sarif");
+    std::fs::write(&path, log).unwrap();
+    let script = r#"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+log = json.load(open(sys.argv[2]))
+cls = jsonschema.Draft7Validator
+errors = list(cls(schema, format_checker=cls.FORMAT_CHECKER).iter_errors(log))
+for e in errors[:5]:
+    print(list(e.absolute_path), e.message)
+sys.exit(1 if errors else 0)
+"#;
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(manifest().join("tests/data/sarif-schema-2.1.0.json"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "SARIF log does not validate:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn github_and_sarif_report_what_json_reports() {
+    let files = inputs();
+    let mut args: Vec<&str> = vec!["--warnings", "--format"];
+    let mut all = Vec::new();
+    for format in ["json", "github", "sarif"] {
+        args.push(format);
+        args.extend(files.iter().map(String::as_str));
+        let out = check(&args);
+        args.truncate(2);
+        assert_eq!(out.status.code(), Some(1), "{format}: errors were found");
+        // The summary goes to standard error in the machine formats.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("games read;"), "{format}: {stderr}");
+        all.push(out.stdout);
+    }
+    let json = from_json(&all[0]);
+    let github = from_github(&all[1]);
+    validate_sarif(&all[2]);
+    let sarif = from_sarif(&serde_json::from_slice(&all[2]).unwrap());
+    assert!(
+        json.len() > 100,
+        "the inputs hold many problems: {}",
+        json.len()
+    );
+    assert!(json.iter().any(|p| p.severity == "warning"));
+    assert_eq!(github, json, "github lines, in order");
+    assert_eq!(sarif, json, "SARIF results, in order");
+}
+
+#[test]
+fn sarif_rules_cover_every_code_with_help() {
+    let out = check(&["--format", "sarif", "samples/standard.pgn"]);
+    assert_eq!(out.status.code(), Some(0));
+    validate_sarif(&out.stdout);
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(log["version"], "2.1.0");
+    let driver = &log["runs"][0]["tool"]["driver"];
+    assert_eq!(driver["name"], "pgnfen");
+    assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
+    let rules = driver["rules"].as_array().unwrap();
+    let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    // Every code of the README's table is a rule, with its three texts.
+    let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap();
+    for id in &ids {
+        assert!(
+            readme.contains(&format!("| `{id}` |")),
+            "{id} is a documented code"
+        );
+    }
+    assert_eq!(ids.len(), 14);
+    for r in rules {
+        for key in ["shortDescription", "fullDescription", "help"] {
+            assert!(!r[key]["text"].as_str().unwrap().is_empty(), "{r}");
+        }
+    }
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn sarif_and_github_escape_file_names_and_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    // A name with the characters a workflow property must escape, and a
+    // space that a URI must; the '%' piece puts a '%' into the message.
+    let path = dir.path().join("book, part 2: 50%.pgn");
+    std::fs::write(
+        &path,
+        "[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"rnbqkbn%/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]\n\n*\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let json = from_json(&run(&["check", "--format", "json", p]).stdout);
+    assert_eq!(json.len(), 1);
+    assert!(json[0].message.contains('%'), "{:?}", json[0]);
+
+    let out = run(&["check", "--format", "github", p]);
+    assert_eq!(out.status.code(), Some(1));
+    let line = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(
+        line.contains("%2C part 2%3A 50%25.pgn,line=3,col="),
+        "{line}"
+    );
+    assert!(line.starts_with("::error file="), "{line}");
+    assert_eq!(from_github(&out.stdout), json);
+
+    let out = run(&["check", "--format", "sarif", p]);
+    validate_sarif(&out.stdout);
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"]
+        .as_str()
+        .unwrap();
+    assert!(uri.ends_with("book%2C%20part%202%3A%2050%25.pgn"), "{uri}");
+    assert_eq!(from_sarif(&log), json);
+}
+
+const WARNING_ONLY: &str = "[Event \"w\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n\n1. Kd2 *\n";
+const CLEAN: &str = "[Event \"c\"]\n\n1. e4 *\n";
+const ERROR: &str = "[Event \"e\"]\n[SetUp \"1\"]\n\n1. e4 *\n";
+
+#[test]
+fn deny_warnings_sets_the_exit_status() {
+    for (input, args, status, printed) in [
+        (WARNING_ONLY, &["check"][..], 0, 0),
+        (WARNING_ONLY, &["check", "--warnings"][..], 0, 1),
+        (WARNING_ONLY, &["check", "--deny-warnings"][..], 1, 1),
+        (
+            WARNING_ONLY,
+            &["check", "--deny-warnings", "--format", "json"][..],
+            1,
+            1,
+        ),
+        (
+            WARNING_ONLY,
+            &["check", "--deny-warnings", "--format", "github"][..],
+            1,
+            1,
+        ),
+        (CLEAN, &["check", "--deny-warnings"][..], 0, 0),
+        (
+            CLEAN,
+            &["check", "--deny-warnings", "--format", "sarif"][..],
+            0,
+            0,
+        ),
+        (ERROR, &["check"][..], 1, 1),
+        (
+            ERROR,
+            &["check", "--deny-warnings", "--format", "github"][..],
+            1,
+            1,
+        ),
+    ] {
+        let out = run_stdin(args, input.as_bytes());
+        assert_eq!(out.status.code(), Some(status), "{args:?} on {input:?}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let count = match args.last() {
+            Some(&"json") | Some(&"github") => stdout.lines().count(),
+            Some(&"sarif") => {
+                let log: Value = serde_json::from_str(&stdout).unwrap();
+                log["runs"][0]["results"].as_array().unwrap().len()
+            }
+            _ => {
+                stdout.matches("[fen-without-setup]").count()
+                    + stdout.matches("[setup-without-fen]").count()
+            }
+        };
+        assert_eq!(count, printed, "{args:?} on {input:?}: {stdout}");
+    }
+    // With --deny-warnings a warning is a failure in GitHub's terms too: still a
+    // `::warning` (it is one), and the exit status fails the step.
+    let out = run_stdin(
+        &["check", "--deny-warnings", "--format", "github"],
+        WARNING_ONLY.as_bytes(),
+    );
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        line.starts_with("::warning file=<stdin>,line=2,col=7,title=fen-without-setup::"),
+        "{line}"
+    );
+}
+
+#[test]
+fn summary_counts_read_like_english() {
+    let out = run_stdin(&["check"], ERROR.as_bytes());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("\n1 game read; 1 with errors, 0 with warnings"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  setup-without-fen    error    1\n"),
+        "{stdout}"
+    );
+
+    let many = ERROR.repeat(1234);
+    let out = run_stdin(&["check", "--format", "json"], many.as_bytes());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with("1,234 games read; 1,234 with errors, 0 with warnings"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("  setup-without-fen    error    1,234\n"),
+        "{stderr}"
+    );
+    // Machine output keeps plain numbers.
+    let last = String::from_utf8(out.stdout).unwrap();
+    assert!(last.lines().last().unwrap().contains("\"game\":1234"));
+}
+
+#[test]
+fn a_failing_input_prints_no_partial_sarif_document_to_parse() {
+    let missing = Path::new("no/such/file.pgn");
+    let out = run(&["check", "--format", "sarif", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("no/such/file.pgn"), "{stderr}");
+}
