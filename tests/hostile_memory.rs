@@ -187,7 +187,7 @@ fn counts_stay_exact_past_the_kept_tags() {
     let out = common::run(&["check", differ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("duplicate-tag        error    19999"),
+        text.contains("duplicate-tag        error    19,999"),
         "{text}"
     );
     assert!(text.contains("more duplicate tags in this game, not listed one by one"));

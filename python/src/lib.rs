@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 use pyo3::exceptions::{
-    PyBrokenPipeError, PyFileNotFoundError, PyIsADirectoryError, PyOSError,
-    PyPermissionError, PyValueError,
+    PyBrokenPipeError, PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyPermissionError,
+    PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
@@ -26,12 +26,12 @@ use pgnfen::cli::CheckFormat;
 use pgnfen::commands::check::{CheckJob, Report};
 use pgnfen::commands::convert::{ConvertJob, EditingSink};
 use pgnfen::commands::filter::{FilterJob, Selection};
-use pgnfen::select::Selector;
 use pgnfen::commands::stats::{Counts, StatsJob, write_json};
 use pgnfen::commands::{self, check_inputs_exist};
 use pgnfen::fen::{Dialect, EpPolicy, VariantHint};
 use pgnfen::pipeline::output::Output;
 use pgnfen::pipeline::{self, GameInfo, Input, Options, RunError, Sink};
+use pgnfen::select::Selector;
 
 /// How long `games()` waits with the GIL released before it looks for Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);

@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 use crate::class::Class;
 use crate::cli::{FilterArgs, Global};
+use crate::commands::format::thousands;
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Job, Sink};
@@ -179,31 +180,9 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
     Ok(Outcome::Clean)
 }
 
-/// `n` with a comma every three digits (`1,234,567`), for summaries.
-pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(71342), "71,342");
-        assert_eq!(thousands(1234567), "1,234,567");
-    }
 
     #[test]
     fn position_lists_keep_other_named_classes() {

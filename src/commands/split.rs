@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use crate::class::Class;
 use crate::cli::{Global, SplitArgs};
-use crate::commands::filter::{Selection, thousands};
+use crate::commands::filter::Selection;
+use crate::commands::format::thousands;
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Job, Sink};

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::class::Class;
 use crate::cli::{Format, Global, StatsArgs};
-use crate::commands::filter::thousands;
+use crate::commands::format::thousands;
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
 use crate::fen::chess960;
 use crate::pipeline::{self, GameInfo, Header, Job, Sink};

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::commands::format::thousands;
+
 /// Seconds between two plain progress lines.
 const PLAIN_EVERY: Duration = Duration::from_secs(2);
 
@@ -58,18 +60,6 @@ impl Counters {
         }
         line
     }
-}
-
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 enum Display {
@@ -204,19 +194,5 @@ impl Drop for Progress {
                 let _ = t.join();
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(71342), "71,342");
-        assert_eq!(thousands(1234567), "1,234,567");
     }
 }
