@@ -53,8 +53,9 @@ pub struct Global {
     /// Never show a progress bar
     #[arg(long, global = true, overrides_with = "progress")]
     pub no_progress: bool,
-    /// Accepted for compatibility: files are always read, never memory-mapped
-    #[arg(long, global = true, hide = true)]
+    /// Read plain files with read() instead of memory-mapping them (slower; a
+    /// mapped file that another program truncates still ends the run cleanly)
+    #[arg(long, global = true)]
     pub no_mmap: bool,
 }
 

@@ -112,6 +112,7 @@ pub fn options(global: &Global) -> Options {
         !global.quiet && !global.no_progress && (global.progress || io::stderr().is_terminal());
     Options {
         notes: !global.quiet,
+        mmap: !global.no_mmap,
         ..Options::new(threads, progress)
     }
 }

@@ -2,7 +2,8 @@
 //! file still open and end the program with 128 + the signal's number (130,
 //! 143, 129), so that an existing output is never touched and nothing is left
 //! behind. The pipeline's spill files need nothing: they are anonymous (unlinked
-//! at creation) and vanish with the process.
+//! at creation) and vanish with the process. A mapped input truncated by another
+//! program (SIGBUS) ends the same way, with exit status 2 and a message naming it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -14,6 +15,7 @@ static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Starts the thread that waits for the signals. Call once, early in `main`.
 pub fn install() -> std::io::Result<()> {
+    install_sigbus()?;
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::Builder::new()
         .name("pgnfen-signals".into())
@@ -35,6 +37,7 @@ pub fn register(path: &Path) {
     LIVE.lock()
         .unwrap_or_else(|e| e.into_inner())
         .push(path.to_path_buf());
+    slot_register(path);
 }
 
 /// Runs `step` (the rename into place, or the removal) and forgets `path`, as
@@ -43,5 +46,111 @@ pub fn retire<T>(path: &Path, step: impl FnOnce() -> T) -> T {
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     let result = step();
     live.retain(|p| p != path);
+    slot_retire(path);
     result
+}
+
+// ---- Mapped inputs truncated under the run (SIGBUS) ----
+//
+// Plain files are memory-mapped (no copy out of the page cache: reading them
+// costs about an eighth more time). If another program truncates a mapped
+// file, touching a lost page raises SIGBUS on the thread that touched it. The
+// handler below turns that into the same end as any failed run: every
+// temporary output removed, a message naming the file, exit status 2. It may
+// only use async-signal-safe calls, so what it needs is kept in lock-free
+// slots of C strings that are never freed (a few bytes per output file).
+
+use std::ffi::CString;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+const SLOTS: usize = 64;
+static TEMP_SLOTS: [AtomicPtr<libc::c_char>; SLOTS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
+/// The message for the mapped input being read (`pgnfen: NAME: ...\n`).
+static MAPPED_MESSAGE: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+fn leak(s: String) -> *mut libc::c_char {
+    CString::new(s.replace('\0', "?"))
+        .map(CString::into_raw)
+        .unwrap_or(std::ptr::null_mut())
+}
+
+fn slot_register(path: &Path) {
+    let raw = leak(path.display().to_string());
+    if raw.is_null() {
+        return;
+    }
+    for slot in &TEMP_SLOTS {
+        if slot
+            .compare_exchange(
+                std::ptr::null_mut(),
+                raw,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+fn slot_retire(path: &Path) {
+    let Ok(wanted) = CString::new(path.display().to_string()) else {
+        return;
+    };
+    for slot in &TEMP_SLOTS {
+        let p = slot.load(Ordering::Acquire);
+        // SAFETY: non-null slots hold C strings leaked by `slot_register`, never freed.
+        if !p.is_null() && unsafe { std::ffi::CStr::from_ptr(p) } == wanted.as_c_str() {
+            slot.store(std::ptr::null_mut(), Ordering::Release);
+            return;
+        }
+    }
+}
+
+/// The mapped input now being read is `name` (`None`: no mapped input).
+pub fn reading_mapped(name: Option<&str>) {
+    let message = name.map_or(std::ptr::null_mut(), |name| {
+        leak(format!(
+            "pgnfen: {name}: the file changed while pgnfen read it (truncated by another \
+             program); nothing was written\n"
+        ))
+    });
+    MAPPED_MESSAGE.store(message, Ordering::Release);
+}
+
+extern "C" fn on_sigbus(_: libc::c_int) {
+    // SAFETY: only async-signal-safe calls (unlink, write, _exit) on C strings
+    // that are never freed.
+    unsafe {
+        for slot in &TEMP_SLOTS {
+            let p = slot.load(Ordering::Acquire);
+            if !p.is_null() {
+                libc::unlink(p);
+            }
+        }
+        let message = MAPPED_MESSAGE.load(Ordering::Acquire);
+        if message.is_null() {
+            let m = b"pgnfen: bus error (a memory-mapped file shrank?)\n";
+            libc::write(2, m.as_ptr().cast(), m.len());
+        } else {
+            libc::write(2, message.cast(), libc::strlen(message));
+        }
+        libc::_exit(2);
+    }
+}
+
+fn install_sigbus() -> std::io::Result<()> {
+    // SAFETY: installs a handler that never returns and uses only
+    // async-signal-safe calls.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigbus as *const () as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        if libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut()) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }

@@ -228,10 +228,17 @@ impl Input {
 }
 
 impl Input {
-    /// Maps a plain, regular, non-empty file into memory (an opt-in of the
-    /// library; the commands read). `None` when it cannot or should not be.
-    pub fn map(&self) -> Option<memmap2::Mmap> {
+    /// Maps a plain, regular, non-empty file into memory, so that chunks are
+    /// slices of the page cache instead of copies. `None` when it cannot or
+    /// should not be (compressed, empty, not a regular file: those are read).
+    /// A FIFO is never opened here: opening it would take bytes away from the
+    /// one real read.
+    pub fn map(&self) -> Option<Mapped> {
         let Input::File(path) = self else { return None };
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() || meta.len() == 0 {
+            return None;
+        }
         let file = File::open(path).ok()?;
         let meta = file.metadata().ok()?;
         if !meta.is_file() || meta.len() == 0 {
@@ -243,11 +250,52 @@ impl Input {
             return None;
         }
         // SAFETY: the map is read-only. If another program truncates the file
-        // while it is mapped, the lost pages fault (SIGBUS): that is why the
-        // commands read files instead.
+        // while it is mapped, touching a lost page raises SIGBUS, which
+        // `signals` turns into a clean failure (temporary outputs removed, a
+        // message naming the file, exit status 2); other changes are found by
+        // `Mapped::check_unchanged` at the end.
         let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
         let _ = map.advise(memmap2::Advice::Sequential);
-        Some(map)
+        Some(Mapped {
+            map,
+            identity: FileIdentity {
+                len: meta.len(),
+                modified: meta.modified().ok(),
+                file,
+            },
+        })
+    }
+}
+
+/// A memory-mapped input file, with what it was when mapped.
+pub struct Mapped {
+    /// The file's bytes.
+    pub map: memmap2::Mmap,
+    /// The open file, its size and modification time when mapped.
+    pub identity: FileIdentity,
+}
+
+/// An open file with its size and modification time when it was opened.
+pub struct FileIdentity {
+    file: File,
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl FileIdentity {
+    /// An error when the file's size or modification time moved since it was
+    /// mapped (another program wrote to it during the run).
+    pub fn check_unchanged(&self) -> io::Result<()> {
+        let meta = self.file.metadata()?;
+        if meta.len() != self.len || meta.modified().ok() != self.modified {
+            return Err(io::Error::other(format!(
+                "the file changed while pgnfen read it (size {} when opened, {} now); \
+                 nothing was written",
+                self.len,
+                meta.len(),
+            )));
+        }
+        Ok(())
     }
 }
 
