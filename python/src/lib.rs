@@ -25,12 +25,12 @@ use pgnfen::class::Class;
 use pgnfen::cli::CheckFormat;
 use pgnfen::commands::check::{CheckJob, Report};
 use pgnfen::commands::convert::{ConvertJob, EditingSink};
-use pgnfen::commands::filter::{FilterJob, Selection};
+use pgnfen::commands::filter::{FilterJob, Selection, Split};
 use pgnfen::commands::stats::{Counts, StatsJob, write_json};
 use pgnfen::commands::{self, check_inputs_exist};
 use pgnfen::fen::{Dialect, EpPolicy, VariantHint};
 use pgnfen::pipeline::output::Output;
-use pgnfen::pipeline::{self, GameInfo, Input, Options, RunError, Sink};
+use pgnfen::pipeline::{self, Input, Options, RunError};
 use pgnfen::select::Selector;
 
 /// How long `games()` waits with the GIL released before it looks for Ctrl-C.
@@ -213,39 +213,6 @@ fn check(
     to_py(py, &values)
 }
 
-/// Splits the games of `filter` between the kept output and the rest.
-// Mirrors the private sink of the `filter` command (which prints its counts
-// instead of returning them); both should become one library entry point.
-struct Split {
-    kept: Output,
-    rest: Option<Output>,
-    to_kept: bool,
-    kept_games: u64,
-}
-
-impl Sink<bool> for Split {
-    fn begin_game(&mut self, _info: &GameInfo, keep: bool) -> io::Result<()> {
-        self.to_kept = keep;
-        self.kept_games += u64::from(keep);
-        Ok(())
-    }
-
-    fn destination(&self, keep: &bool) -> Option<u8> {
-        Some(u8::from(*keep))
-    }
-
-    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
-        use io::Write;
-        if self.to_kept {
-            self.kept.write_all(data)
-        } else if let Some(rest) = &mut self.rest {
-            rest.write_all(data)
-        } else {
-            Ok(())
-        }
-    }
-}
-
 /// Copy the games that match, byte for byte and in input order, to ``output``
 /// (and, with ``rest``, every other game to ``rest``), like ``pgnfen filter``.
 ///
@@ -329,12 +296,7 @@ fn filter_games(
             Output::create(Some(path))
                 .map_err(|e| command_error(commands::Error::writing(&output_name(path), e)))
         };
-        let mut split = Split {
-            kept: create(&output)?,
-            rest: rest.as_ref().map(create).transpose()?,
-            to_kept: false,
-            kept_games: 0,
-        };
+        let mut split = Split::new(create(&output)?, rest.as_ref().map(create).transpose()?);
         let games = pipeline::run(&inputs, &FilterJob(&selection), &mut split, &options)
             .map_err(run_error)?;
         let Split {

@@ -89,11 +89,28 @@ impl Job for FilterJob<'_> {
     }
 }
 
-struct Split {
-    kept: Output,
-    rest: Option<Output>,
+/// The sink of `filter`: each game to the kept output or to the rest (shared
+/// with the Python package's `filter`).
+pub struct Split {
+    /// Where kept games go.
+    pub kept: Output,
+    /// Where every other game goes, if anywhere.
+    pub rest: Option<Output>,
     to_kept: bool,
-    kept_games: u64,
+    /// Games kept so far.
+    pub kept_games: u64,
+}
+
+impl Split {
+    /// A split into `kept` and, optionally, `rest`.
+    pub fn new(kept: Output, rest: Option<Output>) -> Split {
+        Split {
+            kept,
+            rest,
+            to_kept: false,
+            kept_games: 0,
+        }
+    }
 }
 
 impl Sink<bool> for Split {
@@ -145,12 +162,7 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
         }
         None => None,
     };
-    let mut split = Split {
-        kept,
-        rest,
-        to_kept: false,
-        kept_games: 0,
-    };
+    let mut split = Split::new(kept, rest);
     let games = pipeline::run(
         &inputs,
         &FilterJob(&selection),
