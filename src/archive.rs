@@ -40,9 +40,8 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 
+use crate::check::{CheckJob, Finding};
 use crate::class::Class;
-use crate::classify::classify;
-use crate::commands::check::{CheckJob, Finding};
 use crate::pgn::tags::decode_value;
 use crate::pipeline::{self, GameInfo, Header, Input, InputError, Job, Options, RunError, Sink};
 use crate::problem::{Code, Severity};
@@ -303,12 +302,12 @@ impl Job for ArchiveJob {
                 findings: Vec::new(),
             };
         }
-        let verdict = classify(&header.inputs());
+        let verdict = header.verdict();
         Facts {
             class: verdict.class,
             chess960_position: verdict.chess960_position,
             // The placement of problems is check's (columns through escapes).
-            findings: CheckJob.game(header),
+            findings: CheckJob::findings(header, &verdict),
         }
     }
 }

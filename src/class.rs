@@ -1,8 +1,9 @@
-//! The classes of SPEC §3: what kind of game a start position makes.
+//! The classes (README, "The classes"): what kind of game a start position makes.
 
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+/// The kind of game a header describes (see the README, "Classes").
 pub enum Class {
     /// Orthodox chess from the initial position (no FEN tag, or the initial FEN)
     Standard,
@@ -19,6 +20,7 @@ pub enum Class {
 }
 
 impl Class {
+    /// Every class, in the order reports list them.
     pub const ALL: [Class; 6] = [
         Class::Standard,
         Class::Setup,
@@ -28,6 +30,7 @@ impl Class {
         Class::Malformed,
     ];
 
+    /// The class name as the commands write it: `standard`, `setup`, `chess960`, `crc`, `other`, `malformed`.
     pub fn as_str(self) -> &'static str {
         match self {
             Class::Standard => "standard",
@@ -39,10 +42,12 @@ impl Class {
         }
     }
 
+    /// The class of a name written by [`Class::as_str`].
     pub fn from_name(name: &str) -> Option<Class> {
         Class::ALL.into_iter().find(|c| c.as_str() == name)
     }
 
+    /// The position of the class in [`Class::ALL`], for per-class arrays.
     pub fn index(self) -> usize {
         self as usize
     }

@@ -1,4 +1,4 @@
-//! The verdict on one game's start-position tags: SPEC §3 for whole games and the
+//! The verdict on one game's start-position tags: the classes (README, "The classes") for whole games and the
 //! tag rules of §5 (SetUp, FEN and Variant consistency).
 //!
 //! Pure and allocation-free for the common game without FEN or Variant tag
@@ -16,16 +16,22 @@ use crate::problem::{Code, Problem};
 /// A SetUp, FEN or Variant tag of a game, with its raw value (escapes not decoded).
 #[derive(Clone, Copy, Debug)]
 pub struct TagInput<'a> {
+    /// Which of the three tags it is.
     pub name: TagName,
+    /// The raw value between the quotes (escapes not decoded).
     pub raw: &'a [u8],
 }
 
-/// What the Variant tag names (SPEC §3).
+/// What the Variant tag names .
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VariantFamily {
+    /// Chess, or a variant played from the standard array (no Variant tag, or one naming chess).
     StandardLike,
+    /// Chess960 (Fischer Random): X-FEN or Shredder-FEN castling.
     Chess960,
+    /// A Capablanca-family 10×8 variant (Capablanca Random Chess and kin).
     Capablanca,
+    /// Any other variant: its FEN is not read.
     Other,
 }
 
@@ -83,16 +89,20 @@ impl VariantFamily {
 /// covers the tag's value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagProblem {
+    /// The index of the tag at fault in the header's tag list.
     pub tag: usize,
+    /// The problem, with its span in the decoded value.
     pub problem: Problem,
 }
 
 /// The verdict on a game.
 #[derive(Clone, Debug)]
 pub struct Verdict {
+    /// The class of the game.
     pub class: Class,
     /// The Scharnagl number, for games of class `chess960` that start from a start array.
     pub chess960_position: Option<u16>,
+    /// Every problem of the header's SetUp/FEN/Variant tags.
     pub problems: Vec<TagProblem>,
     /// The FEN tag that gives the start (index into the tags) and its analysis.
     pub fen: Option<(usize, Analysis)>,
@@ -103,12 +113,13 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// Whether a problem of error severity was found.
     pub fn has_error(&self) -> bool {
         self.unlisted_duplicates > 0 || self.problems.iter().any(|p| p.problem.is_error())
     }
 }
 
-/// The verdict of SPEC §3 and §5 on a game's SetUp, FEN and Variant tags.
+/// The class and problems of a game's SetUp, FEN and Variant tags.
 pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
     if tags.is_empty() {
         return Verdict {
@@ -311,7 +322,7 @@ fn report_duplicates(tags: &[TagInput<'_>], problems: &mut Vec<TagProblem>) {
 /// megabytes long, and every duplicate's message quotes the first value).
 const SHOWN_VALUE: usize = 200;
 
-/// A raw value for a message: lossy UTF-8, cut after [`SHOWN_VALUE`] bytes with `…`.
+/// A raw value for a message: lossy UTF-8, cut after 200 bytes with `…`.
 pub fn shown_value(raw: &[u8]) -> String {
     if raw.len() <= SHOWN_VALUE {
         return String::from_utf8_lossy(raw).into_owned();

@@ -1,4 +1,4 @@
-//! Every flag of pgnfen, in one place (SPEC §4).
+//! Every flag of pgnfen, in one place (README, "Commands").
 
 use std::path::PathBuf;
 
@@ -6,8 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use clap_complete::Shell;
 
-use crate::class::Class;
-use crate::fen::{Dialect, EpPolicy};
+use pgnfen::class::Class;
+use pgnfen::fen::{Dialect, EpPolicy};
 
 /// The exit statuses, ending every command's `--help` (and in the man page).
 macro_rules! exit_status {
@@ -173,8 +173,8 @@ pub struct FilterArgs {
     #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = parse_chess960_position)]
     pub chess960_position: Vec<u16>,
     /// Keep only games whose tag satisfies EXPR: NAME OP VALUE, OP one of = != ~ !~ < <= > >= (repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = crate::select::parse_tag_expr)]
-    pub tag: Vec<crate::select::TagExpr>,
+    #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
+    pub tag: Vec<pgnfen::select::TagExpr>,
     /// Output for the kept games (default: standard output)
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -201,8 +201,8 @@ pub struct SplitArgs {
     #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]")]
     pub class: Vec<Class>,
     /// Write only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = crate::select::parse_tag_expr)]
-    pub tag: Vec<crate::select::TagExpr>,
+    #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
+    pub tag: Vec<pgnfen::select::TagExpr>,
     /// Output file name, `{class}` replaced by each game's class (e.g. 'out/{class}.pgn.zst')
     #[arg(short, long, value_name = "TEMPLATE", required = true)]
     pub output: String,
@@ -250,8 +250,8 @@ pub struct StatsArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Count only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = crate::select::parse_tag_expr)]
-    pub tag: Vec<crate::select::TagExpr>,
+    #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
+    pub tag: Vec<pgnfen::select::TagExpr>,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<String>,
 }

@@ -1,18 +1,93 @@
-//! pgnfen: the start-position headers of chess games (SetUp, FEN, Variant).
+//! pgnfen reads PGN chess archives of any size as a stream, at the speed of the
+//! disk, and works on the start-position headers of each game: the `SetUp`,
+//! `FEN` and `Variant` tags. It tells what kind of game each one is ([`Class`]:
+//! standard, set-up position, Chess960 with its start-position number,
+//! Capablanca-family 10×8, another variant, or malformed), finds the problems
+//! of those tags ([`Code`]), and rewrites FENs in any of three castling
+//! dialects (FEN, X-FEN, Shredder-FEN).
 //!
-//! The library is usable without the command line: [`fen`] is the FEN model,
-//! [`pgn`] the game cut, [`classify`] the verdict on a game's tags, [`pipeline`]
-//! the parallel streaming of whole archives, [`commands`] the commands of the
-//! binary built on them.
+//! # Reading an archive
+//!
+//! [`Archive`] streams the games of one or more files (plain, gzip, bzip2,
+//! zstd or zip, recognised by their first bytes), in input order, cut and
+//! classified on worker threads, with bounded memory whatever their size:
+//!
+//! ```
+//! use pgnfen::{Archive, Class};
+//!
+//! # let dir = tempfile::tempdir()?;
+//! # let path = dir.path().join("games.pgn");
+//! # std::fs::write(&path, "[Event \"a\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+//! #     [FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1\"]\n\n1. e4 *\n\n\
+//! #     [Event \"b\"]\n\n1. d4 *\n")?;
+//! let mut chess960 = 0;
+//! for game in Archive::open([&path])?.games() {
+//!     let game = game?;
+//!     if game.class == Class::Chess960 {
+//!         chess960 += 1;
+//!         println!("game {} starts from position {:?}", game.game, game.chess960_position);
+//!     }
+//! }
+//! assert_eq!(chess960, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Whole-archive tasks
+//!
+//! The commands of the `pgnfen` program are library functions that take an
+//! options struct: [`stats::run`] counts, [`filter::run`] selects games byte
+//! for byte, [`split::run`] writes one file per class, [`convert::run`]
+//! rewrites FEN tags in another dialect, [`check::run`] reports problems. All
+//! run on [`pipeline`], the parallel streaming engine: a reader cuts the input
+//! into chunks, worker threads scan them and classify each game, and the
+//! results are merged back in input order.
+//!
+//! # The FEN model
+//!
+//! [`fen`] parses FEN, X-FEN, Shredder-FEN and EPD records for 8×8 and 10×8
+//! boards, tells the class and problems of a position, and writes it in any
+//! dialect:
+//!
+//! ```
+//! use pgnfen::fen::{Dialect, VariantHint, analyse};
+//!
+//! // X-FEN: the outermost rooks are written KQkq.
+//! let analysis = analyse(b"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1", VariantHint::Chess960);
+//! assert_eq!(analysis.chess960_position, Some(0));
+//! let position = analysis.position.expect("a legal position");
+//! assert_eq!(
+//!     position.write(Dialect::Shredder, None)?,
+//!     "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1"
+//! );
+//! # Ok::<(), pgnfen::Problem>(())
+//! ```
+//!
+//! The lower layers are public for programs that need them: [`pgn`] (the
+//! game scanner), [`classify`] (the verdict on a header's tags) and
+//! [`pipeline`] (jobs and sinks of your own over the streaming engine).
+#![warn(missing_docs)]
 
 pub mod archive;
+pub mod check;
 pub mod class;
 pub mod classify;
-pub mod cli;
-pub mod commands;
+pub mod convert;
+mod error;
 pub mod fen;
-pub mod memo;
+pub mod filter;
+// Shared with the binary, which declares it too; the library uses only part of it.
+#[allow(dead_code)]
+mod format;
+mod memo;
 pub mod pgn;
 pub mod pipeline;
 pub mod problem;
 pub mod select;
+pub mod split;
+pub mod stats;
+
+pub use archive::{Archive, Game};
+pub use class::Class;
+pub use error::Error;
+pub use problem::{Code, Problem, Severity};
+pub use select::TagExpr;

@@ -4,8 +4,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use pgnfen::cli::{Cli, Command};
-use pgnfen::commands::{self, Error, Outcome};
+mod cli;
+mod commands;
+mod format;
+
+use cli::{Cli, Command};
+use commands::{Error, Outcome};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

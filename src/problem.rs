@@ -1,4 +1,4 @@
-//! Problem codes of SPEC §5: what can be wrong with a start-position header.
+//! Problem codes (README, "Problem codes"): what can be wrong with a start-position header.
 
 use std::fmt;
 use std::ops::Range;
@@ -6,11 +6,14 @@ use std::ops::Range;
 /// How bad a problem is: an error makes the game `malformed`, a warning does not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
+    /// The header is wrong: the game cannot be read as intended.
     Error,
+    /// The header works but is not as it should be.
     Warning,
 }
 
 impl Severity {
+    /// `error` or `warning`.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -28,23 +31,38 @@ impl fmt::Display for Severity {
 /// The stable problem codes. Their kebab-case names are part of the contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Code {
+    /// The FEN does not follow the FEN grammar.
     FenSyntax,
+    /// The position is illegal.
     IllegalPosition,
+    /// A castling right without its king and rook in place.
     CastlingRights,
+    /// An en passant square that cannot follow a double pawn move.
     EnPassant,
+    /// `SetUp "1"` and no FEN tag.
     SetupWithoutFen,
+    /// A SetUp value other than 0 or 1 (or 0 with a FEN).
     SetupValue,
+    /// A second SetUp, FEN or Variant tag with another value.
     DuplicateTag,
+    /// The position does not fit the Variant tag.
     VariantMismatch,
+    /// A Variant tag that needs a FEN, and none.
     VariantWithoutFen,
+    /// A FEN tag without `SetUp "1"`.
     FenWithoutSetup,
+    /// A Chess960 position without a Variant tag.
     MissingVariant,
+    /// A FEN without its two clock fields.
     MissingClocks,
+    /// A FEN not written the canonical way of its dialect.
     Noncanonical,
+    /// Castling rights that the dialect cannot write exactly.
     LossyCastling,
 }
 
 impl Code {
+    /// Every code, in the order reports list them (`Code as usize` indexes it).
     pub const ALL: [Code; 14] = [
         Code::FenSyntax,
         Code::IllegalPosition,
@@ -62,6 +80,7 @@ impl Code {
         Code::LossyCastling,
     ];
 
+    /// The code as reports write it (`fen-syntax`, ...; see the README, "Problem codes").
     pub fn as_str(self) -> &'static str {
         match self {
             Code::FenSyntax => "fen-syntax",
@@ -81,10 +100,12 @@ impl Code {
         }
     }
 
+    /// The code of a name written by [`Code::as_str`].
     pub fn from_name(name: &str) -> Option<Code> {
         Code::ALL.into_iter().find(|c| c.as_str() == name)
     }
 
+    /// Whether the code is an error or a warning.
     pub fn severity(self) -> Severity {
         match self {
             Code::FenWithoutSetup
@@ -105,6 +126,7 @@ impl fmt::Display for Code {
 /// One problem found in a FEN string or in a game's SetUp/FEN/Variant tags.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
+    /// What kind of problem.
     pub code: Code,
     /// Bytes at fault, as a range inside the string judged (the FEN string for
     /// FEN problems, the tag value for tag problems). May be empty (a point).
@@ -116,6 +138,7 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// A problem with `code` at `span` (bytes of the value), without help.
     pub fn new(code: Code, span: Range<usize>, message: impl Into<String>) -> Problem {
         Problem {
             code,
@@ -125,15 +148,18 @@ impl Problem {
         }
     }
 
+    /// Adds a line on how to fix it.
     pub fn with_help(mut self, help: impl Into<String>) -> Problem {
         self.help = Some(help.into());
         self
     }
 
+    /// The severity of its code.
     pub fn severity(&self) -> Severity {
         self.code.severity()
     }
 
+    /// Whether its code is an error.
     pub fn is_error(&self) -> bool {
         self.severity() == Severity::Error
     }

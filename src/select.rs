@@ -29,13 +29,21 @@ use crate::pgn::tags::decode_value;
 /// A comparison operator of `--tag`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
+    /// `=`: the value is exactly this.
     Eq,
+    /// `!=`: the value is not this (or the tag is absent).
     Ne,
+    /// `~`: the regular expression matches somewhere in the value.
     Match,
+    /// `!~`: it does not (or the tag is absent).
     NotMatch,
+    /// `<`
     Lt,
+    /// `<=`
     Le,
+    /// `>`
     Gt,
+    /// `>=`
     Ge,
 }
 
@@ -52,6 +60,7 @@ impl Op {
         (">", Op::Gt),
     ];
 
+    /// The operator as written.
     pub fn as_str(self) -> &'static str {
         Self::SPELLINGS
             .iter()
@@ -63,8 +72,11 @@ impl Op {
 /// One parsed `--tag` expression.
 #[derive(Clone, Debug)]
 pub struct TagExpr {
+    /// The tag name (case-sensitive).
     pub name: String,
+    /// The comparison.
     pub op: Op,
+    /// The value compared with, as written.
     pub value: String,
     /// Whether the value is a number, for `<`..`>=`.
     numeric: bool,
@@ -75,8 +87,11 @@ pub struct TagExpr {
 /// Why an expression is malformed, and where (byte range in the expression).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExprError {
+    /// The expression as given.
     pub expr: String,
+    /// The byte range at fault.
     pub at: std::ops::Range<usize>,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -100,8 +115,6 @@ impl fmt::Display for ExprError {
         )
     }
 }
-
-impl std::error::Error for ExprError {}
 
 fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
@@ -215,10 +228,21 @@ impl TagExpr {
     }
 }
 
-/// For clap: parses one `--tag` value.
+/// Parses one tag expression (the value parser of the `--tag` flag).
 pub fn parse_tag_expr(expr: &str) -> Result<TagExpr, ExprError> {
     TagExpr::parse(expr)
 }
+
+impl std::str::FromStr for TagExpr {
+    type Err = ExprError;
+
+    /// Parses `NAME OP VALUE`, e.g. `"WhiteElo>=2500"` (see the module docs).
+    fn from_str(expr: &str) -> Result<TagExpr, ExprError> {
+        TagExpr::parse(expr)
+    }
+}
+
+impl std::error::Error for ExprError {}
 
 /// Every `--tag` of a command: the distinct tag names they read (the scanner
 /// reports only these) and the expressions, all of which must hold.
@@ -230,6 +254,7 @@ pub struct Selector {
 }
 
 impl Selector {
+    /// The selector of all of `exprs` (each tag name looked for once).
     pub fn new(exprs: &[TagExpr]) -> Selector {
         let mut s = Selector::default();
         for e in exprs {
@@ -246,14 +271,15 @@ impl Selector {
         s
     }
 
+    /// Whether there is no expression (every game matches).
     pub fn is_empty(&self) -> bool {
         self.exprs.is_empty()
     }
 
     /// More distinct tag names than the scanner can look for are a usage error.
-    pub fn validate(&self) -> Result<(), crate::commands::Error> {
+    pub fn validate(&self) -> Result<(), crate::Error> {
         if self.names.len() > MAX_EXTRA_TAGS {
-            return Err(crate::commands::Error::Usage(format!(
+            return Err(crate::Error::Usage(format!(
                 "--tag names {} different tags; at most {MAX_EXTRA_TAGS} can be used in one run",
                 self.names.len()
             )));

@@ -1,5 +1,5 @@
 //! Golden tests of `pgnfen check --warnings` (and of `convert --to fen` for
-//! `lossy-castling`): one small game per problem code of SPEC §5, and cases that
+//! `lossy-castling`): one small game per problem code (README, "Problem codes"), and cases that
 //! pin LINE and COLUMN (CRLF, a lone CR, a BOM, a tab, extra spaces, a second
 //! input file, a .gz input). The complete output (standard output, standard
 //! error, exit status) is compared with `tests/golden/<name>.txt`, after the
@@ -116,7 +116,7 @@ fn check_one(name: &str, pgn: &[u8]) {
     assert_golden(name, &have);
 }
 
-// One case per problem code of SPEC §5.
+// One case per problem code (README, "Problem codes").
 
 #[test]
 fn fen_syntax() {

@@ -224,8 +224,8 @@ fn counts_stay_exact_past_the_kept_tags() {
 /// chunk, and `--tag` selects the same games.
 #[test]
 fn long_lines_read_the_same_in_tiny_chunks() {
-    use pgnfen::commands::check::{CheckJob, Finding};
-    use pgnfen::commands::filter::{FilterJob, Selection};
+    use pgnfen::check::{CheckJob, Finding};
+    use pgnfen::filter::{FilterJob, Selection};
     use pgnfen::pipeline::{self, GameInfo, Input, Options, Sink};
     use pgnfen::select::{Selector, TagExpr};
 

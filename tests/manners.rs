@@ -9,7 +9,11 @@ use std::process::Command as Process;
 
 use clap::CommandFactory;
 use common::run;
-use pgnfen::cli::Cli;
+// The flag definitions of the binary, compiled into this test.
+#[path = "../src/cli.rs"]
+#[allow(dead_code)]
+mod cli;
+use cli::Cli;
 
 /// The commands a user sees (not the hidden ones, not clap's `help`).
 fn commands() -> Vec<clap::Command> {

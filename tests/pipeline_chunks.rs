@@ -6,12 +6,12 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use pgnfen::check::{CheckJob, Finding};
 use pgnfen::class::Class;
-use pgnfen::commands::check::{CheckJob, Finding};
-use pgnfen::commands::convert::{ConvertJob, EditingSink};
-use pgnfen::commands::stats::{GameFacts, StatsJob};
+use pgnfen::convert::{ConvertJob, EditingSink};
 use pgnfen::fen::Dialect;
 use pgnfen::pipeline::{self, GameInfo, Input, Job, Options, Sink};
+use pgnfen::stats::{GameFacts, StatsJob};
 use proptest::prelude::*;
 
 #[derive(Debug, Default, PartialEq)]

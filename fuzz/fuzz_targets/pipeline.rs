@@ -19,10 +19,10 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use pgnfen::class::Class;
-use pgnfen::commands::check::{CheckJob, Finding};
-use pgnfen::commands::convert::{ConvertJob, EditingSink};
-use pgnfen::commands::filter::{FilterJob, Selection};
-use pgnfen::commands::stats::{GameFacts, StatsJob};
+use pgnfen::check::{CheckJob, Finding};
+use pgnfen::convert::{ConvertJob, EditingSink};
+use pgnfen::filter::{FilterJob, Selection};
+use pgnfen::stats::{GameFacts, StatsJob};
 use pgnfen::fen::Dialect;
 use pgnfen::pipeline::{self, GameInfo, Input, Job, Options, Sink};
 

@@ -21,17 +21,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use pgnfen::archive::{Archive, Game, Games};
-use pgnfen::class::Class;
-use pgnfen::cli::CheckFormat;
-use pgnfen::commands::check::{CheckJob, Report};
-use pgnfen::commands::convert::{ConvertJob, EditingSink};
-use pgnfen::commands::filter::{FilterJob, Selection, Split};
-use pgnfen::commands::stats::{Counts, StatsJob, write_json};
-use pgnfen::commands::{self, check_inputs_exist};
 use pgnfen::fen::{Dialect, EpPolicy, VariantHint};
-use pgnfen::pipeline::output::Output;
-use pgnfen::pipeline::{self, Input, Options, RunError};
+use pgnfen::filter::Selection;
+use pgnfen::pipeline::{Input, Options, RunError, check_inputs_exist};
 use pgnfen::select::Selector;
+use pgnfen::{Class, Error, filter};
 
 /// How long `games()` waits with the GIL released before it looks for Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
@@ -51,16 +45,16 @@ fn io_error(file: &str, source: &io::Error) -> PyErr {
     }
 }
 
-fn command_error(e: commands::Error) -> PyErr {
+fn command_error(e: Error) -> PyErr {
     match e {
-        commands::Error::Usage(message) => PyValueError::new_err(message),
-        commands::Error::Io { file, source } => io_error(&file, &source),
-        commands::Error::BrokenPipe => PyBrokenPipeError::new_err("broken pipe"),
+        Error::Usage(message) => PyValueError::new_err(message),
+        Error::Io { file, source } => io_error(&file, &source),
+        Error::BrokenPipe => PyBrokenPipeError::new_err("broken pipe"),
     }
 }
 
 fn run_error(e: RunError) -> PyErr {
-    command_error(commands::Error::from(e))
+    command_error(Error::from(e))
 }
 
 // ---- arguments ----
@@ -169,11 +163,13 @@ fn stats(
     let inputs = inputs(paths, "stats")?;
     let options = options(threads)?;
     let json = py.detach(|| -> PyResult<Vec<u8>> {
-        check_inputs_exist(&inputs).map_err(command_error)?;
-        let mut counts = Counts::default();
-        pipeline::run(&inputs, &StatsJob, &mut counts, &options).map_err(run_error)?;
+        let options = pgnfen::stats::Options {
+            tags: Vec::new(),
+            run: options,
+        };
+        let counts = pgnfen::stats::run(&inputs, &options).map_err(command_error)?;
         let mut json = Vec::new();
-        write_json(&mut json, &counts, false).map_err(|e| io_error("<memory>", &e))?;
+        pgnfen::stats::write_json(&mut json, &counts).map_err(|e| io_error("<memory>", &e))?;
         Ok(json)
     })?;
     let value: serde_json::Value =
@@ -198,18 +194,18 @@ fn check(
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "check")?;
     let options = options(threads)?;
-    let lines = py.detach(|| -> PyResult<Vec<u8>> {
-        check_inputs_exist(&inputs).map_err(command_error)?;
-        let mut report = Report::new(Vec::new(), CheckFormat::Json, warnings, false);
-        pipeline::run(&inputs, &CheckJob, &mut report, &options).map_err(run_error)?;
-        report.into_inner().map_err(|e| io_error("<memory>", &e))
+    let values = py.detach(|| -> PyResult<Vec<serde_json::Value>> {
+        let mut values = Vec::new();
+        let options = pgnfen::check::Options { run: options };
+        pgnfen::check::run(&inputs, &options, |d| {
+            if warnings || d.severity() == pgnfen::Severity::Error {
+                values.push(serde_json::to_value(d).map_err(io::Error::other)?);
+            }
+            Ok(())
+        })
+        .map_err(command_error)?;
+        Ok(values)
     })?;
-    let values = lines
-        .split(|&b| b == b'\n')
-        .filter(|line| !line.is_empty())
-        .map(serde_json::from_slice::<serde_json::Value>)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     to_py(py, &values)
 }
 
@@ -290,29 +286,15 @@ fn filter_games(
     selection
         .validate("filter")
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let (games, kept) = py.detach(|| -> PyResult<(u64, u64)> {
-        check_inputs_exist(&inputs).map_err(command_error)?;
-        let create = |path: &PathBuf| {
-            Output::create(Some(path))
-                .map_err(|e| command_error(commands::Error::writing(&output_name(path), e)))
-        };
-        let mut split = Split::new(create(&output)?, rest.as_ref().map(create).transpose()?);
-        let games = pipeline::run(&inputs, &FilterJob(&selection), &mut split, &options)
-            .map_err(run_error)?;
-        let Split {
-            kept,
-            rest: rest_out,
-            kept_games,
-            ..
-        } = split;
-        kept.commit()
-            .map_err(|e| command_error(commands::Error::writing(&output_name(&output), e)))?;
-        if let (Some(out), Some(path)) = (rest_out, &rest) {
-            out.commit()
-                .map_err(|e| command_error(commands::Error::writing(&output_name(path), e)))?;
-        }
-        Ok((games, kept_games))
-    })?;
+    let options = filter::Options {
+        selection,
+        output: Some(output),
+        rest,
+        run: options,
+    };
+    let filter::Summary { games, kept } = py
+        .detach(|| filter::run(&inputs, &options))
+        .map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;
     counts.set_item("kept", kept)?;
@@ -343,22 +325,20 @@ fn convert(
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "convert")?;
     let options = options(threads)?;
-    let job = ConvertJob {
-        dialect: choice::<Dialect>("to", to)?,
+    let options = pgnfen::convert::Options {
+        to: choice::<Dialect>("to", to)?,
         ep: ep.map(|ep| choice::<EpPolicy>("ep", ep)).transpose()?,
         repair,
+        output: Some(output),
+        run: options,
     };
-    let name = output_name(&output);
-    let (games, converted, unchanged) = py.detach(|| -> PyResult<(u64, u64, u64)> {
-        check_inputs_exist(&inputs).map_err(command_error)?;
-        let writing = |e| command_error(commands::Error::writing(&name, e));
-        let out = Output::create(Some(&output)).map_err(writing)?;
-        let mut sink = EditingSink::new(out, true);
-        let games = pipeline::run(&inputs, &job, &mut sink, &options).map_err(run_error)?;
-        let (converted, unchanged) = (sink.converted, sink.unchanged);
-        sink.into_inner().commit().map_err(writing)?;
-        Ok((games, converted, unchanged))
-    })?;
+    let pgnfen::convert::Summary {
+        games,
+        converted,
+        unchanged,
+    } = py
+        .detach(|| pgnfen::convert::run(&inputs, &options))
+        .map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;
     counts.set_item("converted", converted)?;

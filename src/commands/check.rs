@@ -4,184 +4,26 @@
 //! workflow commands or one SARIF 2.1.0 log.
 
 use std::io::{self, Write};
-use std::ops::Range;
 use std::time::Instant;
 
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
-use serde::Serialize;
+use pgnfen::check::{self, Diagnostic, Finding, Summary};
+use pgnfen::{Code, Severity};
 
-use crate::classify::shown_value;
 use crate::cli::{CheckArgs, CheckFormat, Global};
-use crate::commands::format::{count, thousands};
-use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
-use crate::pgn::tags::decode_value;
-use crate::pipeline::game::LINE_KEEP;
-use crate::pipeline::{self, GameInfo, Header, HeaderTag, Input, Job, Sink};
-use crate::problem::{Code, Problem, Severity};
+use crate::commands::{Error, Outcome, inputs, options};
+use crate::format::{count, thousands};
 
-/// One problem, placed in its tag line.
-#[derive(Clone, Debug)]
-pub struct Finding {
-    pub code: Code,
-    pub message: String,
-    pub help: Option<String>,
-    pub tag: &'static str,
-    /// Relative line (add the game's line delta).
-    pub line: u64,
-    /// 1-based column in characters.
-    pub column: usize,
-    /// The tag line, for the snippet (of a line longer than
-    /// [`LINE_KEEP`] bytes, a window of it around the fault).
-    pub line_text: String,
-    /// The part of `line_text` at fault.
-    pub span: Range<usize>,
-    /// How many problems this finding stands for: 1, except for the last
-    /// finding of a game whose header had more duplicate tags than are kept
-    /// (it stands for all of those, and its message says how many).
-    pub count: u64,
-}
-
-/// Bytes of a long tag line shown either side of a fault.
-const SNIPPET_WINDOW: usize = 120;
-
-/// Finds and places the problems of each game.
-pub struct CheckJob;
-
-impl CheckJob {
-    /// A finding at `span` (bytes of the decoded value) of `tag`'s value.
-    fn finding(tag: &HeaderTag<'_>, problem: &Problem, count: u64) -> Finding {
-        // Spans of FEN problems lie in the decoded value; mapped back to the
-        // raw bytes through the escapes (the start of the value if that fails).
-        let span = raw_span(tag.raw, problem.span.clone()).unwrap_or(0..0);
-        let text = tag.line_text;
-        let start = (tag.value_column + span.start).min(text.len());
-        let end = (tag.value_column + span.end).min(text.len()).max(start);
-        let column = tag.column(start);
-        // A snippet shows the whole tag line, but only a window of a very long
-        // one (each finding holds its own copy of the text).
-        let (from, to) = if text.len() > LINE_KEEP {
-            let boundary = |mut i: usize| {
-                while i > 0 && i < text.len() && (text[i] & 0xC0) == 0x80 {
-                    i -= 1;
-                }
-                i
-            };
-            (
-                boundary(start.saturating_sub(SNIPPET_WINDOW)),
-                boundary(end.min(start + SNIPPET_WINDOW) + SNIPPET_WINDOW).min(text.len()),
-            )
-        } else {
-            (0, text.len())
-        };
-        let shown = &text[from..to];
-        let end = end.min(to);
-        let lossy = |b: &[u8]| String::from_utf8_lossy(b).len();
-        Finding {
-            code: problem.code,
-            message: problem.message.clone(),
-            help: problem.help.clone(),
-            tag: tag.name.as_str(),
-            line: tag.line,
-            column,
-            line_text: String::from_utf8_lossy(shown).into_owned(),
-            span: lossy(&shown[..start - from])..lossy(&shown[..end - from]),
-            count,
-        }
-    }
-}
-
-impl Job for CheckJob {
-    type Game = Vec<Finding>;
-
-    fn game(&self, header: &Header<'_>) -> Vec<Finding> {
-        if header.is_empty() {
-            return Vec::new();
-        }
-        let verdict = header.verdict();
-        let mut findings: Vec<Finding> = verdict
-            .problems
-            .iter()
-            .map(|p| Self::finding(&header.tag(p.tag), &p.problem, 1))
-            .collect();
-        if let Some(note) = header.unlisted_note() {
-            let n = verdict.unlisted_duplicates;
-            let first = header
-                .tags()
-                .find(|t| t.name == note.name)
-                .map_or(String::new(), |t| shown_value(t.raw));
-            let problem = Problem::new(
-                Code::DuplicateTag,
-                0..note.raw.len(),
-                format!(
-                    "a second {} tag with another value (\"{first}\"); the first value is used{}",
-                    note.name.as_str(),
-                    if n > 1 {
-                        format!(
-                            " (and {} more duplicate tags in this game, not listed one by one)",
-                            n - 1
-                        )
-                    } else {
-                        String::new()
-                    }
-                ),
-            )
-            .with_help(format!("remove one of the two {} tags", note.name.as_str()));
-            findings.push(Self::finding(&note, &problem, n));
-        }
-        findings
-    }
-}
-
-/// The bytes of the raw tag value `raw` that decode to `span` of its decoded
-/// value (an escaped character keeps its backslash), or `None` when `span` does
-/// not lie inside the decoded value.
-fn raw_span(raw: &[u8], span: Range<usize>) -> Option<Range<usize>> {
-    let decoded = decode_value(raw);
-    if decoded.len() == raw.len() {
-        return (span.start <= span.end && span.end <= raw.len()).then_some(span);
-    }
-    // pgn-reader drops each backslash followed by a backslash or a quote.
-    let kept: Vec<usize> = (0..raw.len())
-        .filter(|&i| !(raw[i] == b'\\' && matches!(raw.get(i + 1), Some(b'\\' | b'"'))))
-        .collect();
-    if kept.len() != decoded.len() || kept.iter().zip(decoded.iter()).any(|(&i, &b)| raw[i] != b) {
-        return None;
-    }
-    let at = |d: usize| match d {
-        0 => Some(0),
-        d => kept.get(d - 1).map(|&i| i + 1),
-    };
-    let (start, end) = (at(span.start)?, at(span.end)?);
-    (start <= end).then_some(start..end)
-}
-
-#[derive(Serialize)]
-struct Row<'a> {
-    file: &'a str,
-    game: u64,
-    line: u64,
-    column: usize,
-    tag: &'a str,
-    code: &'a str,
-    severity: &'a str,
-    message: &'a str,
-}
-
-/// Prints findings as they come and counts them.
+/// Prints problems as they come, in the format asked for.
 pub struct Report<W: Write> {
     out: W,
     format: CheckFormat,
     warnings: bool,
-    file: String,
     renderer: Renderer,
     header_pending: bool,
     /// SARIF is one JSON document, so its results are kept until the end (they
     /// are the output: as many as `--format json` would print).
     sarif: Sarif,
-    pub games: u64,
-    pub games_with_errors: u64,
-    pub games_with_warnings: u64,
-    pub counts: [u64; Code::ALL.len()],
 }
 
 impl<W: Write> Report<W> {
@@ -191,31 +33,14 @@ impl<W: Write> Report<W> {
         } else {
             Renderer::plain()
         };
-        let mut report = Report {
+        Report {
             out,
             format,
             warnings,
-            file: String::new(),
             renderer,
-            header_pending: false,
+            header_pending: format == CheckFormat::Csv,
             sarif: Sarif::default(),
-            games: 0,
-            games_with_errors: 0,
-            games_with_warnings: 0,
-            counts: [0; Code::ALL.len()],
-        };
-        if format == CheckFormat::Csv {
-            report.header_pending = true;
         }
-        report
-    }
-
-    pub fn errors(&self) -> u64 {
-        Code::ALL
-            .iter()
-            .filter(|c| c.severity() == Severity::Error)
-            .map(|&c| self.counts[c as usize])
-            .sum()
     }
 
     /// The CSV header row comes first, also when nothing is found.
@@ -227,9 +52,17 @@ impl<W: Write> Report<W> {
         Ok(())
     }
 
-    fn print(&mut self, info: &GameInfo, f: &Finding) -> io::Result<()> {
+    /// Prints one problem (a warning only when warnings are shown).
+    fn add(&mut self, d: &Diagnostic<'_>) -> io::Result<()> {
+        if d.severity() == Severity::Error || self.warnings {
+            self.print(d)?;
+        }
+        Ok(())
+    }
+
+    fn print(&mut self, d: &Diagnostic<'_>) -> io::Result<()> {
         self.write_csv_header()?;
-        let line = f.line + info.line_delta;
+        let (f, line) = (d.finding, d.line);
         let severity = f.code.severity();
         match self.format {
             CheckFormat::Text => {
@@ -248,24 +81,19 @@ impl<W: Write> Report<W> {
                     group = group.element(Level::HELP.message(help.as_str()));
                 }
                 let rendered = self.renderer.render(&[group]);
-                writeln!(
-                    self.out,
-                    "{}:{}:{}: {}",
-                    self.file, line, f.column, rendered
-                )?;
+                writeln!(self.out, "{}:{}:{}: {}", d.file, line, f.column, rendered)?;
                 writeln!(self.out)
             }
             CheckFormat::Json => {
-                let mut json = serde_json::to_vec(&self.row(info, f, line))?;
+                let mut json = serde_json::to_vec(d)?;
                 json.push(b'\n');
                 self.out.write_all(&json)
             }
             CheckFormat::Csv => {
-                let row = self.row(info, f, line);
                 let mut w = csv::WriterBuilder::new()
                     .has_headers(false)
                     .from_writer(Vec::new());
-                w.serialize(row).map_err(io::Error::other)?;
+                w.serialize(d).map_err(io::Error::other)?;
                 let bytes = w
                     .into_inner()
                     .map_err(|e| io::Error::other(e.to_string()))?;
@@ -279,39 +107,17 @@ impl<W: Write> Report<W> {
                 writeln!(
                     self.out,
                     "::{command} file={},line={line},col={},title={}::{}",
-                    github_property(&self.file),
+                    github_property(d.file),
                     f.column,
                     github_property(f.code.as_str()),
                     github_data(&f.message)
                 )
             }
             CheckFormat::Sarif => {
-                self.sarif.push(&self.file, line, f);
+                self.sarif.push(d.file, line, f);
                 Ok(())
             }
         }
-    }
-
-    fn row<'a>(&'a self, info: &GameInfo, f: &'a Finding, line: u64) -> Row<'a> {
-        Row {
-            file: &self.file,
-            game: info.index,
-            line,
-            column: f.column,
-            tag: f.tag,
-            code: f.code.as_str(),
-            severity: f.code.severity().as_str(),
-            message: &f.message,
-        }
-    }
-
-    /// The number of warnings found (printed or not).
-    pub fn warnings(&self) -> u64 {
-        Code::ALL
-            .iter()
-            .filter(|c| c.severity() == Severity::Warning)
-            .map(|&c| self.counts[c as usize])
-            .sum()
     }
 
     /// Ends the report (the CSV header of an empty report, the SARIF log) and
@@ -327,56 +133,23 @@ impl<W: Write> Report<W> {
     }
 }
 
-impl<W: Write> Sink<Vec<Finding>> for Report<W> {
-    fn begin_input(&mut self, input: &Input) -> io::Result<()> {
-        self.file = input.display_name();
-        Ok(())
-    }
-
-    fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> io::Result<()> {
-        self.games += 1;
-        let errors = findings
-            .iter()
-            .any(|f| f.code.severity() == Severity::Error);
-        let warnings = findings
-            .iter()
-            .any(|f| f.code.severity() == Severity::Warning);
-        self.games_with_errors += u64::from(errors);
-        self.games_with_warnings += u64::from(warnings);
-        for f in &findings {
-            self.counts[f.code as usize] += f.count;
-            if f.code.severity() == Severity::Error || self.warnings {
-                self.print(info, f)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn wants_bytes(&self) -> bool {
-        false
-    }
-}
-
 pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     let started = Instant::now();
-    let inputs = inputs(&args.inputs);
-    check_inputs_exist(&inputs)?;
     let stdout = anstream::stdout();
     let color = !matches!(stdout.current_choice(), anstream::ColorChoice::Never);
     let out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     // --deny-warnings makes warnings fail the run, so they must be shown too.
     let warnings = args.warnings || args.deny_warnings;
     let mut report = Report::new(out, args.format, warnings, color);
-    pipeline::run(&inputs, &CheckJob, &mut report, &options(global))?;
+    let options = check::Options {
+        run: options(global),
+    };
+    let totals = check::run(&inputs(&args.inputs), &options, |d| report.add(d))?;
     let write_err = |e| Error::writing("<stdout>", e);
-    let summary = summary(&report, started.elapsed().as_secs_f64(), warnings);
-    let failing = report.errors()
+    let summary = summary(&totals, started.elapsed().as_secs_f64(), warnings);
+    let failing = totals.errors()
         + if args.deny_warnings {
-            report.warnings()
+            totals.warnings()
         } else {
             0
         };
@@ -396,7 +169,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     })
 }
 
-fn summary<W: Write>(r: &Report<W>, seconds: f64, warnings: bool) -> String {
+fn summary(r: &Summary, seconds: f64, warnings: bool) -> String {
     let mut s = format!(
         "{} read; {} with errors, {} with warnings{} ({seconds:.2}s)\n",
         count(r.games, "game", "games"),
@@ -640,19 +413,5 @@ mod tests {
             let (short, full, help) = rule_texts(code);
             assert!(!short.is_empty() && full.len() > short.len() && !help.is_empty());
         }
-    }
-
-    #[test]
-    fn spans_map_through_escapes() {
-        assert_eq!(raw_span(b"abc", 1..2), Some(1..2));
-        assert_eq!(raw_span(b"abc", 2..9), None);
-        // decoded `a"b\c`: the quote keeps its backslash, later bytes shift.
-        let raw = br#"a\"b\\c"#;
-        assert_eq!(raw_span(raw, 0..1), Some(0..1));
-        assert_eq!(raw_span(raw, 1..2), Some(1..3));
-        assert_eq!(raw_span(raw, 2..3), Some(3..4));
-        assert_eq!(raw_span(raw, 4..5), Some(6..7));
-        assert_eq!(raw_span(raw, 5..5), Some(7..7));
-        assert_eq!(raw_span(raw, 6..6), None);
     }
 }

@@ -15,10 +15,10 @@ use rayon::prelude::*;
 
 use crate::cli::{FenArgs, Format, Global};
 use crate::commands::{Error, Outcome, check_inputs_exist, options};
-use crate::fen::{self, Record, VariantHint};
-use crate::pipeline::Input;
-use crate::pipeline::output::Output;
-use crate::problem::{Code, Problem};
+use pgnfen::fen::{self, Record, VariantHint};
+use pgnfen::pipeline::Input;
+use pgnfen::pipeline::output::Output;
+use pgnfen::problem::{Code, Problem};
 
 /// Bytes read at a time.
 const BLOCK: usize = 1 << 20;

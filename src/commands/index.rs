@@ -5,9 +5,9 @@
 use std::io::{self, Write};
 
 use crate::cli::{Global, IndexArgs};
-use crate::commands::stats::{GameFacts, StatsJob};
 use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
-use crate::pipeline::{self, GameInfo, Input, Sink};
+use pgnfen::pipeline::{self, GameInfo, Input, Sink};
+use pgnfen::stats::{GameFacts, StatsJob};
 
 struct Index<W: Write> {
     out: W,

@@ -1,189 +1,48 @@
-//! `pgnfen split`: every game to the file named by a template with `{class}`
-//! replaced by the game's class, in one pass, byte for byte, in input order.
-//!
-//! Every file that may receive games is opened (under a temporary name, next
-//! to its final name) before any input is read, so that a missing folder or a
-//! folder without write permission is reported at once and nothing is
-//! written. At the end only the files that received games are moved into
-//! place: the others are removed, and an existing file of that name is left
-//! as it was (so six runs on six small inputs do not leave a litter of empty
-//! files; the summary names the files written).
+//! `pgnfen split`: every game to the file of its class, then a summary of the
+//! files written.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
 
-use crate::class::Class;
+use pgnfen::split;
+
 use crate::cli::{Global, SplitArgs};
-use crate::commands::filter::Selection;
-use crate::commands::format::thousands;
-use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
-use crate::pipeline::output::Output;
-use crate::pipeline::{self, GameInfo, Header, Job, Sink};
-use crate::select::Selector;
-
-/// The placeholder a template must hold.
-pub const PLACEHOLDER: &str = "{class}";
-
-/// The file of each class: the template with `{class}` replaced (every occurrence).
-pub fn class_path(template: &str, class: Class) -> PathBuf {
-    PathBuf::from(template.replace(PLACEHOLDER, class.as_str()))
-}
-
-/// Each game's class when it is written, `None` when it is not.
-struct SplitJob<'a>(&'a Selection);
-
-impl Job for SplitJob<'_> {
-    type Game = Option<Class>;
-
-    fn game(&self, header: &Header<'_>) -> Option<Class> {
-        let (class, keep) = self.0.judge(header);
-        keep.then_some(class)
-    }
-
-    fn extra_tags(&self) -> &[Vec<u8>] {
-        self.0.tags.names()
-    }
-}
-
-/// A class's output and the games written to it.
-struct ClassOutput {
-    path: PathBuf,
-    output: Output,
-    games: u64,
-}
-
-struct Files {
-    /// By class index; `None` for classes not written (not in `--class`).
-    outputs: Vec<Option<ClassOutput>>,
-    /// Where the current game's bytes go (`None`: nowhere).
-    current: Option<usize>,
-    /// Games not written (their class not listed, or a `--tag` did not hold).
-    skipped: u64,
-}
-
-/// The destination of games that are not written.
-const NOWHERE: u8 = u8::MAX;
-
-impl Sink<Option<Class>> for Files {
-    fn begin_game(&mut self, _info: &GameInfo, class: Option<Class>) -> io::Result<()> {
-        self.current = class.map(Class::index);
-        match self.current.and_then(|i| self.outputs[i].as_mut()) {
-            Some(out) => out.games += 1,
-            None => {
-                self.current = None;
-                self.skipped += 1;
-            }
-        }
-        Ok(())
-    }
-
-    fn destination(&self, class: &Option<Class>) -> Option<u8> {
-        Some(class.map_or(NOWHERE, |c| c.index() as u8))
-    }
-
-    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
-        match self.current.and_then(|i| self.outputs[i].as_mut()) {
-            Some(out) => out
-                .output
-                .write_all(data)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out.path.display()))),
-            None => Ok(()),
-        }
-    }
-}
-
-/// The folder a file will be created in must exist (checked before reading).
-fn check_folder(path: &Path) -> Result<(), Error> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(Error::Usage(format!(
-            "split: cannot write {}: {} is not a folder",
-            path.display(),
-            dir.display()
-        ))),
-        Err(e) => Err(Error::Usage(format!(
-            "split: cannot write {}: folder {}: {e}",
-            path.display(),
-            dir.display()
-        ))),
-    }
-}
+use crate::commands::{Error, Outcome, inputs, options};
+use crate::format::thousands;
 
 pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
-    if !args.output.contains(PLACEHOLDER) {
-        return Err(Error::Usage(format!(
-            "split: the output template {:?} has no {PLACEHOLDER}; write e.g. -o 'out/{PLACEHOLDER}.pgn'",
-            args.output
-        )));
-    }
-    let selection = Selection {
+    let options = split::Options {
+        template: args.output.clone(),
         classes: args.class.clone(),
-        chess960_positions: Vec::new(),
-        tags: Selector::new(&args.tag),
+        tags: args.tag.clone(),
+        run: options(global),
     };
-    selection.tags.validate()?;
-    let written: Vec<Class> = Class::ALL
-        .iter()
-        .copied()
-        .filter(|c| selection.classes.is_empty() || selection.classes.contains(c))
-        .collect();
-    for &class in &written {
-        check_folder(&class_path(&args.output, class))?;
-    }
-    let inputs = inputs(&args.inputs);
-    check_inputs_exist(&inputs)?;
-    let mut outputs: Vec<Option<ClassOutput>> = Class::ALL.iter().map(|_| None).collect();
-    for &class in &written {
-        let path = class_path(&args.output, class);
-        let output = Output::create(Some(&path))
-            .map_err(|e| Error::writing(&path.display().to_string(), e))?;
-        outputs[class.index()] = Some(ClassOutput {
-            path,
-            output,
-            games: 0,
-        });
-    }
-    let mut files = Files {
-        outputs,
-        current: None,
-        skipped: 0,
-    };
-    let games = pipeline::run(&inputs, &SplitJob(&selection), &mut files, &options(global))?;
-    // Commit every file that received games; the others are dropped, which
-    // removes their temporary files.
-    let mut summary = Vec::new();
-    for out in files.outputs.into_iter().flatten() {
-        if out.games == 0 {
-            continue;
-        }
-        let name = out.path.display().to_string();
-        out.output.commit().map_err(|e| Error::writing(&name, e))?;
-        summary.push((name, out.games));
-    }
+    let summary = split::run(&inputs(&args.inputs), &options)?;
     if !global.quiet {
+        let games = summary.games;
+        let names: Vec<(String, u64)> = summary
+            .files
+            .iter()
+            .map(|(path, n)| (path.display().to_string(), *n))
+            .collect();
         let mut err = io::stderr().lock();
         let _ = writeln!(
             err,
             "pgnfen: split {} {} into {} {}",
             thousands(games),
             if games == 1 { "game" } else { "games" },
-            summary.len(),
-            if summary.len() == 1 { "file" } else { "files" }
+            names.len(),
+            if names.len() == 1 { "file" } else { "files" }
         );
-        let width = summary.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
-        for (name, n) in &summary {
+        let width = names.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+        for (name, n) in &names {
             let _ = writeln!(err, "  {name:<width$}  {:>12}", thousands(*n));
         }
-        if files.skipped > 0 {
+        if summary.skipped > 0 {
             let _ = writeln!(
                 err,
                 "  {:<width$}  {:>12}",
                 "(not written)",
-                thousands(files.skipped)
+                thousands(summary.skipped)
             );
         }
     }

@@ -1,185 +1,26 @@
-//! `pgnfen stats`: counts by class, Chess960 start positions and problems.
+//! `pgnfen stats`: counts by class, Chess960 start positions and problems, as
+//! a table for people or one JSON object.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use serde::Serialize;
+use pgnfen::fen::chess960;
+use pgnfen::stats::{self, Counts};
+use pgnfen::{Class, Code};
 
-use crate::class::Class;
 use crate::cli::{Format, Global, StatsArgs};
-use crate::commands::format::thousands;
-use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
-use crate::fen::chess960;
-use crate::pipeline::{self, GameInfo, Header, Job, Sink};
-use crate::problem::Code;
-use crate::select::Selector;
-
-/// The per-game facts statistics need; no allocation.
-#[derive(Clone, Copy, Debug)]
-pub struct GameFacts {
-    pub class: Class,
-    pub chess960_position: Option<u16>,
-    pub problems: [u16; Code::ALL.len()],
-    /// `duplicate-tag` problems beyond the tags a header keeps (not in `problems`).
-    pub unlisted_duplicates: u64,
-    /// Whether the game satisfies the `--tag` expressions (always without any).
-    pub matched: bool,
-}
-
-/// Classifies each game.
-pub struct StatsJob;
-
-impl Job for StatsJob {
-    type Game = GameFacts;
-
-    fn game(&self, header: &Header<'_>) -> GameFacts {
-        facts(header)
-    }
-}
-
-/// Classifies each game and tells whether it satisfies the `--tag` expressions.
-pub struct TaggedStatsJob<'a>(pub &'a Selector);
-
-impl Job for TaggedStatsJob<'_> {
-    type Game = GameFacts;
-
-    fn game(&self, header: &Header<'_>) -> GameFacts {
-        if self.0.matches(|i| header.extra(i)) {
-            facts(header)
-        } else {
-            GameFacts {
-                class: Class::Standard,
-                chess960_position: None,
-                problems: [0; Code::ALL.len()],
-                unlisted_duplicates: 0,
-                matched: false,
-            }
-        }
-    }
-
-    fn extra_tags(&self) -> &[Vec<u8>] {
-        self.0.names()
-    }
-}
-
-fn facts(header: &Header<'_>) -> GameFacts {
-    let mut problems = [0u16; Code::ALL.len()];
-    if header.is_empty() {
-        return GameFacts {
-            class: Class::Standard,
-            chess960_position: None,
-            problems,
-            unlisted_duplicates: 0,
-            matched: true,
-        };
-    }
-    let verdict = header.verdict();
-    for p in &verdict.problems {
-        let slot = &mut problems[p.problem.code as usize];
-        *slot = slot.saturating_add(1);
-    }
-    GameFacts {
-        class: verdict.class,
-        chess960_position: verdict.chess960_position,
-        problems,
-        unlisted_duplicates: verdict.unlisted_duplicates,
-        matched: true,
-    }
-}
-
-/// The counts of one or more archives.
-#[derive(Clone, Debug, Default)]
-pub struct Counts {
-    /// Games counted (with `--tag`: the games that satisfy it).
-    pub games: u64,
-    /// Games read that did not satisfy `--tag` (not in any other count).
-    pub unmatched: u64,
-    /// Chess960 games that do not start from a start array (no position number).
-    pub chess960_unnumbered: u64,
-    pub classes: [u64; Class::ALL.len()],
-    pub chess960_positions: BTreeMap<u16, u64>,
-    pub problems: [u64; Code::ALL.len()],
-}
-
-impl Counts {
-    pub fn add(&mut self, facts: &GameFacts) {
-        if !facts.matched {
-            self.unmatched += 1;
-            return;
-        }
-        self.games += 1;
-        self.classes[facts.class.index()] += 1;
-        if let Some(n) = facts.chess960_position {
-            *self.chess960_positions.entry(n).or_default() += 1;
-        } else if facts.class == Class::Chess960 {
-            self.chess960_unnumbered += 1;
-        }
-        for (total, n) in self.problems.iter_mut().zip(facts.problems) {
-            *total += u64::from(n);
-        }
-        self.problems[Code::DuplicateTag as usize] += facts.unlisted_duplicates;
-    }
-
-    /// Chess960 start positions, most common first (ties by number).
-    pub fn top_positions(&self, n: usize) -> Vec<(u16, u64)> {
-        let mut v: Vec<_> = self
-            .chess960_positions
-            .iter()
-            .map(|(&k, &c)| (k, c))
-            .collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        v.truncate(n);
-        v
-    }
-}
-
-impl Sink<GameFacts> for Counts {
-    fn begin_game(&mut self, _info: &GameInfo, game: GameFacts) -> io::Result<()> {
-        self.add(&game);
-        Ok(())
-    }
-
-    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn wants_bytes(&self) -> bool {
-        false
-    }
-}
-
-#[derive(Serialize)]
-struct JsonStats {
-    games: u64,
-    /// Only with `--tag`: games read that did not satisfy it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    unmatched: Option<u64>,
-    classes: serde_json::Map<String, serde_json::Value>,
-    chess960_positions: serde_json::Map<String, serde_json::Value>,
-    problems: serde_json::Map<String, serde_json::Value>,
-}
+use crate::commands::{Error, Outcome, inputs, options};
+use crate::format::thousands;
 
 pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
-    let inputs = inputs(&args.inputs);
-    check_inputs_exist(&inputs)?;
-    let mut counts = Counts::default();
-    let tags = Selector::new(&args.tag);
-    tags.validate()?;
-    if tags.is_empty() {
-        pipeline::run(&inputs, &StatsJob, &mut counts, &options(global))?;
-    } else {
-        pipeline::run(
-            &inputs,
-            &TaggedStatsJob(&tags),
-            &mut counts,
-            &options(global),
-        )?;
-    }
-    let tagged = !tags.is_empty();
+    let options = stats::Options {
+        tags: args.tag.clone(),
+        run: options(global),
+    };
+    let counts = stats::run(&inputs(&args.inputs), &options)?;
     let mut out = io::stdout().lock();
     let written = match args.format {
-        Format::Json => write_json(&mut out, &counts, tagged),
-        Format::Text => write_text(&mut out, &counts, tagged),
+        Format::Json => stats::write_json(&mut out, &counts),
+        Format::Text => write_text(&mut out, &counts),
     };
     written
         .and_then(|()| out.flush())
@@ -187,33 +28,8 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     Ok(Outcome::Clean)
 }
 
-pub fn write_json(out: &mut impl Write, counts: &Counts, tagged: bool) -> io::Result<()> {
-    let classes = Class::ALL
-        .iter()
-        .map(|c| (c.as_str().to_string(), counts.classes[c.index()].into()))
-        .collect();
-    let chess960_positions = counts
-        .top_positions(usize::MAX)
-        .into_iter()
-        .map(|(n, c)| (n.to_string(), c.into()))
-        .collect();
-    let problems = Code::ALL
-        .iter()
-        .filter(|c| counts.problems[**c as usize] > 0)
-        .map(|c| (c.as_str().to_string(), counts.problems[*c as usize].into()))
-        .collect();
-    let json = JsonStats {
-        games: counts.games,
-        unmatched: tagged.then_some(counts.unmatched),
-        classes,
-        chess960_positions,
-        problems,
-    };
-    serde_json::to_writer(&mut *out, &json)?;
-    writeln!(out)
-}
-
-fn write_text(out: &mut impl Write, counts: &Counts, tagged: bool) -> io::Result<()> {
+fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
+    let tagged = counts.tagged;
     let pct = |n: u64| {
         if counts.games == 0 {
             0.0

@@ -11,16 +11,21 @@ use super::BoardSize;
 pub const MAX_FILES: usize = 10;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The colour of a side.
 pub enum Color {
+    /// White, who moves first.
     White,
+    /// Black.
     Black,
 }
 
 impl Color {
+    /// 0 for White, 1 for Black, for per-side arrays.
     pub fn index(self) -> usize {
         self as usize
     }
 
+    /// The other colour.
     pub fn other(self) -> Color {
         match self {
             Color::White => Color::Black,
@@ -36,6 +41,7 @@ impl Color {
         }
     }
 
+    /// `white` or `black`.
     pub fn name(self) -> &'static str {
         match self {
             Color::White => "white",
@@ -51,6 +57,7 @@ impl Color {
         }
     }
 
+    /// The same colour in shakmaty.
     pub fn to_shakmaty(self) -> shakmaty::Color {
         match self {
             Color::White => shakmaty::Color::White,
@@ -60,12 +67,19 @@ impl Color {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The kind of a piece, 8×8 and 10×8 alike.
 pub enum Role {
+    /// Pawn (`P`).
     Pawn,
+    /// Knight (`N`).
     Knight,
+    /// Bishop (`B`).
     Bishop,
+    /// Rook (`R`).
     Rook,
+    /// Queen (`Q`).
     Queen,
+    /// King (`K`).
     King,
     /// Knight + bishop (10 files only).
     Archbishop,
@@ -88,6 +102,7 @@ impl Role {
         }
     }
 
+    /// The role's English name, for messages.
     pub fn name(self) -> &'static str {
         match self {
             Role::Pawn => "pawn",
@@ -115,8 +130,11 @@ impl Role {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A piece of one colour.
 pub struct Piece {
+    /// Its colour.
     pub color: Color,
+    /// Its kind.
     pub role: Role,
 }
 
@@ -142,6 +160,7 @@ impl Piece {
         Some(Piece { color, role })
     }
 
+    /// The FEN letter: upper case for White, lower case for Black.
     pub fn fen_char(self) -> char {
         let upper = self.role.upper();
         match self.color {
@@ -150,6 +169,7 @@ impl Piece {
         }
     }
 
+    /// `white knight` and the like, for messages.
     pub fn describe(self) -> String {
         format!("a {} {}", self.color.name(), self.role.name())
     }
@@ -158,15 +178,19 @@ impl Piece {
 /// A square of a board of up to 10 files; `file` and `rank` are 0-based.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Square {
+    /// File, from 0 (`a`).
     pub file: u8,
+    /// Rank, from 0 (the first rank).
     pub rank: u8,
 }
 
 impl Square {
+    /// The square on `file` and `rank`, both from 0.
     pub fn new(file: u8, rank: u8) -> Square {
         Square { file, rank }
     }
 
+    /// The same square in shakmaty (8×8 only).
     pub fn to_shakmaty(self) -> shakmaty::Square {
         shakmaty::Square::from_coords(
             shakmaty::File::new(u32::from(self.file)),
@@ -246,6 +270,7 @@ const DIAGONALS: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
 const ORTHOGONALS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 
 impl Board {
+    /// An empty board of `size`.
     pub fn empty(size: BoardSize) -> Board {
         Board {
             size,
@@ -254,10 +279,12 @@ impl Board {
         }
     }
 
+    /// The board's size.
     pub fn size(&self) -> BoardSize {
         self.size
     }
 
+    /// Files on the board: 8 or 10.
     pub fn files(&self) -> u8 {
         match self.size {
             BoardSize::Eight => 8,
@@ -284,6 +311,7 @@ impl Board {
         ((1u128 << files) - 1) << (u32::from(rank) * files)
     }
 
+    /// The piece on `sq`, if any.
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         let bit = self.bit(sq);
         let color = if self.by_color[0] & bit != 0 {
@@ -301,6 +329,7 @@ impl Board {
         Some(Piece { color, role })
     }
 
+    /// Puts `piece` on `sq` (`None` empties it).
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
         let bit = self.bit(sq);
         for b in self.by_color.iter_mut().chain(self.by_role.iter_mut()) {

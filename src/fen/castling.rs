@@ -1,5 +1,5 @@
 //! Castling rights: reading the letters of the castling field against the board
-//! (SPEC §1, corpus decisions 4 and 5) and the rights themselves.
+//! (README, "Decisions where the contract is silent") and the rights themselves.
 //!
 //! `K`/`Q` mean the outermost rook on that side of the king; a file letter names
 //! the rook on that file. A right is kept as the file of its rook.
@@ -11,8 +11,11 @@ use super::board::{Board, Color, Square};
 use crate::problem::{Code, Problem};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The side of the board a castling right goes to.
 pub enum Side {
+    /// Towards the h-file (or j-file on 10×8): O-O.
     King,
+    /// Towards the a-file: O-O-O.
     Queen,
 }
 
@@ -37,14 +40,17 @@ pub struct CastlingRights {
 }
 
 impl CastlingRights {
+    /// The file of the rook of `color`'s right on `side`, if that right exists.
     pub fn get(&self, color: Color, side: Side) -> Option<u8> {
         self.rooks[color.index()][side.index()]
     }
 
+    /// Sets or (with `None`) removes the right of `color` on `side` with the rook on `file`.
     pub fn set(&mut self, color: Color, side: Side, file: Option<u8>) {
         self.rooks[color.index()][side.index()] = file;
     }
 
+    /// Whether no right is left (written `-`).
     pub fn is_empty(&self) -> bool {
         self.iter().next().is_none()
     }

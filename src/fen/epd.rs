@@ -89,7 +89,9 @@ pub fn split(line: &[u8]) -> Split {
 /// What the operations say about the clocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Clocks {
+    /// The halfmove clock (`hmvc`), if given.
     pub halfmove: Option<u32>,
+    /// The fullmove number (`fmvn`), if given.
     pub fullmove: Option<u32>,
 }
 
@@ -279,6 +281,7 @@ fn shown(b: u8) -> String {
 /// One line of a FEN or EPD book, analysed.
 #[derive(Clone, Debug)]
 pub struct Record {
+    /// The analysis of the record's position (four fields and the clocks from the operations).
     pub analysis: Analysis,
     /// Where the operations lie in the line (`None` for a FEN).
     pub operations: Option<Range<usize>>,

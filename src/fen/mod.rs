@@ -1,6 +1,6 @@
-//! The FEN model: strict parsing of 8×8 and 10×8 FEN records (SPEC §1), position
-//! checks, classification of a bare position (SPEC §3) and writing in the three
-//! dialects (SPEC §2).
+//! The FEN model: strict parsing of 8×8 and 10×8 FEN records (README, "The dialects"), position
+//! checks, classification of a bare position (README, "The classes") and writing in the three
+//! dialects (README, "The dialects").
 //!
 //! The one entry point is [`analyse`]; it never panics, whatever the bytes.
 
@@ -21,7 +21,7 @@ pub use report::{Report, ReportProblem, report, report_record};
 use crate::class::Class;
 use crate::problem::{Code, Problem};
 
-/// The three ways of writing castling rights (SPEC §2).
+/// The three ways of writing castling rights (README, "The dialects").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Dialect {
     /// Classic FEN: `KQkq` only.
@@ -33,6 +33,7 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// The dialect's name as the commands write it: `fen`, `xfen`, `shredder`.
     pub fn as_str(self) -> &'static str {
         match self {
             Dialect::Fen => "fen",
@@ -42,7 +43,7 @@ impl Dialect {
     }
 }
 
-/// Which en passant square to write (SPEC §2, `--ep`).
+/// Which en passant square to write (`--ep`; README, "The dialects").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum EpPolicy {
     /// The square of the input, if any.
@@ -56,7 +57,9 @@ pub enum EpPolicy {
 /// Board width: 8 files (a–h) or 10 files (a–j), always 8 ranks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BoardSize {
+    /// 8×8: chess and Chess960.
     Eight,
+    /// 10×8: the Capablanca family.
     Ten,
 }
 
@@ -70,7 +73,7 @@ impl BoardSize {
     }
 }
 
-/// What a game's Variant tag says about the board (SPEC §3), so that a FEN is
+/// What a game's Variant tag says about the board, so that a FEN is
 /// judged in the right castling mode. A bare FEN is `StandardLike`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VariantHint {
@@ -100,6 +103,7 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// Whether the record is a legal position (no error-severity problem).
     pub fn is_valid(&self) -> bool {
         self.position.is_some()
     }
@@ -108,18 +112,24 @@ impl Analysis {
 /// A valid position, ready to be written in any dialect.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Position {
+    /// The pieces.
     pub board: Board,
+    /// The side to move.
     pub turn: Color,
     /// The `s`/`m` castling prefix, kept for X-FEN.
     pub prefix: Option<Prefix>,
+    /// The castling rights, by rook file.
     pub castling: CastlingRights,
     /// The en passant square as read (policies apply when writing).
     pub ep: Option<Square>,
+    /// The halfmove clock (moves since the last capture or pawn move).
     pub halfmove: u32,
+    /// The fullmove number.
     pub fullmove: u32,
 }
 
 impl Position {
+    /// 8×8 or 10×8.
     pub fn board_size(&self) -> BoardSize {
         self.board.size()
     }
@@ -161,7 +171,7 @@ impl Position {
         })
     }
 
-    /// The Scharnagl number when this is a Chess960 start array (SPEC §3).
+    /// The Scharnagl number when this is a Chess960 start array.
     pub fn chess960_number(&self) -> Option<u16> {
         if self.board.size() != BoardSize::Eight
             || self.turn != Color::White
@@ -241,7 +251,7 @@ impl Position {
     }
 }
 
-/// Parses, checks and classifies one FEN record (SPEC §1–§3).
+/// Parses, checks and classifies one FEN record .
 pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
     let mut problems = Vec::new();
     let parsed = match parse::parse(fen, &mut problems) {
@@ -504,7 +514,7 @@ fn judge_8x8(
     );
 }
 
-/// SPEC §3's checks for 10×8 positions (kings, pawns, check); castling rights and
+/// The checks for 10×8 positions (kings, pawns, check); castling rights and
 /// en passant are checked for both board sizes.
 fn judge_10x8(
     board: &Board,
@@ -562,7 +572,7 @@ mod tests {
         p.write(d, None).ok()
     }
 
-    /// SPEC §2's table: input, xfen, shredder (and classic FEN).
+    /// The dialect table of the README ("The dialects"): input, xfen, shredder (and classic FEN).
     const TABLE: [(&str, &str, &str, Option<&str>); 3] = [
         (
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

@@ -1,4 +1,4 @@
-//! The strict FEN tokenizer and parser (SPEC §1). Every fault becomes a
+//! The strict FEN tokenizer and parser. Every fault becomes a
 //! [`Problem`] whose span points at the offending bytes. Parsing stops at the
 //! first syntax fault; warnings (spacing, missing clocks, leading zeros,
 //! fullmove 0) are collected on the way.
@@ -12,11 +12,14 @@ use crate::problem::{Code, Problem};
 /// The `s` (symmetric) or `m` (modern) castling prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Prefix {
+    /// `s`: the same rights for both sides.
     Symmetric,
+    /// `m`: modern castling notation.
     Modern,
 }
 
 impl Prefix {
+    /// The prefix as written.
     pub fn char(self) -> char {
         match self {
             Prefix::Symmetric => 's',
@@ -30,14 +33,21 @@ impl Prefix {
 pub struct Parsed {
     /// The placement field.
     pub placement: Range<usize>,
+    /// The pieces as placed.
     pub board: Board,
+    /// The side to move.
     pub turn: Color,
+    /// A castling prefix, if any.
     pub prefix: Option<Prefix>,
     /// The castling letters (after any prefix); empty for `-`.
     pub castling: Range<usize>,
+    /// The en passant square, if one is given.
     pub ep: Option<Square>,
+    /// Where the en passant field lies in the record.
     pub ep_span: Range<usize>,
+    /// The halfmove clock (0 when absent).
     pub halfmove: u32,
+    /// The fullmove number (1 when absent).
     pub fullmove: u32,
 }
 

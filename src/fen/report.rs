@@ -7,23 +7,36 @@ use super::{Analysis, Dialect, Record};
 /// One problem as `fen --format json` prints it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ReportProblem {
+    /// The problem code (`fen-syntax`, ...).
     pub code: &'static str,
+    /// `error` or `warning`.
     pub severity: &'static str,
+    /// What is wrong, in a sentence.
     pub message: String,
+    /// 1-based column in the record, in characters.
     pub column: usize,
 }
 
-/// One bare record: exactly SPEC §4's keys, in its order.
+/// One bare record: exactly the keys of `fen --format json` (README, "Commands"), in that order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Report {
+    /// The record as given.
     pub input: String,
+    /// Whether it is a legal position.
     pub valid: bool,
+    /// Its class name.
     pub class: &'static str,
+    /// `8x8` or `10x8`; `None` when it could not be read.
     pub board: Option<&'static str>,
+    /// The Chess960 start position, for a Chess960 start array.
     pub chess960_position: Option<u16>,
+    /// The record in classic FEN; `None` when it cannot be written there.
     pub fen: Option<String>,
+    /// The record in X-FEN.
     pub xfen: Option<String>,
+    /// The record in Shredder-FEN.
     pub shredder: Option<String>,
+    /// Its problems.
     pub problems: Vec<ReportProblem>,
     /// An EPD record's operations as written; `None` (null) for a FEN.
     pub operations: Option<String>,

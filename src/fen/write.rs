@@ -1,4 +1,4 @@
-//! Writing a position in the three dialects (SPEC §2) with the three en passant
+//! Writing a position in the three dialects (README, "The dialects") with the three en passant
 //! policies.
 
 use std::fmt::Write as _;

@@ -1,4 +1,4 @@
-//! The game cut of SPEC §4, as a resumable byte-level state machine.
+//! The game cut (README, "What counts as a game"), as a resumable byte-level state machine.
 //!
 //! The scanner is fed consecutive pieces of one input (split anywhere) and
 //! reports where each game starts and where its SetUp/FEN/Variant tag values
@@ -57,12 +57,16 @@ mod find;
 /// The three tags pgnfen reads. Tag names are case-sensitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TagName {
+    /// `SetUp`.
     SetUp,
+    /// `FEN`.
     Fen,
+    /// `Variant`.
     Variant,
 }
 
 impl TagName {
+    /// The tag name as written in PGN.
     pub fn as_str(self) -> &'static str {
         match self {
             TagName::SetUp => "SetUp",
@@ -75,6 +79,7 @@ impl TagName {
 /// A SetUp, FEN or Variant tag pair found in a header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagRef {
+    /// Which tag.
     pub name: TagName,
     /// Absolute offset of the first byte of the tag line (the line start, before any indent).
     pub line_start: u64,
@@ -89,7 +94,12 @@ pub struct TagRef {
 pub enum Event {
     /// A game starts at this absolute offset; `line` is its first line (1-based,
     /// counted from the scanner's first line).
-    GameStart { offset: u64, line: u64 },
+    GameStart {
+        /// Absolute offset of the game's first byte.
+        offset: u64,
+        /// Its first line.
+        line: u64,
+    },
     /// A SetUp, FEN or Variant tag pair of the current game's header.
     Tag(TagRef),
     /// The current game's header is over (first movetext line, or the game ended):
@@ -98,7 +108,12 @@ pub enum Event {
     /// A pair of one of the extra tags the scanner was asked for
     /// ([`Scanner::with_extra_tags`]): `index` into that list, and the absolute
     /// offsets of the raw value between the quotes.
-    Extra { index: u8, value: Range<u64> },
+    Extra {
+        /// Index of the tag name in the scanner's list.
+        index: u8,
+        /// Absolute offsets of the raw value.
+        value: Range<u64>,
+    },
 }
 
 /// Most extra tag names a scanner can be asked for.

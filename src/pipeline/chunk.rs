@@ -101,10 +101,6 @@ pub struct Chunker<R> {
 }
 
 impl<R: Read> Chunker<R> {
-    pub fn new(source: Source<R>) -> Self {
-        Self::with_sizes(source, TARGET_CHUNK, MAX_CHUNK)
-    }
-
     /// A chunker with other sizes (small ones exercise the cut logic in tests).
     pub fn with_sizes(source: Source<R>, target: usize, max: usize) -> Self {
         Chunker {

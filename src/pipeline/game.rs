@@ -32,7 +32,9 @@ use crate::pgn::scan::{Event, TagName};
 
 /// The work a command does on each game's header, on the worker threads.
 pub trait Job: Sync {
+    /// What the job computes for each game (sent to the sink, in input order).
     type Game: Send;
+    /// Computes the game's result from its header, on a worker thread.
     fn game(&self, header: &Header<'_>) -> Self::Game;
 
     /// Names of further tags (beyond SetUp, FEN and Variant) whose values the
@@ -55,6 +57,7 @@ pub const HEADER_BUDGET: usize = 1 << 20;
 /// One SetUp, FEN or Variant tag of a header.
 #[derive(Clone, Copy, Debug)]
 pub struct HeaderTag<'a> {
+    /// Which of the three tags it is.
     pub name: TagName,
     /// The raw value between the quotes; empty when it was unreadable (a value
     /// cut by a forced chunk cut inside a line longer than the largest chunk).
@@ -64,7 +67,7 @@ pub struct HeaderTag<'a> {
     /// [`GameInfo::line_delta`]: crate::pipeline::GameInfo
     pub line: u64,
     /// The tag line without its line end (as far as the chunk holds it), or for
-    /// a line longer than [`LINE_KEEP`] a window of it around the value.
+    /// a line longer than 4 KiB a window of it around the value.
     pub line_text: &'a [u8],
     /// Byte offset of the value inside `line_text`.
     pub value_column: usize,
@@ -130,6 +133,7 @@ fn name_index(name: TagName) -> usize {
 }
 
 impl<'a> Header<'a> {
+    /// The number of SetUp/FEN/Variant tags kept.
     pub fn len(&self) -> usize {
         self.slots.len()
     }
@@ -153,10 +157,12 @@ impl<'a> Header<'a> {
         }
     }
 
+    /// The `i`-th kept tag, in header order.
     pub fn tag(&self, i: usize) -> HeaderTag<'a> {
         self.make_tag(&self.slots[i])
     }
 
+    /// The kept tags, in header order.
     pub fn tags(&self) -> impl Iterator<Item = HeaderTag<'a>> + '_ {
         (0..self.slots.len()).map(|i| self.tag(i))
     }
@@ -197,7 +203,7 @@ impl<'a> Header<'a> {
         verdict
     }
 
-    /// FEN tags that were not kept (past [`MAX_TAGS`]): how many, and the
+    /// FEN tags that were not kept (past the 64 a header keeps): how many, and the
     /// relative line of the first. `convert` reports them as left unchanged.
     pub fn dropped_fens(&self) -> Option<(u64, u64)> {
         self.dropped_fens

@@ -3,13 +3,13 @@
 //! the speculative cuts, keeps games whole across chunks and hands them to a
 //! [`Sink`] in input order. Memory is bounded by the number of chunks in flight.
 
-pub mod chunk;
-pub mod game;
+pub(crate) mod chunk;
+pub(crate) mod game;
 pub mod output;
-pub mod progress;
+mod progress;
 pub mod signals;
-pub mod source;
-pub mod spool;
+mod source;
+mod spool;
 
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
@@ -24,7 +24,9 @@ pub use game::Job;
 use game::{Builder, Entry};
 pub use game::{Header, HeaderTag};
 use progress::Progress;
-pub use source::Input;
+pub use source::{Input, Stream, Streams};
+
+pub use crate::error::check_inputs_exist;
 use spool::Spool;
 
 /// Where a game lies in its input.
@@ -72,8 +74,10 @@ pub trait Sink<G> {
 #[derive(Debug, thiserror::Error)]
 #[error("{file}: {source}")]
 pub struct InputError {
+    /// The input, as named by the caller.
     pub file: String,
     #[source]
+    /// What went wrong.
     pub source: io::Error,
 }
 
@@ -81,15 +85,20 @@ pub struct InputError {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error(transparent)]
+    /// An input could not be read.
     Input(#[from] InputError),
     #[error("{0}")]
+    /// The sink failed (writing an output).
     Sink(io::Error),
 }
 
-/// Settings of a run.
+/// Settings of a run, shared by every entry point.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// Worker threads (at least 1).
     pub threads: usize,
+    /// A progress bar on standard error (bytes, games, throughput, time left),
+    /// or a plain line every few seconds when standard error is not a terminal.
     pub progress: bool,
     /// Memory-map plain regular files instead of reading them (no copy out of
     /// the page cache: 11–16 % faster). Off by default in the library: a mapped
@@ -99,12 +108,25 @@ pub struct Options {
     /// Notes on standard error (off under `--quiet`): an input in which no tag
     /// line is found, a hint when standard input is a terminal.
     pub notes: bool,
-    /// Chunk sizes (target, maximum): the defaults of [`chunk`]; tests make them
+    /// Chunk sizes (target, maximum): 1 and 4 MiB by default; tests make them
     /// tiny so that every cut and merge path runs on small inputs.
     pub chunk_sizes: (usize, usize),
 }
 
+impl Default for Options {
+    /// One worker thread per core; no progress, no notes, files read rather
+    /// than mapped.
+    fn default() -> Options {
+        Options::new(
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            false,
+        )
+    }
+}
+
 impl Options {
+    /// `threads` workers, with or without progress; the other settings as in
+    /// [`Options::default`].
     pub fn new(threads: usize, progress: bool) -> Options {
         Options {
             threads,

@@ -33,8 +33,10 @@ enum Target {
 #[derive(Debug, thiserror::Error)]
 #[error("{file}: {source}")]
 pub struct WriteError {
+    /// The output, as named by the caller.
     pub file: String,
     #[source]
+    /// What went wrong.
     pub source: io::Error,
 }
 

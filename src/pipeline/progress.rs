@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::commands::format::thousands;
+use crate::format::thousands;
 
 /// Seconds between two plain progress lines.
 const PLAIN_EVERY: Duration = Duration::from_secs(2);

@@ -31,11 +31,15 @@ const ZIP_PIECE: usize = 256 << 10;
 /// One input named on the command line, or a member of a zip archive.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
+    /// Standard input (`-` on the command line).
     Stdin,
+    /// A file (or a named pipe, a device, ...).
     File(PathBuf),
     /// A member of a zip archive (only ever handed to sinks, never opened by itself).
     ZipMember {
+        /// The zip archive, as named.
         archive: String,
+        /// The member's name in the archive.
         member: String,
     },
 }
@@ -44,6 +48,7 @@ pub enum Input {
 pub struct Stream {
     /// The input to name in messages (the member for a zip).
     pub input: Input,
+    /// The decoded bytes.
     pub reader: Box<dyn Read + Send>,
 }
 
@@ -114,6 +119,7 @@ impl Streams {
 }
 
 impl Input {
+    /// The input a command-line argument names: `-` is standard input, anything else a path.
     pub fn from_arg(arg: &str) -> Input {
         if arg == "-" {
             Input::Stdin

@@ -54,7 +54,7 @@ pub fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// The class counts of `stats --format json`, in SPEC order.
+/// The class counts of `stats --format json`, in the order `Class::ALL` lists them.
 pub fn classes(v: &serde_json::Value) -> Vec<u64> {
     ["standard", "setup", "chess960", "crc", "other", "malformed"]
         .iter()

@@ -1,0 +1,351 @@
+//! Checking an archive (what `pgnfen check` does): every problem of every
+//! SetUp/FEN/Variant header, placed in its file, line and column, with the tag
+//! line for a diagnostic's snippet.
+//!
+//! ```no_run
+//! use pgnfen::check;
+//! use pgnfen::pipeline::Input;
+//!
+//! let summary = check::run(
+//!     &[Input::from_arg("games.pgn")],
+//!     &check::Options::default(),
+//!     |d: &check::Diagnostic<'_>| {
+//!         println!("{}:{}:{}: {}: {}", d.file, d.line, d.finding.column, d.finding.code, d.finding.message);
+//!         Ok(())
+//!     },
+//! )?;
+//! println!("{} games, {} with errors", summary.games, summary.games_with_errors);
+//! # Ok::<(), pgnfen::Error>(())
+//! ```
+
+use std::io;
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::classify::{Verdict, shown_value};
+use crate::error::{Error, check_inputs_exist};
+use crate::pgn::tags::decode_value;
+use crate::pipeline::game::LINE_KEEP;
+use crate::pipeline::{self, GameInfo, Header, HeaderTag, Input, Job, Sink};
+use crate::problem::{Code, Problem, Severity};
+
+/// One problem, placed in its tag line.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// What kind of problem (its severity follows from it).
+    pub code: Code,
+    /// What is wrong, in a sentence.
+    pub message: String,
+    /// How to fix it, when there is something to say.
+    pub help: Option<String>,
+    /// The tag at fault: `SetUp`, `FEN` or `Variant`.
+    pub tag: &'static str,
+    /// Relative line (add the game's line delta).
+    pub line: u64,
+    /// 1-based column in characters.
+    pub column: usize,
+    /// The tag line, for the snippet (of a line longer than
+    /// 4 KiB, a window of it around the fault).
+    pub line_text: String,
+    /// The part of `line_text` at fault.
+    pub span: Range<usize>,
+    /// How many problems this finding stands for: 1, except for the last
+    /// finding of a game whose header had more duplicate tags than are kept
+    /// (it stands for all of those, and its message says how many).
+    pub count: u64,
+}
+
+/// Bytes of a long tag line shown either side of a fault.
+const SNIPPET_WINDOW: usize = 120;
+
+/// The pipeline job of `check`: finds and places the problems of each game.
+pub struct CheckJob;
+
+impl CheckJob {
+    /// A finding at `span` (bytes of the decoded value) of `tag`'s value.
+    fn finding(tag: &HeaderTag<'_>, problem: &Problem, count: u64) -> Finding {
+        // Spans of FEN problems lie in the decoded value; mapped back to the
+        // raw bytes through the escapes (the start of the value if that fails).
+        let span = raw_span(tag.raw, problem.span.clone()).unwrap_or(0..0);
+        let text = tag.line_text;
+        let start = (tag.value_column + span.start).min(text.len());
+        let end = (tag.value_column + span.end).min(text.len()).max(start);
+        let column = tag.column(start);
+        // A snippet shows the whole tag line, but only a window of a very long
+        // one (each finding holds its own copy of the text).
+        let (from, to) = if text.len() > LINE_KEEP {
+            let boundary = |mut i: usize| {
+                while i > 0 && i < text.len() && (text[i] & 0xC0) == 0x80 {
+                    i -= 1;
+                }
+                i
+            };
+            (
+                boundary(start.saturating_sub(SNIPPET_WINDOW)),
+                boundary(end.min(start + SNIPPET_WINDOW) + SNIPPET_WINDOW).min(text.len()),
+            )
+        } else {
+            (0, text.len())
+        };
+        let shown = &text[from..to];
+        let end = end.min(to);
+        let lossy = |b: &[u8]| String::from_utf8_lossy(b).len();
+        Finding {
+            code: problem.code,
+            message: problem.message.clone(),
+            help: problem.help.clone(),
+            tag: tag.name.as_str(),
+            line: tag.line,
+            column,
+            line_text: String::from_utf8_lossy(shown).into_owned(),
+            span: lossy(&shown[..start - from])..lossy(&shown[..end - from]),
+            count,
+        }
+    }
+}
+
+impl Job for CheckJob {
+    type Game = Vec<Finding>;
+
+    fn game(&self, header: &Header<'_>) -> Vec<Finding> {
+        if header.is_empty() {
+            return Vec::new();
+        }
+        Self::findings(header, &header.verdict())
+    }
+}
+
+impl CheckJob {
+    /// The findings of a header whose verdict is known (so that a job that
+    /// also needs the class classifies once).
+    pub(crate) fn findings(header: &Header<'_>, verdict: &Verdict) -> Vec<Finding> {
+        let mut findings: Vec<Finding> = verdict
+            .problems
+            .iter()
+            .map(|p| Self::finding(&header.tag(p.tag), &p.problem, 1))
+            .collect();
+        if let Some(note) = header.unlisted_note() {
+            let n = verdict.unlisted_duplicates;
+            let first = header
+                .tags()
+                .find(|t| t.name == note.name)
+                .map_or(String::new(), |t| shown_value(t.raw));
+            let problem = Problem::new(
+                Code::DuplicateTag,
+                0..note.raw.len(),
+                format!(
+                    "a second {} tag with another value (\"{first}\"); the first value is used{}",
+                    note.name.as_str(),
+                    if n > 1 {
+                        format!(
+                            " (and {} more duplicate tags in this game, not listed one by one)",
+                            n - 1
+                        )
+                    } else {
+                        String::new()
+                    }
+                ),
+            )
+            .with_help(format!("remove one of the two {} tags", note.name.as_str()));
+            findings.push(Self::finding(&note, &problem, n));
+        }
+        findings
+    }
+}
+
+/// The bytes of the raw tag value `raw` that decode to `span` of its decoded
+/// value (an escaped character keeps its backslash), or `None` when `span` does
+/// not lie inside the decoded value.
+fn raw_span(raw: &[u8], span: Range<usize>) -> Option<Range<usize>> {
+    let decoded = decode_value(raw);
+    if decoded.len() == raw.len() {
+        return (span.start <= span.end && span.end <= raw.len()).then_some(span);
+    }
+    // pgn-reader drops each backslash followed by a backslash or a quote.
+    let kept: Vec<usize> = (0..raw.len())
+        .filter(|&i| !(raw[i] == b'\\' && matches!(raw.get(i + 1), Some(b'\\' | b'"'))))
+        .collect();
+    if kept.len() != decoded.len() || kept.iter().zip(decoded.iter()).any(|(&i, &b)| raw[i] != b) {
+        return None;
+    }
+    let at = |d: usize| match d {
+        0 => Some(0),
+        d => kept.get(d - 1).map(|&i| i + 1),
+    };
+    let (start, end) = (at(span.start)?, at(span.end)?);
+    (start <= end).then_some(start..end)
+}
+
+/// What `check` reports.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Threads, progress, reading.
+    pub run: pipeline::Options,
+}
+
+/// A problem as the caller of [`run`] receives it: where it is and what it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Diagnostic<'a> {
+    /// The input, as named by the caller (`A.zip:MEMBER` for a zip member).
+    pub file: &'a str,
+    /// The game, 1-based in its input.
+    pub game: u64,
+    /// The line, 1-based in the input.
+    pub line: u64,
+    /// The problem and its place in the tag line.
+    pub finding: &'a Finding,
+}
+
+impl Diagnostic<'_> {
+    /// The problem's severity.
+    pub fn severity(&self) -> Severity {
+        self.finding.code.severity()
+    }
+}
+
+impl Serialize for Diagnostic<'_> {
+    /// The object `pgnfen check --format json` prints: `file`, `game`, `line`,
+    /// `column`, `tag`, `code`, `severity`, `message`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Row<'a> {
+            file: &'a str,
+            game: u64,
+            line: u64,
+            column: usize,
+            tag: &'a str,
+            code: &'a str,
+            severity: &'a str,
+            message: &'a str,
+        }
+        Row {
+            file: self.file,
+            game: self.game,
+            line: self.line,
+            column: self.finding.column,
+            tag: self.finding.tag,
+            code: self.finding.code.as_str(),
+            severity: self.severity().as_str(),
+            message: &self.finding.message,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// The totals of a `check` run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Games read.
+    pub games: u64,
+    /// Games with at least one error.
+    pub games_with_errors: u64,
+    /// Games with at least one warning.
+    pub games_with_warnings: u64,
+    /// Problems by code, indexed by `Code as usize`.
+    pub counts: [u64; Code::ALL.len()],
+}
+
+impl Summary {
+    /// Problems of error severity.
+    pub fn errors(&self) -> u64 {
+        self.of_severity(Severity::Error)
+    }
+
+    /// Problems of warning severity.
+    pub fn warnings(&self) -> u64 {
+        self.of_severity(Severity::Warning)
+    }
+
+    fn of_severity(&self, severity: Severity) -> u64 {
+        Code::ALL
+            .iter()
+            .filter(|c| c.severity() == severity)
+            .map(|&c| self.counts[c as usize])
+            .sum()
+    }
+}
+
+/// Checks every game of `inputs` and hands each problem (errors and
+/// warnings), in input order, to `report`, on the calling thread.
+///
+/// # Errors
+///
+/// [`Error::Io`] when an input cannot be read; an error returned by `report`
+/// ends the run (a closed pipe as [`Error::BrokenPipe`]).
+pub fn run<F>(inputs: &[Input], options: &Options, report: F) -> Result<Summary, Error>
+where
+    F: FnMut(&Diagnostic<'_>) -> io::Result<()>,
+{
+    check_inputs_exist(inputs)?;
+    let mut sink = Reporter {
+        report,
+        file: String::new(),
+        summary: Summary::default(),
+    };
+    let games = pipeline::run(inputs, &CheckJob, &mut sink, &options.run)?;
+    debug_assert_eq!(games, sink.summary.games);
+    Ok(sink.summary)
+}
+
+/// Counts findings and hands them to the caller's function.
+struct Reporter<F> {
+    report: F,
+    file: String,
+    summary: Summary,
+}
+
+impl<F> Sink<Vec<Finding>> for Reporter<F>
+where
+    F: FnMut(&Diagnostic<'_>) -> io::Result<()>,
+{
+    fn begin_input(&mut self, input: &Input) -> io::Result<()> {
+        self.file = input.display_name();
+        Ok(())
+    }
+
+    fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> io::Result<()> {
+        let summary = &mut self.summary;
+        summary.games += 1;
+        let has = |severity| findings.iter().any(|f| f.code.severity() == severity);
+        summary.games_with_errors += u64::from(has(Severity::Error));
+        summary.games_with_warnings += u64::from(has(Severity::Warning));
+        for finding in &findings {
+            summary.counts[finding.code as usize] += finding.count;
+            (self.report)(&Diagnostic {
+                file: &self.file,
+                game: info.index,
+                line: finding.line + info.line_delta,
+                finding,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_map_through_escapes() {
+        assert_eq!(raw_span(b"abc", 1..2), Some(1..2));
+        assert_eq!(raw_span(b"abc", 2..9), None);
+        // decoded `a"b\c`: the quote keeps its backslash, later bytes shift.
+        let raw = br#"a\"b\\c"#;
+        assert_eq!(raw_span(raw, 0..1), Some(0..1));
+        assert_eq!(raw_span(raw, 1..2), Some(1..3));
+        assert_eq!(raw_span(raw, 2..3), Some(3..4));
+        assert_eq!(raw_span(raw, 4..5), Some(6..7));
+        assert_eq!(raw_span(raw, 5..5), Some(7..7));
+        assert_eq!(raw_span(raw, 6..6), None);
+    }
+}

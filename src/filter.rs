@@ -1,0 +1,249 @@
+//! Selecting games: each game is copied byte for byte, in input order, to the
+//! kept output or to the rest (what `pgnfen filter` does).
+//!
+//! ```no_run
+//! use pgnfen::filter::{self, Selection};
+//! use pgnfen::pipeline::Input;
+//! use pgnfen::{Class, TagExpr};
+//!
+//! let options = filter::Options {
+//!     selection: Selection {
+//!         classes: vec![Class::Chess960],
+//!         tags: pgnfen::select::Selector::new(&["WhiteElo>=2500".parse::<TagExpr>()?]),
+//!         ..Selection::default()
+//!     },
+//!     output: Some("chess960-strong.pgn".into()),
+//!     ..filter::Options::default()
+//! };
+//! let summary = filter::run(&[Input::from_arg("games.pgn.zst")], &options)?;
+//! println!("kept {} of {}", summary.kept, summary.games);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::class::Class;
+use crate::error::{Error, check_distinct_outputs, check_inputs_exist, output_name};
+use crate::pipeline::output::Output;
+use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
+use crate::select::Selector;
+
+/// Which games to keep.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Classes to keep; every class when empty.
+    pub classes: Vec<Class>,
+    /// When not empty, Chess960 games are kept only from these start positions.
+    pub chess960_positions: Vec<u16>,
+    /// The `--tag` expressions, all of which must hold.
+    pub tags: Selector,
+}
+
+impl Selection {
+    /// Whether a game of `class` (and Chess960 start position) is kept, as far
+    /// as the class and position go.
+    pub fn keeps(&self, class: Class, position: Option<u16>) -> bool {
+        if !self.classes.is_empty() && !self.classes.contains(&class) {
+            return false;
+        }
+        if !self.chess960_positions.is_empty() {
+            // Only Chess960 games have a position: with a position list, the
+            // games of other classes are kept only when their class was asked
+            // for by name.
+            if class == Class::Chess960 {
+                return position.is_some_and(|n| self.chess960_positions.contains(&n));
+            }
+            return self.classes.contains(&class);
+        }
+        true
+    }
+
+    /// The class of the game and whether it is kept (class, position and tags).
+    pub fn judge(&self, header: &Header<'_>) -> (Class, bool) {
+        let (class, position) = if header.is_empty() {
+            (Class::Standard, None)
+        } else {
+            let verdict = header.verdict();
+            (verdict.class, verdict.chess960_position)
+        };
+        let keep = self.keeps(class, position) && self.tags.matches(|i| header.extra(i));
+        (class, keep)
+    }
+
+    /// The usage errors of a selection (`command` names the caller in the message): nothing asked for, or a position list
+    /// that the class list makes pointless.
+    pub fn validate(&self, command: &str) -> Result<(), Error> {
+        if self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty() {
+            return Err(Error::Usage(format!(
+                "{command}: say which games to keep with --class, --chess960-position or --tag"
+            )));
+        }
+        self.tags.validate()?;
+        if !self.chess960_positions.is_empty()
+            && !self.classes.is_empty()
+            && !self.classes.contains(&Class::Chess960)
+        {
+            return Err(Error::Usage(format!(
+                "{command}: --chess960-position selects Chess960 games, but --class does not include chess960"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The pipeline job of `filter`: decides each game's destination.
+pub struct FilterJob<'a>(pub &'a Selection);
+
+impl Job for FilterJob<'_> {
+    /// Whether the game is kept.
+    type Game = bool;
+
+    fn game(&self, header: &Header<'_>) -> bool {
+        self.0.judge(header).1
+    }
+
+    fn extra_tags(&self) -> &[Vec<u8>] {
+        self.0.tags.names()
+    }
+}
+
+/// The sink of `filter`: each game to the kept output or to the rest (shared
+/// with the Python package's `filter`).
+pub struct Split {
+    /// Where kept games go.
+    pub kept: Output,
+    /// Where every other game goes, if anywhere.
+    pub rest: Option<Output>,
+    to_kept: bool,
+    /// Games kept so far.
+    pub kept_games: u64,
+}
+
+impl Split {
+    /// A split into `kept` and, optionally, `rest`.
+    pub fn new(kept: Output, rest: Option<Output>) -> Split {
+        Split {
+            kept,
+            rest,
+            to_kept: false,
+            kept_games: 0,
+        }
+    }
+}
+
+impl Sink<bool> for Split {
+    fn begin_game(&mut self, _info: &GameInfo, keep: bool) -> io::Result<()> {
+        self.to_kept = keep;
+        self.kept_games += u64::from(keep);
+        Ok(())
+    }
+
+    fn destination(&self, keep: &bool) -> Option<u8> {
+        Some(u8::from(*keep))
+    }
+
+    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        if self.to_kept {
+            self.kept.write_all(data)
+        } else if let Some(rest) = &mut self.rest {
+            rest.write_all(data)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// What `filter` does: which games to keep and where they go.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Which games are kept.
+    pub selection: Selection,
+    /// Where kept games go: a file (a `.gz`, `.bz2` or `.zst` ending
+    /// compresses), or standard output for `None` or `-`.
+    pub output: Option<PathBuf>,
+    /// Where every other game goes, if anywhere.
+    pub rest: Option<PathBuf>,
+    /// Threads, progress, reading.
+    pub run: pipeline::Options,
+}
+
+/// What a `filter` run did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// Games read.
+    pub games: u64,
+    /// Games written to the output (the others went to the rest, or nowhere).
+    pub kept: u64,
+}
+
+/// Copies each game of `inputs` that `options.selection` keeps to
+/// `options.output`, byte for byte and in input order, and every other game
+/// to `options.rest` when given. Output files are written under a temporary
+/// name and appear under their own only when the run succeeds.
+///
+/// # Errors
+///
+/// [`Error::Usage`] for a selection that selects nothing
+/// ([`Selection::validate`]) or two outputs naming one file, before anything is
+/// read; [`Error::Io`] when an input cannot be read or an output written.
+pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
+    let selection = &options.selection;
+    selection.validate("filter")?;
+    check_inputs_exist(inputs)?;
+    let stdout = Path::new("-");
+    let kept_path = options.output.as_deref().filter(|p| *p != stdout);
+    check_distinct_outputs(
+        &[kept_path.unwrap_or(stdout)]
+            .into_iter()
+            .chain(options.rest.as_deref())
+            .collect::<Vec<_>>(),
+    )?;
+    let kept_name = output_name(kept_path);
+    let rest_name = output_name(options.rest.as_deref());
+    let kept = Output::create(kept_path).map_err(|e| Error::writing(&kept_name, e))?;
+    let rest = match &options.rest {
+        Some(path) => Some(Output::create(Some(path)).map_err(|e| Error::writing(&rest_name, e))?),
+        None => None,
+    };
+    let mut split = Split::new(kept, rest);
+    let games = pipeline::run(inputs, &FilterJob(selection), &mut split, &options.run)?;
+    let Split {
+        kept,
+        rest,
+        kept_games,
+        ..
+    } = split;
+    kept.commit().map_err(|e| Error::writing(&kept_name, e))?;
+    if let Some(rest) = rest {
+        rest.commit().map_err(|e| Error::writing(&rest_name, e))?;
+    }
+    Ok(Summary {
+        games,
+        kept: kept_games,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn position_lists_keep_other_named_classes() {
+        let s = Selection {
+            classes: vec![Class::Chess960, Class::Standard],
+            chess960_positions: vec![518],
+            ..Selection::default()
+        };
+        assert!(s.keeps(Class::Standard, None));
+        assert!(s.keeps(Class::Chess960, Some(518)));
+        assert!(!s.keeps(Class::Chess960, Some(0)));
+        assert!(!s.keeps(Class::Setup, None));
+        let s = Selection {
+            chess960_positions: vec![518],
+            ..Selection::default()
+        };
+        assert!(!s.keeps(Class::Standard, None));
+        assert!(s.keeps(Class::Chess960, Some(518)));
+    }
+}

@@ -1,0 +1,203 @@
+//! Splitting an archive by class (what `pgnfen split` does): every game to
+//! the file named by a template with `{class}` replaced by the game's class,
+//! in one pass, byte for byte, in input order.
+//!
+//! Every file that may receive games is opened (under a temporary name, next
+//! to its final name) before any input is read, so that a missing folder or a
+//! folder without write permission is reported at once and nothing is
+//! written. At the end only the files that received games are moved into
+//! place: the others are removed, and an existing file of that name is left
+//! as it was (so six runs on six small inputs do not leave a litter of empty
+//! files; the summary names the files written).
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::class::Class;
+use crate::error::{Error, check_inputs_exist};
+use crate::filter::Selection;
+use crate::pipeline::output::Output;
+use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
+use crate::select::{Selector, TagExpr};
+
+/// The placeholder a template must hold.
+pub const PLACEHOLDER: &str = "{class}";
+
+/// The file of each class: the template with `{class}` replaced (every occurrence).
+pub fn class_path(template: &str, class: Class) -> PathBuf {
+    PathBuf::from(template.replace(PLACEHOLDER, class.as_str()))
+}
+
+/// Each game's class when it is written, `None` when it is not.
+struct SplitJob<'a>(&'a Selection);
+
+impl Job for SplitJob<'_> {
+    type Game = Option<Class>;
+
+    fn game(&self, header: &Header<'_>) -> Option<Class> {
+        let (class, keep) = self.0.judge(header);
+        keep.then_some(class)
+    }
+
+    fn extra_tags(&self) -> &[Vec<u8>] {
+        self.0.tags.names()
+    }
+}
+
+/// A class's output and the games written to it.
+struct ClassOutput {
+    path: PathBuf,
+    output: Output,
+    games: u64,
+}
+
+struct Files {
+    /// By class index; `None` for classes not written (not in `--class`).
+    outputs: Vec<Option<ClassOutput>>,
+    /// Where the current game's bytes go (`None`: nowhere).
+    current: Option<usize>,
+    /// Games not written (their class not listed, or a `--tag` did not hold).
+    skipped: u64,
+}
+
+/// The destination of games that are not written.
+const NOWHERE: u8 = u8::MAX;
+
+impl Sink<Option<Class>> for Files {
+    fn begin_game(&mut self, _info: &GameInfo, class: Option<Class>) -> io::Result<()> {
+        self.current = class.map(Class::index);
+        match self.current.and_then(|i| self.outputs[i].as_mut()) {
+            Some(out) => out.games += 1,
+            None => {
+                self.current = None;
+                self.skipped += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn destination(&self, class: &Option<Class>) -> Option<u8> {
+        Some(class.map_or(NOWHERE, |c| c.index() as u8))
+    }
+
+    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        match self.current.and_then(|i| self.outputs[i].as_mut()) {
+            Some(out) => out
+                .output
+                .write_all(data)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out.path.display()))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The folder a file will be created in must exist (checked before reading).
+fn check_folder(path: &Path) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(Error::Usage(format!(
+            "split: cannot write {}: {} is not a folder",
+            path.display(),
+            dir.display()
+        ))),
+        Err(e) => Err(Error::Usage(format!(
+            "split: cannot write {}: folder {}: {e}",
+            path.display(),
+            dir.display()
+        ))),
+    }
+}
+
+/// What `split` does.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The path of each class's file, with `{class}` in it (replaced by the
+    /// class name; a `.gz`, `.bz2` or `.zst` ending compresses).
+    pub template: String,
+    /// The classes written (every class when empty).
+    pub classes: Vec<Class>,
+    /// Only the games for which all of these hold are written.
+    pub tags: Vec<TagExpr>,
+    /// Threads, progress, reading.
+    pub run: pipeline::Options,
+}
+
+/// What a `split` run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Games read.
+    pub games: u64,
+    /// The files written, in class order, and the games each received.
+    pub files: Vec<(PathBuf, u64)>,
+    /// Games not written (their class not listed, or a tag expression did not hold).
+    pub skipped: u64,
+}
+
+/// Writes every game of `inputs` to its class's file, in one pass.
+///
+/// # Errors
+///
+/// [`Error::Usage`] for a template without `{class}`, a malformed tag
+/// expression or a missing folder, before anything is read; [`Error::Io`]
+/// when an input cannot be read or a file written.
+pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
+    let template = &options.template;
+    if !template.contains(PLACEHOLDER) {
+        return Err(Error::Usage(format!(
+            "split: the output template {template:?} has no {PLACEHOLDER}; write e.g. -o 'out/{PLACEHOLDER}.pgn'",
+        )));
+    }
+    let selection = Selection {
+        classes: options.classes.clone(),
+        chess960_positions: Vec::new(),
+        tags: Selector::new(&options.tags),
+    };
+    selection.tags.validate()?;
+    let written: Vec<Class> = Class::ALL
+        .iter()
+        .copied()
+        .filter(|c| selection.classes.is_empty() || selection.classes.contains(c))
+        .collect();
+    for &class in &written {
+        check_folder(&class_path(template, class))?;
+    }
+    check_inputs_exist(inputs)?;
+    let mut outputs: Vec<Option<ClassOutput>> = Class::ALL.iter().map(|_| None).collect();
+    for &class in &written {
+        let path = class_path(template, class);
+        let output = Output::create(Some(&path))
+            .map_err(|e| Error::writing(&path.display().to_string(), e))?;
+        outputs[class.index()] = Some(ClassOutput {
+            path,
+            output,
+            games: 0,
+        });
+    }
+    let mut files = Files {
+        outputs,
+        current: None,
+        skipped: 0,
+    };
+    let games = pipeline::run(inputs, &SplitJob(&selection), &mut files, &options.run)?;
+    // Commit every file that received games; the others are dropped, which
+    // removes their temporary files.
+    let mut summary = Summary {
+        games,
+        files: Vec::new(),
+        skipped: files.skipped,
+    };
+    for out in files.outputs.into_iter().flatten() {
+        if out.games == 0 {
+            continue;
+        }
+        out.output
+            .commit()
+            .map_err(|e| Error::writing(&out.path.display().to_string(), e))?;
+        summary.files.push((out.path, out.games));
+    }
+    Ok(summary)
+}

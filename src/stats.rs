@@ -1,0 +1,252 @@
+//! Counting an archive: games by class, Chess960 start positions and problem
+//! codes (what `pgnfen stats` prints).
+//!
+//! ```no_run
+//! use pgnfen::pipeline::Input;
+//! use pgnfen::{Class, stats};
+//!
+//! let counts = stats::run(&[Input::from_arg("games.pgn.zst")], &stats::Options::default())?;
+//! println!("{} games, {} Chess960", counts.games, counts.class(Class::Chess960));
+//! for (position, n) in counts.top_positions(3) {
+//!     println!("start position {position}: {n} games");
+//! }
+//! # Ok::<(), pgnfen::Error>(())
+//! ```
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::class::Class;
+use crate::error::{Error, check_inputs_exist};
+use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
+use crate::problem::Code;
+use crate::select::{Selector, TagExpr};
+
+/// What to count.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Count only the games for which every expression holds (the others are
+    /// counted in [`Counts::unmatched`]).
+    pub tags: Vec<TagExpr>,
+    /// Threads, progress, reading.
+    pub run: pipeline::Options,
+}
+
+/// Counts the games of `inputs`, in one pass on the worker threads.
+///
+/// # Errors
+///
+/// [`Error::Io`] when an input cannot be read, [`Error::Usage`] for a tag
+/// expression whose regular expression does not compile.
+pub fn run(inputs: &[Input], options: &Options) -> Result<Counts, Error> {
+    let tags = Selector::new(&options.tags);
+    tags.validate()?;
+    check_inputs_exist(inputs)?;
+    let mut counts = Counts {
+        tagged: !tags.is_empty(),
+        ..Counts::default()
+    };
+    if tags.is_empty() {
+        pipeline::run(inputs, &StatsJob, &mut counts, &options.run)?;
+    } else {
+        pipeline::run(inputs, &TaggedStatsJob(&tags), &mut counts, &options.run)?;
+    }
+    Ok(counts)
+}
+
+/// The per-game facts statistics need; no allocation.
+#[derive(Clone, Copy, Debug)]
+pub struct GameFacts {
+    /// The game's class.
+    pub class: Class,
+    /// Its Chess960 start position (0–959), for a Chess960 game from a start array.
+    pub chess960_position: Option<u16>,
+    /// Problems found, by [`Code`] (as `usize`).
+    pub problems: [u16; Code::ALL.len()],
+    /// `duplicate-tag` problems beyond the tags a header keeps (not in `problems`).
+    pub unlisted_duplicates: u64,
+    /// Whether the game satisfies the `--tag` expressions (always without any).
+    pub matched: bool,
+}
+
+/// The pipeline job of counting: classifies each game.
+pub struct StatsJob;
+
+impl Job for StatsJob {
+    type Game = GameFacts;
+
+    fn game(&self, header: &Header<'_>) -> GameFacts {
+        facts(header)
+    }
+}
+
+/// Classifies each game and tells whether it satisfies the `--tag` expressions.
+pub struct TaggedStatsJob<'a>(pub &'a Selector);
+
+impl Job for TaggedStatsJob<'_> {
+    type Game = GameFacts;
+
+    fn game(&self, header: &Header<'_>) -> GameFacts {
+        if self.0.matches(|i| header.extra(i)) {
+            facts(header)
+        } else {
+            GameFacts {
+                class: Class::Standard,
+                chess960_position: None,
+                problems: [0; Code::ALL.len()],
+                unlisted_duplicates: 0,
+                matched: false,
+            }
+        }
+    }
+
+    fn extra_tags(&self) -> &[Vec<u8>] {
+        self.0.names()
+    }
+}
+
+fn facts(header: &Header<'_>) -> GameFacts {
+    let mut problems = [0u16; Code::ALL.len()];
+    if header.is_empty() {
+        return GameFacts {
+            class: Class::Standard,
+            chess960_position: None,
+            problems,
+            unlisted_duplicates: 0,
+            matched: true,
+        };
+    }
+    let verdict = header.verdict();
+    for p in &verdict.problems {
+        let slot = &mut problems[p.problem.code as usize];
+        *slot = slot.saturating_add(1);
+    }
+    GameFacts {
+        class: verdict.class,
+        chess960_position: verdict.chess960_position,
+        problems,
+        unlisted_duplicates: verdict.unlisted_duplicates,
+        matched: true,
+    }
+}
+
+/// The counts of one or more archives.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    /// Games counted (with tag expressions: the games that satisfy them).
+    pub games: u64,
+    /// Whether tag expressions were given (then [`Counts::unmatched`] means something).
+    pub tagged: bool,
+    /// Games read that did not satisfy the tag expressions (not in any other count).
+    pub unmatched: u64,
+    /// Chess960 games that do not start from a start array (no position number).
+    pub chess960_unnumbered: u64,
+    /// Games by class, indexed by [`Class::index`].
+    pub classes: [u64; Class::ALL.len()],
+    /// Chess960 games by start position.
+    pub chess960_positions: BTreeMap<u16, u64>,
+    /// Problems by code, indexed by `Code as usize`.
+    pub problems: [u64; Code::ALL.len()],
+}
+
+impl Counts {
+    /// The games of `class`.
+    pub fn class(&self, class: Class) -> u64 {
+        self.classes[class.index()]
+    }
+
+    /// The problems with `code`.
+    pub fn problem(&self, code: Code) -> u64 {
+        self.problems[code as usize]
+    }
+
+    /// Counts one game.
+    pub fn add(&mut self, facts: &GameFacts) {
+        if !facts.matched {
+            self.unmatched += 1;
+            return;
+        }
+        self.games += 1;
+        self.classes[facts.class.index()] += 1;
+        if let Some(n) = facts.chess960_position {
+            *self.chess960_positions.entry(n).or_default() += 1;
+        } else if facts.class == Class::Chess960 {
+            self.chess960_unnumbered += 1;
+        }
+        for (total, n) in self.problems.iter_mut().zip(facts.problems) {
+            *total += u64::from(n);
+        }
+        self.problems[Code::DuplicateTag as usize] += facts.unlisted_duplicates;
+    }
+
+    /// Chess960 start positions, most common first (ties by number).
+    pub fn top_positions(&self, n: usize) -> Vec<(u16, u64)> {
+        let mut v: Vec<_> = self
+            .chess960_positions
+            .iter()
+            .map(|(&k, &c)| (k, c))
+            .collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v.truncate(n);
+        v
+    }
+}
+
+impl Sink<GameFacts> for Counts {
+    fn begin_game(&mut self, _info: &GameInfo, game: GameFacts) -> io::Result<()> {
+        self.add(&game);
+        Ok(())
+    }
+
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
+#[derive(Serialize)]
+struct JsonStats {
+    games: u64,
+    /// Only with `--tag`: games read that did not satisfy it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unmatched: Option<u64>,
+    classes: serde_json::Map<String, serde_json::Value>,
+    chess960_positions: serde_json::Map<String, serde_json::Value>,
+    problems: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Writes `counts` as one line of JSON, the object `pgnfen stats --format json`
+/// prints: `{"games": N, "classes": {...}, "chess960_positions": {...},
+/// "problems": {...}}`, every class key present, with `"unmatched"` after
+/// `"games"` when tag expressions were given.
+pub fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
+    let tagged = counts.tagged;
+    let classes = Class::ALL
+        .iter()
+        .map(|c| (c.as_str().to_string(), counts.classes[c.index()].into()))
+        .collect();
+    let chess960_positions = counts
+        .top_positions(usize::MAX)
+        .into_iter()
+        .map(|(n, c)| (n.to_string(), c.into()))
+        .collect();
+    let problems = Code::ALL
+        .iter()
+        .filter(|c| counts.problems[**c as usize] > 0)
+        .map(|c| (c.as_str().to_string(), counts.problems[*c as usize].into()))
+        .collect();
+    let json = JsonStats {
+        games: counts.games,
+        unmatched: tagged.then_some(counts.unmatched),
+        classes,
+        chess960_positions,
+        problems,
+    };
+    serde_json::to_writer(&mut *out, &json)?;
+    writeln!(out)
+}

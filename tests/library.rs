@@ -1,0 +1,190 @@
+//! The library's face used as a program would: the entry points with their
+//! options structs, `Archive`, and their error paths.
+
+use std::path::Path;
+
+use pgnfen::fen::Dialect;
+use pgnfen::filter::Selection;
+use pgnfen::pipeline::Input;
+use pgnfen::select::Selector;
+use pgnfen::{Archive, Class, Code, Error, TagExpr, check, convert, filter, split, stats};
+
+const GAMES: &str = "[Event \"a\"]\n[WhiteElo \"2600\"]\n\n1. e4 e5 *\n\n\
+[Event \"b\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n1. e4 *\n\n\
+[Event \"c\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*\n";
+
+fn archive(dir: &Path) -> Vec<Input> {
+    let path = dir.join("games.pgn");
+    std::fs::write(&path, GAMES).unwrap();
+    vec![Input::File(path)]
+}
+
+#[test]
+fn stats_counts_classes_positions_and_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let counts = stats::run(&archive(dir.path()), &stats::Options::default()).unwrap();
+    assert_eq!(counts.games, 3);
+    assert_eq!(counts.class(Class::Standard), 1);
+    assert_eq!(counts.class(Class::Chess960), 1);
+    assert_eq!(counts.class(Class::Malformed), 1);
+    assert_eq!(counts.top_positions(5), vec![(0, 1)]);
+    // The empty board: "the board is empty" and "no kings".
+    assert_eq!(counts.problem(Code::IllegalPosition), 2);
+    let mut json = Vec::new();
+    stats::write_json(&mut json, &counts).unwrap();
+    assert!(
+        String::from_utf8(json)
+            .unwrap()
+            .starts_with("{\"games\":3,")
+    );
+
+    let tagged = stats::Options {
+        tags: vec!["WhiteElo>=2500".parse::<TagExpr>().unwrap()],
+        ..stats::Options::default()
+    };
+    let counts = stats::run(&archive(dir.path()), &tagged).unwrap();
+    assert_eq!((counts.games, counts.unmatched), (1, 2));
+}
+
+#[test]
+fn archive_games_agree_with_stats_and_rebuild_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = archive(dir.path());
+    let games: Vec<_> = Archive::from_inputs(inputs)
+        .games()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let classes: Vec<Class> = games.iter().map(|g| g.class).collect();
+    assert_eq!(
+        classes,
+        [Class::Standard, Class::Chess960, Class::Malformed]
+    );
+    assert_eq!(games[1].chess960_position, Some(0));
+    let raw: Vec<u8> = games.iter().flat_map(|g| g.raw.clone()).collect();
+    assert_eq!(raw, GAMES.as_bytes());
+}
+
+#[test]
+fn filter_keeps_and_rests_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let (kept, rest) = (dir.path().join("kept.pgn"), dir.path().join("rest.pgn"));
+    let options = filter::Options {
+        selection: Selection {
+            classes: vec![Class::Chess960],
+            ..Selection::default()
+        },
+        output: Some(kept.clone()),
+        rest: Some(rest.clone()),
+        ..filter::Options::default()
+    };
+    let summary = filter::run(&archive(dir.path()), &options).unwrap();
+    assert_eq!((summary.games, summary.kept), (3, 1));
+    let (kept, rest) = (
+        std::fs::read_to_string(kept).unwrap(),
+        std::fs::read_to_string(rest).unwrap(),
+    );
+    assert!(kept.starts_with("[Event \"b\"]"));
+    assert_eq!(rest.len() + kept.len(), GAMES.len());
+}
+
+#[test]
+fn filter_refuses_what_selects_nothing_and_one_file_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = archive(dir.path());
+    let nothing = filter::Options::default();
+    assert!(matches!(
+        filter::run(&inputs, &nothing),
+        Err(Error::Usage(_))
+    ));
+    let out = dir.path().join("out.pgn");
+    let twice = filter::Options {
+        selection: Selection {
+            tags: Selector::new(&["Event=a".parse().unwrap()]),
+            ..Selection::default()
+        },
+        output: Some(out.clone()),
+        rest: Some(out.clone()),
+        ..filter::Options::default()
+    };
+    match filter::run(&inputs, &twice) {
+        Err(Error::Usage(message)) => assert!(message.contains("same file"), "{message}"),
+        other => panic!("expected a usage error, got {other:?}"),
+    }
+    assert!(!out.exists(), "nothing is written before a usage error");
+}
+
+#[test]
+fn convert_rewrites_only_fen_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("shredder.pgn");
+    let options = convert::Options {
+        output: Some(out.clone()),
+        ..convert::Options::new(Dialect::Shredder)
+    };
+    let summary = convert::run(&archive(dir.path()), &options).unwrap();
+    assert_eq!(
+        (summary.games, summary.converted, summary.unchanged),
+        (3, 1, 1)
+    );
+    let text = std::fs::read_to_string(out).unwrap();
+    assert_eq!(
+        text,
+        GAMES.replace("BBQNNRKR w KQkq", "BBQNNRKR w HFhf"),
+        "only the FEN value changes"
+    );
+}
+
+#[test]
+fn check_hands_each_problem_over_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = Vec::new();
+    let summary = check::run(&archive(dir.path()), &check::Options::default(), |d| {
+        seen.push((d.game, d.line, d.finding.code));
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(summary.games, 3);
+    assert_eq!(summary.games_with_errors, 1);
+    assert_eq!(summary.errors(), 2);
+    assert_eq!(
+        seen,
+        [
+            (3, 13, Code::IllegalPosition),
+            (3, 13, Code::IllegalPosition)
+        ]
+    );
+}
+
+#[test]
+fn split_writes_one_file_per_class_received() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = dir.path().join("{class}.pgn").display().to_string();
+    let options = split::Options {
+        template,
+        ..split::Options::default()
+    };
+    let summary = split::run(&archive(dir.path()), &options).unwrap();
+    assert_eq!(summary.games, 3);
+    assert_eq!(summary.files.len(), 3);
+    let bad = split::Options {
+        template: dir.path().join("out.pgn").display().to_string(),
+        ..split::Options::default()
+    };
+    assert!(matches!(
+        split::run(&archive(dir.path()), &bad),
+        Err(Error::Usage(_))
+    ));
+}
+
+#[test]
+fn a_missing_file_names_the_path() {
+    let inputs = [Input::from_arg("/nonexistent/games.pgn")];
+    match stats::run(&inputs, &stats::Options::default()) {
+        Err(Error::Io { file, source }) => {
+            assert_eq!(file, "/nonexistent/games.pgn");
+            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+        }
+        other => panic!("expected an I/O error, got {other:?}"),
+    }
+}
