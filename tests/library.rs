@@ -150,8 +150,8 @@ fn check_hands_each_problem_over_in_order() {
     assert_eq!(
         seen,
         [
-            (3, 13, Code::IllegalPosition),
-            (3, 13, Code::IllegalPosition)
+            (3, 15, Code::IllegalPosition),
+            (3, 15, Code::IllegalPosition)
         ]
     );
 }
