@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod convert;
+pub mod export;
 pub mod fen;
 pub mod filter;
 pub mod format;
