@@ -118,6 +118,19 @@ pub enum Command {
         exit_status!()
     ))]
     Stats(StatsArgs),
+    /// Write every game's headers as a table: Parquet, CSV or JSON lines
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  pgnfen export -o games.parquet lichess.pgn.zst\n",
+        "  pgnfen export --tags White,Black,WhiteElo,BlackElo -o elo.csv.zst tcec.pgn\n",
+        "  pgnfen export --tags all --tag 'Variant~960' -o chess960.jsonl games.pgn\n",
+        "\n",
+        "Columns: file, game, offset, length, line, class, chess960_position, variant, fen,\n",
+        "problems, the tag columns (WhiteElo and BlackElo as integers), other_tags.\n",
+        "\n",
+        exit_status!()
+    ))]
+    Export(ExportArgs),
     /// Convert and classify bare FEN records
     #[command(after_help = concat!(
         "Examples:\n",
@@ -254,6 +267,38 @@ pub struct StatsArgs {
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Output format (default: from -o's ending, .parquet, .csv or .jsonl; JSON
+    /// lines on standard output)
+    #[arg(long, value_enum)]
+    pub format: Option<ExportFormat>,
+    /// Tag columns: NAME[,NAME...], or `all` for one column per tag name met
+    /// (not with standard input) [default: Event, Site, Date, Round, White,
+    /// Black, Result, WhiteElo, BlackElo, ECO, Opening, TimeControl,
+    /// Termination, UTCDate, UTCTime]; every other tag goes to other_tags
+    #[arg(long, value_name = "NAME[,NAME...]|all")]
+    pub tags: Option<String>,
+    /// Export only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
+    #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
+    pub tag: Vec<pgnfen::select::TagExpr>,
+    /// Output file (default: standard output); .csv and .jsonl may end in .gz, .bz2 or .zst
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// PGN files (`-` for standard input, the default)
+    pub inputs: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Apache Parquet, zstd-compressed column chunks
+    Parquet,
+    /// Comma-separated values with a header row; problems and other_tags as JSON text
+    Csv,
+    /// One JSON object per line
+    Jsonl,
 }
 
 #[derive(Debug, Args)]

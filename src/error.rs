@@ -58,6 +58,16 @@ impl From<RunError> for Error {
     }
 }
 
+impl From<crate::export::Error> for Error {
+    fn from(e: crate::export::Error) -> Self {
+        match e {
+            crate::export::Error::Usage(message) => Error::Usage(format!("export: {message}")),
+            crate::export::Error::Run(e) => e.into(),
+            crate::export::Error::Write(e) => sink_error(e),
+        }
+    }
+}
+
 /// A sink's error, named by the output that failed when an [`Output`] raised
 /// it (a full disk names the file).
 ///

@@ -37,7 +37,9 @@
 //! The commands of the `pgnfen` program are library functions that take an
 //! options struct: [`stats::run`] counts, [`filter::run`] selects games byte
 //! for byte, [`split::run`] writes one file per class, [`convert::run`]
-//! rewrites FEN tags in another dialect, [`check::run`] reports problems. All
+//! rewrites FEN tags in another dialect, [`check::run`] reports problems,
+//! [`export`] turns every game's headers into Arrow record batches (Parquet,
+//! CSV, JSON lines). All
 //! run on [`pipeline`], the parallel streaming engine: a reader cuts the input
 //! into chunks, worker threads scan them and classify each game, and the
 //! results are merged back in input order.
@@ -73,6 +75,7 @@ pub mod class;
 pub mod classify;
 pub mod convert;
 mod error;
+pub mod export;
 pub mod fen;
 pub mod filter;
 // Shared with the binary, which declares it too; the library uses only part of it.

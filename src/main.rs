@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         Command::Convert(args) => commands::convert::run(&cli.global, args),
         Command::Check(args) => commands::check::run(&cli.global, args),
         Command::Stats(args) => commands::stats::run(&cli.global, args),
+        Command::Export(args) => commands::export::run(&cli.global, args),
         Command::Fen(args) => commands::fen::run(&cli.global, args),
         Command::Index(args) => commands::index::run(&cli.global, args),
         Command::Completions(args) => commands::manual::run_completions(args.shell),

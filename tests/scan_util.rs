@@ -134,7 +134,7 @@ fn shift(e: &Event, by: u64) -> Event {
             Event::Tag(t)
         }
         Event::HeaderEnd => Event::HeaderEnd,
-        Event::Extra { .. } => e.clone(),
+        Event::Extra { .. } | Event::Pair { .. } => e.clone(),
     }
 }
 

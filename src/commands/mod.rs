@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod convert;
+pub mod export;
 pub mod fen;
 pub mod filter;
 pub mod index;

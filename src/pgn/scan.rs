@@ -114,6 +114,16 @@ pub enum Event {
         /// Absolute offsets of the raw value.
         value: Range<u64>,
     },
+    /// Any complete tag pair of the current game's header, SetUp/FEN/Variant
+    /// included, in order: the absolute offsets of its name and of its raw value
+    /// between the quotes. Only from a scanner made
+    /// [`Scanner::with_all_pairs`] (for `export`, which reads every tag).
+    Pair {
+        /// Absolute offsets of the tag name.
+        name: Range<u64>,
+        /// Absolute offsets of the raw value.
+        value: Range<u64>,
+    },
 }
 
 /// Most extra tag names a scanner can be asked for.
@@ -212,6 +222,9 @@ struct TagLine {
     name: Option<Wanted>,
     line_start: u64,
     line: u64,
+    /// Absolute offsets of the current pair's name (for [`Event::Pair`]).
+    name_start: u64,
+    name_end: u64,
     value_start: u64,
     value_end: u64,
 }
@@ -256,6 +269,9 @@ pub struct Scanner {
     /// Name keys (as [`Scanner::name_key`] makes them) and lengths of the extra
     /// tags whose values are reported ([`Event::Extra`]); usually empty.
     extra: Vec<(u64, u64)>,
+    /// Report every pair ([`Event::Pair`]); off by default (the fast path
+    /// reads only the values of the tags it needs).
+    all_pairs: bool,
     /// The last bytes consumed, every byte up to the last delimiter replaced by
     /// a space: the start of a token that may be a marker.
     tail: [u8; TAIL],
@@ -342,6 +358,7 @@ impl Scanner {
             depth: 0,
             names: Vec::new(),
             extra: Vec::new(),
+            all_pairs: false,
             tail: [b' '; TAIL],
             carry: [0; 8],
             carry_len: 0,
@@ -378,6 +395,13 @@ impl Scanner {
                 )
             })
             .collect();
+        self
+    }
+
+    /// Also reports every complete tag pair of every header ([`Event::Pair`]),
+    /// whatever its name: every value is then read.
+    pub fn with_all_pairs(mut self) -> Scanner {
+        self.all_pairs = true;
         self
     }
 
@@ -554,6 +578,8 @@ impl Scanner {
             name: None,
             line_start: offset,
             line,
+            name_start: 0,
+            name_end: 0,
             value_start: 0,
             value_end: 0,
         }
@@ -696,11 +722,13 @@ impl Scanner {
                         return i;
                     } else {
                         t.st = TagSt::Name;
+                        t.name_start = base + i as u64;
                         continue;
                     }
                 }
                 TagSt::Name => {
                     if b == b' ' || b == b'\t' || b == b'"' || b == b']' {
+                        t.name_end = base + i as u64;
                         self.name_done(&mut t, events);
                         if b == b']' {
                             // No value: the rest of the line is opaque.
@@ -749,6 +777,12 @@ impl Scanner {
                                 t.line,
                                 t.value_start..t.value_end,
                             ));
+                        }
+                        if self.all_pairs {
+                            events.push(Event::Pair {
+                                name: t.name_start..t.name_end,
+                                value: t.value_start..t.value_end,
+                            });
                         }
                         t.st = TagSt::AfterPair;
                     } else if b != b' ' && b != b'\t' {
@@ -802,6 +836,7 @@ impl Scanner {
             // load; `buf` (not `line`) lets those read past the line end.
             let len = find::name_len(&buf[j..], n - j);
             let h = name_hash(&buf[j..], len);
+            let name_start = j;
             j += len;
             let name = self.name_key(h, len as u64, t.line_start, t.line, events);
             if len == 0 {
@@ -809,7 +844,7 @@ impl Scanner {
             }
             // Most tag lines hold one pair of another tag: with no `[` later on
             // the line no further pair can follow, and this value is not needed.
-            if name.is_none() && !more {
+            if name.is_none() && !more && !self.all_pairs {
                 return;
             }
             // After the name: blanks, then the opening quote.
@@ -852,6 +887,12 @@ impl Scanner {
                     t.line,
                     base + value_start as u64..base + value_end as u64,
                 ));
+            }
+            if self.all_pairs {
+                events.push(Event::Pair {
+                    name: base + name_start as u64..base + (name_start + len) as u64,
+                    value: base + value_start as u64..base + value_end as u64,
+                });
             }
             // After the `]`: blanks, then a `[` opens the next pair.
             j += 1;

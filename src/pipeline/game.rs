@@ -20,7 +20,12 @@
 //!   that problem counts stay exact, and the first of them is kept as a note for
 //!   a diagnostic ([`Header::unlisted_note`]);
 //! * extra tags asked for by a job ([`Job::extra_tags`], for `--tag`) keep only
-//!   their first occurrence in a header.
+//!   their first occurrence in a header;
+//! * every pair, for a job that asks for them all ([`Job::all_pairs`], for
+//!   `export`), is kept in an arena of its own (so that it cannot crowd out the
+//!   SetUp/FEN/Variant tags): at most [`MAX_PAIRS`] pairs per header, and no
+//!   more once that arena holds [`PAIR_BUDGET`] bytes; the pairs left out are
+//!   counted ([`Header::dropped_pairs`]), never silently lost.
 //!
 //! [`Job::extra_tags`]: Job::extra_tags
 
@@ -43,6 +48,26 @@ pub trait Job: Sync {
     fn extra_tags(&self) -> &[Vec<u8>] {
         &[]
     }
+
+    /// Whether the job reads every tag pair of the header ([`Header::pairs`]).
+    /// Off by default: the scanner then reads only the values it must.
+    fn all_pairs(&self) -> bool {
+        false
+    }
+}
+
+/// The scanner a job needs: `scanner` told the extra tags and whether to
+/// report every pair.
+pub fn scanner_for<J: Job>(
+    job: &J,
+    scanner: crate::pgn::scan::Scanner,
+) -> crate::pgn::scan::Scanner {
+    let scanner = scanner.with_extra_tags(job.extra_tags());
+    if job.all_pairs() {
+        scanner.with_all_pairs()
+    } else {
+        scanner
+    }
 }
 
 /// Tag lines up to this long are kept whole (once per line).
@@ -53,6 +78,10 @@ pub const WINDOW: usize = 128;
 pub const MAX_TAGS: usize = 64;
 /// Later tags are kept only while the header's arena is smaller than this.
 pub const HEADER_BUDGET: usize = 1 << 20;
+/// Most tag pairs kept per header for [`Job::all_pairs`] (a lichess header has 17).
+pub const MAX_PAIRS: usize = 1024;
+/// Further pairs are kept only while the pair arena is smaller than this.
+pub const PAIR_BUDGET: usize = 1 << 20;
 
 /// One SetUp, FEN or Variant tag of a header.
 #[derive(Clone, Copy, Debug)]
@@ -122,6 +151,9 @@ pub struct Header<'a> {
     note: Option<&'a Slot>,
     dropped_fens: Option<(u64, u64)>,
     extras: &'a [Option<Range<usize>>],
+    pair_arena: &'a [u8],
+    pairs: &'a [(Range<usize>, Range<usize>)],
+    dropped_pairs: u64,
 }
 
 fn name_index(name: TagName) -> usize {
@@ -209,6 +241,22 @@ impl<'a> Header<'a> {
         self.dropped_fens
     }
 
+    /// Every tag pair of the header in order, duplicates included, as (name,
+    /// raw value with escapes not decoded); only for a job that asks for them
+    /// ([`Job::all_pairs`]), empty otherwise.
+    pub fn pairs(&self) -> impl ExactSizeIterator<Item = (&'a [u8], &'a [u8])> + '_ {
+        let arena = self.pair_arena;
+        self.pairs
+            .iter()
+            .map(move |(n, v)| (&arena[n.clone()], &arena[v.clone()]))
+    }
+
+    /// Pairs of the header not in [`Self::pairs`]: past [`MAX_PAIRS`] or
+    /// [`PAIR_BUDGET`], or cut by a forced chunk cut inside a very long line.
+    pub fn dropped_pairs(&self) -> u64 {
+        self.dropped_pairs
+    }
+
     /// The raw value (escapes not decoded) of the first pair of extra tag
     /// `index` ([`Job::extra_tags`]), or `None` when the header has none (or its
     /// value was cut by a forced chunk cut).
@@ -251,6 +299,10 @@ pub struct Builder {
     /// but cut, `Some(Some(range))` in the arena.
     extras: Vec<Option<Option<Range<usize>>>>,
     extra_ranges: Vec<Option<Range<usize>>>,
+    /// Every pair (for [`Job::all_pairs`]): names and values in their own arena.
+    pair_arena: Vec<u8>,
+    pairs: Vec<(Range<usize>, Range<usize>)>,
+    dropped_pairs: u64,
     /// The last whole tag line stored: its (clipped) absolute start and arena range.
     shared_line: Option<(u64, Range<usize>)>,
     /// The end (absolute) of the last tag line looked up, by its (clipped) start.
@@ -288,6 +340,9 @@ impl Builder {
         self.dropped_fens = None;
         self.extras.clear();
         self.extras.resize(extras, None);
+        self.pair_arena.clear();
+        self.pairs.clear();
+        self.dropped_pairs = 0;
         self.shared_line = None;
         self.line_end = None;
         self.columns = None;
@@ -488,6 +543,29 @@ impl Builder {
                         None
                     });
                 }
+                Event::Pair { name, value } => {
+                    if !self.open || self.header_done {
+                        continue;
+                    }
+                    let end = offset + data.len() as u64;
+                    let inside = |r: &Range<u64>| r.start >= offset && r.end <= end;
+                    if !(inside(name) && inside(value))
+                        || self.pairs.len() >= MAX_PAIRS
+                        || self.pair_arena.len() >= PAIR_BUDGET
+                    {
+                        self.dropped_pairs += 1;
+                        continue;
+                    }
+                    let mut put = |r: &Range<u64>| {
+                        let s = self.pair_arena.len();
+                        self.pair_arena.extend_from_slice(
+                            &data[(r.start - offset) as usize..(r.end - offset) as usize],
+                        );
+                        s..self.pair_arena.len()
+                    };
+                    let pair = (put(name), put(value));
+                    self.pairs.push(pair);
+                }
                 Event::HeaderEnd => {
                     if !self.open || self.header_done {
                         continue;
@@ -519,6 +597,9 @@ impl Builder {
                         note: self.note.as_ref(),
                         dropped_fens: self.dropped_fens,
                         extras: &self.extra_ranges,
+                        pair_arena: &self.pair_arena,
+                        pairs: &self.pairs,
+                        dropped_pairs: self.dropped_pairs,
                     };
                     let result = job.game(&header);
                     if let Some(last) = out.last_mut() {

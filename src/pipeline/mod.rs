@@ -366,8 +366,8 @@ fn recycle(mut buf: Vec<u8>) -> Vec<u8> {
 
 fn scan_speculatively<J: Job>(job: &J, chunk: Chunk) -> Scanned<J::Game> {
     let mut scanner = match chunk.start {
-        Start::Input => Scanner::new().with_extra_tags(job.extra_tags()),
-        Start::Cut => Scanner::at_cut(chunk.offset).with_extra_tags(job.extra_tags()),
+        Start::Input => game::scanner_for(job, Scanner::new()),
+        Start::Cut => game::scanner_for(job, Scanner::at_cut(chunk.offset)),
         Start::Forced => {
             return Scanned {
                 chunk,
@@ -425,7 +425,7 @@ impl<'j, J: Job> Merger<'j, J> {
     fn new(job: &'j J) -> Self {
         Merger {
             job,
-            scanner: Scanner::new().with_extra_tags(job.extra_tags()),
+            scanner: game::scanner_for(job, Scanner::new()),
             builder: Builder::default(),
             games: 0,
             open: None,

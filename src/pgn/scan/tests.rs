@@ -72,7 +72,7 @@ fn check_header_ends(ev: &[Event]) {
                 open = true;
                 header = true;
             }
-            Event::Tag(_) | Event::Extra { .. } => {
+            Event::Tag(_) | Event::Extra { .. } | Event::Pair { .. } => {
                 assert!(header, "Tag after HeaderEnd: {ev:?}")
             }
             Event::HeaderEnd => {
@@ -902,4 +902,65 @@ fn extra_tags_are_reported_when_asked_for() {
     // Case-sensitive; no extra tags asked for: none reported.
     assert!(extras("[whiteelo \"1\"]\n\n*\n", &["WhiteElo"]).is_empty());
     assert!(extras("[WhiteElo \"1\"]\n\n*\n", &[]).is_empty());
+}
+
+/// Scans with every pair reported, whole, split at every byte and in 1-byte
+/// pieces; returns the pairs (name, raw value) and checks that the other events
+/// are those of a plain scanner.
+fn pairs(input: &str) -> Vec<(String, String)> {
+    let run = |pieces: &[&[u8]]| {
+        let mut s = Scanner::new().with_all_pairs();
+        let mut ev = Vec::new();
+        for p in pieces {
+            s.feed(p, &mut ev);
+        }
+        s.finish(&mut ev);
+        ev
+    };
+    let bytes = input.as_bytes();
+    let whole = run(&[bytes]);
+    for cut in 0..=bytes.len() {
+        assert_eq!(
+            run(&[&bytes[..cut], &bytes[cut..]]),
+            whole,
+            "split at {cut}"
+        );
+    }
+    let ones: Vec<&[u8]> = bytes.chunks(1).collect();
+    assert_eq!(run(&ones), whole, "1-byte pieces");
+    check_header_ends(&whole);
+    let plain: Vec<Event> = whole
+        .iter()
+        .filter(|e| !matches!(e, Event::Pair { .. }))
+        .cloned()
+        .collect();
+    assert_eq!(plain, scan(bytes));
+    let text = |r: &Range<u64>| input[r.start as usize..r.end as usize].to_string();
+    whole
+        .iter()
+        .filter_map(|e| match e {
+            Event::Pair { name, value } => Some((text(name), text(value))),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_pair_is_reported_when_asked_for() {
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    let input = "[Event \"Rated\"]\n[ White  \"a \\\"b\\\"\" ] [FEN \"8/8 w\"]\n[LongTagNameBeyondEight \"\"]\n[Bad \"open\n[NoValue]\n[Tab\t\"t\"]\n\n1. e4 *\n[SetUp \"1\"]\n\n*\n";
+    assert_eq!(
+        pairs(input),
+        [
+            s("Event", "Rated"),
+            s("White", "a \\\"b\\\""),
+            s("FEN", "8/8 w"),
+            s("LongTagNameBeyondEight", ""),
+            s("Tab", "t"),
+            s("SetUp", "1"),
+        ]
+    );
+    // A pair that does not close is not reported; nor is movetext.
+    assert!(pairs("[Event \"x\" junk\n1. e4 [Site \"y\"] *\n").is_empty());
+    assert!(pairs("\n\n").is_empty());
 }

@@ -1,0 +1,95 @@
+//! `pgnfen export`: flags → `pgnfen::export` (the library does the work).
+
+use std::io::IsTerminal;
+
+use pgnfen::export::{self, ExportOptions, Format, TagColumns};
+use pgnfen::pipeline::output::Output;
+use pgnfen::select::Selector;
+
+use crate::cli::{ExportArgs, ExportFormat, Global};
+use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
+use crate::format::thousands;
+
+/// The format: `--format`, else `-o`'s ending, else JSON lines on standard output.
+fn format(args: &ExportArgs) -> Result<Format, Error> {
+    let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
+    let format = match (args.format, output) {
+        (Some(ExportFormat::Parquet), _) => Format::Parquet,
+        (Some(ExportFormat::Csv), _) => Format::Csv,
+        (Some(ExportFormat::Jsonl), _) => Format::Jsonl,
+        (None, Some(path)) => Format::from_path(path).ok_or_else(|| {
+            Error::Usage(format!(
+                "export: cannot tell the format from the name {} (end it in .parquet, .csv or .jsonl, or give --format)",
+                path.display()
+            ))
+        })?,
+        (None, None) => Format::Jsonl,
+    };
+    export::write::check_output(format, output).map_err(Error::Usage)?;
+    if format == Format::Parquet && output.is_none() && std::io::stdout().is_terminal() {
+        return Err(Error::Usage(
+            "export: Parquet is binary; write it to a file with -o FILE.parquet (or pipe it)"
+                .into(),
+        ));
+    }
+    Ok(format)
+}
+
+fn run_error(e: export::Error) -> Error {
+    e.into()
+}
+
+pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
+    let format = format(args)?;
+    let tags = match &args.tags {
+        None => TagColumns::Default,
+        Some(arg) => TagColumns::parse(arg).map_err(Error::Usage)?,
+    };
+    let selector = Selector::new(&args.tag);
+    selector.validate()?;
+    let inputs = inputs(&args.inputs);
+    let export_options = ExportOptions {
+        tags,
+        selector,
+        ..ExportOptions::default()
+    };
+    // Named columns are checked before anything is read or created.
+    if let TagColumns::Named(names) = &export_options.tags {
+        export::Columns::named(names).map_err(|m| Error::Usage(format!("export: {m}")))?;
+    }
+    check_inputs_exist(&inputs)?;
+    let name = args
+        .output
+        .as_ref()
+        .map_or("<stdout>".to_string(), |p| p.display().to_string());
+    let output = Output::create(args.output.as_deref()).map_err(|e| Error::writing(&name, e))?;
+    let pipeline = options(global);
+    let columns = export::columns(&inputs, &export_options, &pipeline).map_err(run_error)?;
+    let batches = export::batches(&inputs, columns, &export_options, &pipeline);
+    let summary = export::write(batches, format, output).map_err(run_error)?;
+    if !global.quiet {
+        eprintln!(
+            "pgnfen: exported {} of {} {} ({})",
+            thousands(summary.rows),
+            thousands(summary.games),
+            if summary.games == 1 { "game" } else { "games" },
+            format.as_str()
+        );
+    }
+    if summary.dropped_pairs > 0 {
+        // Never silent, even under -q: the table lacks these tags.
+        eprintln!(
+            "pgnfen: warning: {} tags in {} {} were not exported (a header beyond {} tags or {} MiB of tag text)",
+            thousands(summary.dropped_pairs),
+            thousands(summary.games_with_dropped_pairs),
+            if summary.games_with_dropped_pairs == 1 {
+                "game"
+            } else {
+                "games"
+            },
+            export::MAX_PAIRS,
+            export::PAIR_BUDGET >> 20
+        );
+    }
+    Ok(Outcome::Clean)
+}

@@ -1,0 +1,359 @@
+//! Which columns an export has: the fixed ones, the tag columns (the default
+//! list, a named list, or every tag name met), `other_tags`; and the Arrow
+//! schema they make.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+
+/// The tag columns of the default export: the Seven Tag Roster, then the
+/// tags lichess and most databases add that people group and filter by.
+pub const DEFAULT_TAGS: [&str; 15] = [
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Result",
+    "WhiteElo",
+    "BlackElo",
+    "ECO",
+    "Opening",
+    "TimeControl",
+    "Termination",
+    "UTCDate",
+    "UTCTime",
+];
+
+/// The columns every export has before the tag columns, in order.
+pub const FIXED: [&str; 10] = [
+    "file",
+    "game",
+    "offset",
+    "length",
+    "line",
+    "class",
+    "chess960_position",
+    "variant",
+    "fen",
+    "problems",
+];
+
+/// The last column: every tag of a game that has no column of its own.
+pub const OTHER_TAGS: &str = "other_tags";
+
+/// Tag columns whose values are integers (null when not a number).
+pub const INTEGER_TAGS: [&str; 2] = ["WhiteElo", "BlackElo"];
+
+/// Most tag columns `--tags all` makes; the names met after that stay in
+/// `other_tags` (a hostile file with a million tag names must not make a
+/// million columns).
+pub const MAX_ALL_COLUMNS: usize = 1000;
+
+/// Longest tag name `--tags all` makes a column of.
+pub const MAX_COLUMN_NAME: usize = 256;
+
+/// Which tag columns to write.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum TagColumns {
+    /// [`DEFAULT_TAGS`].
+    #[default]
+    Default,
+    /// These names, in this order.
+    Named(Vec<String>),
+    /// One column for every tag name met in the exported games, in order of
+    /// first appearance (found by a first pass over the inputs).
+    All,
+}
+
+impl TagColumns {
+    /// `--tags` as given: `all`, or names separated by commas.
+    pub fn parse(arg: &str) -> Result<TagColumns, String> {
+        if arg == "all" {
+            return Ok(TagColumns::All);
+        }
+        let names: Vec<String> = arg.split(',').map(str::to_string).collect();
+        Ok(TagColumns::Named(names))
+    }
+}
+
+/// A tag name a column can be made of: not empty, printable ASCII without
+/// blanks, quotes or brackets (a PGN tag name cannot hold those).
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b'[' | b']' | b','))
+}
+
+/// The column a tag has of its own, apart from tag columns: `FEN` is in `fen`,
+/// `Variant` in `variant` (those columns hold the first such tag's value).
+pub fn fixed_tag_column(name: &[u8]) -> Option<usize> {
+    match name {
+        b"Variant" => Some(0),
+        b"FEN" => Some(1),
+        _ => None,
+    }
+}
+
+/// Whether a tag column named `name` would collide with a fixed column or
+/// another column. Names are compared ignoring ASCII case: DuckDB, Spark and
+/// SQL in general do, so `Class` next to `class` would be ambiguous there.
+fn collides(name: &str, taken: &[String]) -> bool {
+    FIXED
+        .iter()
+        .copied()
+        .chain([OTHER_TAGS])
+        .chain(taken.iter().map(String::as_str))
+        .any(|other| other.eq_ignore_ascii_case(name))
+}
+
+/// The resolved columns of an export.
+#[derive(Clone, Debug)]
+pub struct Columns {
+    tags: Vec<String>,
+    integer: Vec<bool>,
+    lookup: NameMap,
+}
+
+/// A map of short byte strings with a cheap hash (tag names are a few bytes;
+/// the map is looked up for every tag of every game on the worker threads).
+pub(crate) type NameMap = HashMap<Vec<u8>, usize, BuildHasherDefault<NameHasher>>;
+
+/// FNV-1a: fast on short keys, and the keys are tag names from the input,
+/// which only the maker of a file controls (a collision costs time, not results).
+#[derive(Default)]
+pub(crate) struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Columns {
+    /// The columns for a named list (or the default list): names must be valid
+    /// tag names, distinct, and must not collide with a fixed column (ignoring
+    /// case; `FEN` and `Variant` are the `fen` and `variant` columns already).
+    pub fn named(names: &[String]) -> Result<Columns, String> {
+        let mut tags: Vec<String> = Vec::new();
+        for name in names {
+            if !valid_name(name) {
+                return Err(format!(
+                    "--tags: {name:?} is not a tag name (printable ASCII without blanks, quotes, brackets or commas)"
+                ));
+            }
+            if let Some(other) = tags.iter().find(|t| t.eq_ignore_ascii_case(name)) {
+                return Err(if other == name {
+                    format!("--tags: {name} is named twice")
+                } else {
+                    format!(
+                        "--tags: {other} and {name} differ only in case (SQL engines such as DuckDB would not tell the columns apart)"
+                    )
+                });
+            }
+            if collides(name, &[]) {
+                let hint = if fixed_tag_column(name.as_bytes()).is_some() {
+                    format!(" (the {name} tag is in the column {})", name.to_lowercase())
+                } else {
+                    String::new()
+                };
+                return Err(format!(
+                    "--tags: a tag column {name} would collide with the column {}{hint}",
+                    name.to_lowercase()
+                ));
+            }
+            tags.push(name.clone());
+        }
+        Ok(Columns::from_names(tags))
+    }
+
+    /// The default columns.
+    pub fn default_tags() -> Columns {
+        Columns::from_names(DEFAULT_TAGS.iter().map(|s| s.to_string()).collect())
+    }
+
+    /// The columns of `--tags all`, from the tag names met in order of first
+    /// appearance: names that are not valid UTF-8 column names, that collide
+    /// with a fixed or earlier column (ignoring case), that are longer than
+    /// [`MAX_COLUMN_NAME`], or past the first [`MAX_ALL_COLUMNS`], get no
+    /// column (their tags stay in `other_tags`).
+    pub fn from_seen(seen: &[Vec<u8>]) -> Columns {
+        let mut tags: Vec<String> = Vec::new();
+        for name in seen {
+            if tags.len() >= MAX_ALL_COLUMNS {
+                break;
+            }
+            let Ok(name) = std::str::from_utf8(name) else {
+                continue;
+            };
+            if name.len() > MAX_COLUMN_NAME
+                || !valid_name(name)
+                || fixed_tag_column(name.as_bytes()).is_some()
+                || collides(name, &tags)
+            {
+                continue;
+            }
+            tags.push(name.to_string());
+        }
+        Columns::from_names(tags)
+    }
+
+    fn from_names(tags: Vec<String>) -> Columns {
+        let integer = tags
+            .iter()
+            .map(|t| INTEGER_TAGS.contains(&t.as_str()))
+            .collect();
+        let lookup = tags
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.as_bytes().to_vec(), i))
+            .collect();
+        Columns {
+            tags,
+            integer,
+            lookup,
+        }
+    }
+
+    /// The tag columns' names, in order.
+    pub fn tags(&self) -> &[String] {
+        &self.tags
+    }
+
+    /// Whether tag column `i` holds integers.
+    pub fn is_integer(&self, i: usize) -> bool {
+        self.integer[i]
+    }
+
+    /// The tag column of a tag name.
+    pub fn index(&self, name: &[u8]) -> Option<usize> {
+        self.lookup.get(name).copied()
+    }
+
+    /// Every column name, in order.
+    pub fn names(&self) -> Vec<&str> {
+        FIXED
+            .iter()
+            .copied()
+            .chain(self.tags.iter().map(String::as_str))
+            .chain([OTHER_TAGS])
+            .collect()
+    }
+
+    /// The Arrow schema of the rows.
+    pub fn schema(&self) -> SchemaRef {
+        let utf8 = |name: &str, nullable: bool| Field::new(name, DataType::Utf8, nullable);
+        let mut fields = vec![
+            utf8("file", false),
+            Field::new("game", DataType::Int64, false),
+            Field::new("offset", DataType::Int64, false),
+            Field::new("length", DataType::Int64, false),
+            Field::new("line", DataType::Int64, false),
+            utf8("class", false),
+            Field::new("chess960_position", DataType::Int16, true),
+            utf8("variant", true),
+            utf8("fen", true),
+            Field::new("problems", problems_type(), false),
+        ];
+        for (i, name) in self.tags.iter().enumerate() {
+            fields.push(if self.integer[i] {
+                Field::new(name, DataType::Int32, true)
+            } else {
+                utf8(name, true)
+            });
+        }
+        fields.push(Field::new(OTHER_TAGS, other_tags_type(), false));
+        Arc::new(Schema::new(fields))
+    }
+}
+
+/// `problems`: a list of problem codes.
+pub fn problems_type() -> DataType {
+    DataType::List(Arc::new(problems_item()))
+}
+
+pub(crate) fn problems_item() -> Field {
+    Field::new("item", DataType::Utf8, false)
+}
+
+/// `other_tags`: a map from tag name to value, in the layout Parquet's MAP
+/// type has (`entries` of `key`, `value`).
+pub fn other_tags_type() -> DataType {
+    DataType::Map(Arc::new(other_tags_entries()), false)
+}
+
+pub(crate) fn other_tags_key() -> Field {
+    Field::new("key", DataType::Utf8, false)
+}
+
+pub(crate) fn other_tags_value() -> Field {
+    Field::new("value", DataType::Utf8, false)
+}
+
+pub(crate) fn other_tags_entries() -> Field {
+    Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![other_tags_key(), other_tags_value()])),
+        false,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_lists_are_checked() {
+        let n = |v: &[&str]| Columns::named(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(n(&["White", "Black"]).unwrap().tags(), ["White", "Black"]);
+        assert!(n(&["White", "White"]).unwrap_err().contains("twice"));
+        assert!(n(&["White", "white"]).unwrap_err().contains("case"));
+        assert!(n(&["FEN"]).unwrap_err().contains("column fen"));
+        assert!(n(&["Class"]).unwrap_err().contains("column class"));
+        assert!(n(&[""]).is_err());
+        assert!(n(&["a b"]).is_err());
+        let c = n(&["WhiteElo", "X"]).unwrap();
+        assert!(c.is_integer(0) && !c.is_integer(1));
+        assert_eq!(c.index(b"X"), Some(1));
+        assert_eq!(c.index(b"x"), None);
+    }
+
+    #[test]
+    fn all_skips_collisions_and_bad_names() {
+        let seen: Vec<Vec<u8>> = [&b"Event"[..], b"FEN", b"event", b"Line", b"\xff", b"Site"]
+            .iter()
+            .map(|s| s.to_vec())
+            .collect();
+        assert_eq!(Columns::from_seen(&seen).tags(), ["Event", "Site"]);
+        let many: Vec<Vec<u8>> = (0..2000).map(|i| format!("T{i}").into_bytes()).collect();
+        assert_eq!(Columns::from_seen(&many).tags().len(), MAX_ALL_COLUMNS);
+    }
+
+    #[test]
+    fn schema_has_every_column() {
+        let c = Columns::default_tags();
+        let schema = c.schema();
+        assert_eq!(schema.fields().len(), FIXED.len() + DEFAULT_TAGS.len() + 1);
+        assert_eq!(
+            schema.field_with_name("WhiteElo").unwrap().data_type(),
+            &DataType::Int32
+        );
+        assert_eq!(c.names().last(), Some(&OTHER_TAGS));
+    }
+}

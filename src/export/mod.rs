@@ -1,0 +1,347 @@
+//! `export`: one row per game (where it lies, its class, Chess960 start
+//! position, problem codes and tag values) as Arrow record batches, written as
+//! Parquet, CSV or JSON lines.
+//!
+//! The work is split like every command's: the worker threads scan each chunk
+//! and build each game's [`row::Row`] from its header (every tag pair is read:
+//! [`crate::pipeline::Job::all_pairs`]); the merger thread puts the rows in input
+//! order with their spans into Arrow builders ([`batch::BatchBuilder`]) and
+//! hands over a [`RecordBatch`] every [`ExportOptions::batch_rows`] rows; the
+//! caller's thread consumes the batches ([`Batches`], an iterator), so that
+//! encoding Parquet overlaps with reading. At most [`BATCHES_IN_FLIGHT`]
+//! batches wait, so memory stays bounded whatever the input's size.
+//!
+//! [`batches`] is the entry point for any consumer (the writers of this module,
+//! and a Python `RecordBatchReader`); [`write`] writes them in a [`Format`].
+
+pub mod batch;
+pub mod columns;
+pub mod row;
+pub mod text;
+pub mod write;
+
+use std::collections::HashSet;
+use std::io;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use crossbeam_channel::{Receiver, Sender, bounded};
+
+use crate::pipeline::{self, GameInfo, Input, Options, RunError, Sink};
+use crate::select::Selector;
+
+pub use columns::{Columns, TagColumns};
+pub use write::{Format, write};
+
+/// Rows per record batch by default: large enough that per-batch costs vanish,
+/// small enough that a batch of long headers stays a few MiB.
+pub const BATCH_ROWS: usize = 16 * 1024;
+
+pub use crate::pipeline::game::{MAX_PAIRS, PAIR_BUDGET};
+
+/// Record batches built and not yet consumed, at most.
+pub const BATCHES_IN_FLIGHT: usize = 2;
+
+/// What to export.
+#[derive(Clone, Debug)]
+pub struct ExportOptions {
+    /// Which tag columns.
+    pub tags: TagColumns,
+    /// Only games whose tags satisfy these expressions (`--tag`).
+    pub selector: Selector,
+    /// Rows per record batch.
+    pub batch_rows: usize,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            tags: TagColumns::Default,
+            selector: Selector::default(),
+            batch_rows: BATCH_ROWS,
+        }
+    }
+}
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A bad option (exit status 2, before anything is read).
+    #[error("{0}")]
+    Usage(String),
+    /// Reading an input, or handing over the rows.
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// Writing the output (the message names it).
+    #[error("{0}")]
+    Write(io::Error),
+}
+
+/// What an export read and wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Games read.
+    pub games: u64,
+    /// Rows written (games that satisfy `--tag`).
+    pub rows: u64,
+    /// Tag pairs that did not fit the bounded header memory (see
+    /// [`crate::pipeline::game`]), and in how many games.
+    pub dropped_pairs: u64,
+    pub games_with_dropped_pairs: u64,
+}
+
+/// The columns of an export: for [`TagColumns::All`] this reads every input
+/// once (the first of two passes), so standard input cannot be used then.
+pub fn columns(
+    inputs: &[Input],
+    options: &ExportOptions,
+    pipeline: &Options,
+) -> Result<Columns, Error> {
+    match &options.tags {
+        TagColumns::Default => Ok(Columns::default_tags()),
+        TagColumns::Named(names) => Columns::named(names).map_err(Error::Usage),
+        TagColumns::All => {
+            if inputs.contains(&Input::Stdin) {
+                return Err(Error::Usage(
+                    "--tags all reads the inputs twice (once for the tag names), so it cannot read standard input; name the columns with --tags NAME,... or export a file".into(),
+                ));
+            }
+            let mut names = NameCollector::default();
+            let job = row::NamesJob {
+                selector: &options.selector,
+            };
+            pipeline::run(inputs, &job, &mut names, pipeline)?;
+            Ok(Columns::from_seen(&names.order))
+        }
+    }
+}
+
+/// Collects tag names in order of first appearance.
+#[derive(Default)]
+struct NameCollector {
+    order: Vec<Vec<u8>>,
+    seen: HashSet<Vec<u8>>,
+    /// The last game's name list: consecutive games of one archive mostly
+    /// have the same tags, which are then not looked up one by one.
+    last: Box<[u8]>,
+}
+
+impl Sink<Option<Box<[u8]>>> for NameCollector {
+    fn begin_game(&mut self, _info: &GameInfo, names: Option<Box<[u8]>>) -> io::Result<()> {
+        let Some(names) = names else { return Ok(()) };
+        if names == self.last {
+            return Ok(());
+        }
+        for name in row::names(&names) {
+            // Bounded: past a few times the column limit no name can get a
+            // column any more (collisions with fixed columns are few).
+            if self.order.len() >= 4 * columns::MAX_ALL_COLUMNS {
+                break;
+            }
+            if !self.seen.contains(name) {
+                self.seen.insert(name.to_vec());
+                self.order.push(name.to_vec());
+            }
+        }
+        self.last = names;
+        Ok(())
+    }
+
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
+/// The record batches of an export, produced on a thread of their own while
+/// the caller consumes them; an iterator that ends with the run's error, if
+/// any. Dropping it stops the run (at the next batch).
+pub struct Batches {
+    schema: SchemaRef,
+    rx: Option<Receiver<RecordBatch>>,
+    thread: Option<JoinHandle<Result<Summary, RunError>>>,
+    summary: Option<Summary>,
+}
+
+impl Batches {
+    /// The schema of every batch.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// What the run read, once the iterator has ended without an error.
+    pub fn summary(&self) -> Option<Summary> {
+        self.summary
+    }
+
+    fn join(&mut self) -> Option<Result<Summary, RunError>> {
+        self.rx = None;
+        let thread = self.thread.take()?;
+        Some(thread.join().unwrap_or_else(|_| {
+            Err(RunError::Sink(io::Error::other(
+                "the export thread failed unexpectedly",
+            )))
+        }))
+    }
+}
+
+impl Iterator for Batches {
+    type Item = Result<RecordBatch, RunError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(rx) = &self.rx
+            && let Ok(batch) = rx.recv()
+        {
+            return Some(Ok(batch));
+        }
+        match self.join()? {
+            Ok(summary) => {
+                self.summary = Some(summary);
+                None
+            }
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+impl Drop for Batches {
+    fn drop(&mut self) {
+        // The run sees the closed channel at its next batch and stops.
+        let _ = self.join();
+    }
+}
+
+/// The consumer went away (a [`Batches`] dropped early): not an error to report.
+#[derive(Debug, thiserror::Error)]
+#[error("the consumer of the export stopped reading")]
+pub struct Stopped;
+
+/// Starts the export of `inputs` with these `columns` (from [`columns`]):
+/// the rows come as record batches, in input order.
+pub fn batches(
+    inputs: &[Input],
+    columns: Columns,
+    options: &ExportOptions,
+    pipeline: &Options,
+) -> Batches {
+    let (tx, rx) = bounded(BATCHES_IN_FLIGHT);
+    let builder = batch::BatchBuilder::new(&columns);
+    let schema = builder.schema();
+    let inputs = inputs.to_vec();
+    let selector = options.selector.clone();
+    let pipeline = pipeline.clone();
+    let batch_rows = options.batch_rows.max(1);
+    let thread = std::thread::Builder::new()
+        .name("pgnfen-export".into())
+        .spawn(move || {
+            let job = row::ExportJob {
+                columns: &columns,
+                selector: &selector,
+            };
+            let mut sink = RowSink {
+                tx,
+                builder,
+                batch_rows,
+                file: Arc::from(""),
+                current: None,
+                summary: Summary::default(),
+            };
+            let games = pipeline::run(&inputs, &job, &mut sink, &pipeline);
+            let games = match games {
+                Ok(games) => games,
+                Err(RunError::Sink(e)) if e.get_ref().is_some_and(|r| r.is::<Stopped>()) => {
+                    return Ok(sink.summary);
+                }
+                Err(e) => return Err(e),
+            };
+            sink.flush_game().map_err(RunError::Sink)?;
+            sink.send().map_err(RunError::Sink)?;
+            sink.summary.games = games;
+            Ok(sink.summary)
+        });
+    match thread {
+        Ok(thread) => Batches {
+            schema,
+            rx: Some(rx),
+            thread: Some(thread),
+            summary: None,
+        },
+        Err(e) => {
+            // No thread: the iterator yields this error and ends.
+            let (tx2, rx2) = bounded(0);
+            drop(tx2);
+            let failed = std::thread::spawn(move || Err(RunError::Sink(e)));
+            Batches {
+                schema,
+                rx: Some(rx2),
+                thread: Some(failed),
+                summary: None,
+            }
+        }
+    }
+}
+
+/// Rows in input order into batches (on the merger thread).
+struct RowSink {
+    tx: Sender<RecordBatch>,
+    builder: batch::BatchBuilder,
+    batch_rows: usize,
+    file: Arc<str>,
+    /// The game being read: where it lies, its row (`None`: not exported),
+    /// its length so far (known when the next game or input begins).
+    current: Option<(GameInfo, Option<row::Row>, u64)>,
+    summary: Summary,
+}
+
+impl RowSink {
+    fn flush_game(&mut self) -> io::Result<()> {
+        let Some((info, row, length)) = self.current.take() else {
+            return Ok(());
+        };
+        let Some(row) = row else { return Ok(()) };
+        self.builder.append(&self.file, &info, length, &row);
+        self.summary.rows += 1;
+        if row.dropped_pairs > 0 {
+            self.summary.dropped_pairs += row.dropped_pairs;
+            self.summary.games_with_dropped_pairs += 1;
+        }
+        if self.builder.len() >= self.batch_rows {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self) -> io::Result<()> {
+        if self.builder.is_empty() {
+            return Ok(());
+        }
+        let batch = self.builder.finish();
+        self.tx.send(batch).map_err(|_| io::Error::other(Stopped))
+    }
+}
+
+impl Sink<Option<row::Row>> for RowSink {
+    fn begin_input(&mut self, input: &Input) -> io::Result<()> {
+        self.flush_game()?;
+        self.file = Arc::from(input.display_name());
+        Ok(())
+    }
+
+    fn begin_game(&mut self, info: &GameInfo, row: Option<row::Row>) -> io::Result<()> {
+        self.flush_game()?;
+        self.current = Some((*info, row, 0));
+        Ok(())
+    }
+
+    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        if let Some((_, _, length)) = &mut self.current {
+            *length += data.len() as u64;
+        }
+        Ok(())
+    }
+}

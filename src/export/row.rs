@@ -1,0 +1,291 @@
+//! Each game's row, built on the worker threads from its header: class, start
+//! position number, problem codes, and the tag values (unescaped, as UTF-8)
+//! placed in their columns or in `other_tags`.
+
+use crate::class::Class;
+use crate::pgn::tags::decode_value;
+use crate::pipeline::{Header, Job};
+use crate::problem::Code;
+use crate::select::Selector;
+
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+
+use super::columns::{Columns, NameHasher, fixed_tag_column};
+
+/// A tag's name is compared with the earlier ones one by one up to this many
+/// (see [`row`]); beyond, through a set.
+const SMALL: usize = 16;
+
+/// The distinct problem codes of a game, in the order `check` first reports
+/// them (packed: code index + 1 per 4 bits, the first in the lowest bits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Problems(u64);
+
+impl Problems {
+    fn add(&mut self, code: Code) {
+        let n = code as u64 + 1;
+        let mut rest = self.0;
+        let mut shift = 0;
+        while rest != 0 {
+            if rest & 0xF == n {
+                return;
+            }
+            rest >>= 4;
+            shift += 4;
+        }
+        // 14 codes fit in 56 bits: every code once at most.
+        self.0 |= n << shift;
+    }
+
+    /// The codes, in order.
+    pub fn iter(self) -> impl Iterator<Item = Code> {
+        let mut rest = self.0;
+        std::iter::from_fn(move || {
+            let n = rest & 0xF;
+            rest >>= 4;
+            (n != 0).then(|| Code::ALL[n as usize - 1])
+        })
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// A null span.
+const NULL: (u32, u32) = (u32::MAX, u32::MAX);
+
+/// One game's row, without what only the merger knows (file, game number,
+/// offset, length, line). Values live in one string; two allocations a game.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub class: Class,
+    pub chess960_position: Option<u16>,
+    pub problems: Problems,
+    /// Every value (and the names of `other_tags`), concatenated.
+    text: String,
+    /// Spans into `text`: `variant`, `fen`, then one per tag column ([`NULL`]
+    /// when absent), then a (name, value) pair of spans per other tag.
+    spans: Vec<(u32, u32)>,
+    columns: usize,
+    /// Tag pairs of the header that were not kept (see [`Header::dropped_pairs`]).
+    pub dropped_pairs: u64,
+}
+
+impl Row {
+    fn get(&self, span: (u32, u32)) -> Option<&str> {
+        (span != NULL).then(|| &self.text[span.0 as usize..span.1 as usize])
+    }
+
+    /// The first Variant tag's value.
+    pub fn variant(&self) -> Option<&str> {
+        self.get(self.spans[0])
+    }
+
+    /// The first FEN tag's value.
+    pub fn fen(&self) -> Option<&str> {
+        self.get(self.spans[1])
+    }
+
+    /// Tag column `i`'s value.
+    pub fn tag(&self, i: usize) -> Option<&str> {
+        self.get(self.spans[2 + i])
+    }
+
+    /// The other tags, (name, value), in header order.
+    pub fn other_tags(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.spans[2 + self.columns..].chunks_exact(2).map(|p| {
+            (
+                &self.text[p[0].0 as usize..p[0].1 as usize],
+                &self.text[p[1].0 as usize..p[1].1 as usize],
+            )
+        })
+    }
+
+    /// How many other tags.
+    pub fn other_len(&self) -> usize {
+        (self.spans.len() - 2 - self.columns) / 2
+    }
+}
+
+/// Appends `bytes` as UTF-8 (an invalid byte becomes U+FFFD) and returns its span.
+fn push_text(text: &mut String, bytes: &[u8]) -> (u32, u32) {
+    let start = text.len();
+    match std::str::from_utf8(bytes) {
+        Ok(s) => text.push_str(s),
+        Err(_) => text.push_str(&String::from_utf8_lossy(bytes)),
+    }
+    // Headers are bounded (pipeline::game), far below 4 GiB.
+    (start as u32, text.len() as u32)
+}
+
+/// The row of a header.
+pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
+    let (class, chess960_position, problems) = if header.is_empty() {
+        (Class::Standard, None, Problems::default())
+    } else {
+        let verdict = header.verdict();
+        let mut problems = Problems::default();
+        for p in &verdict.problems {
+            problems.add(p.problem.code);
+        }
+        if verdict.unlisted_duplicates > 0 {
+            problems.add(Code::DuplicateTag);
+        }
+        (verdict.class, verdict.chess960_position, problems)
+    };
+    let n = columns.tags().len();
+    let mut text = String::with_capacity(256);
+    let mut spans = vec![NULL; 2 + n];
+    let mut others: Option<HashSet<&[u8], BuildHasherDefault<NameHasher>>> = None;
+    for (pair_index, (name, raw)) in header.pairs().enumerate() {
+        let slot = match fixed_tag_column(name) {
+            Some(i) => Some(i),
+            None => columns.index(name).map(|i| 2 + i),
+        };
+        match slot {
+            // A repeated tag: the first pair counts (as for SetUp/FEN/Variant
+            // in classification and for `--tag`).
+            Some(i) if spans[i] != NULL => {}
+            Some(i) => spans[i] = push_text(&mut text, &decode_value(raw)),
+            None => {
+                // Seen before? Few tags before it: compare with each; many (a
+                // hostile header): a set, so that 1,000 tags cost no million compares.
+                let seen = if pair_index <= SMALL {
+                    header.pairs().take(pair_index).any(|(n, _)| n == name)
+                } else {
+                    let set = others.get_or_insert_with(|| {
+                        header.pairs().take(pair_index).map(|(n, _)| n).collect()
+                    });
+                    !set.insert(name)
+                };
+                if !seen {
+                    let name = push_text(&mut text, name);
+                    let value = push_text(&mut text, &decode_value(raw));
+                    spans.push(name);
+                    spans.push(value);
+                }
+            }
+        }
+    }
+    Row {
+        class,
+        chess960_position,
+        problems,
+        text,
+        spans,
+        columns: n,
+        dropped_pairs: header.dropped_pairs(),
+    }
+}
+
+/// The per-game work of `export`: the row of each game that satisfies the
+/// `--tag` expressions (`None` for the others).
+pub struct ExportJob<'a> {
+    pub columns: &'a Columns,
+    pub selector: &'a Selector,
+}
+
+impl Job for ExportJob<'_> {
+    type Game = Option<Row>;
+
+    fn game(&self, header: &Header<'_>) -> Option<Row> {
+        self.selector
+            .matches(|i| header.extra(i))
+            .then(|| row(header, self.columns))
+    }
+
+    fn extra_tags(&self) -> &[Vec<u8>] {
+        self.selector.names()
+    }
+
+    fn all_pairs(&self) -> bool {
+        true
+    }
+}
+
+/// The first pass of `--tags all`: the tag names of each exported game's
+/// header, length-prefixed in one buffer (`None` for a game `--tag` leaves out).
+pub struct NamesJob<'a> {
+    pub selector: &'a Selector,
+}
+
+impl Job for NamesJob<'_> {
+    type Game = Option<Box<[u8]>>;
+
+    fn game(&self, header: &Header<'_>) -> Option<Box<[u8]>> {
+        if !self.selector.matches(|i| header.extra(i)) {
+            return None;
+        }
+        let mut names = Vec::with_capacity(16 * header.pairs().len());
+        for (name, _) in header.pairs() {
+            names.extend_from_slice(&(name.len() as u32).to_le_bytes());
+            names.extend_from_slice(name);
+        }
+        Some(names.into_boxed_slice())
+    }
+
+    fn extra_tags(&self) -> &[Vec<u8>] {
+        self.selector.names()
+    }
+
+    fn all_pairs(&self) -> bool {
+        true
+    }
+}
+
+/// The names of a [`NamesJob`] buffer.
+pub fn names(buffer: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = buffer;
+    std::iter::from_fn(move || {
+        let (len, tail) = rest.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        let (name, tail) = tail.split_at(len);
+        rest = tail;
+        Some(name)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn problems_keep_first_order_once() {
+        let mut p = Problems::default();
+        assert!(p.is_empty());
+        for c in [
+            Code::MissingVariant,
+            Code::FenSyntax,
+            Code::MissingVariant,
+            Code::LossyCastling,
+            Code::FenSyntax,
+        ] {
+            p.add(c);
+        }
+        assert_eq!(
+            p.iter().collect::<Vec<_>>(),
+            [Code::MissingVariant, Code::FenSyntax, Code::LossyCastling]
+        );
+        let mut all = Problems::default();
+        for c in Code::ALL.iter().rev() {
+            all.add(*c);
+        }
+        assert_eq!(all.iter().count(), Code::ALL.len());
+        assert_eq!(all.iter().next(), Some(Code::LossyCastling));
+    }
+
+    #[test]
+    fn names_round_trip() {
+        let mut b = Vec::new();
+        for n in [&b"Event"[..], b"", b"WhiteElo"] {
+            b.extend_from_slice(&(n.len() as u32).to_le_bytes());
+            b.extend_from_slice(n);
+        }
+        assert_eq!(
+            names(&b).collect::<Vec<_>>(),
+            [&b"Event"[..], b"", b"WhiteElo"]
+        );
+    }
+}

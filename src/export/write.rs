@@ -1,0 +1,177 @@
+//! Writing the record batches of an export: Parquet (zstd-compressed column
+//! chunks, row groups of bounded size), CSV or JSON lines, to an [`Output`]
+//! (a temporary file renamed into place when everything was written).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+use super::text::{Csv, JsonLines};
+use super::{Batches, Error, Summary};
+use crate::pipeline::output::{Output, WriteError};
+
+/// Rows per Parquet row group. The writer keeps a row group's encoded pages
+/// in memory until it is complete, so this bounds the writer's memory (about
+/// 10–30 MiB for lichess-like headers); readers such as DuckDB read row groups
+/// in parallel, so a large archive still has many.
+pub const ROW_GROUP_ROWS: usize = 128 * 1024;
+
+/// zstd level of the Parquet column chunks: level 3 (zstd's default) costs
+/// little more time than 1 and gives smaller files.
+pub const ZSTD_LEVEL: i32 = 3;
+
+/// The file formats of `export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Parquet,
+    Csv,
+    Jsonl,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Parquet => "parquet",
+            Format::Csv => "csv",
+            Format::Jsonl => "jsonl",
+        }
+    }
+
+    /// The format an output's name asks for: `.parquet`, `.csv`, `.jsonl`
+    /// (or `.ndjson`), the last two also with a compression ending (`.csv.zst`).
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        let base = ["gz", "bz2", "zst"]
+            .iter()
+            .find_map(|c| name.strip_suffix(&format!(".{c}")))
+            .unwrap_or(&name);
+        if base.ends_with(".parquet") {
+            // A compressed Parquet file is no Parquet file for any reader:
+            // `check_output` refuses the combination.
+            return Some(Format::Parquet);
+        }
+        if base.ends_with(".csv") {
+            return Some(Format::Csv);
+        }
+        if base.ends_with(".jsonl") || base.ends_with(".ndjson") {
+            return Some(Format::Jsonl);
+        }
+        None
+    }
+}
+
+/// Whether `format` can be written to `path`: Parquet compresses its column
+/// chunks itself, and a `.parquet.gz` would be a file no reader opens.
+pub fn check_output(format: Format, path: Option<&Path>) -> Result<(), String> {
+    let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
+        return Ok(());
+    };
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    if format == Format::Parquet && [".gz", ".bz2", ".zst"].iter().any(|c| name.ends_with(c)) {
+        return Err(format!(
+            "{}: Parquet files are compressed inside (zstd column chunks); write {} without the compression ending",
+            path.display(),
+            path.with_extension("").display()
+        ));
+    }
+    Ok(())
+}
+
+/// A write error that names the output.
+fn named(output_name: &str, e: io::Error) -> Error {
+    if e.get_ref().is_some_and(|r| r.is::<WriteError>()) {
+        return Error::Write(e);
+    }
+    Error::Write(io::Error::new(
+        e.kind(),
+        WriteError {
+            file: output_name.to_string(),
+            source: e,
+        },
+    ))
+}
+
+/// A Parquet error as an I/O error (the I/O error it wraps when it is one).
+fn parquet_error(e: parquet::errors::ParquetError) -> io::Error {
+    match e {
+        parquet::errors::ParquetError::External(inner) => match inner.downcast::<io::Error>() {
+            Ok(io) => *io,
+            Err(other) => io::Error::other(other.to_string()),
+        },
+        other => io::Error::other(other.to_string()),
+    }
+}
+
+/// Writes every batch to `output` in `format` and commits it (renamed into
+/// place) when the run succeeded; on an error the output is dropped, so a
+/// file output leaves nothing behind.
+pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Summary, Error> {
+    let name = output.name().to_string();
+    let schema = batches.schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let output = match format {
+        Format::Parquet => {
+            let props = WriterProperties::builder()
+                .set_compression(Compression::ZSTD(
+                    ZstdLevel::try_new(ZSTD_LEVEL).map_err(|e| named(&name, parquet_error(e)))?,
+                ))
+                .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+                .set_created_by(format!("pgnfen {}", env!("CARGO_PKG_VERSION")))
+                .build();
+            let mut writer = ArrowWriter::try_new(output, schema.clone(), Some(props))
+                .map_err(|e| named(&name, parquet_error(e)))?;
+            for batch in batches.by_ref() {
+                let batch = batch?;
+                writer
+                    .write(&batch)
+                    .map_err(|e| named(&name, parquet_error(e)))?;
+            }
+            writer
+                .into_inner()
+                .map_err(|e| named(&name, parquet_error(e)))?
+        }
+        Format::Csv => {
+            let mut csv = Csv::new(output, &names).map_err(|e| named(&name, e))?;
+            for batch in batches.by_ref() {
+                csv.write_batch(&batch?).map_err(|e| named(&name, e))?;
+            }
+            csv.into_inner().map_err(|e| named(&name, e))?
+        }
+        Format::Jsonl => {
+            let mut jsonl = JsonLines::new(output, &names);
+            for batch in batches.by_ref() {
+                jsonl.write_batch(&batch?).map_err(|e| named(&name, e))?;
+            }
+            jsonl.into_inner()
+        }
+    };
+    let summary = batches.summary().unwrap_or_default();
+    let mut output = output;
+    output.flush().map_err(|e| named(&name, e))?;
+    output.commit().map_err(|e| named(&name, e))?;
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_from_names() {
+        let f = |s: &str| Format::from_path(Path::new(s));
+        assert_eq!(f("a.parquet"), Some(Format::Parquet));
+        assert_eq!(f("A.PARQUET"), Some(Format::Parquet));
+        assert_eq!(f("a.csv"), Some(Format::Csv));
+        assert_eq!(f("a.csv.zst"), Some(Format::Csv));
+        assert_eq!(f("dir/a.jsonl.gz"), Some(Format::Jsonl));
+        assert_eq!(f("a.ndjson"), Some(Format::Jsonl));
+        assert_eq!(f("a.txt"), None);
+        assert_eq!(f("a.pgn.zst"), None);
+        assert!(check_output(Format::Parquet, Some(Path::new("a.parquet.zst"))).is_err());
+        assert!(check_output(Format::Parquet, Some(Path::new("a.parquet"))).is_ok());
+        assert!(check_output(Format::Csv, Some(Path::new("a.csv.zst"))).is_ok());
+    }
+}

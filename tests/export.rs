@@ -1,0 +1,427 @@
+//! `pgnfen export`: rows against `index` and `stats`, tag values against the
+//! file, Parquet read back with the parquet crate against JSON lines and CSV,
+//! `--tags` lists and `all`, usage errors; on the shared corpus when present.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int16Type, Int32Type, Int64Type};
+use arrow_array::{Array, RecordBatch};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use serde_json::{Value, json};
+
+use common::run;
+
+/// Games with what a table must get right: escapes, duplicates (the first
+/// pair counts), several pairs on a line, an empty value, Elo that is no
+/// number, invalid UTF-8, a Chess960 game, a malformed one, a long tag name.
+const TRICKY: &[u8] = b"[Event \"a \\\"quoted\\\" event\"] [Site \"x\"]\n\
+[White \"back\\\\slash\"]\n[White \"second\"]\n[WhiteElo \"2600\"]\n[BlackElo \"?\"]\n\
+[Annotator \"A\"]\n[Annotator \"B\"]\n[Empty \"\"]\n[ThisIsAVeryLongTagNameIndeedOfSomeLength \"long\"]\n\
+\n1. e4 *\n\n\
+[Event \"960\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+[FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n\
+[BlackElo \"-5\"]\n[Black \"caf\xe9\"]\n\n1. f5 1-0\n\n\
+[Event \"bad\"]\n[SetUp \"1\"]\n\n*\n";
+
+fn write_tmp(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, data).unwrap();
+    p
+}
+
+fn export(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["export", "-q"];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+fn ok(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn jsonl(out: &[u8]) -> Vec<Value> {
+    out.split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
+fn export_jsonl(args: &[&str]) -> Vec<Value> {
+    let out = export(args);
+    ok(&out);
+    jsonl(&out.stdout)
+}
+
+#[test]
+fn rows_of_tricky_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write_tmp(dir.path(), "t.pgn", TRICKY);
+    let rows = export_jsonl(&[pgn.to_str().unwrap()]);
+    assert_eq!(rows.len(), 3);
+    let r = &rows[0];
+    assert_eq!(r["game"], 1);
+    assert_eq!(r["offset"], 0);
+    assert_eq!(r["line"], 1);
+    assert_eq!(r["class"], "standard");
+    assert_eq!(r["Event"], "a \"quoted\" event");
+    assert_eq!(r["Site"], "x");
+    // Duplicates: the first pair counts, in columns and in other_tags.
+    assert_eq!(r["White"], "back\\slash");
+    assert_eq!(r["WhiteElo"], 2600);
+    assert_eq!(r["BlackElo"], Value::Null, "? is no number");
+    assert_eq!(r["Black"], Value::Null, "absent");
+    assert_eq!(
+        r["other_tags"],
+        json!({"Annotator": "A", "Empty": "", "ThisIsAVeryLongTagNameIndeedOfSomeLength": "long"})
+    );
+    assert_eq!(r["problems"], json!([]));
+    let r = &rows[1];
+    assert_eq!(r["class"], "chess960");
+    assert_eq!(r["chess960_position"], Value::Null, "not a start array");
+    assert_eq!(r["variant"], "Chess960");
+    assert_eq!(
+        r["fen"],
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+    );
+    assert_eq!(r["BlackElo"], -5);
+    assert_eq!(r["Black"], "caf\u{FFFD}", "invalid UTF-8 becomes U+FFFD");
+    // SetUp has no column: it is in other_tags; FEN and Variant are not.
+    assert_eq!(r["other_tags"], json!({"SetUp": "1"}));
+    let r = &rows[2];
+    assert_eq!(r["class"], "malformed");
+    assert_eq!(r["problems"], json!(["setup-without-fen"]));
+    // Spans cover the file.
+    let total: u64 = rows.iter().map(|r| r["length"].as_u64().unwrap()).sum();
+    assert_eq!(total, TRICKY.len() as u64);
+}
+
+#[test]
+fn named_and_all_tag_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write_tmp(dir.path(), "t.pgn", TRICKY);
+    let p = pgn.to_str().unwrap();
+    let rows = export_jsonl(&["--tags", "Annotator,WhiteElo,Nope", p]);
+    let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys[10..],
+        ["Annotator", "WhiteElo", "Nope", "other_tags"]
+            .iter()
+            .collect::<Vec<_>>()[..]
+    );
+    assert_eq!(rows[0]["Annotator"], "A");
+    assert_eq!(rows[0]["Nope"], Value::Null);
+    assert_eq!(rows[0]["other_tags"]["Event"], "a \"quoted\" event");
+    // `all`: every name met, in order of first appearance; FEN and Variant
+    // are the fen and variant columns.
+    let rows = export_jsonl(&["--tags", "all", p]);
+    let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys[10..],
+        [
+            "Event",
+            "Site",
+            "White",
+            "WhiteElo",
+            "BlackElo",
+            "Annotator",
+            "Empty",
+            "ThisIsAVeryLongTagNameIndeedOfSomeLength",
+            "SetUp",
+            "Black",
+            "other_tags"
+        ]
+        .iter()
+        .collect::<Vec<_>>()[..]
+    );
+    assert!(rows.iter().all(|r| r["other_tags"] == json!({})));
+    assert_eq!(rows[2]["SetUp"], "1");
+    assert_eq!(rows[1]["BlackElo"], -5);
+}
+
+#[test]
+fn all_with_many_and_colliding_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pgn = Vec::new();
+    for g in 0..3 {
+        for t in 0..300 {
+            pgn.extend_from_slice(format!("[T{g}x{t} \"{t}\"]\n").as_bytes());
+        }
+        // Collides (ignoring case) with the fixed column `class`, and with T0x0.
+        pgn.extend_from_slice(b"[Class \"c\"]\n[t0X0 \"d\"]\n\n*\n\n");
+    }
+    let path = write_tmp(dir.path(), "many.pgn", &pgn);
+    let rows = export_jsonl(&["--tags", "all", path.to_str().unwrap()]);
+    assert_eq!(rows.len(), 3);
+    let keys = rows[0].as_object().unwrap().len();
+    assert_eq!(keys, 10 + 900 + 1);
+    for (g, r) in rows.iter().enumerate() {
+        assert_eq!(r[format!("T{g}x299")], "299");
+        assert_eq!(r["other_tags"], json!({"Class": "c", "t0X0": "d"}));
+    }
+    assert_eq!(rows[1]["T0x5"], Value::Null);
+}
+
+#[test]
+fn usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write_tmp(dir.path(), "t.pgn", TRICKY);
+    let p = pgn.to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (&["--tags", "all", "-"], "standard input"),
+        (&["-o", "x.txt", p], "cannot tell the format"),
+        (&["-o", "x.parquet.zst", p], "compressed inside"),
+        (&["--tags", "FEN", p], "column fen"),
+        (&["--tags", "White,White", p], "twice"),
+        (&["--tag", "WhiteElo>>1", p], ""),
+    ];
+    for (args, message) in cases {
+        let mut all = args.to_vec();
+        let out_path = dir.path().join("x.parquet");
+        let o = out_path.to_str().unwrap().to_string();
+        if !args.contains(&"-o") {
+            all.extend(["-o", &o]);
+        }
+        let out = export(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(!out_path.exists(), "{args:?}: nothing written");
+    }
+}
+
+#[test]
+fn tag_selection_keeps_game_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write_tmp(dir.path(), "t.pgn", TRICKY);
+    let rows = export_jsonl(&["--tag", "Event=960", pgn.to_str().unwrap()]);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["game"], 2);
+}
+
+/// Every row of a Parquet file as JSON values of the same shape as JSON lines,
+/// read with the parquet crate (an independent path from the text writers).
+fn parquet_rows(path: &Path) -> Vec<Value> {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch: RecordBatch = batch.unwrap();
+        for i in 0..batch.num_rows() {
+            let mut row = serde_json::Map::new();
+            for (field, col) in batch.schema().fields().iter().zip(batch.columns()) {
+                let v = if col.is_null(i) {
+                    Value::Null
+                } else {
+                    match col.data_type() {
+                        arrow_schema::DataType::Utf8 => json!(col.as_string::<i32>().value(i)),
+                        arrow_schema::DataType::Int64 => {
+                            json!(col.as_primitive::<Int64Type>().value(i))
+                        }
+                        arrow_schema::DataType::Int32 => {
+                            json!(col.as_primitive::<Int32Type>().value(i))
+                        }
+                        arrow_schema::DataType::Int16 => {
+                            json!(col.as_primitive::<Int16Type>().value(i))
+                        }
+                        arrow_schema::DataType::List(_) => {
+                            let l = col.as_list::<i32>().value(i);
+                            let s = l.as_string::<i32>();
+                            json!((0..s.len()).map(|j| s.value(j)).collect::<Vec<_>>())
+                        }
+                        arrow_schema::DataType::Map(..) => {
+                            let m = col.as_map();
+                            let (k, v) =
+                                (m.keys().as_string::<i32>(), m.values().as_string::<i32>());
+                            let o = m.value_offsets();
+                            let mut obj = serde_json::Map::new();
+                            for j in o[i] as usize..o[i + 1] as usize {
+                                obj.insert(k.value(j).into(), json!(v.value(j)));
+                            }
+                            Value::Object(obj)
+                        }
+                        other => panic!("unexpected type {other}"),
+                    }
+                };
+                row.insert(field.name().clone(), v);
+            }
+            rows.push(Value::Object(row));
+        }
+    }
+    rows
+}
+
+/// A CSV file's rows as JSON values: empty fields as null, numbers and the
+/// JSON text of problems/other_tags parsed (CSV cannot tell "" from null).
+fn csv_rows(path: &Path) -> Vec<Value> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let headers = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            let obj: serde_json::Map<String, Value> = headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, f)| {
+                    let v = if f.is_empty() {
+                        Value::Null
+                    } else if matches!(h, "problems" | "other_tags")
+                        || (matches!(
+                            h,
+                            "game"
+                                | "offset"
+                                | "length"
+                                | "line"
+                                | "chess960_position"
+                                | "WhiteElo"
+                                | "BlackElo"
+                        ))
+                    {
+                        serde_json::from_str(f).unwrap()
+                    } else {
+                        json!(f)
+                    };
+                    (h.to_string(), v)
+                })
+                .collect();
+            Value::Object(obj)
+        })
+        .collect()
+}
+
+/// Empty strings as null (for comparing with CSV).
+fn blank_to_null(rows: &[Value]) -> Vec<Value> {
+    rows.iter()
+        .map(|r| {
+            let mut r = r.clone();
+            for (_, v) in r.as_object_mut().unwrap().iter_mut() {
+                if v == "" {
+                    *v = Value::Null;
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+/// Exports `input` in the three formats (CSV compressed) and checks they hold
+/// the same rows, and that the rows' spans and classes are `index`'s.
+fn three_formats_agree(input: &Path, dir: &Path) -> usize {
+    let i = input.to_str().unwrap();
+    let pq = dir.join("o.parquet");
+    let csv_path = dir.join("o.csv");
+    let jl = dir.join("o.jsonl.zst");
+    ok(&export(&["-o", pq.to_str().unwrap(), i]));
+    ok(&export(&["-o", csv_path.to_str().unwrap(), i]));
+    ok(&export(&["-o", jl.to_str().unwrap(), i]));
+    let from_parquet = parquet_rows(&pq);
+    let jl_bytes = zstd::decode_all(File::open(&jl).unwrap()).unwrap();
+    let from_jsonl = jsonl(&jl_bytes);
+    assert_eq!(from_parquet, from_jsonl, "{i}: parquet vs jsonl");
+    assert_eq!(
+        blank_to_null(&from_parquet),
+        csv_rows(&csv_path),
+        "{i}: parquet vs csv"
+    );
+    let index = run(&["index", i]);
+    ok(&index);
+    let index = jsonl(&index.stdout);
+    assert_eq!(index.len(), from_parquet.len(), "{i}: one row per game");
+    for (row, ix) in from_parquet.iter().zip(&index) {
+        for k in [
+            "game",
+            "offset",
+            "length",
+            "line",
+            "class",
+            "chess960_position",
+        ] {
+            assert_eq!(row[k], ix[k], "{i}: {k} of game {}", ix["game"]);
+        }
+        if let Some(elo) = row["WhiteElo"].as_i64() {
+            assert!(elo.to_string().len() < 12);
+        }
+    }
+    from_parquet.len()
+}
+
+#[test]
+fn formats_agree_on_small_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write_tmp(dir.path(), "t.pgn", TRICKY);
+    assert_eq!(three_formats_agree(&pgn, dir.path()), 3);
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    for entry in std::fs::read_dir(samples).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "pgn") {
+            three_formats_agree(&path, dir.path());
+        }
+    }
+}
+
+#[test]
+fn corpus_files() {
+    // PGNFEN_CORPUS names the corpus of a checkout that has no ../shared.
+    let corpus = std::env::var_os("PGNFEN_CORPUS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+        PathBuf::from,
+    );
+    if !corpus.is_dir() {
+        println!("skipped: {} not found", corpus.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = 0;
+    for sub in ["real", "generated", "generated/edge"] {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(corpus.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let rows = three_formats_agree(&path, dir.path());
+            let stats = common::json(&run(&["stats", "--format", "json", path.to_str().unwrap()]));
+            assert_eq!(
+                rows as u64,
+                stats["games"].as_u64().unwrap(),
+                "{}",
+                path.display()
+            );
+            files += 1;
+        }
+    }
+    assert!(files > 30, "{files} corpus files");
+}
+
+#[test]
+fn class_counts_equal_stats() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/mixed.pgn");
+    let p = samples.to_str().unwrap();
+    let rows = export_jsonl(&[p]);
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for r in &rows {
+        *counts
+            .entry(r["class"].as_str().unwrap().to_string())
+            .or_default() += 1;
+    }
+    let stats = common::json(&run(&["stats", "--format", "json", p]));
+    for (class, n) in stats["classes"].as_object().unwrap() {
+        assert_eq!(
+            counts.get(class).copied().unwrap_or(0),
+            n.as_u64().unwrap(),
+            "{class}"
+        );
+    }
+}
