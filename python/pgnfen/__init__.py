@@ -10,6 +10,8 @@ same Rust code (no subprocess). Results mirror the JSON of the commands:
   ``convert(*paths, output=..., to=...)``: write files as the commands do and
   return a dict of counts.
 * ``games(*paths)``: a streaming iterator of ``Game`` objects, in input order.
+* ``scan(*paths, tags=None)``: the rows of ``pgnfen export`` as a
+  ``pyarrow.RecordBatchReader`` (needs pyarrow: ``pip install ./python[arrow]``).
 
 Paths are ``str`` or ``os.PathLike``, plain or compressed (gzip, bzip2,
 zstd). I/O errors raise ``OSError`` (``FileNotFoundError`` for a missing
@@ -18,6 +20,7 @@ The GIL is released while the work runs on ``threads`` worker threads.
 """
 
 from ._pgnfen import (  # noqa: F401  (re-exported)
+    ArrowStream,
     Game,
     GameIterator,
     __version__,
@@ -26,10 +29,47 @@ from ._pgnfen import (  # noqa: F401  (re-exported)
     fen,
     filter,
     games,
+    scan_stream,
     stats,
 )
 
+
+def scan(*paths, tags=None, threads=None):
+    """Every game's headers as Arrow record batches: the rows of ``pgnfen export``.
+
+    Returns a ``pyarrow.RecordBatchReader`` with one row per game, in input
+    order: ``file``, ``game``, ``offset``, ``length``, ``line``, ``class``,
+    ``chess960_position``, ``variant``, ``fen``, ``problems``, then one column
+    per tag and ``other_tags`` (a map of the remaining tags). ``tags``: None
+    for the default columns (the Seven Tag Roster, ``WhiteElo``, ``BlackElo``,
+    ``ECO``, ``Opening``, ``TimeControl``, ``Termination``, ``UTCDate``,
+    ``UTCTime``), a list of tag names, or ``"all"`` (one column for every tag
+    name met; the files are read twice).
+
+    The reader implements the Arrow PyCapsule interface, so
+    ``polars.from_arrow(reader)``, ``duckdb.sql("select ... from reader")`` and
+    ``reader.read_pandas()`` take it without a copy. The batches are built on
+    ``threads`` worker threads (default: one per core) with bounded memory; the
+    reader can be read once.
+
+    >>> reader = pgnfen.scan("a.pgn.zst")
+    >>> table = reader.read_all()
+
+    Raises FileNotFoundError/OSError for a file that cannot be read, ValueError
+    for bad tag names, ImportError when pyarrow is not installed.
+    """
+    try:
+        import pyarrow
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "pgnfen.scan() returns a pyarrow.RecordBatchReader: pip install pyarrow"
+        ) from e
+    stream = scan_stream(*paths, tags=tags, threads=threads)
+    return pyarrow.RecordBatchReader.from_stream(stream)
+
+
 __all__ = [
+    "ArrowStream",
     "Game",
     "GameIterator",
     "check",
@@ -37,5 +77,6 @@ __all__ = [
     "fen",
     "filter",
     "games",
+    "scan",
     "stats",
 ]

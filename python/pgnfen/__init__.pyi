@@ -1,6 +1,8 @@
 """Type stubs of pgnfen (the native module re-exported by the package)."""
 
 import os
+
+import pyarrow
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 _Path = Union[str, "os.PathLike[str]"]
@@ -85,3 +87,26 @@ def convert(
 
 def games(*paths: _Path, threads: Optional[int] = None) -> GameIterator:
     """Stream the games of these files, in input order."""
+
+class ArrowStream:
+    """The rows of an export as an Arrow C stream (consumed once)."""
+
+    @property
+    def column_names(self) -> List[str]:
+        """The column names, in order."""
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+        """Hands the stream over as a PyCapsule (the Arrow PyCapsule interface)."""
+
+def scan_stream(
+    *paths: _Path,
+    tags: Union[None, str, Sequence[str]] = None,
+    threads: Optional[int] = None,
+) -> ArrowStream:
+    """The native half of ``scan``: the export's rows as an ``ArrowStream``."""
+
+def scan(
+    *paths: _Path,
+    tags: Union[None, str, Sequence[str]] = None,
+    threads: Optional[int] = None,
+) -> "pyarrow.RecordBatchReader":
+    """The rows of ``pgnfen export`` as a ``pyarrow.RecordBatchReader``."""

@@ -27,6 +27,8 @@ use pgnfen::pipeline::{Input, Options, RunError, check_inputs_exist};
 use pgnfen::select::Selector;
 use pgnfen::{Class, Error, filter};
 
+mod scan;
+
 /// How long `games()` waits with the GIL released before it looks for Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
@@ -590,6 +592,8 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(filter_games, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::scan_stream, m)?)?;
+    m.add_class::<scan::ArrowStream>()?;
     m.add_class::<PyGame>()?;
     m.add_class::<GameIterator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,0 +1,145 @@
+//! `pgnfen.scan`: the rows of `pgnfen export` as an Arrow stream.
+//!
+//! The native object implements the Arrow PyCapsule interface
+//! (`__arrow_c_stream__`): pyarrow, polars and DuckDB take the stream over
+//! without a copy and without going through Python per batch. The record
+//! batches are built by the library's export on threads of their own (the
+//! pipeline's workers and one export thread), with at most two batches waiting,
+//! so memory stays bounded whatever the size of the input.
+
+use std::ffi::CString;
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, SchemaRef};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyTuple};
+
+use pgnfen::export::{self, Batches, ExportOptions, TagColumns};
+use pgnfen::select::Selector;
+
+use crate::{command_error, inputs, options};
+
+/// The rows of an export not yet handed over: a stream for one consumer.
+#[pyclass(module = "pgnfen", name = "ArrowStream")]
+pub struct ArrowStream {
+    schema: SchemaRef,
+    batches: Option<Batches>,
+}
+
+/// The batches as an Arrow `RecordBatchReader`; an input error ends the stream
+/// with that error (the consumer raises it, pyarrow as `OSError`-like
+/// `ArrowException` with the CLI's message).
+struct Reader {
+    schema: SchemaRef,
+    batches: Batches,
+}
+
+impl Iterator for Reader {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.batches.next().map(|batch| {
+            batch.map_err(|e| ArrowError::ExternalError(Box::new(pgnfen::Error::from(e))))
+        })
+    }
+}
+
+impl RecordBatchReader for Reader {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}
+
+#[pymethods]
+impl ArrowStream {
+    /// Hands the stream over (the Arrow PyCapsule interface). A stream can be
+    /// consumed once; ``requested_schema`` is not supported (the schema is the
+    /// export's) and must be None.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &mut self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        if requested_schema.is_some_and(|s| !s.is_none()) {
+            return Err(PyValueError::new_err(
+                "pgnfen.scan() streams the export's own schema; cast the batches after reading",
+            ));
+        }
+        let batches = self.batches.take().ok_or_else(|| {
+            PyValueError::new_err(
+                "this pgnfen stream was already consumed; call pgnfen.scan() again",
+            )
+        })?;
+        let reader = Reader {
+            schema: self.schema.clone(),
+            batches,
+        };
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        let name = CString::new("arrow_array_stream").expect("no NUL in the name");
+        // The consumer moves the stream out (leaving its release callback
+        // null); dropping the capsule's copy then releases nothing, and an
+        // unconsumed stream is released, which stops the export.
+        PyCapsule::new(py, stream, Some(name))
+    }
+
+    /// The column names, in order.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
+    }
+}
+
+/// The tag columns a `tags` argument names: None (the default columns),
+/// "all", or a list of names (a str is one name list separated by commas).
+fn tag_columns(tags: Option<&Bound<'_, PyAny>>) -> PyResult<TagColumns> {
+    let Some(tags) = tags.filter(|t| !t.is_none()) else {
+        return Ok(TagColumns::Default);
+    };
+    if let Ok(s) = tags.extract::<String>() {
+        return TagColumns::parse(&s).map_err(PyValueError::new_err);
+    }
+    let names: Vec<String> = tags
+        .extract()
+        .map_err(|_| PyValueError::new_err("tags must be None, \"all\" or a list of tag names"))?;
+    Ok(TagColumns::Named(names))
+}
+
+/// The native half of ``pgnfen.scan``: starts the export and returns its
+/// stream (``pgnfen.scan`` wraps it in a ``pyarrow.RecordBatchReader``).
+#[pyfunction]
+#[pyo3(signature = (*paths, tags=None, threads=None))]
+pub fn scan_stream(
+    py: Python<'_>,
+    paths: &Bound<'_, PyTuple>,
+    tags: Option<&Bound<'_, PyAny>>,
+    threads: Option<usize>,
+) -> PyResult<ArrowStream> {
+    let inputs = inputs(paths, "scan")?;
+    let pipeline = options(threads)?;
+    let export_options = ExportOptions {
+        tags: tag_columns(tags)?,
+        selector: Selector::default(),
+        ..ExportOptions::default()
+    };
+    if let TagColumns::Named(names) = &export_options.tags {
+        export::Columns::named(names)
+            .map_err(|m| PyValueError::new_err(format!("invalid tags: {m}")))?;
+    }
+    pgnfen::pipeline::check_inputs_exist(&inputs).map_err(command_error)?;
+    // `tags="all"` reads the inputs once for the names: without the GIL.
+    let columns = py
+        .detach(|| export::columns(&inputs, &export_options, &pipeline))
+        .map_err(|e| command_error(e.into()))?;
+    let batches = export::batches(&inputs, columns, &export_options, &pipeline);
+    Ok(ArrowStream {
+        schema: batches.schema(),
+        batches: Some(batches),
+    })
+}
