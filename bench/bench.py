@@ -28,7 +28,8 @@ PGN_EXTRACT = shutil.which("pgn-extract") or ("/usr/games/pgn-extract" if os.pat
 
 
 def build_archive(path, size):
-    corpus = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+    # PGNFEN_CORPUS names the corpus when ../shared is not beside the checkout (a worktree).
+    corpus = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
     files = sorted(glob.glob(os.path.join(corpus, "**", "*.pgn"), recursive=True)) or sorted(glob.glob(os.path.join(ROOT, "samples", "*.pgn")))
     # Keep every game whole: each file is followed by a blank line.
     block = b"".join(open(f, "rb").read().rstrip(b"\r\n") + b"\n\n" for f in files)
