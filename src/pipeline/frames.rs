@@ -11,9 +11,12 @@
 //! bytes a sequential decoder would give.
 //!
 //! Memory: a frame is decoded in one shot into a buffer reserved for it (only
-//! the pages written become resident), and the frames in flight are bounded by
-//! the sum of those reservations ([`BUDGET`]), so a handful of pzstd frames
-//! (2–8 MiB each at the usual levels, 32 MiB at most) are in flight at once. A
+//! the pages written become resident; zstd may not write past the
+//! reservation), and the frames in flight are bounded by the sum of those
+//! reservations: 8 MiB per worker thread, between 16 and [`BUDGET`] (32) MiB —
+//! on two threads eight pzstd frames of level 1 (2 MiB), two of level 3
+//! (8 MiB), one of level 19 (32 MiB, pzstd's largest). The frame being read
+//! out and a few recycled buffers of at most 8 MiB come on top. A
 //! frame bigger than its reservation (a frame with no size in its header, such
 //! as `zstd` writes for a pipe, that turns out huge) is decoded again, streaming,
 //! by the reading thread itself, with bounded memory.
@@ -38,9 +41,9 @@ const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 /// thread streams it. pzstd's frames are at most 32 MiB (its window log is at
 /// most 23 and a frame holds four windows).
 pub const FRAME_CAP: usize = 32 << 20;
-/// The sum of the reservations of the frames in flight (the frame being read
-/// out comes on top).
-pub const BUDGET: usize = 40 << 20;
+/// The largest sum of the reservations of the frames in flight (the frame
+/// being read out comes on top).
+pub const BUDGET: usize = 32 << 20;
 /// The smallest reservation for a frame of unknown size.
 const MIN_RESERVE: usize = 1 << 20;
 
@@ -331,28 +334,74 @@ enum Decoded {
     TooBig,
 }
 
-/// Decodes one whole frame (`src` holds exactly it) into at most `cap` bytes.
-fn decode_frame(src: &[u8], cap: usize) -> io::Result<Decoded> {
+/// A `Vec` that zstd may fill up to `cap` bytes only, whatever its capacity
+/// (a recycled buffer may be larger than the frame's reservation).
+struct Capped<'a> {
+    vec: &'a mut Vec<u8>,
+    cap: usize,
+}
+
+// SAFETY: `capacity` never exceeds the vector's own capacity, `as_mut_ptr` is
+// its buffer, and zstd reports through `filled_until` how many bytes from the
+// start it wrote (at most `capacity`), which are then initialised.
+unsafe impl zstd_safe::WriteBuf for Capped<'_> {
+    fn as_slice(&self) -> &[u8] {
+        self.vec.as_slice()
+    }
+    fn capacity(&self) -> usize {
+        self.cap.min(self.vec.capacity())
+    }
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.vec.as_mut_ptr()
+    }
+    unsafe fn filled_until(&mut self, n: usize) {
+        // SAFETY: see the impl.
+        unsafe { self.vec.set_len(n) }
+    }
+}
+
+/// Buffers of frames read out (and of compressed frames), for the next
+/// frames: a fresh buffer costs a page fault per 4 KiB written, and freed
+/// ones linger in the allocator's arenas (20 MiB more resident on a 1 GiB
+/// file). Buffers are only made when none is free, so their number stays that
+/// of the frames in flight at the busiest moment.
+#[derive(Default)]
+struct Buffers {
+    out: Vec<Vec<u8>>,
+    src: Vec<Vec<u8>>,
+}
+type FreeList = Arc<std::sync::Mutex<Buffers>>;
+/// Buffers kept for reuse of each kind (their written pages stay resident),
+/// and the largest kept: frames of pzstd's usual levels (2–8 MiB) reuse their
+/// buffers, bigger ones are given back to the system.
+const FREE_BUFFERS: usize = 4;
+const FREE_MAX: usize = 8 << 20;
+
+fn put_back(list: &mut Vec<Vec<u8>>, buf: Vec<u8>) {
+    if buf.capacity() > 0 && buf.capacity() <= FREE_MAX && list.len() < FREE_BUFFERS {
+        list.push(buf);
+    }
+}
+
+/// Decodes one whole frame (`src` holds exactly it) into `out` (emptied
+/// first), writing at most `cap` bytes.
+fn decode_frame(src: &[u8], cap: usize, mut out: Vec<u8>) -> io::Result<Decoded> {
     thread_local! {
         static DCTX: std::cell::RefCell<Option<zstd_safe::DCtx<'static>>> =
             const { std::cell::RefCell::new(None) };
     }
     // One-shot decoding writes straight into the output (no window buffer);
     // the pages of the reservation beyond the frame's size are never touched.
-    let mut out: Vec<u8> = Vec::with_capacity(cap);
+    out.clear();
+    out.reserve_exact(cap);
     let result = DCTX.with(|cell| {
         let mut cell = cell.borrow_mut();
         let dctx = cell.get_or_insert_with(zstd_safe::DCtx::create);
         let _ = dctx.reset(zstd_safe::ResetDirective::SessionOnly);
-        dctx.decompress(&mut out, src)
+        dctx.decompress(&mut Capped { vec: &mut out, cap }, src)
     });
     match result {
-        Ok(_) => {
-            if out.capacity() > out.len() + (out.len() >> 3) + (64 << 10) {
-                out.shrink_to_fit();
-            }
-            Ok(Decoded::Bytes(out))
-        }
+        Ok(_) => Ok(Decoded::Bytes(out)),
         Err(code)
             if zstd_safe::is_error_kind(
                 code,
@@ -390,7 +439,7 @@ impl Read for Range {
 /// A frame handed to the pool (or left to the reading thread).
 struct InFlight {
     frame: Frame,
-    /// The bytes reserved for its output (counted against [`BUDGET`]); 0 for a
+    /// The bytes reserved for its output (counted against the budget); 0 for a
     /// frame the reading thread streams.
     reserved: usize,
     /// Set by whoever starts decoding it: a worker, or the reading thread when
@@ -409,6 +458,8 @@ pub struct ParallelFrames<'p> {
     walked_all: bool,
     queue: VecDeque<InFlight>,
     max_in_flight: usize,
+    /// The largest sum of reservations in flight.
+    budget: usize,
     reserved: usize,
     /// The reservation for the next frame of unknown size: the largest frame
     /// seen so far (pzstd's frames all have the same size but the last).
@@ -416,6 +467,7 @@ pub struct ParallelFrames<'p> {
     largest: usize,
     current: Vec<u8>,
     at: usize,
+    free: FreeList,
     /// A frame decoded by streaming on this thread.
     streaming: Option<Box<dyn Read + Send>>,
     raw_read: Arc<AtomicU64>,
@@ -432,8 +484,10 @@ impl<'p> ParallelFrames<'p> {
         modified: Option<SystemTime>,
         raw_read: Arc<AtomicU64>,
     ) -> Self {
+        let threads = pool.current_num_threads();
         ParallelFrames {
-            max_in_flight: 2 * pool.current_num_threads() + 2,
+            max_in_flight: 2 * threads + 2,
+            budget: (threads << 23).clamp(16 << 20, BUDGET),
             pool,
             file: Arc::new(file),
             len,
@@ -446,6 +500,7 @@ impl<'p> ParallelFrames<'p> {
             largest: 0,
             current: Vec::new(),
             at: 0,
+            free: FreeList::default(),
             streaming: None,
             raw_read,
         }
@@ -455,7 +510,7 @@ impl<'p> ParallelFrames<'p> {
     fn submit(&mut self) -> io::Result<()> {
         while !self.walked_all
             && self.queue.len() < self.max_in_flight
-            && (self.queue.is_empty() || self.reserved + self.reserve <= BUDGET)
+            && (self.queue.is_empty() || self.reserved + self.reserve <= self.budget)
         {
             let Some(frame) = self.walker.next_frame(&*self.file)? else {
                 self.walked_all = true;
@@ -471,11 +526,12 @@ impl<'p> ParallelFrames<'p> {
             if reserve > 0 {
                 let file = self.file.clone();
                 let claim = claimed.clone();
+                let free = self.free.clone();
                 // Never blocks (a channel of one, sent to once), so a worker
                 // can always finish it: the pool cannot dead-lock on it.
                 self.pool.spawn_fifo(move || {
                     if !claim.swap(true, Ordering::AcqRel) {
-                        let _ = tx.send(read_and_decode(&file, frame, reserve));
+                        let _ = tx.send(read_and_decode(&file, frame, reserve, &free));
                     }
                 });
             } else {
@@ -508,7 +564,7 @@ impl<'p> ParallelFrames<'p> {
             Decoded::TooBig
         } else if !next.claimed.swap(true, Ordering::AcqRel) {
             // No worker has started it: decoding it here beats waiting.
-            read_and_decode(&self.file, frame, next.reserved).map_err(at)?
+            read_and_decode(&self.file, frame, next.reserved, &self.free).map_err(at)?
         } else {
             next.rx
                 .recv()
@@ -521,7 +577,8 @@ impl<'p> ParallelFrames<'p> {
             Decoded::Bytes(bytes) => {
                 self.largest = self.largest.max(bytes.len());
                 self.reserve = self.largest.clamp(MIN_RESERVE, FRAME_CAP);
-                self.current = bytes;
+                let done = std::mem::replace(&mut self.current, bytes);
+                self.recycle(done);
                 self.at = 0;
             }
             Decoded::TooBig => {
@@ -536,13 +593,20 @@ impl<'p> ParallelFrames<'p> {
                     inner: decoder,
                     start: frame.start,
                 }));
-                self.current = Vec::new();
+                let done = std::mem::take(&mut self.current);
+                self.recycle(done);
                 self.at = 0;
             }
         }
         // Keep the pool busy while this frame is read out.
         self.submit()?;
         Ok(true)
+    }
+
+    fn recycle(&self, buf: Vec<u8>) {
+        if let Ok(mut free) = self.free.lock() {
+            put_back(&mut free.out, buf);
+        }
     }
 
     /// The file must not have changed under the run (as for plain files).
@@ -560,8 +624,16 @@ impl<'p> ParallelFrames<'p> {
     }
 }
 
-fn read_and_decode(file: &File, frame: Frame, cap: usize) -> io::Result<Decoded> {
-    let mut src = vec![0u8; (frame.end - frame.start) as usize];
+fn read_and_decode(file: &File, frame: Frame, cap: usize, free: &FreeList) -> io::Result<Decoded> {
+    let (mut src, out) = match free.lock() {
+        Ok(mut f) => (
+            f.src.pop().unwrap_or_default(),
+            f.out.pop().unwrap_or_default(),
+        ),
+        Err(_) => Default::default(),
+    };
+    src.clear();
+    src.resize((frame.end - frame.start) as usize, 0);
     FileExt::read_exact_at(file, &mut src, frame.start).map_err(|e| {
         if e.kind() == io::ErrorKind::UnexpectedEof {
             truncated(frame.start)
@@ -569,7 +641,11 @@ fn read_and_decode(file: &File, frame: Frame, cap: usize) -> io::Result<Decoded>
             e
         }
     })?;
-    decode_frame(&src, cap)
+    let decoded = decode_frame(&src, cap, out);
+    if let Ok(mut f) = free.lock() {
+        put_back(&mut f.src, src);
+    }
+    decoded
 }
 
 /// Names the frame in the errors of a streamed frame.
@@ -809,19 +885,19 @@ mod tests {
     fn decoding_respects_the_reservation() {
         let a = text(3 << 20, 8);
         let f = frame_with(&a, false, true);
-        match decode_frame(&f, 4 << 20).unwrap() {
+        match decode_frame(&f, 4 << 20, Vec::new()).unwrap() {
             Decoded::Bytes(b) => assert!(b == a),
             Decoded::TooBig => panic!("fits"),
         }
         assert!(matches!(
-            decode_frame(&f, 1 << 20).unwrap(),
+            decode_frame(&f, 1 << 20, vec![0; 8 << 20]).unwrap(),
             Decoded::TooBig
         ));
         let mut bad = f.clone();
         let mid = bad.len() / 2;
         bad[mid] ^= 0x55;
         bad[mid + 1] ^= 0x55;
-        assert!(decode_frame(&bad, 4 << 20).is_err());
+        assert!(decode_frame(&bad, 4 << 20, Vec::new()).is_err());
     }
 
     fn read_parallel(data: &[u8], threads: usize) -> io::Result<Vec<u8>> {
