@@ -243,3 +243,16 @@ fn a_damaged_frame_is_a_clean_error() {
         }
     }
 }
+
+#[test]
+fn a_pzstd_file_on_standard_input_is_decoded_too() {
+    // Standard input keeps the sequential decoder; pzstd's leading skippable
+    // frame must still be recognised as zstd (it once was read as text).
+    let dir = tempfile::tempdir().unwrap();
+    let plain = corpus_archive(dir.path());
+    let data = std::fs::read(&plain).unwrap();
+    let packed = pzstd_like(&data, 64 << 10, true);
+    let from_stdin = common::run_stdin(&["stats", "--format", "json", "-"], &packed);
+    let direct = pgnfen(&["stats", "--format", "json", plain.to_str().unwrap()]);
+    assert_eq!(common::json(&from_stdin), common::json(&direct));
+}
