@@ -11,6 +11,8 @@ of RUNS runs (default 3), with the file in the page cache:
   pgn-extract --nosetuptags and pgn-extract -t (WhiteElo >= "2500") on a 100 MB slice
   (scaled to the whole size)
   pgnfen stats on a .pgn.zst of the archive against zstd -dc > /dev/null
+  pgnfen stats and stats -j1 on a pzstd -p2 -3 .zst of the archive (frames decoded in
+  parallel) against zstd -dc > /dev/null, paired rounds (`... SIZE_MB RUNS pzstd`: only this)
 
 and the peak RSS of each pgnfen command (/usr/bin/time -v). Prints a table with MB/s and
 ratios. Usage: python3 bench/bench.py [SIZE_MB] [RUNS]
@@ -28,7 +30,8 @@ PGN_EXTRACT = shutil.which("pgn-extract") or ("/usr/games/pgn-extract" if os.pat
 
 
 def build_archive(path, size):
-    corpus = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+    # PGNFEN_CORPUS names the corpus when ../shared is not beside the checkout (a worktree).
+    corpus = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
     files = sorted(glob.glob(os.path.join(corpus, "**", "*.pgn"), recursive=True)) or sorted(glob.glob(os.path.join(ROOT, "samples", "*.pgn")))
     # Keep every game whole: each file is followed by a blank line.
     block = b"".join(open(f, "rb").read().rstrip(b"\r\n") + b"\n\n" for f in files)
@@ -123,6 +126,7 @@ def main():
     print(f"pgnfen split / pgnfen filter --class standard: {split_time / filter_time:.2f} "
           f"(target: <= 1.3; split writes every game to a file, filter here writes to /dev/null)")
 
+    pzstd_bench(archive)
     if shutil.which("zstd"):
         zst = archive + ".zst"
         if not os.path.exists(zst) or os.path.getmtime(zst) < os.path.getmtime(archive):
@@ -132,5 +136,48 @@ def main():
         print(f"\nzstd -dc > /dev/null: {dc:.3f}s; pgnfen stats on .zst: {st:.3f}s; ratio {st / dc:.2f}")
 
 
+def pzstd_bench(archive):
+    """pgnfen stats on a pzstd-written archive (independent frames, decoded in
+    parallel) against `zstd -dc > /dev/null`: the commands are run in turn,
+    round after round (paired, so that the load of the machine hits them alike),
+    and the medians compared."""
+    if not shutil.which("pzstd"):
+        print("\npzstd not found (apt-get install zstd): the pzstd benchmark is skipped")
+        return
+    pz = archive + ".pzstd.zst"
+    if not os.path.exists(pz) or os.path.getmtime(pz) < os.path.getmtime(archive):
+        subprocess.run(["pzstd", "-q", "-f", "-p2", "-3", archive, "-o", pz], check=True)
+    subprocess.run(["cat", pz], stdout=subprocess.DEVNULL)
+    cmds = [
+        ("zstd -dc > /dev/null", f"zstd -dc {pz} > /dev/null", True),
+        ("pgnfen stats", [BIN, "--no-progress", "stats", pz], False),
+        ("pgnfen stats -j1", [BIN, "--no-progress", "-j1", "stats", pz], False),
+    ]
+    times = {name: [] for name, _, _ in cmds}
+    with open(os.path.join(OUT, "stdout.txt"), "wb") as sink:
+        for _ in range(max(RUNS, 5)):
+            for name, cmd, shell in cmds:
+                t = time.perf_counter()
+                subprocess.run(cmd, shell=shell, stdout=sink, stderr=subprocess.DEVNULL, check=False)
+                times[name].append(time.perf_counter() - t)
+    med = {name: statistics.median(ts) for name, ts in times.items()}
+    dc = med["zstd -dc > /dev/null"]
+    print(f"\npzstd -p2 -3 archive ({os.path.getsize(pz) / 1e6:.0f} MB compressed), "
+          f"{os.cpu_count()} cores, medians of {max(RUNS, 5)} paired rounds:")
+    for name, cmd, _ in cmds:
+        rss = None if name.startswith("zstd") else peak_rss_mib(cmd)
+        rss_s = f", peak RSS {rss:.0f} MiB" if rss is not None else ""
+        print(f"  {name:<22} {med[name]:7.3f}s  {med[name] / dc:5.2f}x zstd -dc{rss_s}")
+    print("  (targets on 2 cores: pgnfen stats <= 0.65x, pgnfen stats -j1 ~ 1.0x)")
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 3 and sys.argv[3] == "pzstd":
+        # Only the pzstd comparison: python3 bench/bench.py SIZE_MB RUNS pzstd
+        os.makedirs(OUT, exist_ok=True)
+        path = os.path.join(OUT, "archive.pgn")
+        if not os.path.exists(path) or abs(os.path.getsize(path) - SIZE_MB * 2**20) > 64 * 2**20:
+            build_archive(path, SIZE_MB * 2**20)
+        pzstd_bench(path)
+    else:
+        main()

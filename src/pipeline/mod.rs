@@ -4,6 +4,7 @@
 //! [`Sink`] in input order. Memory is bounded by the number of chunks in flight.
 
 pub(crate) mod chunk;
+mod frames;
 pub(crate) mod game;
 pub mod output;
 mod progress;
@@ -189,6 +190,24 @@ pub fn run<J: Job, S: Sink<J::Game>>(
         }
         if options.notes && *input == Input::Stdin && std::io::stdin().is_terminal() {
             progress.warn("pgnfen: reading PGN from standard input (end it with Ctrl-D; see --help for files)");
+        }
+        // A regular zstd file of several frames (pzstd's, the lichess
+        // database's) is decoded frame by frame on the pool.
+        if let Input::File(path) = input
+            && let Some(frames) = frames::open(path, &pool, raw_read.clone())
+        {
+            games += run_one(
+                input,
+                Source::Read(frames),
+                None,
+                job,
+                sink,
+                &pool,
+                options,
+                &progress,
+                games,
+            )?;
+            continue;
         }
         // Each input is opened once: a FIFO or a pipe cannot be read twice.
         let mut streams = input.open_streams(raw_read.clone()).map_err(in_err)?;

@@ -373,6 +373,9 @@ impl Compression {
         match data {
             [0x1f, 0x8b, ..] => Compression::Gzip,
             [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
+            // A skippable frame: pzstd (and so the lichess database) starts
+            // every file with one, announcing the first frame's size.
+            [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..] => Compression::Zstd,
             // A local file header, or the end record of an empty archive.
             [b'P', b'K', 3, 4, ..] | [b'P', b'K', 5, 6, ..] => Compression::Zip,
             [

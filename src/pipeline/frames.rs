@@ -1,0 +1,964 @@
+//! The frames of a zstd file, decoded in parallel on the worker threads.
+//!
+//! `pzstd` (and so the lichess database) writes a file as independent frames,
+//! each announced by a 12-byte skippable frame that holds its compressed size.
+//! One decoder thread cannot keep up with the scanners on such input, so a
+//! regular zstd file of several frames is read by [`ParallelFrames`]: a
+//! [`FrameWalker`] finds where each frame lies (from pzstd's announcement when it
+//! is present and checks out, else by walking the frame's block headers), the
+//! frames are decoded on the rayon pool that also scans the chunks, and the
+//! decoded frames are read out in file order, so the chunker sees exactly the
+//! bytes a sequential decoder would give.
+//!
+//! Memory: a frame is decoded in one shot into a buffer reserved for it (only
+//! the pages written become resident; zstd may not write past the
+//! reservation), and the frames in flight are bounded by the sum of those
+//! reservations: 8 MiB per worker thread, between 16 and [`BUDGET`] (32) MiB —
+//! on two threads eight pzstd frames of level 1 (2 MiB), two of level 3
+//! (8 MiB), one of level 19 (32 MiB, pzstd's largest). The frame being read
+//! out and a few recycled buffers of at most 8 MiB come on top. A
+//! frame bigger than its reservation (a frame with no size in its header, such
+//! as `zstd` writes for a pipe, that turns out huge) is decoded again, streaming,
+//! by the reading thread itself, with bounded memory.
+//!
+//! Only regular files take this path: a file is read with `pread` at the
+//! frames' offsets. Standard input and FIFOs, and files of one frame, keep the
+//! sequential decoder.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use crossbeam_channel::{Receiver, bounded};
+use zstd::zstd_safe;
+
+const ZSTD_MAGIC: u32 = 0xFD2F_B528;
+/// A frame of a size beyond this is never decoded in one shot: the reading
+/// thread streams it. pzstd's frames are at most 32 MiB (its window log is at
+/// most 23 and a frame holds four windows).
+pub const FRAME_CAP: usize = 32 << 20;
+/// The largest sum of the reservations of the frames in flight (the frame
+/// being read out comes on top).
+pub const BUDGET: usize = 32 << 20;
+/// The smallest reservation for a frame of unknown size.
+const MIN_RESERVE: usize = 1 << 20;
+
+/// Random access to the compressed bytes.
+pub trait ReadAt {
+    /// Fills `buf` from `offset`; an error if the input ends first.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+}
+
+impl ReadAt for File {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        FileExt::read_exact_at(self, buf, offset)
+    }
+}
+
+impl ReadAt for [u8] {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        match self.get(start..).and_then(|s| s.get(..buf.len())) {
+            Some(src) => {
+                buf.copy_from_slice(src);
+                Ok(())
+            }
+            None => Err(io::ErrorKind::UnexpectedEof.into()),
+        }
+    }
+}
+
+/// Where one zstd frame lies in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Offset of its magic number.
+    pub start: u64,
+    /// Offset just past its last byte (block or checksum).
+    pub end: u64,
+    /// The decompressed size its header declares, if it declares one.
+    pub content_size: Option<u64>,
+}
+
+/// Finds the frames of a zstd file one after the other, skipping skippable
+/// frames (and using pzstd's, which announce the next frame's size).
+#[derive(Clone, Debug)]
+pub struct FrameWalker {
+    pos: u64,
+    len: u64,
+}
+
+fn invalid(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what)
+}
+
+fn truncated(start: u64) -> io::Error {
+    invalid(format!(
+        "truncated zstd data: the frame at byte {start} runs past the end of the file"
+    ))
+}
+
+fn u32_at(src: &(impl ReadAt + ?Sized), offset: u64) -> io::Result<u32> {
+    let mut b = [0u8; 4];
+    src.read_exact_at(&mut b, offset)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+fn is_skippable(magic: u32) -> bool {
+    magic & 0xFFFF_FFF0 == 0x184D_2A50
+}
+
+impl FrameWalker {
+    /// A walker over a file of `len` bytes, from its start.
+    pub fn new(len: u64) -> FrameWalker {
+        FrameWalker { pos: 0, len }
+    }
+
+    /// The offset the next frame (or skippable frame) starts at.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// The next data frame; `None` at the end of the file. Bytes that are not a
+    /// frame (a non-zstd tail, a cut frame) are an error naming their offset.
+    pub fn next_frame(&mut self, src: &(impl ReadAt + ?Sized)) -> io::Result<Option<Frame>> {
+        let mut announced = None;
+        loop {
+            if self.pos >= self.len {
+                return Ok(None);
+            }
+            let at = self.pos;
+            if self.len - at < 4 {
+                return Err(invalid(format!(
+                    "not zstd data at byte {at} ({} stray bytes at the end)",
+                    self.len - at
+                )));
+            }
+            let magic = u32_at(src, at)?;
+            if is_skippable(magic) {
+                if self.len - at < 8 {
+                    return Err(truncated(at));
+                }
+                let size = u64::from(u32_at(src, at + 4)?);
+                let end = at + 8 + size;
+                if end > self.len {
+                    return Err(truncated(at));
+                }
+                // pzstd's announcement: four bytes, the next frame's compressed size.
+                announced = if size == 4 {
+                    Some(u64::from(u32_at(src, at + 8)?))
+                } else {
+                    None
+                };
+                self.pos = end;
+                continue;
+            }
+            if magic != ZSTD_MAGIC {
+                return Err(invalid(format!(
+                    "not zstd data at byte {at} (after the last zstd frame)"
+                )));
+            }
+            let frame = self.frame_at(src, at, announced)?;
+            self.pos = frame.end;
+            return Ok(Some(frame));
+        }
+    }
+
+    /// The frame whose magic number is at `start`.
+    fn frame_at(
+        &self,
+        src: &(impl ReadAt + ?Sized),
+        start: u64,
+        announced: Option<u64>,
+    ) -> io::Result<Frame> {
+        let need = |pos: u64, n: u64| {
+            if pos + n > self.len {
+                Err(truncated(start))
+            } else {
+                Ok(())
+            }
+        };
+        need(start, 5)?;
+        let mut d = [0u8; 1];
+        src.read_exact_at(&mut d, start + 4)?;
+        let descriptor = d[0];
+        if descriptor & 0x08 != 0 {
+            return Err(invalid(format!(
+                "corrupt zstd frame at byte {start}: reserved bit set in its header"
+            )));
+        }
+        let single_segment = descriptor & 0x20 != 0;
+        let checksum = descriptor & 0x04 != 0;
+        let dict_bytes = [0u64, 1, 2, 4][usize::from(descriptor & 3)];
+        let size_bytes = match descriptor >> 6 {
+            0 if single_segment => 1,
+            0 => 0,
+            1 => 2,
+            2 => 4,
+            _ => 8,
+        };
+        let size_at = start + 5 + u64::from(!single_segment) + dict_bytes;
+        let header_end = size_at + size_bytes;
+        need(start, header_end - start)?;
+        let content_size = if size_bytes == 0 {
+            None
+        } else {
+            let mut b = [0u8; 8];
+            src.read_exact_at(&mut b[..size_bytes as usize], size_at)?;
+            let v = u64::from_le_bytes(b);
+            Some(if size_bytes == 2 { v + 256 } else { v })
+        };
+        // pzstd's announcement is believed when the frame it announces ends
+        // where the file does or another frame starts; a wrong one can only
+        // make the decoder fail on that frame, never change the output.
+        if let Some(size) = announced {
+            let end = start + size;
+            let fits = end == self.len
+                || (end > header_end
+                    && end + 4 <= self.len
+                    && u32_at(src, end).is_ok_and(|m| m == ZSTD_MAGIC || is_skippable(m)));
+            if fits {
+                return Ok(Frame {
+                    start,
+                    end,
+                    content_size,
+                });
+            }
+        }
+        // Walk the block headers: 3 bytes each, little-endian: last-block bit,
+        // two bits of type, 21 bits of size.
+        let mut pos = header_end;
+        loop {
+            need(pos, 3)?;
+            let mut h = [0u8; 4];
+            src.read_exact_at(&mut h[..3], pos)?;
+            let header = u32::from_le_bytes(h);
+            let last = header & 1 != 0;
+            let size = u64::from(header >> 3);
+            let body = match (header >> 1) & 3 {
+                0 | 2 => size,
+                1 => 1,
+                _ => {
+                    return Err(invalid(format!(
+                        "corrupt zstd frame at byte {start}: reserved block type at byte {pos}"
+                    )));
+                }
+            };
+            pos += 3 + body;
+            need(pos, 0)?;
+            if last {
+                break;
+            }
+        }
+        if checksum {
+            pos += 4;
+            need(pos, 0)?;
+        }
+        Ok(Frame {
+            start,
+            end: pos,
+            content_size,
+        })
+    }
+}
+
+/// Whether a regular zstd file has more than one data frame: the walk of its
+/// first frame, when the second exists. Cheap for pzstd files (the first frame
+/// is announced); a file whose first frame has no announcement and no size (or
+/// a large one) is not walked: it takes the sequential path, as a single-frame
+/// file does.
+pub fn several_frames(file: &File, len: u64) -> bool {
+    let mut walker = FrameWalker::new(len);
+    let Ok(magic) = u32_at(file, 0) else {
+        return false;
+    };
+    if magic == ZSTD_MAGIC {
+        // Unannounced: walk the first frame only when it is known to be small.
+        let mut head = [0u8; 14];
+        let n = head.len().min(len as usize);
+        if FileExt::read_exact_at(file, &mut head[..n], 0).is_err() {
+            return false;
+        }
+        let small = zstd_safe::get_frame_content_size(&head[..n])
+            .ok()
+            .flatten()
+            .is_some_and(|size| size <= FRAME_CAP as u64);
+        if !small {
+            return false;
+        }
+    }
+    matches!(walker.next_frame(file), Ok(Some(_))) && walker.position() < len
+}
+
+/// A reader that decodes the frames of `path` on `pool`, when `path` is a
+/// regular zstd file of several frames; `None` otherwise (the caller opens it
+/// the usual way, which also reports any error).
+pub fn open<'p>(
+    path: &std::path::Path,
+    pool: &'p rayon::ThreadPool,
+    raw_read: Arc<AtomicU64>,
+) -> Option<ParallelFrames<'p>> {
+    // Never open anything but a regular file here: opening a FIFO would take
+    // its bytes away from the one real read.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let file = File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut magic = [0u8; 16];
+    let n = magic.len().min(meta.len() as usize);
+    FileExt::read_exact_at(&file, &mut magic[..n], 0).ok()?;
+    if super::source::Compression::sniff(&magic[..n]) != super::source::Compression::Zstd
+        || !several_frames(&file, meta.len())
+    {
+        return None;
+    }
+    Some(ParallelFrames::new(
+        pool,
+        file,
+        meta.len(),
+        meta.modified().ok(),
+        raw_read,
+    ))
+}
+
+/// A frame decoded, or found bigger than its reservation.
+enum Decoded {
+    Bytes(Vec<u8>),
+    TooBig,
+}
+
+/// A `Vec` that zstd may fill up to `cap` bytes only, whatever its capacity
+/// (a recycled buffer may be larger than the frame's reservation).
+struct Capped<'a> {
+    vec: &'a mut Vec<u8>,
+    cap: usize,
+}
+
+// SAFETY: `capacity` never exceeds the vector's own capacity, `as_mut_ptr` is
+// its buffer, and zstd reports through `filled_until` how many bytes from the
+// start it wrote (at most `capacity`), which are then initialised.
+unsafe impl zstd_safe::WriteBuf for Capped<'_> {
+    fn as_slice(&self) -> &[u8] {
+        self.vec.as_slice()
+    }
+    fn capacity(&self) -> usize {
+        self.cap.min(self.vec.capacity())
+    }
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.vec.as_mut_ptr()
+    }
+    unsafe fn filled_until(&mut self, n: usize) {
+        // SAFETY: see the impl.
+        unsafe { self.vec.set_len(n) }
+    }
+}
+
+/// Buffers of frames read out (and of compressed frames), for the next
+/// frames: a fresh buffer costs a page fault per 4 KiB written, and freed
+/// ones linger in the allocator's arenas (20 MiB more resident on a 1 GiB
+/// file). Buffers are only made when none is free, so their number stays that
+/// of the frames in flight at the busiest moment.
+#[derive(Default)]
+struct Buffers {
+    out: Vec<Vec<u8>>,
+    src: Vec<Vec<u8>>,
+}
+type FreeList = Arc<std::sync::Mutex<Buffers>>;
+/// Buffers kept for reuse of each kind (their written pages stay resident),
+/// and the largest kept: frames of pzstd's usual levels (2–8 MiB) reuse their
+/// buffers, bigger ones are given back to the system.
+const FREE_BUFFERS: usize = 4;
+const FREE_MAX: usize = 8 << 20;
+
+fn put_back(list: &mut Vec<Vec<u8>>, buf: Vec<u8>) {
+    if buf.capacity() > 0 && buf.capacity() <= FREE_MAX && list.len() < FREE_BUFFERS {
+        list.push(buf);
+    }
+}
+
+/// Decodes one whole frame (`src` holds exactly it) into `out` (emptied
+/// first), writing at most `cap` bytes.
+fn decode_frame(src: &[u8], cap: usize, mut out: Vec<u8>) -> io::Result<Decoded> {
+    thread_local! {
+        static DCTX: std::cell::RefCell<Option<zstd_safe::DCtx<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    // One-shot decoding writes straight into the output (no window buffer);
+    // the pages of the reservation beyond the frame's size are never touched.
+    out.clear();
+    out.reserve_exact(cap);
+    let result = DCTX.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let dctx = cell.get_or_insert_with(zstd_safe::DCtx::create);
+        let _ = dctx.reset(zstd_safe::ResetDirective::SessionOnly);
+        dctx.decompress(&mut Capped { vec: &mut out, cap }, src)
+    });
+    match result {
+        Ok(_) => Ok(Decoded::Bytes(out)),
+        Err(code)
+            if zstd_safe::is_error_kind(
+                code,
+                zstd_safe::zstd_sys::ZSTD_ErrorCode::ZSTD_error_dstSize_tooSmall,
+            ) =>
+        {
+            Ok(Decoded::TooBig)
+        }
+        Err(code) => Err(invalid(zstd_safe::get_error_name(code).to_string())),
+    }
+}
+
+/// The compressed bytes `start..end` of a file, read with `pread`.
+struct Range {
+    file: Arc<File>,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for Range {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = (buf.len() as u64).min(self.end - self.pos) as usize;
+        if n == 0 {
+            return Ok(0);
+        }
+        let k = self.file.read_at(&mut buf[..n], self.pos)?;
+        if k == 0 {
+            return Err(truncated(self.pos));
+        }
+        self.pos += k as u64;
+        Ok(k)
+    }
+}
+
+/// A frame handed to the pool (or left to the reading thread).
+struct InFlight {
+    frame: Frame,
+    /// The bytes reserved for its output (counted against the budget); 0 for a
+    /// frame the reading thread streams.
+    reserved: usize,
+    /// Set by whoever starts decoding it: a worker, or the reading thread when
+    /// it needs the frame before any worker took it.
+    claimed: Arc<AtomicBool>,
+    rx: Receiver<io::Result<Decoded>>,
+}
+
+/// The decoded bytes of a multi-frame zstd file, in order, decoded on the pool.
+pub struct ParallelFrames<'p> {
+    pool: &'p rayon::ThreadPool,
+    file: Arc<File>,
+    len: u64,
+    modified: Option<SystemTime>,
+    walker: FrameWalker,
+    walked_all: bool,
+    queue: VecDeque<InFlight>,
+    max_in_flight: usize,
+    /// The largest sum of reservations in flight.
+    budget: usize,
+    reserved: usize,
+    /// The reservation for the next frame of unknown size: the largest frame
+    /// seen so far (pzstd's frames all have the same size but the last).
+    reserve: usize,
+    largest: usize,
+    current: Vec<u8>,
+    at: usize,
+    free: FreeList,
+    /// A frame decoded by streaming on this thread.
+    streaming: Option<Box<dyn Read + Send>>,
+    raw_read: Arc<AtomicU64>,
+}
+
+impl<'p> ParallelFrames<'p> {
+    /// Reads `file` (a regular file of `len` bytes, modified at `modified` when
+    /// opened), decoding its frames on `pool`; `raw_read` follows the
+    /// compressed bytes read out.
+    pub fn new(
+        pool: &'p rayon::ThreadPool,
+        file: File,
+        len: u64,
+        modified: Option<SystemTime>,
+        raw_read: Arc<AtomicU64>,
+    ) -> Self {
+        let threads = pool.current_num_threads();
+        ParallelFrames {
+            max_in_flight: 2 * threads + 2,
+            budget: (threads << 23).clamp(16 << 20, BUDGET),
+            pool,
+            file: Arc::new(file),
+            len,
+            modified,
+            walker: FrameWalker::new(len),
+            walked_all: false,
+            queue: VecDeque::new(),
+            reserved: 0,
+            reserve: FRAME_CAP,
+            largest: 0,
+            current: Vec::new(),
+            at: 0,
+            free: FreeList::default(),
+            streaming: None,
+            raw_read,
+        }
+    }
+
+    /// Hands frames to the pool while the budget allows (always at least one).
+    fn submit(&mut self) -> io::Result<()> {
+        while !self.walked_all
+            && self.queue.len() < self.max_in_flight
+            && (self.queue.is_empty() || self.reserved + self.reserve <= self.budget)
+        {
+            let Some(frame) = self.walker.next_frame(&*self.file)? else {
+                self.walked_all = true;
+                break;
+            };
+            let reserve = match frame.content_size {
+                Some(size) if size <= FRAME_CAP as u64 => size as usize,
+                Some(_) => 0,
+                None => self.reserve,
+            };
+            let claimed = Arc::new(AtomicBool::new(false));
+            let (tx, rx) = bounded(1);
+            if reserve > 0 {
+                let file = self.file.clone();
+                let claim = claimed.clone();
+                let free = self.free.clone();
+                // Never blocks (a channel of one, sent to once), so a worker
+                // can always finish it: the pool cannot dead-lock on it.
+                self.pool.spawn_fifo(move || {
+                    if !claim.swap(true, Ordering::AcqRel) {
+                        let _ = tx.send(read_and_decode(&file, frame, reserve, &free));
+                    }
+                });
+            } else {
+                claimed.store(true, Ordering::Release);
+            }
+            self.reserved += reserve;
+            self.queue.push_back(InFlight {
+                frame,
+                reserved: reserve,
+                claimed,
+                rx,
+            });
+        }
+        Ok(())
+    }
+
+    /// Makes the next frame's bytes current; `false` at the end.
+    fn next_frame(&mut self) -> io::Result<bool> {
+        self.submit()?;
+        let Some(next) = self.queue.pop_front() else {
+            self.check_unchanged()?;
+            return Ok(false);
+        };
+        self.reserved -= next.reserved;
+        let frame = next.frame;
+        let at = |e: io::Error| {
+            io::Error::new(e.kind(), format!("zstd frame at byte {}: {e}", frame.start))
+        };
+        let decoded = if next.reserved == 0 {
+            Decoded::TooBig
+        } else if !next.claimed.swap(true, Ordering::AcqRel) {
+            // No worker has started it: decoding it here beats waiting.
+            read_and_decode(&self.file, frame, next.reserved, &self.free).map_err(at)?
+        } else {
+            next.rx
+                .recv()
+                .map_err(|_| io::Error::other("a decoding task was lost"))?
+                .map_err(at)?
+        };
+        // The frames before this one were read out: the progress bar follows.
+        self.raw_read.store(frame.end, Ordering::Relaxed);
+        match decoded {
+            Decoded::Bytes(bytes) => {
+                self.largest = self.largest.max(bytes.len());
+                self.reserve = self.largest.clamp(MIN_RESERVE, FRAME_CAP);
+                let done = std::mem::replace(&mut self.current, bytes);
+                self.recycle(done);
+                self.at = 0;
+            }
+            Decoded::TooBig => {
+                self.reserve = FRAME_CAP;
+                let range = Range {
+                    file: self.file.clone(),
+                    pos: frame.start,
+                    end: frame.end,
+                };
+                let decoder = zstd::stream::read::Decoder::new(range).map_err(at)?;
+                self.streaming = Some(Box::new(FrameErrors {
+                    inner: decoder,
+                    start: frame.start,
+                }));
+                let done = std::mem::take(&mut self.current);
+                self.recycle(done);
+                self.at = 0;
+            }
+        }
+        // Keep the pool busy while this frame is read out.
+        self.submit()?;
+        Ok(true)
+    }
+
+    fn recycle(&self, buf: Vec<u8>) {
+        if let Ok(mut free) = self.free.lock() {
+            put_back(&mut free.out, buf);
+        }
+    }
+
+    /// The file must not have changed under the run (as for plain files).
+    fn check_unchanged(&self) -> io::Result<()> {
+        let meta = self.file.metadata()?;
+        if meta.len() != self.len || meta.modified().ok() != self.modified {
+            return Err(io::Error::other(format!(
+                "the file changed while pgnfen read it (size {} when opened, {} now); \
+                 nothing was written",
+                self.len,
+                meta.len(),
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn read_and_decode(file: &File, frame: Frame, cap: usize, free: &FreeList) -> io::Result<Decoded> {
+    let (mut src, out) = match free.lock() {
+        Ok(mut f) => (
+            f.src.pop().unwrap_or_default(),
+            f.out.pop().unwrap_or_default(),
+        ),
+        Err(_) => Default::default(),
+    };
+    src.clear();
+    src.resize((frame.end - frame.start) as usize, 0);
+    FileExt::read_exact_at(file, &mut src, frame.start).map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            truncated(frame.start)
+        } else {
+            e
+        }
+    })?;
+    let decoded = decode_frame(&src, cap, out);
+    if let Ok(mut f) = free.lock() {
+        put_back(&mut f.src, src);
+    }
+    decoded
+}
+
+/// Names the frame in the errors of a streamed frame.
+struct FrameErrors<R> {
+    inner: R,
+    start: u64,
+}
+
+impl<R: Read> Read for FrameErrors<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            io::Error::new(e.kind(), format!("zstd frame at byte {}: {e}", self.start))
+        })
+    }
+}
+
+impl Read for ParallelFrames<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if let Some(stream) = &mut self.streaming {
+                let n = stream.read(buf)?;
+                if n > 0 {
+                    return Ok(n);
+                }
+                self.streaming = None;
+            }
+            if self.at < self.current.len() {
+                let n = buf.len().min(self.current.len() - self.at);
+                buf[..n].copy_from_slice(&self.current[self.at..self.at + n]);
+                self.at += n;
+                return Ok(n);
+            }
+            if !self.next_frame()? {
+                return Ok(0);
+            }
+        }
+    }
+}
+
+impl Drop for ParallelFrames<'_> {
+    fn drop(&mut self) {
+        // Frames no worker started are not decoded for nothing.
+        for f in &self.queue {
+            f.claimed.store(true, Ordering::Release);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pzstd-style file: each frame announced by a 12-byte skippable frame.
+    fn pzstd_like(parts: &[&[u8]], announce: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        for part in parts {
+            let frame = frame_with(part, false, true);
+            if announce {
+                out.extend_from_slice(&0x184D_2A50u32.to_le_bytes());
+                out.extend_from_slice(&4u32.to_le_bytes());
+                out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+            }
+            out.extend_from_slice(&frame);
+        }
+        out
+    }
+
+    fn walk(data: &[u8]) -> io::Result<Vec<Frame>> {
+        let mut w = FrameWalker::new(data.len() as u64);
+        let mut frames = Vec::new();
+        while let Some(f) = w.next_frame(data)? {
+            frames.push(f);
+        }
+        Ok(frames)
+    }
+
+    fn frame_with(data: &[u8], size: bool, checksum: bool) -> Vec<u8> {
+        let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 5).unwrap();
+        enc.include_contentsize(size).unwrap();
+        enc.include_checksum(checksum).unwrap();
+        if size {
+            enc.set_pledged_src_size(Some(data.len() as u64)).unwrap();
+        }
+        std::io::Write::write_all(&mut enc, data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    /// PGN-like text that does not compress to nothing (a frame of it has
+    /// many blocks), different for each seed.
+    fn text(n: usize, seed: u8) -> Vec<u8> {
+        let words: [&[u8]; 8] = [
+            b"e4 ",
+            b"Nf3 ",
+            b"{ a comment } ",
+            b"1-0\n\n",
+            b"[Event \"x\"]\n",
+            b"d5 ",
+            b"O-O ",
+            b"\n",
+        ];
+        let mut state = u64::from(seed) * 0x9E37_79B9_7F4A_7C15 + 1;
+        let mut out = Vec::with_capacity(n + 16);
+        while out.len() < n {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            out.extend_from_slice(words[(state >> 61) as usize]);
+            out.extend_from_slice(format!("{} ", (state >> 40) % 1000).as_bytes());
+        }
+        out.truncate(n);
+        out
+    }
+
+    #[test]
+    fn announced_frames_are_found_without_walking_blocks() {
+        let a = text(300_000, 1);
+        let b = text(5, 2);
+        let data = pzstd_like(&[&a, &b, b""], true);
+        let frames = walk(&data).unwrap();
+        assert_eq!(frames.len(), 3);
+        assert_eq!(frames[0].start, 12);
+        assert_eq!(frames[1].start, frames[0].end + 12);
+        assert_eq!(frames[2].end, data.len() as u64);
+        for (f, part) in frames.iter().zip([&a[..], &b[..], b""]) {
+            let src = &data[f.start as usize..f.end as usize];
+            assert!(zstd::decode_all(src).unwrap() == part);
+        }
+        // The announcement is used as is: a block header the walk would
+        // reject (reserved block type; 12 + 6 bytes of headers before it) is
+        // never read.
+        let mut odd = data.clone();
+        odd[18] |= 0b110;
+        assert_eq!(walk(&odd).unwrap(), frames);
+        // The same ends found by walking the blocks.
+        assert_eq!(
+            walk(&pzstd_like(&[&a, &b, b""], false))
+                .unwrap()
+                .iter()
+                .map(|f| f.end - f.start)
+                .collect::<Vec<_>>(),
+            frames.iter().map(|f| f.end - f.start).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn frames_with_and_without_size_and_checksum() {
+        let a = text(200_000, 3);
+        let b = text(70_000, 4);
+        for size in [false, true] {
+            for checksum in [false, true] {
+                let fa = frame_with(&a, size, checksum);
+                let fb = frame_with(&b, !size, checksum);
+                let data = [&fa[..], &fb[..]].concat();
+                let frames = walk(&data).unwrap();
+                assert_eq!(
+                    frames,
+                    vec![
+                        Frame {
+                            start: 0,
+                            end: fa.len() as u64,
+                            content_size: size.then_some(a.len() as u64),
+                        },
+                        Frame {
+                            start: fa.len() as u64,
+                            end: data.len() as u64,
+                            content_size: (!size).then_some(b.len() as u64),
+                        },
+                    ],
+                    "size {size} checksum {checksum}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_wrong_announcement_falls_back_to_the_blocks() {
+        let a = text(100_000, 5);
+        let mut data = pzstd_like(&[&a, &a], true);
+        // Announce one byte too many for the first frame.
+        let announced = u32::from_le_bytes(data[8..12].try_into().unwrap());
+        data[8..12].copy_from_slice(&(announced + 1).to_le_bytes());
+        let frames = walk(&data).unwrap();
+        assert_eq!(frames[0].end - frames[0].start, u64::from(announced));
+        assert_eq!(frames.len(), 2);
+    }
+
+    #[test]
+    fn other_skippable_frames_are_skipped() {
+        let a = text(1000, 6);
+        let f = zstd::encode_all(&a[..], 1).unwrap();
+        let mut data = Vec::new();
+        data.extend_from_slice(&0x184D_2A5Fu32.to_le_bytes());
+        data.extend_from_slice(&9u32.to_le_bytes());
+        data.extend_from_slice(b"123456789");
+        data.extend_from_slice(&f);
+        data.extend_from_slice(&0x184D_2A53u32.to_le_bytes());
+        data.extend_from_slice(&0u32.to_le_bytes());
+        let frames = walk(&data).unwrap();
+        assert_eq!(frames.len(), 1);
+        assert_eq!(frames[0].start, 17);
+    }
+
+    #[test]
+    fn a_non_zstd_tail_and_a_cut_frame_are_errors() {
+        let a = text(50_000, 7);
+        let good = pzstd_like(&[&a, &a], false);
+        let mut tail = good.clone();
+        tail.extend_from_slice(b"[Event \"junk\"]\n");
+        let e = walk(&tail).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains(&format!("not zstd data at byte {}", good.len())),
+            "{e}"
+        );
+        let mut stray = good.clone();
+        stray.extend_from_slice(b"ab");
+        assert!(walk(&stray).unwrap_err().to_string().contains("stray"));
+        let last = walk(&good).unwrap()[1];
+        for cut in [
+            good.len() - 1,
+            good.len() - 20,
+            (last.start + last.end) as usize / 2,
+        ] {
+            let e = walk(&good[..cut]).unwrap_err();
+            assert!(e.to_string().contains("truncated"), "{cut}: {e}");
+        }
+        // A cut announced file: the announcement does not fit, the walk finds the cut.
+        let announced = pzstd_like(&[&a, &a], true);
+        let e = walk(&announced[..announced.len() - 5]).unwrap_err();
+        assert!(e.to_string().contains("truncated"), "{e}");
+    }
+
+    #[test]
+    fn decoding_respects_the_reservation() {
+        let a = text(3 << 20, 8);
+        let f = frame_with(&a, false, true);
+        match decode_frame(&f, 4 << 20, Vec::new()).unwrap() {
+            Decoded::Bytes(b) => assert!(b == a),
+            Decoded::TooBig => panic!("fits"),
+        }
+        assert!(matches!(
+            decode_frame(&f, 1 << 20, vec![0; 8 << 20]).unwrap(),
+            Decoded::TooBig
+        ));
+        let mut bad = f.clone();
+        let mid = bad.len() / 2;
+        bad[mid] ^= 0x55;
+        bad[mid + 1] ^= 0x55;
+        assert!(decode_frame(&bad, 4 << 20, Vec::new()).is_err());
+    }
+
+    fn read_parallel(data: &[u8], threads: usize) -> io::Result<Vec<u8>> {
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, data).unwrap();
+        let meta = file.metadata().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut r = ParallelFrames::new(
+            &pool,
+            file,
+            meta.len(),
+            meta.modified().ok(),
+            Arc::new(AtomicU64::new(0)),
+        );
+        let mut out = Vec::new();
+        r.read_to_end(&mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn parallel_reading_gives_the_sequential_bytes() {
+        let parts: Vec<Vec<u8>> = (0..40).map(|i| text(20_000 + 997 * i, i as u8)).collect();
+        let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
+        let whole = parts.concat();
+        for announce in [true, false] {
+            let data = pzstd_like(&refs, announce);
+            for threads in [1, 2, 3] {
+                assert!(read_parallel(&data, threads).unwrap() == whole);
+            }
+        }
+        // A frame much bigger than the others (and of unknown size) is
+        // streamed after its one-shot decoding found it too big.
+        let big = text(5 << 20, 9);
+        let mut data = pzstd_like(&[&parts[0], &parts[1]], true);
+        data.extend(frame_with(&big, false, true));
+        data.extend(pzstd_like(&[&parts[2]], true));
+        let expect = [&parts[0][..], &parts[1], &big, &parts[2]].concat();
+        assert!(read_parallel(&data, 2).unwrap() == expect);
+    }
+
+    #[test]
+    fn a_corrupt_frame_is_an_error_naming_its_offset() {
+        let parts: Vec<Vec<u8>> = (0..6).map(|i| text(50_000, i as u8)).collect();
+        let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
+        let mut data = pzstd_like(&refs, true);
+        let frames = walk(&data).unwrap();
+        let f = frames[3];
+        let mid = ((f.start + f.end) / 2) as usize;
+        for b in &mut data[mid..mid + 8] {
+            *b ^= 0xA5;
+        }
+        let Err(e) = read_parallel(&data, 2) else {
+            panic!("a corrupt frame was read");
+        };
+        assert!(
+            e.to_string()
+                .contains(&format!("zstd frame at byte {}", f.start)),
+            "{e}"
+        );
+    }
+}
