@@ -53,11 +53,24 @@ impl<V: Clone> Memo<V> {
             return e.value.clone();
         }
         let value = work();
-        self.slots[slot] = Some(Box::new(Entry {
-            salt,
-            key: key.to_vec(),
-            value: value.clone(),
-        }));
+        match &mut self.slots[slot] {
+            // A miss in a used slot reuses its entry and key buffer: archives of
+            // distinct FENs miss nearly always, and must not pay two
+            // allocations (and frees) per FEN for it.
+            Some(e) => {
+                e.salt = salt;
+                e.key.clear();
+                e.key.extend_from_slice(key);
+                e.value = value.clone();
+            }
+            empty => {
+                *empty = Some(Box::new(Entry {
+                    salt,
+                    key: key.to_vec(),
+                    value: value.clone(),
+                }))
+            }
+        }
         value
     }
 }
