@@ -312,6 +312,21 @@ impl Board {
         }
     }
 
+    /// The FEN letter of each square (index `rank * files + file`), 0 when empty.
+    pub fn letters(&self) -> [u8; 80] {
+        let mut letters = [0u8; 80];
+        for (color, case) in [(0, 0u8), (1, 0x20)] {
+            for (role, &bb) in ROLES.iter().zip(&self.by_role) {
+                for i in bits(bb & self.by_color[color]) {
+                    if let Some(l) = letters.get_mut(i as usize) {
+                        *l = role.upper() | case;
+                    }
+                }
+            }
+        }
+        letters
+    }
+
     /// An 8×8 board from 64-bit boards, roles in [`Role`] order (pawn to king).
     pub(crate) fn from_8x8(by_color: [u64; 2], by_role: [u64; 6]) -> Board {
         let mut board = Board::empty(BoardSize::Eight);
