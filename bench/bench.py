@@ -1,60 +1,150 @@
 #!/usr/bin/env python3
 """Whole-command benchmark of pgnfen against grep, wc and pgn-extract, in one run.
 
-Builds an archive of about SIZE_MB (default 1024) by repeating the corpus PGN files
-(../shared/corpus, or samples/ when the corpus is absent), then times, each the median
-of RUNS runs (default 3), with the file in the page cache:
+Builds up to three archives of about SIZE_MB each (default 1024) from the corpus PGN
+files ($PGNFEN_CORPUS, else ../shared/corpus, else samples/), under bench/out/:
+
+  ordinary  archive.pgn           the corpus files repeated (about 13 % of the games
+                                  carry a FEN; every FEN repeats once per copy)
+  distinct  archive-distinct.pgn  the same, each FEN tag made distinct by rewriting
+                                  its fullmove number (see distinct_fens below)
+  fen       archive-fen.pgn       only the corpus games with a FEN tag, repeated,
+                                  FENs made distinct the same way (an engine-testing
+                                  archive: every game starts from a book position)
+
+The repeats of the ordinary archive let the per-thread memos of FEN analyses answer
+almost every FEN after the first copy; the other two show the full price of a FEN.
+On each archive it times, each the median of RUNS runs (default 3), with the file in
+the page cache:
 
   pgnfen stats / filter --class standard -o /dev/null / convert --to shredder -o /dev/null / check
   pgnfen filter --tag 'WhiteElo>=2500' -o /dev/null / split -o '/tmp/DIR/{class}.pgn'
   grep -c '^\\[Event '   and   wc -l         (the yardsticks of raw scanning speed)
   pgn-extract --nosetuptags and pgn-extract -t (WhiteElo >= "2500") on a 100 MB slice
   (scaled to the whole size)
-  pgnfen stats on a .pgn.zst of the archive against zstd -dc > /dev/null
-  pgnfen stats and stats -j1 on a pzstd -p2 -3 .zst of the archive (frames decoded in
-  parallel) against zstd -dc > /dev/null, paired rounds (`... SIZE_MB RUNS pzstd`: only this)
+  pgnfen stats on a .pgn.zst of the ordinary archive against zstd -dc > /dev/null
+  pgnfen stats and stats -j1 on a pzstd -p2 -3 .zst of the ordinary archive (frames
+  decoded in parallel) against zstd -dc > /dev/null, paired rounds
 
-and the peak RSS of each pgnfen command (/usr/bin/time -v). Prints a table with MB/s and
-ratios. Usage: python3 bench/bench.py [SIZE_MB] [RUNS]
+and the peak RSS of each pgnfen command (/usr/bin/time -v). Prints a table per archive
+with MB/s and ratios to grep (measured in the same run).
+
+Usage: python3 bench/bench.py [SIZE_MB] [RUNS] [--archives ordinary,distinct,fen]
+                              [--baseline BIN] [--no-extract]
+  --baseline BIN  also time BIN (another pgnfen build) on every pgnfen command, runs of
+                  the two binaries alternating, and print the paired ratio new/old
+                  (median of the per-pair ratios)
+  --no-extract    skip pgn-extract and zstd (quick iteration; e.g. SIZE_MB 256)
 Needs: cargo build --release; optional: pgn-extract, zstd, /usr/bin/time (apt-get install
 pgn-extract zstd time).
 """
-import glob, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, glob, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "pgnfen")
-SIZE_MB = int(sys.argv[1]) if len(sys.argv) > 1 else 1024
-RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 OUT = os.path.join(ROOT, "bench", "out")
 PGN_EXTRACT = shutil.which("pgn-extract") or ("/usr/games/pgn-extract" if os.path.exists("/usr/games/pgn-extract") else None)
+ARCHIVES = {
+    "ordinary": "archive.pgn",
+    "distinct": "archive-distinct.pgn",
+    "fen": "archive-fen.pgn",
+}
+# A FEN tag alone on its line whose fullmove number is canonical (no leading zero,
+# not 0: those are warnings the rewrite must not remove) and below FULLMOVE_STEP.
+FEN_LINE = re.compile(rb'^\[FEN "([^"\\\r\n]* )([1-9][0-9]{0,2})"\][ \t]*\r?$', re.M)
+FULLMOVE_STEP = 1000
 
 
-def build_archive(path, size):
-    # PGNFEN_CORPUS names the corpus when ../shared is not beside the checkout (a worktree).
+def corpus_block():
     corpus = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
     files = sorted(glob.glob(os.path.join(corpus, "**", "*.pgn"), recursive=True)) or sorted(glob.glob(os.path.join(ROOT, "samples", "*.pgn")))
     # Keep every game whole: each file is followed by a blank line.
-    block = b"".join(open(f, "rb").read().rstrip(b"\r\n") + b"\n\n" for f in files)
-    with open(path, "wb") as out:
-        written = 0
+    return b"".join(open(f, "rb").read().rstrip(b"\r\n") + b"\n\n" for f in files)
+
+
+def fen_games(block):
+    """The games of `block` that have a FEN tag, byte for byte (pgnfen filter --tag)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "block.pgn")
+        with open(src, "wb") as f:
+            f.write(block)
+        p = subprocess.run([BIN, "-q", "filter", "--tag", "FEN~", src], stdout=subprocess.PIPE, check=True)
+        return p.stdout
+
+
+def distinct_fens(block):
+    """A template of `block` whose FEN tags get distinct fullmove numbers per copy.
+
+    Returns (pieces, slots, headers): `block` cut at each rewritable fullmove number
+    (pieces has one more element than slots), for each slot (original number, header
+    index). In copy c, header h's tags get `number + (c * headers + h) * FULLMOVE_STEP`:
+    FENs of different headers never meet, and the FEN tags of one header keep their
+    equalities (a repeated FEN tag with the same value stays a repeat, not a
+    duplicate-tag problem), so classes and problems do not change. Only the clock
+    changes, which no check reads beyond its syntax.
+    """
+    pieces, slots = [], []
+    last, header, prev_end = 0, -1, None
+    for m in FEN_LINE.finditer(block):
+        # The same header as the last FEN tag when only tag lines lie between them.
+        lines = block[prev_end:m.start()].split(b"\n")[1:-1] if prev_end is not None else [b""]
+        if any(not l.strip() or not l.startswith(b"[") for l in lines):
+            header += 1
+        pieces.append(block[last:m.start(2)])
+        slots.append((int(m.group(2)), header))
+        last, prev_end = m.end(2), m.end()
+    pieces.append(block[last:])
+    return pieces, slots, header + 1
+
+
+def build_archive(path, size, block, distinct):
+    with open(path + ".tmp", "wb") as out:
+        written, copy = 0, 0
+        if distinct:
+            pieces, slots, headers = distinct_fens(block)
         while written < size:
-            out.write(block)
-            written += len(block)
-    return written
+            if distinct:
+                base = copy * headers
+                if (base + headers) * FULLMOVE_STEP >= 2**32:
+                    sys.exit("archive too large for distinct fullmove numbers")
+                parts = [pieces[0]]
+                for (n, h), piece in zip(slots, pieces[1:]):
+                    parts.append(b"%d" % (n + (base + h) * FULLMOVE_STEP))
+                    parts.append(piece)
+                data = b"".join(parts)
+            else:
+                data = block
+            out.write(data)
+            written += len(data)
+            copy += 1
+    os.replace(path + ".tmp", path)
+    return written, copy
 
 
-def timed(cmd, shell=False):
+def timed(cmd, runs, shell=False):
     # Standard output goes to a file, not /dev/null: GNU grep stops at the first
     # match when it sees its output is /dev/null.
-    runs = []
+    times = []
     with open(os.path.join(OUT, "stdout.txt"), "wb") as sink:
-        for _ in range(RUNS):
+        for _ in range(runs):
             sink.seek(0)
             sink.truncate()
             t = time.perf_counter()
             subprocess.run(cmd, shell=shell, stdout=sink, stderr=subprocess.DEVNULL, check=False)
-            runs.append(time.perf_counter() - t)
-    return statistics.median(runs)
+            times.append(time.perf_counter() - t)
+    return statistics.median(times), times
+
+
+def paired(new, old, runs):
+    """Alternating runs of two commands: medians of each, and the median new/old ratio."""
+    a, b = [], []
+    for i in range(runs):
+        first, second = (new, old) if i % 2 == 0 else (old, new)
+        t1 = timed(first, 1)[0]
+        t2 = timed(second, 1)[0]
+        (a if first is new else b).append(t1)
+        (b if first is new else a).append(t2)
+    return statistics.median(a), statistics.median(b), statistics.median(x / y for x, y in zip(a, b))
 
 
 def peak_rss_mib(cmd):
@@ -67,76 +157,100 @@ def peak_rss_mib(cmd):
         return None
 
 
-def main():
-    if not os.path.exists(BIN):
-        sys.exit("build first: cargo build --release")
-    os.makedirs(OUT, exist_ok=True)
-    archive = os.path.join(OUT, "archive.pgn")
-    size = os.path.getsize(archive) if os.path.exists(archive) else 0
-    if abs(size - SIZE_MB * 2**20) > 64 * 2**20:
-        size = build_archive(archive, SIZE_MB * 2**20)
+def pgnfen_commands(binary, archive, split_dir):
+    return [
+        ("pgnfen stats", [binary, "--no-progress", "stats", archive]),
+        ("pgnfen filter --class standard", [binary, "--no-progress", "-q", "filter", "--class", "standard", "-o", "/dev/null", archive]),
+        ("pgnfen convert --to shredder", [binary, "--no-progress", "-q", "convert", "--to", "shredder", "-o", "/dev/null", archive]),
+        ("pgnfen check", [binary, "--no-progress", "check", archive]),
+        ("pgnfen filter --tag 'WhiteElo>=2500'", [binary, "--no-progress", "-q", "filter", "--tag", "WhiteElo>=2500", "-o", "/dev/null", archive]),
+        ("pgnfen split -o '/tmp/DIR/{class}.pgn'", [binary, "--no-progress", "-q", "split", "-o", os.path.join(split_dir, "{class}.pgn"), archive]),
+    ]
+
+
+def bench_archive(kind, archive, args):
+    size = os.path.getsize(archive)
     mb = size / 1e6
     subprocess.run(["cat", archive], stdout=subprocess.DEVNULL)  # into the page cache
-    print(f"archive: {archive}, {mb:.0f} MB, {os.cpu_count()} cores, median of {RUNS} runs\n")
+    games = subprocess.run(["grep", "-c", r"^\[Event ", archive], capture_output=True, text=True).stdout.strip()
+    fens = subprocess.run(["grep", "-c", r"^\[FEN ", archive], capture_output=True, text=True).stdout.strip()
+    print(f"== {kind}: {archive}, {mb:.0f} MB, {int(games):,} [Event lines, {int(fens):,} [FEN lines; "
+          f"{os.cpu_count()} cores, median of {args.runs} runs")
 
     rows = []
-    grep = timed(["grep", "-c", r"^\[Event ", archive])
-    rows.append(("grep -c '^\\[Event '", grep, None))
-    rows.append(("wc -l", timed(["wc", "-l", archive]), None))
-    commands = [
-        ("pgnfen stats", [BIN, "--no-progress", "stats", archive]),
-        ("pgnfen filter --class standard", [BIN, "--no-progress", "-q", "filter", "--class", "standard", "-o", "/dev/null", archive]),
-        ("pgnfen convert --to shredder", [BIN, "--no-progress", "-q", "convert", "--to", "shredder", "-o", "/dev/null", archive]),
-        ("pgnfen check", [BIN, "--no-progress", "check", archive]),
-        ("pgnfen filter --tag 'WhiteElo>=2500'", [BIN, "--no-progress", "-q", "filter", "--tag", "WhiteElo>=2500", "-o", "/dev/null", archive]),
-    ]
+    grep = timed(["grep", "-c", r"^\[Event ", archive], args.runs)[0]
+    rows.append(("grep -c '^\\[Event '", grep, None, None))
+    rows.append(("wc -l", timed(["wc", "-l", archive], args.runs)[0], None, None))
     split_dir = tempfile.mkdtemp(prefix="pgnfen-split-")
-    commands.append(("pgnfen split -o '/tmp/DIR/{class}.pgn'", [BIN, "--no-progress", "-q", "split", "-o", os.path.join(split_dir, "{class}.pgn"), archive]))
-    for name, cmd in commands:
-        rows.append((name, timed(cmd), peak_rss_mib(cmd)))
+    old_dir = tempfile.mkdtemp(prefix="pgnfen-split-old-")
+    new_cmds = pgnfen_commands(BIN, archive, split_dir)
+    old_cmds = pgnfen_commands(args.baseline, archive, old_dir) if args.baseline else [None] * len(new_cmds)
+    by_name = {}
+    for (name, cmd), old in zip(new_cmds, old_cmds):
+        if old:
+            t, t_old, ratio = paired(cmd, old[1], args.runs)
+            rows.append((name, t, peak_rss_mib(cmd), (t_old, ratio)))
+        else:
+            rows.append((name, timed(cmd, args.runs)[0], peak_rss_mib(cmd), None))
+        by_name[name] = rows[-1][1]
     shutil.rmtree(split_dir, ignore_errors=True)
-    stats_time = rows[2][1]
-    filter_time = rows[3][1]
-    tag_time, split_time = rows[6][1], rows[7][1]
+    shutil.rmtree(old_dir, ignore_errors=True)
 
-    if PGN_EXTRACT:
+    extract = {}
+    if PGN_EXTRACT and not args.no_extract:
         slice_path = os.path.join(OUT, "slice.pgn")
         with open(archive, "rb") as src, open(slice_path, "wb") as dst:
             dst.write(src.read(100 * 10**6))
             rest = src.read(1 << 20)
             dst.write(rest[: rest.find(b"\n[Event ") + 1] if b"\n[Event " in rest else rest)
         slice_mb = os.path.getsize(slice_path) / 1e6
-        t = timed([PGN_EXTRACT, "--quiet", "--nosetuptags", "-o", "/dev/null", slice_path])
-        rows.append((f"pgn-extract --nosetuptags (100 MB slice, x{mb / slice_mb:.1f})", t * mb / slice_mb, None))
+        t = timed([PGN_EXTRACT, "--quiet", "--nosetuptags", "-o", "/dev/null", slice_path], args.runs)[0]
+        extract["nosetuptags"] = t * mb / slice_mb
+        rows.append((f"pgn-extract --nosetuptags (100 MB slice, x{mb / slice_mb:.1f})", extract["nosetuptags"], None, None))
         crit = os.path.join(OUT, "criteria.txt")
         with open(crit, "w") as f:
             f.write('WhiteElo >= "2500"\n')
-        t = timed([PGN_EXTRACT, "--quiet", "-t" + crit, "-o", "/dev/null", slice_path])
-        rows.append((f"pgn-extract -t WhiteElo>=2500 (100 MB slice, x{mb / slice_mb:.1f})", t * mb / slice_mb, None))
+        t = timed([PGN_EXTRACT, "--quiet", "-t" + crit, "-o", "/dev/null", slice_path], args.runs)[0]
+        extract["t"] = t * mb / slice_mb
+        rows.append((f"pgn-extract -t WhiteElo>=2500 (100 MB slice, x{mb / slice_mb:.1f})", extract["t"], None, None))
 
-    print(f"{'command':<48} {'seconds':>8} {'MB/s':>8} {'vs grep':>8} {'RSS MiB':>8}")
-    for name, t, rss in rows:
+    head = f"{'command':<48} {'seconds':>8} {'MB/s':>8} {'vs grep':>8} {'RSS MiB':>8}"
+    if args.baseline:
+        head += f" {'old s':>8} {'new/old':>8}"
+    print(head)
+    for name, t, rss, pair in rows:
         rss_s = f"{rss:8.1f}" if rss is not None else f"{'-':>8}"
-        print(f"{name:<48} {t:8.3f} {mb / t:8.0f} {t / grep:8.2f} {rss_s}")
-    if PGN_EXTRACT:
-        print(f"\npgnfen filter is {rows[-2][1] / filter_time:.0f}x faster than pgn-extract --nosetuptags")
-        print(f"pgnfen filter --tag is {rows[-1][1] / tag_time:.0f}x faster than pgn-extract -t (target: >= 100x)")
-    print(f"pgnfen check / pgnfen stats: {rows[5][1] / stats_time:.2f}")
-    print(f"pgnfen filter --tag / grep -c: {tag_time / grep:.2f} (target: <= 1.0)")
+        line = f"{name:<48} {t:8.3f} {mb / t:8.0f} {t / grep:8.2f} {rss_s}"
+        if pair:
+            line += f" {pair[0]:8.3f} {pair[1]:8.3f}"
+        print(line)
+    stats_time = by_name["pgnfen stats"]
+    filter_time = by_name["pgnfen filter --class standard"]
+    tag_time = by_name["pgnfen filter --tag 'WhiteElo>=2500'"]
+    split_time = by_name["pgnfen split -o '/tmp/DIR/{class}.pgn'"]
+    if extract:
+        print(f"pgnfen filter is {extract['nosetuptags'] / filter_time:.0f}x faster than pgn-extract --nosetuptags")
+        print(f"pgnfen filter --tag is {extract['t'] / tag_time:.0f}x faster than pgn-extract -t")
+    print(f"pgnfen check / pgnfen stats: {by_name['pgnfen check'] / stats_time:.2f}")
+    print(f"pgnfen stats / grep -c: {stats_time / grep:.2f}; filter / grep -c: {filter_time / grep:.2f}; "
+          f"convert / grep -c: {by_name['pgnfen convert --to shredder'] / grep:.2f}")
+    print(f"pgnfen filter --tag / grep -c: {tag_time / grep:.2f}")
     print(f"pgnfen split / pgnfen filter --class standard: {split_time / filter_time:.2f} "
-          f"(target: <= 1.3; split writes every game to a file, filter here writes to /dev/null)")
+          f"(split writes every game to a file, filter here writes to /dev/null)")
 
-    pzstd_bench(archive)
-    if shutil.which("zstd"):
+    if kind == "ordinary":
+        pzstd_bench(archive, args.runs)
+    if kind == "ordinary" and shutil.which("zstd") and not args.no_extract:
         zst = archive + ".zst"
         if not os.path.exists(zst) or os.path.getmtime(zst) < os.path.getmtime(archive):
             subprocess.run(["zstd", "-q", "-f", "-T0", archive, "-o", zst], check=True)
-        dc = timed(f"zstd -dc {zst} > /dev/null", shell=True)
-        st = timed([BIN, "--no-progress", "stats", zst])
-        print(f"\nzstd -dc > /dev/null: {dc:.3f}s; pgnfen stats on .zst: {st:.3f}s; ratio {st / dc:.2f}")
+        dc = timed(f"zstd -dc {zst} > /dev/null", args.runs, shell=True)[0]
+        st = timed([BIN, "--no-progress", "stats", zst], args.runs)[0]
+        print(f"zstd -dc > /dev/null: {dc:.3f}s; pgnfen stats on .zst: {st:.3f}s; ratio {st / dc:.2f}")
+    print()
 
 
-def pzstd_bench(archive):
+def pzstd_bench(archive, runs):
     """pgnfen stats on a pzstd-written archive (independent frames, decoded in
     parallel) against `zstd -dc > /dev/null`: the commands are run in turn,
     round after round (paired, so that the load of the machine hits them alike),
@@ -155,7 +269,7 @@ def pzstd_bench(archive):
     ]
     times = {name: [] for name, _, _ in cmds}
     with open(os.path.join(OUT, "stdout.txt"), "wb") as sink:
-        for _ in range(max(RUNS, 5)):
+        for _ in range(max(runs, 5)):
             for name, cmd, shell in cmds:
                 t = time.perf_counter()
                 subprocess.run(cmd, shell=shell, stdout=sink, stderr=subprocess.DEVNULL, check=False)
@@ -163,7 +277,7 @@ def pzstd_bench(archive):
     med = {name: statistics.median(ts) for name, ts in times.items()}
     dc = med["zstd -dc > /dev/null"]
     print(f"\npzstd -p2 -3 archive ({os.path.getsize(pz) / 1e6:.0f} MB compressed), "
-          f"{os.cpu_count()} cores, medians of {max(RUNS, 5)} paired rounds:")
+          f"{os.cpu_count()} cores, medians of {max(runs, 5)} paired rounds:")
     for name, cmd, _ in cmds:
         rss = None if name.startswith("zstd") else peak_rss_mib(cmd)
         rss_s = f", peak RSS {rss:.0f} MiB" if rss is not None else ""
@@ -171,13 +285,35 @@ def pzstd_bench(archive):
     print("  (targets on 2 cores: pgnfen stats <= 0.65x, pgnfen stats -j1 ~ 1.0x)")
 
 
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("size_mb", nargs="?", type=int, default=1024)
+    ap.add_argument("runs", nargs="?", type=int, default=3)
+    ap.add_argument("--archives", default="ordinary,distinct,fen")
+    ap.add_argument("--baseline")
+    ap.add_argument("--no-extract", action="store_true")
+    args = ap.parse_args()
+    if not os.path.exists(BIN):
+        sys.exit("build first: cargo build --release")
+    kinds = [k for k in args.archives.split(",") if k]
+    for k in kinds:
+        if k not in ARCHIVES:
+            sys.exit(f"unknown archive {k!r}; expected some of {','.join(ARCHIVES)}")
+    os.makedirs(OUT, exist_ok=True)
+    block = None
+    suffix = "" if args.size_mb == 1024 else f"-{args.size_mb}"
+    for kind in kinds:
+        name = ARCHIVES[kind].replace(".pgn", f"{suffix}.pgn")
+        path = os.path.join(OUT, name)
+        want = args.size_mb * 2**20
+        if not os.path.exists(path) or abs(os.path.getsize(path) - want) > 64 * 2**20 and abs(os.path.getsize(path) - want) > want // 8:
+            if block is None:
+                block = corpus_block()
+            source = fen_games(block) if kind == "fen" else block
+            written, copies = build_archive(path, want, source, kind != "ordinary")
+            print(f"built {path}: {written / 1e6:.0f} MB, {copies} copies of {len(source) / 1e6:.2f} MB")
+        bench_archive(kind, path, args)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) > 3 and sys.argv[3] == "pzstd":
-        # Only the pzstd comparison: python3 bench/bench.py SIZE_MB RUNS pzstd
-        os.makedirs(OUT, exist_ok=True)
-        path = os.path.join(OUT, "archive.pgn")
-        if not os.path.exists(path) or abs(os.path.getsize(path) - SIZE_MB * 2**20) > 64 * 2**20:
-            build_archive(path, SIZE_MB * 2**20)
-        pzstd_bench(path)
-    else:
-        main()
+    main()

@@ -341,6 +341,33 @@ impl Board {
         }
     }
 
+    /// The FEN letter of each square (index `rank * files + file`), 0 when empty.
+    pub fn letters(&self) -> [u8; 80] {
+        let mut letters = [0u8; 80];
+        for (color, case) in [(0, 0u8), (1, 0x20)] {
+            for (role, &bb) in ROLES.iter().zip(&self.by_role) {
+                for i in bits(bb & self.by_color[color]) {
+                    if let Some(l) = letters.get_mut(i as usize) {
+                        *l = role.upper() | case;
+                    }
+                }
+            }
+        }
+        letters
+    }
+
+    /// An 8×8 board from 64-bit boards, roles in [`Role`] order (pawn to king).
+    pub(crate) fn from_8x8(by_color: [u64; 2], by_role: [u64; 6]) -> Board {
+        let mut board = Board::empty(BoardSize::Eight);
+        for (to, from) in board.by_color.iter_mut().zip(by_color) {
+            *to = u128::from(from);
+        }
+        for (to, from) in board.by_role.iter_mut().zip(by_role) {
+            *to = u128::from(from);
+        }
+        board
+    }
+
     /// Puts `piece` on an empty square `index` (`rank * files + file`); for
     /// the parser, which fills each square once.
     pub(crate) fn put_new(&mut self, index: u32, piece: Piece) {
@@ -471,6 +498,40 @@ impl Board {
         shakmaty::Board::try_from_bitboards(by_role, by_color).ok()
     }
 
+    /// The placement has the shape of a Chess960 start array: 8 files, the white
+    /// pieces exactly on ranks 1–2, the black ones exactly on ranks 7–8, the
+    /// pawns exactly on ranks 2 and 7. Three comparisons that rule out almost
+    /// every other position before a square-by-square test.
+    pub fn has_start_shape(&self) -> bool {
+        self.size == BoardSize::Eight
+            && self.by_color[0] == 0xFFFF
+            && self.by_color[1] == 0xFFFF << 48
+            && self.by_role[Role::Pawn as usize] == (0xFF << 8 | 0xFF << 48)
+    }
+
+    /// The roles of the white back rank, a-file first, when the placement has
+    /// the start shape ([`Self::has_start_shape`]) and the black back rank
+    /// mirrors it piece for piece: read from the bitboards, one role at a time.
+    pub fn mirrored_back_rank(&self) -> Option<[Role; 8]> {
+        if !self.has_start_shape() {
+            return None;
+        }
+        let mut array = [Role::Pawn; 8];
+        let mut filled = 0u128;
+        for role in ROLES.into_iter().skip(1) {
+            let white = self.by_role[role as usize] & 0xFF;
+            if white != (self.by_role[role as usize] >> 56) & 0xFF {
+                return None;
+            }
+            filled |= white;
+            for file in bits(white) {
+                array[file as usize] = role;
+            }
+        }
+        // The shape puts a piece on every back-rank square, so every file was filled.
+        (filled == 0xFF).then_some(array)
+    }
+
     /// The 8×8 standard initial placement.
     pub fn standard() -> Board {
         let mut board = Board::empty(BoardSize::Eight);
@@ -554,6 +615,30 @@ mod tests {
         assert!(!b.is_attacked(Square::new(3, 2), Color::White));
         put(&mut b, "e5", b'p');
         assert!(b.is_attacked(Square::new(5, 3), Color::Black));
+    }
+
+    #[test]
+    fn start_shape() {
+        assert!(Board::standard().has_start_shape());
+        let mut b = Board::standard();
+        put(&mut b, "e4", b'P');
+        assert!(!b.has_start_shape());
+        let mut b = Board::standard();
+        put(&mut b, "e2", b'N');
+        assert!(!b.has_start_shape());
+        let mut b = Board::standard();
+        put(&mut b, "e8", b'K');
+        assert!(!b.has_start_shape());
+        assert!(!Board::empty(BoardSize::Ten).has_start_shape());
+        use Role::*;
+        assert_eq!(
+            Board::standard().mirrored_back_rank(),
+            Some([Rook, Knight, Bishop, Queen, King, Bishop, Knight, Rook])
+        );
+        let mut b = Board::standard();
+        put(&mut b, "d8", b'k');
+        put(&mut b, "e8", b'q');
+        assert!(b.has_start_shape() && b.mirrored_back_rank().is_none());
     }
 
     #[test]

@@ -173,43 +173,16 @@ impl Position {
 
     /// The Scharnagl number when this is a Chess960 start array.
     pub fn chess960_number(&self) -> Option<u16> {
-        if self.board.size() != BoardSize::Eight
-            || self.turn != Color::White
+        if self.turn != Color::White
             || self.ep.is_some()
             || self.prefix.is_some()
             || self.castling.iter().count() != 4
         {
             return None;
         }
-        let mut array = [Role::Pawn; 8];
-        for (file, slot) in (0u8..).zip(array.iter_mut()) {
-            let w = self.board.piece_at(Square::new(file, 0))?;
-            let b = self.board.piece_at(Square::new(file, 7))?;
-            if w.color != Color::White
-                || b != (Piece {
-                    color: Color::Black,
-                    role: w.role,
-                })
-            {
-                return None;
-            }
-            let pawn = |color, rank| {
-                self.board.piece_at(Square::new(file, rank))
-                    == Some(Piece {
-                        color,
-                        role: Role::Pawn,
-                    })
-            };
-            if !pawn(Color::White, 1) || !pawn(Color::Black, 6) {
-                return None;
-            }
-            for rank in 2..6 {
-                if self.board.piece_at(Square::new(file, rank)).is_some() {
-                    return None;
-                }
-            }
-            *slot = w.role;
-        }
+        // Pawns on ranks 2 and 7, nothing on ranks 3-6, the black back rank the
+        // mirror of the white one: read off the bitboards at once.
+        let array = self.board.mirrored_back_rank()?;
         let n = chess960::number(&array)?;
         let first = array.iter().position(|r| *r == Role::Rook)? as u8;
         let last = array.iter().rposition(|r| *r == Role::Rook)? as u8;
@@ -230,6 +203,7 @@ impl Position {
             && self.prefix.is_none()
             && self.ep.is_none()
             && self.castling == Position::standard_castling()
+            && self.board.has_start_shape()
             && self.board == Board::standard()
     }
 

@@ -139,10 +139,12 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
         }
     }
 
-    let board = placement(fen, fields[0].clone()).map_err(|p| {
-        problems.push(p);
-        None
-    })?;
+    let board = placement8(&fen[fields[0].clone()])
+        .map_or_else(|| placement(fen, fields[0].clone()), Ok)
+        .map_err(|p| {
+            problems.push(p);
+            None
+        })?;
     let size = Some(board.size());
     let fail = |problems: &mut Vec<Problem>, p: Problem| {
         problems.push(p);
@@ -280,6 +282,62 @@ fn spacing(fen: &[u8]) -> Option<Problem> {
 }
 
 /// Reads the placement field.
+/// Piece letters of 8×8 boards: `0x80 | colour << 3 | role`, 0 for any other byte.
+const PIECE_CODES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let letters = *b"PNBRQK";
+    let mut role = 0;
+    while role < letters.len() {
+        t[letters[role] as usize] = 0x80 | role as u8;
+        t[letters[role].to_ascii_lowercase() as usize] = 0x80 | 1 << 3 | role as u8;
+        role += 1;
+    }
+    t
+};
+
+/// The common case of [`placement`]: 8 ranks of 8 squares, piece letters
+/// `PNBRQKpnbrqk` and single digits 1–8, read straight into 64-bit boards.
+/// `None` for anything else (10 files, a fault of any kind), which the general
+/// reader then reads and reports: this only skips work, it never decides.
+fn placement8(field: &[u8]) -> Option<Board> {
+    let mut by_color = [0u64; 2];
+    let mut by_role = [0u64; 6];
+    let mut rank = 7u32;
+    let mut file = 0u32;
+    let mut after_digit = false;
+    for &b in field {
+        match b {
+            b'/' => {
+                if file != 8 || rank == 0 {
+                    return None;
+                }
+                rank -= 1;
+                file = 0;
+                after_digit = false;
+            }
+            b'1'..=b'8' => {
+                file += u32::from(b - b'0');
+                if after_digit || file > 8 {
+                    return None;
+                }
+                after_digit = true;
+            }
+            _ => {
+                let code = PIECE_CODES[usize::from(b)];
+                if code == 0 || file >= 8 {
+                    return None;
+                }
+                let bit = 1u64 << (rank * 8 + file);
+                by_color[usize::from(code >> 3 & 1)] |= bit;
+                by_role[usize::from(code & 7)] |= bit;
+                file += 1;
+                after_digit = false;
+            }
+        }
+    }
+    (rank == 0 && file == 8).then(|| Board::from_8x8(by_color, by_role))
+}
+
 fn placement(fen: &[u8], range: Range<usize>) -> Result<Board, Problem> {
     // The width is fixed by the first rank; a quick look at it sizes the board
     // (a first rank of another width is reported below).
@@ -436,11 +494,15 @@ fn castling_field(
     if field == b"-" {
         return Ok((None, range.end..range.end));
     }
-    let last = char::from(b'A' + files - 1);
-    let expected = format!(
-        "expected '-' or castling letters: K, Q, k, q or a rook's file A–{last} (a–{} for black), optionally after an 's' or 'm' prefix",
-        last.to_ascii_lowercase()
-    );
+    // Built only for a fault: most FENs have castling letters, and this message
+    // would otherwise be formatted (and allocated) for each of them.
+    let expected = || {
+        let last = char::from(b'A' + files - 1);
+        format!(
+            "expected '-' or castling letters: K, Q, k, q or a rook's file A–{last} (a–{} for black), optionally after an 's' or 'm' prefix",
+            last.to_ascii_lowercase()
+        )
+    };
     let (prefix, start) = match field.first() {
         Some(b's') => (Some(Prefix::Symmetric), range.start + 1),
         Some(b'm') => (Some(Prefix::Modern), range.start + 1),
@@ -462,7 +524,11 @@ fn castling_field(
         if !ok {
             return Err(syntax(
                 i..i + 1,
-                format!("'{}' is not a castling letter; {expected}", char::from(b)),
+                format!(
+                    "'{}' is not a castling letter; {}",
+                    char::from(b),
+                    expected()
+                ),
             ));
         }
     }

@@ -1,8 +1,6 @@
 //! Writing a position in the three dialects (README, "The dialects") with the three en passant
 //! policies.
 
-use std::fmt::Write as _;
-
 use super::board::{Board, Color, Piece, Role, Square};
 use super::castling::{CastlingRights, Side};
 use super::{BoardSize, Dialect, EpPolicy, Position};
@@ -10,23 +8,42 @@ use crate::problem::{Code, Problem};
 
 /// Appends the placement field of `board`.
 pub fn write_placement(board: &Board, out: &mut String) {
-    let files = board.files();
-    for rank in (0..8u8).rev() {
+    // Letters by square from the bitboards (a piece at a time), rather than a
+    // bitboard search per square: the placement is most of what convert writes.
+    let letters = board.letters();
+    let files = usize::from(board.files());
+    for rank in (0..8usize).rev() {
         let mut empty = 0u8;
-        for file in 0..files {
-            match board.piece_at(Square::new(file, rank)) {
-                None => empty += 1,
-                Some(p) => {
-                    push_run(out, empty);
-                    empty = 0;
-                    out.push(p.fen_char());
-                }
+        for &letter in &letters[rank * files..(rank + 1) * files] {
+            if letter == 0 {
+                empty += 1;
+            } else {
+                push_run(out, empty);
+                empty = 0;
+                out.push(char::from(letter));
             }
         }
         push_run(out, empty);
         if rank > 0 {
             out.push('/');
         }
+    }
+}
+
+/// Appends `n` in decimal (the clocks; `write!` costs more than the rest of a FEN).
+fn push_number(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
     }
 }
 
@@ -176,10 +193,14 @@ pub fn write(pos: &Position, dialect: Dialect, ep: Option<EpPolicy>) -> Result<S
     });
     match ep {
         Some(sq) => {
-            let _ = write!(out, "{sq}");
+            out.push(char::from(b'a' + sq.file));
+            out.push(char::from(b'1' + sq.rank));
         }
         None => out.push('-'),
     }
-    let _ = write!(out, " {} {}", pos.halfmove, pos.fullmove);
+    out.push(' ');
+    push_number(&mut out, pos.halfmove);
+    out.push(' ');
+    push_number(&mut out, pos.fullmove);
     Ok(out)
 }

@@ -225,7 +225,24 @@ impl<'a> Header<'a> {
     /// The classification of the header: [`classify`] over the kept tags, plus
     /// the unlisted duplicates (which make the game malformed).
     pub fn verdict(&self) -> Verdict {
-        let mut verdict = classify(&self.inputs());
+        // The usual header has a few of these tags: their inputs on the stack
+        // rather than in a vector allocated per game.
+        const STACK: usize = 8;
+        let mut verdict = if self.slots.len() <= STACK {
+            let mut inputs = [TagInput {
+                name: TagName::SetUp,
+                raw: b"",
+            }; STACK];
+            for (input, s) in inputs.iter_mut().zip(self.slots) {
+                *input = TagInput {
+                    name: s.name,
+                    raw: &self.arena[s.raw.clone()],
+                };
+            }
+            classify(&inputs[..self.slots.len()])
+        } else {
+            classify(&self.inputs())
+        };
         let n = self.unlisted();
         if n > 0 {
             verdict.unlisted_duplicates = n;
