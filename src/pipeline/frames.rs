@@ -13,9 +13,12 @@
 //! Memory: a frame is decoded in one shot into a buffer reserved for it (only
 //! the pages written become resident; zstd may not write past the
 //! reservation), and the frames in flight are bounded by the sum of those
-//! reservations: 8 MiB per worker thread, between 16 and [`BUDGET`] (32) MiB —
-//! on two threads eight pzstd frames of level 1 (2 MiB), two of level 3
-//! (8 MiB), one of level 19 (32 MiB, pzstd's largest). The frame being read
+//! reservations, [`BUDGET`] (16 MiB): eight pzstd frames of level 1 (2 MiB),
+//! two of level 3 (8 MiB), one of level 19 (32 MiB, pzstd's largest; one is
+//! always allowed). With the frame the reading thread decodes itself when no
+//! worker took it yet, that keeps two cores decoding; more cores need more
+//! frames in flight, which the memory bound of the whole program (well under
+//! 100 MiB, chunks included) does not leave room for at 8 MiB a frame. The frame being read
 //! out and a few recycled buffers of at most 8 MiB come on top. A
 //! frame bigger than its reservation (a frame with no size in its header, such
 //! as `zstd` writes for a pipe, that turns out huge) is decoded again, streaming,
@@ -43,7 +46,7 @@ const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 pub const FRAME_CAP: usize = 32 << 20;
 /// The largest sum of the reservations of the frames in flight (the frame
 /// being read out comes on top).
-pub const BUDGET: usize = 32 << 20;
+pub const BUDGET: usize = 16 << 20;
 /// The smallest reservation for a frame of unknown size.
 const MIN_RESERVE: usize = 1 << 20;
 
@@ -361,20 +364,20 @@ unsafe impl zstd_safe::WriteBuf for Capped<'_> {
 }
 
 /// Buffers of frames read out (and of compressed frames), for the next
-/// frames: a fresh buffer costs a page fault per 4 KiB written, and freed
-/// ones linger in the allocator's arenas (20 MiB more resident on a 1 GiB
-/// file). Buffers are only made when none is free, so their number stays that
-/// of the frames in flight at the busiest moment.
+/// frames: a fresh buffer costs a page fault per 4 KiB written, and freed ones
+/// linger in the allocator's per-thread arenas (on 8 threads, 125 MiB resident
+/// instead of 60). Buffers are only made when none is free and are all kept, so
+/// their number is that of the frames in flight at the busiest moment (bounded
+/// by the budget); the cap is a safety net.
 #[derive(Default)]
 struct Buffers {
     out: Vec<Vec<u8>>,
     src: Vec<Vec<u8>>,
 }
 type FreeList = Arc<std::sync::Mutex<Buffers>>;
-/// Buffers kept for reuse of each kind (their written pages stay resident),
-/// and the largest kept: frames of pzstd's usual levels (2–8 MiB) reuse their
-/// buffers, bigger ones are given back to the system.
-const FREE_BUFFERS: usize = 4;
+const FREE_BUFFERS: usize = 64;
+/// The largest buffer kept: frames of pzstd's usual levels (2–8 MiB) reuse
+/// their buffers, bigger ones are given back to the system.
 const FREE_MAX: usize = 8 << 20;
 
 fn put_back(list: &mut Vec<Vec<u8>>, buf: Vec<u8>) {
@@ -458,8 +461,6 @@ pub struct ParallelFrames<'p> {
     walked_all: bool,
     queue: VecDeque<InFlight>,
     max_in_flight: usize,
-    /// The largest sum of reservations in flight.
-    budget: usize,
     reserved: usize,
     /// The reservation for the next frame of unknown size: the largest frame
     /// seen so far (pzstd's frames all have the same size but the last).
@@ -484,10 +485,8 @@ impl<'p> ParallelFrames<'p> {
         modified: Option<SystemTime>,
         raw_read: Arc<AtomicU64>,
     ) -> Self {
-        let threads = pool.current_num_threads();
         ParallelFrames {
-            max_in_flight: 2 * threads + 2,
-            budget: (threads << 23).clamp(16 << 20, BUDGET),
+            max_in_flight: 2 * pool.current_num_threads() + 2,
             pool,
             file: Arc::new(file),
             len,
@@ -510,14 +509,15 @@ impl<'p> ParallelFrames<'p> {
     fn submit(&mut self) -> io::Result<()> {
         while !self.walked_all
             && self.queue.len() < self.max_in_flight
-            && (self.queue.is_empty() || self.reserved + self.reserve <= self.budget)
+            && (self.queue.is_empty() || self.reserved + self.reserve <= BUDGET)
         {
             let Some(frame) = self.walker.next_frame(&*self.file)? else {
                 self.walked_all = true;
                 break;
             };
             let reserve = match frame.content_size {
-                Some(size) if size <= FRAME_CAP as u64 => size as usize,
+                // (An empty frame still gets a byte: 0 means "streamed".)
+                Some(size) if size <= FRAME_CAP as u64 => (size as usize).max(1),
                 Some(_) => 0,
                 None => self.reserve,
             };
@@ -632,8 +632,12 @@ fn read_and_decode(file: &File, frame: Frame, cap: usize, free: &FreeList) -> io
         ),
         Err(_) => Default::default(),
     };
-    src.clear();
-    src.resize((frame.end - frame.start) as usize, 0);
+    // A recycled buffer is only zeroed where it grows.
+    let n = (frame.end - frame.start) as usize;
+    if src.len() < n {
+        src.resize(n, 0);
+    }
+    src.truncate(n);
     FileExt::read_exact_at(file, &mut src, frame.start).map_err(|e| {
         if e.kind() == io::ErrorKind::UnexpectedEof {
             truncated(frame.start)
