@@ -120,6 +120,15 @@ impl FrameWalker {
         FrameWalker { pos: 0, len }
     }
 
+    /// A walker over `start..end` of a file (a partition), `start` being the
+    /// start of a frame or of a skippable frame.
+    pub fn range(start: u64, end: u64) -> FrameWalker {
+        FrameWalker {
+            pos: start,
+            len: end,
+        }
+    }
+
     /// The offset the next frame (or skippable frame) starts at.
     pub fn position(&self) -> u64 {
         self.pos
@@ -331,6 +340,36 @@ pub fn open<'p>(
     ))
 }
 
+/// Cuts a regular zstd file into partitions of whole frames of about `target`
+/// compressed bytes each (at least one frame each): the compressed byte
+/// ranges, in order, covering the file. A partition starts where its first
+/// frame's announcement (pzstd's skippable frame) starts, so that
+/// [`ParallelFrames::range`] reads it as a file of its own; its decoded bytes
+/// are those of its frames, and the partitions' decoded bytes one after the
+/// other are the file's. Every frame is walked (announced frames cost one
+/// `pread` each), so this is for planning a cluster run, not for the CLI.
+pub fn partitions(file: &File, target: u64) -> io::Result<Vec<std::ops::Range<u64>>> {
+    let len = file.metadata()?.len();
+    let mut walker = FrameWalker::new(len);
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut before = walker.position();
+    while walker.next_frame(file)?.is_some() {
+        let end = walker.position();
+        // Cut before this frame (at its announcement) when the partition is
+        // big enough without it.
+        if before > start && end - start > target {
+            parts.push(start..before);
+            start = before;
+        }
+        before = end;
+    }
+    if len > start || parts.is_empty() {
+        parts.push(start..len);
+    }
+    Ok(parts)
+}
+
 /// A frame decoded, or found bigger than its reservation.
 enum Decoded {
     Bytes(Vec<u8>),
@@ -503,6 +542,12 @@ impl<'p> ParallelFrames<'p> {
             streaming: None,
             raw_read,
         }
+    }
+
+    /// Reads only the frames of `start..end` (a partition from [`partitions`]).
+    pub fn range(mut self, start: u64, end: u64) -> Self {
+        self.walker = FrameWalker::range(start, end.min(self.len));
+        self
     }
 
     /// Hands frames to the pool while the budget allows (always at least one).
@@ -943,6 +988,64 @@ mod tests {
         data.extend(pzstd_like(&[&parts[2]], true));
         let expect = [&parts[0][..], &parts[1], &big, &parts[2]].concat();
         assert!(read_parallel(&data, 2).unwrap() == expect);
+    }
+
+    #[test]
+    fn partitions_cover_the_file_in_whole_frames() {
+        let parts: Vec<Vec<u8>> = (0..30).map(|i| text(10_000 + 3_001 * i, i as u8)).collect();
+        let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
+        let whole = parts.concat();
+        for announce in [true, false] {
+            let data = pzstd_like(&refs, announce);
+            let mut file = tempfile::tempfile().unwrap();
+            std::io::Write::write_all(&mut file, &data).unwrap();
+            let frame_starts: Vec<u64> = walk(&data)
+                .unwrap()
+                .iter()
+                .map(|f| f.start - if announce { 12 } else { 0 })
+                .collect();
+            for target in [1, 5_000, 20_000, 100_000, 1 << 40] {
+                let cuts = partitions(&file, target).unwrap();
+                assert_eq!(cuts.first().unwrap().start, 0);
+                assert_eq!(cuts.last().unwrap().end, data.len() as u64);
+                for pair in cuts.windows(2) {
+                    assert_eq!(pair[0].end, pair[1].start);
+                    assert!(frame_starts.contains(&pair[1].start), "{target}");
+                }
+                // Whole frames, never more than one over the target.
+                for c in &cuts {
+                    let frames = frame_starts.iter().filter(|&&s| c.contains(&s)).count();
+                    assert!(frames >= 1);
+                    assert!(frames == 1 || c.end - c.start <= target, "{target}: {c:?}");
+                }
+                if target == 1 {
+                    assert_eq!(cuts.len(), parts.len());
+                }
+                if target == 1 << 40 {
+                    assert_eq!(cuts.len(), 1);
+                }
+                // Each partition read on its own; together they are the file.
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(2)
+                    .build()
+                    .unwrap();
+                let mut joined = Vec::new();
+                for c in &cuts {
+                    let f = file.try_clone().unwrap();
+                    let meta = f.metadata().unwrap();
+                    let mut r = ParallelFrames::new(
+                        &pool,
+                        f,
+                        meta.len(),
+                        meta.modified().ok(),
+                        Arc::new(AtomicU64::new(0)),
+                    )
+                    .range(c.start, c.end);
+                    r.read_to_end(&mut joined).unwrap();
+                }
+                assert!(joined == whole, "{target}");
+            }
+        }
     }
 
     #[test]
