@@ -16,13 +16,14 @@
 //! reservations, [`BUDGET`] (16 MiB): eight pzstd frames of level 1 (2 MiB),
 //! two of level 3 (8 MiB), one of level 19 (32 MiB, pzstd's largest; one is
 //! always allowed). With the frame the reading thread decodes itself when no
-//! worker took it yet, that keeps two cores decoding; more cores need more
-//! frames in flight, which the memory bound of the whole program (well under
-//! 100 MiB, chunks included) does not leave room for at 8 MiB a frame. The frame being read
-//! out and a few recycled buffers of at most 8 MiB come on top. A
-//! frame bigger than its reservation (a frame with no size in its header, such
-//! as `zstd` writes for a pipe, that turns out huge) is decoded again, streaming,
-//! by the reading thread itself, with bounded memory.
+//! worker took it yet, that keeps two to three cores decoding; more would need
+//! more frames in flight, which the memory bound of the whole program (well
+//! under 100 MiB, chunks included) leaves no room for at 8 MiB a frame. The
+//! frame being read out and the recycled buffers (at most 8 MiB each, as many
+//! as were in use at once) come on top. A frame bigger than its reservation (a
+//! frame with no size in its header, such as `zstd` writes for a pipe, that
+//! turns out huge) is decoded again, streaming, by the reading thread itself,
+//! with bounded memory.
 //!
 //! Only regular files take this path: a file is read with `pread` at the
 //! frames' offsets. Standard input and FIFOs, and files of one frame, keep the
@@ -289,7 +290,7 @@ pub fn several_frames(file: &File, len: u64) -> bool {
     };
     if magic == ZSTD_MAGIC {
         // Unannounced: walk the first frame only when it is known to be small.
-        let mut head = [0u8; 14];
+        let mut head = [0u8; 18]; // the longest frame header
         let n = head.len().min(len as usize);
         if FileExt::read_exact_at(file, &mut head[..n], 0).is_err() {
             return false;
