@@ -44,10 +44,19 @@ fn corpus_archive(dir: &Path) -> PathBuf {
 /// pzstd's layout, made here: frames of `frame` input bytes, each announced by
 /// a 12-byte skippable frame holding its compressed size.
 fn pzstd_like(data: &[u8], frame: usize, announce: bool) -> Vec<u8> {
+    frames(data, frame, announce, false)
+}
+
+/// Frames of `frame` input bytes, announced or not, declaring their size or
+/// not (`cat a.zst b.zst` of files compressed by `zstd` declares it).
+fn frames(data: &[u8], frame: usize, announce: bool, sized: bool) -> Vec<u8> {
     let mut out = Vec::new();
     for part in data.chunks(frame) {
         let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();
         enc.include_checksum(true).unwrap();
+        if sized {
+            enc.set_pledged_src_size(Some(part.len() as u64)).unwrap();
+        }
         std::io::Write::write_all(&mut enc, part).unwrap();
         let compressed = enc.finish().unwrap();
         if announce {
@@ -133,11 +142,16 @@ fn many_frames_give_the_plain_results() {
     let plain = corpus_archive(dir.path());
     let data = std::fs::read(&plain).unwrap();
     let mut archives = Vec::new();
-    // Small frames (cut anywhere: inside games, comments, CRLF pairs), with and
-    // without pzstd's announcements.
-    for (frame, announce) in [(256 << 10, true), (1_000_003, false)] {
+    // Small frames (cut anywhere: inside games, comments, CRLF pairs): with
+    // pzstd's announcements; with neither announcements nor sizes (read by the
+    // sequential decoder); with sizes only (the frames are walked).
+    for (frame, announce, sized) in [
+        (256 << 10, true, false),
+        (1_000_003, false, false),
+        (777_777, false, true),
+    ] {
         let path = dir.path().join(format!("f{frame}.pgn.zst"));
-        std::fs::write(&path, pzstd_like(&data, frame, announce)).unwrap();
+        std::fs::write(&path, frames(&data, frame, announce, sized)).unwrap();
         archives.push(path);
     }
     // The real pzstd, when installed (.ci/run installs Debian's zstd package).

@@ -13,13 +13,17 @@
 //! Memory: a frame is decoded in one shot into a buffer reserved for it (only
 //! the pages written become resident; zstd may not write past the
 //! reservation), and the frames in flight are bounded by the sum of those
-//! reservations: 8 MiB per worker thread, between 16 and [`BUDGET`] (32) MiB —
-//! on two threads eight pzstd frames of level 1 (2 MiB), two of level 3
-//! (8 MiB), one of level 19 (32 MiB, pzstd's largest). The frame being read
-//! out and a few recycled buffers of at most 8 MiB come on top. A
-//! frame bigger than its reservation (a frame with no size in its header, such
-//! as `zstd` writes for a pipe, that turns out huge) is decoded again, streaming,
-//! by the reading thread itself, with bounded memory.
+//! reservations, [`BUDGET`] (16 MiB): eight pzstd frames of level 1 (2 MiB),
+//! two of level 3 (8 MiB), one of level 19 (32 MiB, pzstd's largest; one is
+//! always allowed). With the frame the reading thread decodes itself when no
+//! worker took it yet, that keeps two to three cores decoding; more would need
+//! more frames in flight, which the memory bound of the whole program (well
+//! under 100 MiB, chunks included) leaves no room for at 8 MiB a frame. The
+//! frame being read out and the recycled buffers (at most 8 MiB each, as many
+//! as were in use at once) come on top. A frame bigger than its reservation (a
+//! frame with no size in its header, such as `zstd` writes for a pipe, that
+//! turns out huge) is decoded again, streaming, by the reading thread itself,
+//! with bounded memory.
 //!
 //! Only regular files take this path: a file is read with `pread` at the
 //! frames' offsets. Standard input and FIFOs, and files of one frame, keep the
@@ -43,7 +47,7 @@ const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 pub const FRAME_CAP: usize = 32 << 20;
 /// The largest sum of the reservations of the frames in flight (the frame
 /// being read out comes on top).
-pub const BUDGET: usize = 32 << 20;
+pub const BUDGET: usize = 16 << 20;
 /// The smallest reservation for a frame of unknown size.
 const MIN_RESERVE: usize = 1 << 20;
 
@@ -115,6 +119,15 @@ impl FrameWalker {
     /// A walker over a file of `len` bytes, from its start.
     pub fn new(len: u64) -> FrameWalker {
         FrameWalker { pos: 0, len }
+    }
+
+    /// A walker over `start..end` of a file (a partition), `start` being the
+    /// start of a frame or of a skippable frame.
+    pub fn range(start: u64, end: u64) -> FrameWalker {
+        FrameWalker {
+            pos: start,
+            len: end,
+        }
     }
 
     /// The offset the next frame (or skippable frame) starts at.
@@ -277,7 +290,7 @@ pub fn several_frames(file: &File, len: u64) -> bool {
     };
     if magic == ZSTD_MAGIC {
         // Unannounced: walk the first frame only when it is known to be small.
-        let mut head = [0u8; 14];
+        let mut head = [0u8; 18]; // the longest frame header
         let n = head.len().min(len as usize);
         if FileExt::read_exact_at(file, &mut head[..n], 0).is_err() {
             return false;
@@ -328,6 +341,36 @@ pub fn open<'p>(
     ))
 }
 
+/// Cuts a regular zstd file into partitions of whole frames of about `target`
+/// compressed bytes each (at least one frame each): the compressed byte
+/// ranges, in order, covering the file. A partition starts where its first
+/// frame's announcement (pzstd's skippable frame) starts, so that
+/// [`ParallelFrames::range`] reads it as a file of its own; its decoded bytes
+/// are those of its frames, and the partitions' decoded bytes one after the
+/// other are the file's. Every frame is walked (announced frames cost one
+/// `pread` each), so this is for planning a cluster run, not for the CLI.
+pub fn partitions(file: &File, target: u64) -> io::Result<Vec<std::ops::Range<u64>>> {
+    let len = file.metadata()?.len();
+    let mut walker = FrameWalker::new(len);
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut before = walker.position();
+    while walker.next_frame(file)?.is_some() {
+        let end = walker.position();
+        // Cut before this frame (at its announcement) when the partition is
+        // big enough without it.
+        if before > start && end - start > target {
+            parts.push(start..before);
+            start = before;
+        }
+        before = end;
+    }
+    if len > start || parts.is_empty() {
+        parts.push(start..len);
+    }
+    Ok(parts)
+}
+
 /// A frame decoded, or found bigger than its reservation.
 enum Decoded {
     Bytes(Vec<u8>),
@@ -361,20 +404,20 @@ unsafe impl zstd_safe::WriteBuf for Capped<'_> {
 }
 
 /// Buffers of frames read out (and of compressed frames), for the next
-/// frames: a fresh buffer costs a page fault per 4 KiB written, and freed
-/// ones linger in the allocator's arenas (20 MiB more resident on a 1 GiB
-/// file). Buffers are only made when none is free, so their number stays that
-/// of the frames in flight at the busiest moment.
+/// frames: a fresh buffer costs a page fault per 4 KiB written, and freed ones
+/// linger in the allocator's per-thread arenas (on 8 threads, 125 MiB resident
+/// instead of 60). Buffers are only made when none is free and are all kept, so
+/// their number is that of the frames in flight at the busiest moment (bounded
+/// by the budget); the cap is a safety net.
 #[derive(Default)]
 struct Buffers {
     out: Vec<Vec<u8>>,
     src: Vec<Vec<u8>>,
 }
 type FreeList = Arc<std::sync::Mutex<Buffers>>;
-/// Buffers kept for reuse of each kind (their written pages stay resident),
-/// and the largest kept: frames of pzstd's usual levels (2–8 MiB) reuse their
-/// buffers, bigger ones are given back to the system.
-const FREE_BUFFERS: usize = 4;
+const FREE_BUFFERS: usize = 64;
+/// The largest buffer kept: frames of pzstd's usual levels (2–8 MiB) reuse
+/// their buffers, bigger ones are given back to the system.
 const FREE_MAX: usize = 8 << 20;
 
 fn put_back(list: &mut Vec<Vec<u8>>, buf: Vec<u8>) {
@@ -458,8 +501,6 @@ pub struct ParallelFrames<'p> {
     walked_all: bool,
     queue: VecDeque<InFlight>,
     max_in_flight: usize,
-    /// The largest sum of reservations in flight.
-    budget: usize,
     reserved: usize,
     /// The reservation for the next frame of unknown size: the largest frame
     /// seen so far (pzstd's frames all have the same size but the last).
@@ -484,10 +525,8 @@ impl<'p> ParallelFrames<'p> {
         modified: Option<SystemTime>,
         raw_read: Arc<AtomicU64>,
     ) -> Self {
-        let threads = pool.current_num_threads();
         ParallelFrames {
-            max_in_flight: 2 * threads + 2,
-            budget: (threads << 23).clamp(16 << 20, BUDGET),
+            max_in_flight: 2 * pool.current_num_threads() + 2,
             pool,
             file: Arc::new(file),
             len,
@@ -506,18 +545,25 @@ impl<'p> ParallelFrames<'p> {
         }
     }
 
+    /// Reads only the frames of `start..end` (a partition from [`partitions`]).
+    pub fn range(mut self, start: u64, end: u64) -> Self {
+        self.walker = FrameWalker::range(start, end.min(self.len));
+        self
+    }
+
     /// Hands frames to the pool while the budget allows (always at least one).
     fn submit(&mut self) -> io::Result<()> {
         while !self.walked_all
             && self.queue.len() < self.max_in_flight
-            && (self.queue.is_empty() || self.reserved + self.reserve <= self.budget)
+            && (self.queue.is_empty() || self.reserved + self.reserve <= BUDGET)
         {
             let Some(frame) = self.walker.next_frame(&*self.file)? else {
                 self.walked_all = true;
                 break;
             };
             let reserve = match frame.content_size {
-                Some(size) if size <= FRAME_CAP as u64 => size as usize,
+                // (An empty frame still gets a byte: 0 means "streamed".)
+                Some(size) if size <= FRAME_CAP as u64 => (size as usize).max(1),
                 Some(_) => 0,
                 None => self.reserve,
             };
@@ -632,8 +678,12 @@ fn read_and_decode(file: &File, frame: Frame, cap: usize, free: &FreeList) -> io
         ),
         Err(_) => Default::default(),
     };
-    src.clear();
-    src.resize((frame.end - frame.start) as usize, 0);
+    // A recycled buffer is only zeroed where it grows.
+    let n = (frame.end - frame.start) as usize;
+    if src.len() < n {
+        src.resize(n, 0);
+    }
+    src.truncate(n);
     FileExt::read_exact_at(file, &mut src, frame.start).map_err(|e| {
         if e.kind() == io::ErrorKind::UnexpectedEof {
             truncated(frame.start)
@@ -939,6 +989,64 @@ mod tests {
         data.extend(pzstd_like(&[&parts[2]], true));
         let expect = [&parts[0][..], &parts[1], &big, &parts[2]].concat();
         assert!(read_parallel(&data, 2).unwrap() == expect);
+    }
+
+    #[test]
+    fn partitions_cover_the_file_in_whole_frames() {
+        let parts: Vec<Vec<u8>> = (0..30).map(|i| text(10_000 + 3_001 * i, i as u8)).collect();
+        let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
+        let whole = parts.concat();
+        for announce in [true, false] {
+            let data = pzstd_like(&refs, announce);
+            let mut file = tempfile::tempfile().unwrap();
+            std::io::Write::write_all(&mut file, &data).unwrap();
+            let frame_starts: Vec<u64> = walk(&data)
+                .unwrap()
+                .iter()
+                .map(|f| f.start - if announce { 12 } else { 0 })
+                .collect();
+            for target in [1, 5_000, 20_000, 100_000, 1 << 40] {
+                let cuts = partitions(&file, target).unwrap();
+                assert_eq!(cuts.first().unwrap().start, 0);
+                assert_eq!(cuts.last().unwrap().end, data.len() as u64);
+                for pair in cuts.windows(2) {
+                    assert_eq!(pair[0].end, pair[1].start);
+                    assert!(frame_starts.contains(&pair[1].start), "{target}");
+                }
+                // Whole frames, never more than one over the target.
+                for c in &cuts {
+                    let frames = frame_starts.iter().filter(|&&s| c.contains(&s)).count();
+                    assert!(frames >= 1);
+                    assert!(frames == 1 || c.end - c.start <= target, "{target}: {c:?}");
+                }
+                if target == 1 {
+                    assert_eq!(cuts.len(), parts.len());
+                }
+                if target == 1 << 40 {
+                    assert_eq!(cuts.len(), 1);
+                }
+                // Each partition read on its own; together they are the file.
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(2)
+                    .build()
+                    .unwrap();
+                let mut joined = Vec::new();
+                for c in &cuts {
+                    let f = file.try_clone().unwrap();
+                    let meta = f.metadata().unwrap();
+                    let mut r = ParallelFrames::new(
+                        &pool,
+                        f,
+                        meta.len(),
+                        meta.modified().ok(),
+                        Arc::new(AtomicU64::new(0)),
+                    )
+                    .range(c.start, c.end);
+                    r.read_to_end(&mut joined).unwrap();
+                }
+                assert!(joined == whole, "{target}");
+            }
+        }
     }
 
     #[test]
