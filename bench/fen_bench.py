@@ -10,14 +10,15 @@
     python-chess doing the same conversion (Board.from_epd, then
     board.epd(shredder=True, en_passant="fen", **ops)) on the same lines in the same run.
 
-Usage: python3 bench/fen_bench.py [FILE]  (default ../shared/corpus/generated/positions.fen,
-else samples/positions.fen). Needs: pip install chess.
+Usage: python3 bench/fen_bench.py [FILE]  (default generated/positions.fen of $PGNFEN_CORPUS
+or ../shared/corpus, else samples/positions.fen). Needs: pip install chess.
 """
 import os, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "pgnfen")
-DEFAULT = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus", "generated", "positions.fen"))
+CORPUS = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+DEFAULT = os.path.join(CORPUS, "generated", "positions.fen")
 
 
 def main():

@@ -1,5 +1,8 @@
-//! Throughput of the FEN model over `../shared/corpus/generated/positions.fen`:
-//! `analyse` alone, and `analyse` + writing all three dialects.
+//! Throughput of the FEN model over `generated/positions.fen` of the corpus
+//! (`$PGNFEN_CORPUS`, else `../shared/corpus`): `analyse` alone, `analyse` +
+//! writing one dialect (what `convert` does), and + writing all three.
+//! `cargo bench --bench fen`; `python3 bench/fen_bench.py` runs python-chess on
+//! the same records in the same run.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -9,8 +12,11 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pgnfen::fen::{Dialect, VariantHint, analyse};
 
 fn records() -> Option<Vec<Vec<u8>>> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/generated/positions.fen");
+    let corpus = std::env::var_os("PGNFEN_CORPUS").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+        PathBuf::from,
+    );
+    let path = corpus.join("generated/positions.fen");
     let bytes = std::fs::read(path).ok()?;
     Some(
         bytes
@@ -40,6 +46,14 @@ fn analyse_write_all(records: &[Vec<u8>]) -> usize {
     bytes
 }
 
+fn analyse_write_one(records: &[Vec<u8>]) -> usize {
+    records
+        .iter()
+        .filter_map(|r| analyse(r, VariantHint::StandardLike).position)
+        .map(|p| p.write(Dialect::Shredder, None).map_or(0, |s| s.len()))
+        .sum()
+}
+
 fn rate(name: &str, n: usize, f: impl Fn() -> usize) {
     let _ = black_box(f());
     let rounds = 5;
@@ -56,11 +70,12 @@ fn rate(name: &str, n: usize, f: impl Fn() -> usize) {
 
 fn bench(c: &mut Criterion) {
     let Some(records) = records() else {
-        println!("skipped: ../shared/corpus not found");
+        println!("skipped: the corpus (PGNFEN_CORPUS or ../shared/corpus) not found");
         return;
     };
     let n = records.len();
     rate("analyse", n, || analyse_all(&records));
+    rate("analyse+write shredder", n, || analyse_write_one(&records));
     rate("analyse+write (fen, xfen, shredder)", n, || {
         analyse_write_all(&records)
     });
@@ -68,7 +83,10 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(n as u64));
     group.sample_size(10);
     group.bench_function("analyse", |b| b.iter(|| analyse_all(black_box(&records))));
-    group.bench_function("analyse+write", |b| {
+    group.bench_function("analyse+write shredder", |b| {
+        b.iter(|| analyse_write_one(black_box(&records)))
+    });
+    group.bench_function("analyse+write 3 dialects", |b| {
         b.iter(|| analyse_write_all(black_box(&records)))
     });
     group.finish();
