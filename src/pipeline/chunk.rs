@@ -231,29 +231,42 @@ impl<R: Read> Chunker<R> {
 /// `[` after a blank line, whose own preceding line is not a tag line.
 fn find_cut(buf: &[u8], from: usize) -> Option<usize> {
     let from = from.max(1);
-    for q in memchr::memrchr_iter(b'[', &buf[from..]).map(|i| i + from) {
-        if !matches!(buf[q - 1], b'\n' | b'\r') {
-            continue;
-        }
-        // The blank line before q.
-        let Some((blank_start, blank_end)) = previous_line(buf, q) else {
-            continue;
-        };
-        if !buf[blank_start..blank_end]
-            .iter()
-            .all(|&b| b == b' ' || b == b'\t')
-        {
-            continue;
-        }
-        let Some((s, e)) = previous_line(buf, blank_start) else {
-            continue;
-        };
-        let first = buf[s..e].iter().find(|&&b| b != b' ' && b != b'\t');
-        if first != Some(&b'[') {
-            return Some(q);
-        }
+    memchr::memrchr_iter(b'[', &buf[from..])
+        .map(|i| i + from)
+        .find(|&q| is_likely_start(buf, q))
+}
+
+/// The first likely game start at or after `from` (never 0), as [`find_cut`]
+/// judges one: where a partition of a file guesses its first game starts.
+pub(crate) fn first_likely_start(buf: &[u8], from: usize) -> Option<usize> {
+    let from = from.max(1).min(buf.len());
+    memchr::memchr_iter(b'[', &buf[from..])
+        .map(|i| i + from)
+        .find(|&q| is_likely_start(buf, q))
+}
+
+/// Whether the `[` at `q` (> 0) starts a line after a blank line whose own
+/// preceding line is not a tag line (so a blank line inside a ChessBase
+/// header is not taken for a game gap). Needs both lines in `buf`.
+fn is_likely_start(buf: &[u8], q: usize) -> bool {
+    if !matches!(buf[q - 1], b'\n' | b'\r') {
+        return false;
     }
-    None
+    // The blank line before q.
+    let Some((blank_start, blank_end)) = previous_line(buf, q) else {
+        return false;
+    };
+    if !buf[blank_start..blank_end]
+        .iter()
+        .all(|&b| b == b' ' || b == b'\t')
+    {
+        return false;
+    }
+    let Some((s, e)) = previous_line(buf, blank_start) else {
+        return false;
+    };
+    let first = buf[s..e].iter().find(|&&b| b != b' ' && b != b'\t');
+    first != Some(&b'[')
 }
 
 /// The content range of the line that ends just before `line_start` (which must

@@ -123,6 +123,7 @@ impl FrameWalker {
 
     /// A walker over `start..end` of a file (a partition), `start` being the
     /// start of a frame or of a skippable frame.
+    #[cfg(test)]
     pub fn range(start: u64, end: u64) -> FrameWalker {
         FrameWalker {
             pos: start,
@@ -546,6 +547,7 @@ impl<'p> ParallelFrames<'p> {
     }
 
     /// Reads only the frames of `start..end` (a partition from [`partitions`]).
+    #[cfg(test)]
     pub fn range(mut self, start: u64, end: u64) -> Self {
         self.walker = FrameWalker::range(start, end.min(self.len));
         self

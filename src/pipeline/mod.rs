@@ -4,12 +4,12 @@
 //! [`Sink`] in input order. Memory is bounded by the number of chunks in flight.
 
 pub(crate) mod chunk;
-mod frames;
+pub(crate) mod frames;
 pub(crate) mod game;
 pub mod output;
 mod progress;
 pub mod signals;
-mod source;
+pub(crate) mod source;
 mod spool;
 
 use std::collections::BTreeMap;
@@ -226,6 +226,37 @@ pub fn run<J: Job, S: Sink<J::Game>>(
             )?;
         }
     }
+    progress.finish();
+    Ok(games)
+}
+
+/// Streams one input given as a reader (a partition of a file, from the
+/// `partition` module): the games of `reader`, named `input` in messages, with
+/// offsets and lines counted from its first byte.
+pub(crate) fn run_reader<J: Job, S: Sink<J::Game>>(
+    input: &Input,
+    reader: Box<dyn io::Read + Send>,
+    job: &J,
+    sink: &mut S,
+    options: &Options,
+) -> Result<u64, RunError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.max(1))
+        .thread_name(|i| format!("pgnfen-worker-{i}"))
+        .build()
+        .map_err(|e| RunError::Sink(io::Error::other(e)))?;
+    let progress = Progress::new(false, None);
+    let games = run_one(
+        input,
+        Source::Read(reader),
+        None,
+        job,
+        sink,
+        &pool,
+        options,
+        &progress,
+        0,
+    )?;
     progress.finish();
     Ok(games)
 }

@@ -1,0 +1,249 @@
+//! Partitions combine to the one-machine run: for every corpus file (and the
+//! samples), plain and as zstd frames, at partition sizes down to a few KiB
+//! (boundaries inside headers, comments, CRLF pairs), the games' numbers,
+//! offsets, lines and classes are the same, in the same order, and the bytes
+//! each partition owns, concatenated, are the input.
+
+use std::cell::RefCell;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use pgnfen::Class;
+use pgnfen::partition::{self, Partition, Start};
+use pgnfen::pipeline::{self, GameInfo, Input, Sink};
+use pgnfen::stats::{GameFacts, StatsJob};
+
+/// Each game: (number, offset, line, class), and the bytes handed over.
+#[derive(Debug, Default, PartialEq)]
+struct Games {
+    games: Vec<(u64, u64, u64, Class)>,
+    bytes: Vec<u8>,
+}
+
+impl Sink<GameFacts> for Games {
+    fn begin_game(&mut self, info: &GameInfo, facts: GameFacts) -> io::Result<()> {
+        self.games
+            .push((info.index, info.offset, info.line, facts.class));
+        Ok(())
+    }
+    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        self.bytes.extend_from_slice(data);
+        Ok(())
+    }
+    fn orphan_bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        self.bytes.extend_from_slice(data);
+        Ok(())
+    }
+}
+
+fn options() -> pipeline::Options {
+    pipeline::Options::new(2, false)
+}
+
+fn one_machine(path: &Path) -> Games {
+    let mut games = Games::default();
+    pipeline::run(
+        &[Input::File(path.to_path_buf())],
+        &StatsJob,
+        &mut games,
+        &options(),
+    )
+    .unwrap();
+    games
+}
+
+/// The partitions run one by one, each kept or redone as `resolve` says.
+fn partitioned(path: &Path, size: u64) -> (Games, Vec<Partition>) {
+    let parts = partition::plan(&[path], size).unwrap();
+    let results: RefCell<Vec<Games>> =
+        RefCell::new(parts.iter().map(|_| Games::default()).collect());
+    partition::resolve(
+        &parts,
+        |i, start, bases| {
+            let mut results = results.borrow_mut();
+            results[i] = Games::default();
+            let sink = &mut results[i];
+            partition::run(&parts[i], start, Some(bases), &StatsJob, sink, &options())
+        },
+        |i| results.borrow_mut()[i] = Games::default(),
+    )
+    .unwrap();
+    let mut all = Games::default();
+    for r in results.into_inner() {
+        all.games.extend(r.games);
+        all.bytes.extend(r.bytes);
+    }
+    (all, parts)
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("samples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let corpus = std::env::var_os("PGNFEN_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared/corpus"));
+    if corpus.is_dir() {
+        for sub in ["real", "generated", "generated/edge"] {
+            if let Ok(dir) = std::fs::read_dir(corpus.join(sub)) {
+                files.extend(
+                    dir.map(|e| e.unwrap().path())
+                        .filter(|p| p.extension().is_some_and(|e| e == "pgn")),
+                );
+            }
+        }
+    } else {
+        eprintln!(
+            "partition: {} not found, only samples/ are used",
+            corpus.display()
+        );
+    }
+    files.sort();
+    files
+}
+
+/// A long comment holding blank lines and `[Event` lines, crossing many
+/// partition boundaries, between ordinary games with CRLF line ends.
+fn tricky_file(dir: &Path) -> PathBuf {
+    let mut text = String::new();
+    for i in 0..40 {
+        text.push_str(&format!("[Event \"g{i}\"]\r\n[Site \"?\"]\r\n\r\n1. e4 {{"));
+        if i % 3 == 0 {
+            for j in 0..30 {
+                text.push_str(&format!(
+                    "\r\n\r\n[Event \"not a game {j}\"]\r\n\r\nmore words "
+                ));
+            }
+        }
+        text.push_str("}} e5 1-0\r\n\r\n");
+    }
+    let path = dir.join("tricky.pgn");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `data` as zstd frames of `frame` input bytes, each declaring its size.
+fn framed(data: &[u8], frame: usize) -> Vec<u8> {
+    data.chunks(frame)
+        .flat_map(|c| zstd::bulk::compress(c, 1).unwrap())
+        .collect()
+}
+
+fn check(path: &Path, sizes: &[u64]) {
+    let expected = one_machine(path);
+    let input = std::fs::read(path).unwrap();
+    assert_eq!(expected.bytes, input);
+    for &size in sizes {
+        let (got, parts) = partitioned(path, size);
+        assert_eq!(
+            got.games,
+            expected.games,
+            "{} in {} partitions of {size} bytes",
+            path.display(),
+            parts.len()
+        );
+        assert!(
+            got.bytes == input,
+            "{}: bytes at size {size}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn plain_partitions_combine_to_the_one_machine_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = corpus_files();
+    files.push(tricky_file(dir.path()));
+    for path in &files {
+        let len = std::fs::metadata(path).unwrap().len();
+        let sizes: Vec<u64> = [3 << 10, 7 << 10, 61 << 10, 1 << 20]
+            .into_iter()
+            .filter(|&s| s < len.max(1) * 2)
+            .collect();
+        // Few-KiB partitions on big files make many runs: keep those to small files.
+        let sizes: Vec<u64> = sizes.into_iter().filter(|&s| len / s <= 400).collect();
+        check(path, &sizes);
+    }
+}
+
+#[test]
+fn zstd_frame_partitions_combine_to_the_one_machine_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = vec![tricky_file(dir.path())];
+    files.extend(
+        corpus_files().into_iter().filter(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.len() > 64 << 10 && m.len() < 8 << 20)
+        }),
+    );
+    for (i, path) in files.iter().enumerate() {
+        let data = std::fs::read(path).unwrap();
+        let zst = dir.path().join(format!("{i}.pgn.zst"));
+        std::fs::write(&zst, framed(&data, 5 << 10)).unwrap();
+        let parts = partition::plan(&[&zst], 12 << 10).unwrap();
+        assert!(
+            parts.iter().all(|p| p.kind == partition::Kind::ZstdFrames),
+            "{}",
+            path.display()
+        );
+        let plain = one_machine(path);
+        let mut whole = one_machine(&zst);
+        whole.bytes.clear();
+        let (mut got, _) = partitioned(&zst, 12 << 10);
+        assert_eq!(got.bytes, data, "{}", path.display());
+        got.bytes.clear();
+        assert_eq!(got, whole, "{}", path.display());
+        assert_eq!(got.games, plain.games);
+    }
+}
+
+#[test]
+fn a_wrong_guess_is_redone_and_an_unread_tail_owns_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = tricky_file(dir.path());
+    let parts = partition::plan(&[&path], 2 << 10).unwrap();
+    let mut redone = 0;
+    let mut empty = 0;
+    let mut previous: Option<partition::Outcome> = None;
+    for part in &parts {
+        let mut sink = Games::default();
+        let first =
+            partition::run(part, Start::Guess, None, &StatsJob, &mut sink, &options()).unwrap();
+        let outcome = match partition::judge(previous.as_ref(), &first) {
+            partition::Verdict::Keep => first,
+            partition::Verdict::Redo(at) => {
+                redone += 1;
+                partition::run(
+                    part,
+                    Start::At(at),
+                    None,
+                    &StatsJob,
+                    &mut Games::default(),
+                    &options(),
+                )
+                .unwrap()
+            }
+            partition::Verdict::Empty(next) => {
+                empty += 1;
+                partition::Outcome::empty(next, first.decoded_len)
+            }
+        };
+        previous = Some(outcome);
+    }
+    // The comments hold `[Event` lines after blank lines: some guesses land in them.
+    assert!(redone + empty > 0, "the tricky file must fool some guesses");
+}
+
+#[test]
+fn standard_input_cannot_be_partitioned() {
+    assert!(matches!(
+        partition::plan(&["-"], 1 << 20),
+        Err(pgnfen::Error::Usage(_))
+    ));
+    assert!(matches!(
+        partition::plan(&["/nonexistent.pgn"], 1 << 20),
+        Err(pgnfen::Error::Io { .. })
+    ));
+}
