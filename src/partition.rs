@@ -534,8 +534,11 @@ impl<G, S: Sink<G>> Sink<G> for Bounded<'_, S> {
         self.inner.orphan_bytes(offset, data)
     }
 
-    fn destination(&self, game: &G) -> Option<u8> {
-        self.inner.destination(game)
+    /// Every game's bytes separately: the merger may otherwise hand over the
+    /// bytes of consecutive games of one destination together, and the bytes
+    /// of the last own game must end exactly where the next game begins.
+    fn destination(&self, _game: &G) -> Option<u8> {
+        None
     }
 
     fn wants_bytes(&self) -> bool {

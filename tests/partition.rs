@@ -34,6 +34,10 @@ impl Sink<GameFacts> for Games {
         self.bytes.extend_from_slice(data);
         Ok(())
     }
+    /// As `filter` does: consecutive games' bytes may come together.
+    fn destination(&self, facts: &GameFacts) -> Option<u8> {
+        Some(facts.class.index() as u8 % 2)
+    }
 }
 
 fn options() -> pipeline::Options {

@@ -27,6 +27,7 @@ use pgnfen::pipeline::{Input, Options, RunError, check_inputs_exist};
 use pgnfen::select::Selector;
 use pgnfen::{Class, Error, filter};
 
+mod partitions;
 mod scan;
 
 /// How long `games()` waits with the GIL released before it looks for Ctrl-C.
@@ -594,6 +595,12 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan_stream, m)?)?;
     m.add_class::<scan::ArrowStream>()?;
+    m.add_function(wrap_pyfunction!(partitions::partitions, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::judge, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::bases_after, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::partition_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::partition_filter, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::partition_rows, m)?)?;
     m.add_class::<PyGame>()?;
     m.add_class::<GameIterator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

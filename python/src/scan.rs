@@ -52,6 +52,16 @@ impl RecordBatchReader for Reader {
     }
 }
 
+impl ArrowStream {
+    /// A stream of these batches.
+    pub fn new(batches: Batches) -> ArrowStream {
+        ArrowStream {
+            schema: batches.schema(),
+            batches: Some(batches),
+        }
+    }
+}
+
 #[pymethods]
 impl ArrowStream {
     /// Hands the stream over (the Arrow PyCapsule interface). A stream can be

@@ -229,12 +229,56 @@ pub fn batches(
     options: &ExportOptions,
     pipeline: &Options,
 ) -> Batches {
+    let inputs = inputs.to_vec();
+    let pipeline = pipeline.clone();
+    spawn(columns, options, move |job, sink| {
+        pipeline::run(&inputs, job, sink, &pipeline)
+    })
+}
+
+/// Starts the export of the games partition `part` owns, from `start` (its
+/// first game, as resolved), with its rows placed in the whole input by
+/// `bases` (see [`crate::partition`]).
+pub fn partition_batches(
+    part: &crate::partition::Partition,
+    start: crate::partition::Start,
+    bases: crate::partition::Bases,
+    columns: Columns,
+    options: &ExportOptions,
+    pipeline: &Options,
+) -> Batches {
+    let part = part.clone();
+    let pipeline = pipeline.clone();
+    spawn(
+        columns,
+        options,
+        move |job, sink| match crate::partition::run(
+            &part,
+            start,
+            Some(bases),
+            job,
+            sink,
+            &pipeline,
+        ) {
+            Ok(outcome) => Ok(outcome.games),
+            Err(crate::Error::Io { file, source }) => {
+                Err(RunError::Input(pipeline::InputError { file, source }))
+            }
+            Err(e) => Err(RunError::Sink(io::Error::other(e.to_string()))),
+        },
+    )
+}
+
+/// Runs `run` (the pipeline over some input) with the export's job and sink
+/// on a thread of its own; the batches come through a bounded channel.
+fn spawn<F>(columns: Columns, options: &ExportOptions, run: F) -> Batches
+where
+    F: FnOnce(&row::ExportJob<'_>, &mut RowSink) -> Result<u64, RunError> + Send + 'static,
+{
     let (tx, rx) = bounded(BATCHES_IN_FLIGHT);
     let builder = batch::BatchBuilder::new(&columns);
     let schema = builder.schema();
-    let inputs = inputs.to_vec();
     let selector = options.selector.clone();
-    let pipeline = pipeline.clone();
     let batch_rows = options.batch_rows.max(1);
     let thread = std::thread::Builder::new()
         .name("pgnfen-export".into())
@@ -251,7 +295,7 @@ pub fn batches(
                 current: None,
                 summary: Summary::default(),
             };
-            let games = pipeline::run(&inputs, &job, &mut sink, &pipeline);
+            let games = run(&job, &mut sink);
             let games = match games {
                 Ok(games) => games,
                 Err(RunError::Sink(e)) if e.get_ref().is_some_and(|r| r.is::<Stopped>()) => {

@@ -1,0 +1,257 @@
+//! The native half of `pgnfen.dask`: plan partitions, run one (speculatively
+//! or from a known first game), judge it by its predecessor. The Dask side
+//! (python/pgnfen/dask.py) schedules these; everything it passes around is
+//! plain tuples and dicts, so that tasks pickle to any worker.
+
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use pgnfen::export::{self, ExportOptions, TagColumns};
+use pgnfen::filter::{FilterJob, Selection, Split};
+use pgnfen::partition::{self, Bases, Kind, Outcome, Partition, Start, Verdict};
+use pgnfen::pipeline::output::Output;
+use pgnfen::select::Selector;
+use pgnfen::stats::{Counts, StatsJob};
+use pgnfen::{Class, Error};
+
+use crate::scan::ArrowStream;
+use crate::{choice, command_error, options};
+
+/// A partition as Python holds it: (path, kind, index, start, end).
+type PartTuple = (PathBuf, String, usize, u64, u64);
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Plain => "plain",
+        Kind::ZstdFrames => "zstd-frames",
+        Kind::Whole => "whole",
+    }
+}
+
+fn partition(t: &PartTuple) -> PyResult<Partition> {
+    let kind = match t.1.as_str() {
+        "plain" => Kind::Plain,
+        "zstd-frames" => Kind::ZstdFrames,
+        "whole" => Kind::Whole,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown partition kind {other:?}"
+            )));
+        }
+    };
+    Ok(Partition {
+        path: t.0.clone(),
+        kind,
+        index: t.2,
+        start: t.3,
+        end: t.4,
+    })
+}
+
+fn start(at: Option<u64>) -> Start {
+    at.map_or(Start::Guess, Start::At)
+}
+
+fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("first", o.first)?;
+    d.set_item("next", o.next)?;
+    d.set_item("decoded_len", o.decoded_len)?;
+    d.set_item("lines", o.lines)?;
+    d.set_item("games", o.games)?;
+    Ok(d)
+}
+
+fn outcome(d: &Bound<'_, PyDict>) -> PyResult<Outcome> {
+    let get = |k: &str| -> PyResult<Bound<'_, PyAny>> {
+        d.get_item(k)?
+            .ok_or_else(|| PyValueError::new_err(format!("outcome without {k:?}")))
+    };
+    Ok(Outcome {
+        first: get("first")?.extract()?,
+        next: get("next")?.extract()?,
+        decoded_len: get("decoded_len")?.extract()?,
+        lines: get("lines")?.extract()?,
+        games: get("games")?.extract()?,
+    })
+}
+
+/// Cuts files into partitions of about `size` bytes: a list of
+/// (path, kind, index, start, end) tuples, in input order.
+#[pyfunction]
+#[pyo3(signature = (paths, size))]
+pub fn partitions(py: Python<'_>, paths: Vec<PathBuf>, size: u64) -> PyResult<Vec<PartTuple>> {
+    let parts = py
+        .detach(|| partition::plan(&paths, size))
+        .map_err(command_error)?;
+    Ok(parts
+        .into_iter()
+        .map(|p| {
+            (
+                p.path,
+                kind_name(p.kind).to_string(),
+                p.index,
+                p.start,
+                p.end,
+            )
+        })
+        .collect())
+}
+
+/// Judges a partition's outcome by its predecessor's final outcome (None for
+/// a file's first partition): ("keep", None), ("redo", offset) or
+/// ("empty", next).
+#[pyfunction]
+#[pyo3(signature = (previous, outcome_))]
+pub fn judge(
+    previous: Option<Bound<'_, PyDict>>,
+    outcome_: Bound<'_, PyDict>,
+) -> PyResult<(&'static str, Option<u64>)> {
+    let previous = previous.as_ref().map(outcome).transpose()?;
+    Ok(
+        match partition::judge(previous.as_ref(), &outcome(&outcome_)?) {
+            Verdict::Keep => ("keep", None),
+            Verdict::Redo(at) => ("redo", Some(at)),
+            Verdict::Empty(next) => ("empty", next),
+        },
+    )
+}
+
+/// The bases of the partition after one with bases `bases` and `outcome`.
+#[pyfunction]
+pub fn bases_after(
+    bases: (u64, u64, u64),
+    outcome_: Bound<'_, PyDict>,
+) -> PyResult<(u64, u64, u64)> {
+    let b = Bases {
+        offset: bases.0,
+        line: bases.1,
+        game: bases.2,
+    }
+    .after(&outcome(&outcome_)?);
+    Ok((b.offset, b.line, b.game))
+}
+
+/// Counts the games a partition owns: (outcome, stats JSON text).
+#[pyfunction]
+#[pyo3(signature = (part, at=None, threads=None))]
+pub fn partition_stats<'py>(
+    py: Python<'py>,
+    part: PartTuple,
+    at: Option<u64>,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyDict>, String)> {
+    let part = partition(&part)?;
+    let run = options(threads)?;
+    let (o, json) = py
+        .detach(|| -> Result<(Outcome, Vec<u8>), Error> {
+            let mut counts = Counts::default();
+            let o = partition::run(&part, start(at), None, &StatsJob, &mut counts, &run)?;
+            let mut json = Vec::new();
+            pgnfen::stats::write_json(&mut json, &counts)
+                .map_err(|e| Error::writing("<memory>", e))?;
+            Ok((o, json))
+        })
+        .map_err(command_error)?;
+    Ok((
+        outcome_dict(py, &o)?,
+        String::from_utf8_lossy(&json).into_owned(),
+    ))
+}
+
+/// Writes the games a partition owns that the selection keeps to `output`
+/// (nothing at all when `own_nothing`): (outcome, kept games).
+#[pyfunction]
+#[pyo3(signature = (part, output, at=None, classes=None, tags=None, own_nothing=false, threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn partition_filter<'py>(
+    py: Python<'py>,
+    part: PartTuple,
+    output: PathBuf,
+    at: Option<u64>,
+    classes: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+    own_nothing: bool,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyDict>, u64)> {
+    let part = partition(&part)?;
+    let run = options(threads)?;
+    let classes = classes
+        .unwrap_or_default()
+        .iter()
+        .map(|c| choice::<Class>("classes", c))
+        .collect::<PyResult<Vec<_>>>()?;
+    let tags = tags
+        .unwrap_or_default()
+        .iter()
+        .map(|e| {
+            e.parse()
+                .map_err(|e| PyValueError::new_err(format!("invalid tag expression: {e}")))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let selection = Selection {
+        classes,
+        chess960_positions: Vec::new(),
+        tags: Selector::new(&tags),
+    };
+    selection
+        .validate("filter")
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let name = output.display().to_string();
+    let (o, kept) = py
+        .detach(|| -> Result<(Outcome, u64), Error> {
+            let out = Output::create(Some(&output)).map_err(|e| Error::writing(&name, e))?;
+            if own_nothing {
+                out.commit().map_err(|e| Error::writing(&name, e))?;
+                return Ok((Outcome::default(), 0));
+            }
+            let mut split = Split::new(out, None);
+            let o = partition::run(
+                &part,
+                start(at),
+                None,
+                &FilterJob(&selection),
+                &mut split,
+                &run,
+            )?;
+            let kept = split.kept_games;
+            split.kept.commit().map_err(|e| Error::writing(&name, e))?;
+            Ok((o, kept))
+        })
+        .map_err(command_error)?;
+    Ok((outcome_dict(py, &o)?, kept))
+}
+
+/// The rows of `export` for the games a partition owns, from its resolved
+/// first game `at`, placed by `bases` (offset, line, game): an ArrowStream.
+#[pyfunction]
+#[pyo3(signature = (part, at, bases, tags=None, threads=None))]
+pub fn partition_rows(
+    py: Python<'_>,
+    part: PartTuple,
+    at: u64,
+    bases: (u64, u64, u64),
+    tags: Option<Vec<String>>,
+    threads: Option<usize>,
+) -> PyResult<ArrowStream> {
+    let part = partition(&part)?;
+    let run = options(threads)?;
+    let export_options = ExportOptions {
+        tags: tags.map_or(TagColumns::Default, TagColumns::Named),
+        ..ExportOptions::default()
+    };
+    let columns = py
+        .detach(|| export::columns(&[], &export_options, &run))
+        .map_err(|e| command_error(e.into()))?;
+    let bases = Bases {
+        offset: bases.0,
+        line: bases.1,
+        game: bases.2,
+    };
+    let batches =
+        export::partition_batches(&part, Start::At(at), bases, columns, &export_options, &run);
+    Ok(ArrowStream::new(batches))
+}

@@ -1,0 +1,114 @@
+"""pgnfen.dask on a LocalCluster of 2 workers: the same results as one machine,
+on a folder of several files and on zstd files of many frames, whatever the
+partition size (down to a few KiB, so that boundaries fall inside headers,
+comments and CRLF pairs)."""
+
+import pytest
+
+import pgnfen
+
+from conftest import corpus_files, real_files
+
+distributed = pytest.importorskip("dask.distributed")
+pytest.importorskip("dask.dataframe")
+pa = pytest.importorskip("pyarrow")
+zstandard = pytest.importorskip("zstandard")
+pd = pytest.importorskip("pandas")
+
+import pgnfen.dask  # noqa: E402  (after the skips: needs dask)
+
+SIZES = [3 << 10, 61 << 10, 1 << 20]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def tricky(tmp_path):
+    """Games whose comments hold blank lines and [Event lines, CRLF line ends."""
+    parts = []
+    for i in range(40):
+        parts.append(f'[Event "g{i}"]\r\n[Site "?"]\r\n\r\n1. e4 {{')
+        if i % 3 == 0:
+            parts += [f'\r\n\r\n[Event "not a game {j}"]\r\n\r\nmore words ' for j in range(30)]
+        parts.append("} e5 1-0\r\n\r\n")
+    path = tmp_path / "tricky.pgn"
+    path.write_text("".join(parts))
+    return path
+
+
+def frames(path, out, frame=5 << 10):
+    """`path` as zstd frames of `frame` bytes, each announced as pzstd does."""
+    data = path.read_bytes()
+    cctx = zstandard.ZstdCompressor(level=1, write_content_size=False)
+    blob = bytearray()
+    for i in range(0, max(len(data), 1), frame):
+        f = cctx.compress(data[i : i + frame])
+        # pzstd's skippable frame: magic 0x184D2A50, size 4, the frame's size.
+        blob += (0x184D2A50).to_bytes(4, "little") + (4).to_bytes(4, "little") + len(f).to_bytes(4, "little")
+        blob += f
+    out.write_bytes(bytes(blob))
+    return out
+
+
+def inputs(tmp_path):
+    files = (real_files() or corpus_files())[:6] + [tricky(tmp_path)]
+    zst = [frames(p, tmp_path / (p.name + ".zst")) for p in files[-3:]]
+    return files, zst
+
+
+def comparable(frame):
+    """Rows as plain lists (lists and maps made comparable)."""
+    return pa.Table.from_pandas(frame, preserve_index=False).to_pylist()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_stats_equal_one_machine(client, tmp_path, size):
+    files, zst = inputs(tmp_path)
+    for paths in (files, zst):
+        assert pgnfen.dask.stats(paths, client=client, partition_size=size) == pgnfen.stats(*paths)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_filter_outputs_concatenate_to_pgnfen_filter(client, tmp_path, size):
+    files, zst = inputs(tmp_path)
+    for k, paths in enumerate((files, zst)):
+        for classes in (["standard"], ["chess960", "setup", "other"]):
+            out = pgnfen.dask.filter(
+                paths, tmp_path / f"out{k}{classes[0]}", classes=classes, client=client, partition_size=size
+            )
+            ref = tmp_path / "ref.pgn"
+            pgnfen.filter(*paths, output=ref, classes=classes)
+            assert b"".join(open(p, "rb").read() for p in out) == ref.read_bytes()
+            assert out == sorted(out)
+
+
+@pytest.mark.parametrize("size", [7 << 10, 1 << 20])
+def test_read_headers_equals_the_rows_of_export(client, tmp_path, size):
+    files, zst = inputs(tmp_path)
+    for paths in (files, zst):
+        frame = pgnfen.dask.read_headers(paths, client=client, partition_size=size).compute()
+        expected = pgnfen.scan(*paths).read_all().to_pandas(types_mapper=pd.ArrowDtype)
+        assert list(frame.columns) == list(expected.columns)
+        assert comparable(frame.reset_index(drop=True)) == comparable(expected)
+
+
+def test_named_tag_columns(client, tmp_path):
+    files, _ = inputs(tmp_path)
+    frame = pgnfen.dask.read_headers(files, tags=["White", "Black"], client=client, partition_size=61 << 10)
+    assert list(frame.columns)[-3:] == ["White", "Black", "other_tags"]
+    expected = pgnfen.scan(*files, tags=["White", "Black"]).read_all().to_pandas(types_mapper=pd.ArrowDtype)
+    assert comparable(frame.compute().reset_index(drop=True)) == comparable(expected)
+
+
+def test_errors(client, tmp_path):
+    with pytest.raises(FileNotFoundError):
+        pgnfen.dask.stats([tmp_path / "missing.pgn"], client=client)
+    with pytest.raises(ValueError):
+        pgnfen.dask.stats([], client=client)
+    with pytest.raises(ValueError):
+        pgnfen.dask.filter([tricky(tmp_path)], tmp_path / "o", client=client)
