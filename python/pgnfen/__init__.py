@@ -13,6 +13,10 @@ same Rust code (no subprocess). Results mirror the JSON of the commands:
 * ``scan(*paths, tags=None)``: the rows of ``pgnfen export`` as a
   ``pyarrow.RecordBatchReader`` (needs pyarrow: ``pip install ./python[arrow]``).
 
+``pgnfen.dask`` (``pip install ./python[dask]``) runs ``stats``, ``filter`` and
+``read_headers`` on a Dask cluster, partition by partition, with results equal
+to one machine's.
+
 Paths are ``str`` or ``os.PathLike``, plain or compressed (gzip, bzip2,
 zstd). I/O errors raise ``OSError`` (``FileNotFoundError`` for a missing
 file), bad arguments ``ValueError``, with the messages of the command line.
