@@ -120,6 +120,28 @@ fn push_text(text: &mut String, bytes: &[u8]) -> (u32, u32) {
     (start as u32, text.len() as u32)
 }
 
+/// Appends a raw tag value, unescaped; `valid` is the value as a string when
+/// the header's tags are known to be UTF-8 (the usual case, checked once).
+fn push_value(text: &mut String, raw: &[u8], valid: Option<&str>) -> (u32, u32) {
+    match valid {
+        Some(s) if memchr::memchr(b'\\', raw).is_none() => {
+            let start = text.len();
+            text.push_str(s);
+            (start as u32, text.len() as u32)
+        }
+        _ => push_text(text, &decode_value(raw)),
+    }
+}
+
+/// A bit of a 64-bit filter for a tag name: names with different bits differ.
+#[inline]
+fn name_bit(name: &[u8]) -> u64 {
+    let h = name.len() as u64 * 31
+        + u64::from(name.first().copied().unwrap_or(0))
+        + 7 * u64::from(name.last().copied().unwrap_or(0));
+    1 << (h & 63)
+}
+
 /// The row of a header.
 pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
     let (class, chess960_position, problems) = if header.is_empty() {
@@ -136,10 +158,25 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
         (verdict.class, verdict.chess960_position, problems)
     };
     let n = columns.tags().len();
-    let mut text = String::with_capacity(256);
-    let mut spans = vec![NULL; 2 + n];
+    let arena = header.pair_arena();
+    let pairs = header.pair_spans();
+    // One UTF-8 check for every name and value. A piece of a valid arena is
+    // valid when it starts and ends on character boundaries (`str::get`): two
+    // pieces could hold the halves of one character between them.
+    let valid = std::str::from_utf8(arena).ok();
+    // Sized once: decoding only shortens a value (an invalid UTF-8 byte, which
+    // becomes three, is the rare case that grows the string again).
+    let mut text = String::with_capacity(arena.len());
+    let mut spans = Vec::with_capacity(2 + n + 2 * pairs.len());
+    spans.resize(2 + n, NULL);
     let mut others: Option<HashSet<&[u8], BuildHasherDefault<NameHasher>>> = None;
-    for (pair_index, (name, raw)) in header.pairs().enumerate() {
+    // A filter of the other tags' names met so far: most names are new, and
+    // most new names miss it, so that the search below is mostly skipped.
+    let mut other_bits = 0u64;
+    for (pair_index, (name_range, value_range)) in pairs.iter().enumerate() {
+        let name = &arena[name_range.clone()];
+        let raw = &arena[value_range.clone()];
+        let value_str = valid.and_then(|v| v.get(value_range.clone()));
         let slot = match fixed_tag_column(name) {
             Some(i) => Some(i),
             None => columns.index(name).map(|i| 2 + i),
@@ -148,21 +185,40 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
             // A repeated tag: the first pair counts (as for SetUp/FEN/Variant
             // in classification and for `--tag`).
             Some(i) if spans[i] != NULL => {}
-            Some(i) => spans[i] = push_text(&mut text, &decode_value(raw)),
+            Some(i) => spans[i] = push_value(&mut text, raw, value_str),
             None => {
+                let bit = name_bit(name);
                 // Seen before? Few tags before it: compare with each; many (a
                 // hostile header): a set, so that 1,000 tags cost no million compares.
-                let seen = if pair_index <= SMALL {
-                    header.pairs().take(pair_index).any(|(n, _)| n == name)
+                let seen = if other_bits & bit == 0 {
+                    if let Some(set) = &mut others {
+                        set.insert(name);
+                    }
+                    false
+                } else if pair_index <= SMALL {
+                    pairs[..pair_index]
+                        .iter()
+                        .any(|(n, _)| &arena[n.clone()] == name)
                 } else {
                     let set = others.get_or_insert_with(|| {
-                        header.pairs().take(pair_index).map(|(n, _)| n).collect()
+                        pairs[..pair_index]
+                            .iter()
+                            .map(|(n, _)| &arena[n.clone()])
+                            .collect()
                     });
                     !set.insert(name)
                 };
+                other_bits |= bit;
                 if !seen {
-                    let name = push_text(&mut text, name);
-                    let value = push_text(&mut text, &decode_value(raw));
+                    let name = match valid.and_then(|v| v.get(name_range.clone())) {
+                        Some(s) => {
+                            let start = text.len();
+                            text.push_str(s);
+                            (start as u32, text.len() as u32)
+                        }
+                        None => push_text(&mut text, name),
+                    };
+                    let value = push_value(&mut text, raw, value_str);
                     spans.push(name);
                     spans.push(value);
                 }
