@@ -39,6 +39,11 @@ pub use write::{Format, write};
 /// small enough that a batch of long headers stays a few MiB.
 pub const BATCH_ROWS: usize = 16 * 1024;
 
+/// Cells (rows × columns) per record batch at most: with `--tags all` and a
+/// thousand columns a batch has fewer rows, so that its memory stays that of
+/// a batch of the default columns.
+pub const BATCH_CELLS: usize = 1 << 19;
+
 /// Record batches built and not yet consumed, at most.
 pub const BATCHES_IN_FLIGHT: usize = 2;
 
@@ -49,7 +54,7 @@ pub struct ExportOptions {
     pub tags: TagColumns,
     /// Only games whose tags satisfy these expressions (`--tag`).
     pub selector: Selector,
-    /// Rows per record batch.
+    /// Rows per record batch (fewer when there are many columns, see [`BATCH_CELLS`]).
     pub batch_rows: usize,
 }
 
@@ -233,7 +238,11 @@ pub fn batches(
     let inputs = inputs.to_vec();
     let selector = options.selector.clone();
     let pipeline = pipeline.clone();
-    let batch_rows = options.batch_rows.max(1);
+    let columns_count = columns.names().len();
+    let batch_rows = options
+        .batch_rows
+        .min((BATCH_CELLS / columns_count).max(256))
+        .max(1);
     let thread = std::thread::Builder::new()
         .name("pgnfen-export".into())
         .spawn(move || {

@@ -19,6 +19,10 @@ use crate::pipeline::output::{Output, WriteError};
 /// in parallel, so a large archive still has many.
 pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 
+/// Cells (rows × columns) per row group at most: `--tags all` with many
+/// columns gets row groups of fewer rows (at least 1,024), for the same memory.
+pub const ROW_GROUP_CELLS: usize = ROW_GROUP_ROWS * 32;
+
 /// zstd level of the Parquet column chunks: level 3 (zstd's default) costs
 /// little more time than 1 and gives smaller files.
 pub const ZSTD_LEVEL: i32 = 3;
@@ -60,7 +64,9 @@ fn properties(
     let path = |parts: &[&str]| ColumnPath::new(parts.iter().map(|p| p.to_string()).collect());
     let mut props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL)?))
-        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_max_row_group_row_count(Some(
+            ROW_GROUP_ROWS.min((ROW_GROUP_CELLS / schema.fields().len().max(1)).max(1024)),
+        ))
         .set_created_by(format!("pgnfen {}", env!("CARGO_PKG_VERSION")))
         .set_dictionary_enabled(false)
         .set_statistics_enabled(EnabledStatistics::Chunk);
