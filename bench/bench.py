@@ -172,7 +172,7 @@ def export_bench(archive, mb, stats_time):
 
     # python-chess read_headers -> pandas -> Parquet, on the real corpus.
     py = os.path.join(ROOT, ".venv", "bin", "python")
-    corpus = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus", "real"))
+    corpus = os.path.join(os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus")), "real")
     check = subprocess.run([py, "-c", "import chess, pandas, pyarrow"], capture_output=True) if os.path.exists(py) else None
     if not os.path.isdir(corpus) or check is None or check.returncode != 0:
         print("python-chess comparison skipped: needs ../shared/corpus/real and .venv with chess, pandas, pyarrow")
