@@ -176,8 +176,9 @@ fn usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = write_tmp(dir.path(), "t.pgn", TRICKY);
     let p = pgn.to_str().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["--tags", "all", "-"], "standard input"),
+        (&["--tags", "all", "/dev/null"], "not a regular file"),
         (&["-o", "x.txt", p], "cannot tell the format"),
         (&["-o", "x.parquet.zst", p], "compressed inside"),
         (&["--tags", "FEN", p], "column fen"),

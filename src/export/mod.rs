@@ -111,6 +111,17 @@ pub fn columns(
                     "--tags all reads the inputs twice (once for the tag names), so it cannot read standard input; name the columns with --tags NAME,... or export a file".into(),
                 ));
             }
+            // A named pipe or `<(...)` cannot be read twice either.
+            for input in inputs {
+                if let Input::File(path) = input
+                    && std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+                {
+                    return Err(Error::Usage(format!(
+                        "--tags all reads the inputs twice (once for the tag names), so it cannot read {}, which is not a regular file; name the columns with --tags NAME,...",
+                        path.display()
+                    )));
+                }
+            }
             let mut names = NameCollector::default();
             let job = row::NamesJob {
                 selector: &options.selector,
