@@ -25,6 +25,9 @@ the page cache:
   pgnfen stats on a .pgn.zst of the ordinary archive against zstd -dc > /dev/null
   pgnfen stats and stats -j1 on a pzstd -p2 -3 .zst of the ordinary archive (frames
   decoded in parallel) against zstd -dc > /dev/null, paired rounds
+  pgnfen export -o x.parquet (and .csv.zst) against pgnfen stats in the same run, with
+  the output's size; and on the real corpus (real/*.pgn concatenated, 26 MB) against
+  python-chess read_headers -> pandas -> Parquet (in .venv: chess, pandas, pyarrow)
 
 and the peak RSS of each pgnfen command (/usr/bin/time -v). Prints a table per archive
 with MB/s and ratios to grep (measured in the same run).
@@ -239,6 +242,7 @@ def bench_archive(kind, archive, args):
           f"(split writes every game to a file, filter here writes to /dev/null)")
 
     if kind == "ordinary":
+        export_bench(archive, mb, stats_time)
         pzstd_bench(archive, args.runs)
     if kind == "ordinary" and shutil.which("zstd") and not args.no_extract:
         zst = archive + ".zst"
@@ -313,6 +317,64 @@ def main():
             written, copies = build_archive(path, want, source, kind != "ordinary")
             print(f"built {path}: {written / 1e6:.0f} MB, {copies} copies of {len(source) / 1e6:.2f} MB")
         bench_archive(kind, path, args)
+
+
+PANDAS_SCRIPT = r'''
+import sys, time, chess.pgn, pandas
+t = time.perf_counter()
+rows = []
+with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
+    while (h := chess.pgn.read_headers(f)) is not None:
+        rows.append(dict(h))
+pandas.DataFrame(rows).to_parquet(sys.argv[2], compression="zstd")
+print(time.perf_counter() - t, len(rows))
+'''
+
+
+def export_bench(archive, mb, stats_time):
+    tmp = tempfile.mkdtemp(prefix="pgnfen-export-")
+    out = os.path.join(tmp, "x.parquet")
+    rows = []
+    for name, cmd, path in [
+        ("pgnfen export -o x.parquet", [BIN, "--no-progress", "-q", "export", "-o", out, archive], out),
+        ("pgnfen export -o x.csv.zst", [BIN, "--no-progress", "-q", "export", "-o", out + ".csv.zst", archive], out + ".csv.zst"),
+    ]:
+        # stats and export alternate, so that both see the same machine load.
+        pairs = []
+        for _ in range(RUNS):
+            pairs.append((timed([BIN, "--no-progress", "stats", archive]), timed(cmd)))
+        st = statistics.median(p[0] for p in pairs)
+        ex = statistics.median(p[1] for p in pairs)
+        rows.append((name, ex, st, os.path.getsize(path), peak_rss_mib(cmd)))
+    print(f"\n{'command':<32} {'seconds':>8} {'MB/s':>8} {'stats s':>8} {'x stats':>8} {'size MB':>8} {'RSS MiB':>8}")
+    for name, ex, st, size, rss in rows:
+        rss_s = f"{rss:8.1f}" if rss is not None else f"{'-':>8}"
+        print(f"{name:<32} {ex:8.3f} {mb / ex:8.0f} {st:8.3f} {ex / st:8.2f} {size / 1e6:8.1f} {rss_s}")
+    print("(target: export -o x.parquet <= 2.5x stats, peak RSS < 256 MiB)")
+
+    # python-chess read_headers -> pandas -> Parquet, on the real corpus.
+    py = os.path.join(ROOT, ".venv", "bin", "python")
+    corpus = os.path.join(os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus")), "real")
+    check = subprocess.run([py, "-c", "import chess, pandas, pyarrow"], capture_output=True) if os.path.exists(py) else None
+    if not os.path.isdir(corpus) or check is None or check.returncode != 0:
+        print("python-chess comparison skipped: needs ../shared/corpus/real and .venv with chess, pandas, pyarrow")
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
+    real = os.path.join(tmp, "real.pgn")
+    with open(real, "wb") as f:
+        for name in sorted(glob.glob(os.path.join(corpus, "*.pgn"))):
+            f.write(open(name, "rb").read().rstrip(b"\r\n") + b"\n\n")
+    real_mb = os.path.getsize(real) / 1e6
+    ours = timed([BIN, "--no-progress", "-q", "export", "-o", out, real])
+    theirs = []
+    for _ in range(max(1, min(RUNS, 3))):
+        p = subprocess.run([py, "-c", PANDAS_SCRIPT, real, os.path.join(tmp, "pc.parquet")], capture_output=True, text=True, check=True)
+        theirs.append(float(p.stdout.split()[0]))
+    theirs = statistics.median(theirs)
+    print(f"real corpus ({real_mb:.1f} MB): pgnfen export -o x.parquet {ours:.3f} s ({real_mb / ours:.0f} MB/s); "
+          f"python-chess read_headers -> pandas -> Parquet {theirs:.2f} s ({real_mb / theirs:.2f} MB/s): "
+          f"{theirs / ours:.0f}x (target: >= 100x)")
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

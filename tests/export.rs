@@ -176,8 +176,9 @@ fn usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = write_tmp(dir.path(), "t.pgn", TRICKY);
     let p = pgn.to_str().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["--tags", "all", "-"], "standard input"),
+        (&["--tags", "all", "/dev/null"], "not a regular file"),
         (&["-o", "x.txt", p], "cannot tell the format"),
         (&["-o", "x.parquet.zst", p], "compressed inside"),
         (&["--tags", "FEN", p], "column fen"),
@@ -424,4 +425,94 @@ fn class_counts_equal_stats() {
             "{class}"
         );
     }
+}
+
+/// The JSON lines of an export through the library, with these chunk sizes,
+/// threads and mapping.
+fn library_jsonl(
+    inputs: &[pgnfen::pipeline::Input],
+    options: &pgnfen::pipeline::Options,
+) -> Vec<u8> {
+    use pgnfen::export::{self, ExportOptions, text::JsonLines};
+    let export_options = ExportOptions {
+        tags: export::TagColumns::All,
+        batch_rows: 7,
+        ..ExportOptions::default()
+    };
+    let columns = export::columns(inputs, &export_options, options).unwrap();
+    let batches = export::batches(inputs, columns, &export_options, options);
+    let schema = batches.schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let mut out = JsonLines::new(Vec::new(), &names);
+    for batch in batches {
+        let batch = batch.unwrap();
+        assert!(batch.num_rows() <= 7);
+        out.write_batch(&batch).unwrap();
+    }
+    out.into_inner()
+}
+
+/// Tiny chunks (every game boundary a speculative cut, headers continued in
+/// later chunks), one or two threads, mapped or read: the same rows as one
+/// big chunk. Tag pairs are found across every kind of cut.
+#[test]
+fn chunking_and_threads_do_not_change_rows() {
+    use pgnfen::pipeline::{Input, Options};
+    let dir = tempfile::tempdir().unwrap();
+    let mut inputs = vec![Input::File(write_tmp(dir.path(), "t.pgn", TRICKY))];
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(samples)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    names.sort();
+    inputs.extend(names.into_iter().map(Input::File));
+    let whole = library_jsonl(&inputs, &Options::new(1, false));
+    assert!(!whole.is_empty());
+    for (threads, target, mmap) in [
+        (1, 40, false),
+        (2, 40, true),
+        (2, 200, false),
+        (2, 1000, true),
+    ] {
+        let options = Options {
+            mmap,
+            chunk_sizes: (target, 1 << 20),
+            ..Options::new(threads, false)
+        };
+        assert!(
+            library_jsonl(&inputs, &options) == whole,
+            "threads {threads}, chunks of {target}, mmap {mmap}"
+        );
+    }
+}
+
+/// Dropping the batch iterator early stops the run without an error or a hang.
+#[test]
+fn dropping_the_batches_stops_the_run() {
+    use pgnfen::export::{self, ExportOptions};
+    use pgnfen::pipeline::{Input, Options};
+    let dir = tempfile::tempdir().unwrap();
+    let many: Vec<u8> = TRICKY.repeat(2000);
+    let inputs = vec![Input::File(write_tmp(dir.path(), "many.pgn", &many))];
+    let options = ExportOptions {
+        batch_rows: 10,
+        ..ExportOptions::default()
+    };
+    let pipeline = Options::new(2, false);
+    let columns = export::columns(&inputs, &options, &pipeline).unwrap();
+    let mut batches = export::batches(&inputs, columns, &options, &pipeline);
+    assert_eq!(batches.next().unwrap().unwrap().num_rows(), 10);
+    drop(batches);
+    // Read to the end, the summary counts every game.
+    let columns = export::columns(&inputs, &options, &pipeline).unwrap();
+    let mut batches = export::batches(&inputs, columns, &options, &pipeline);
+    let rows: usize = batches.by_ref().map(|b| b.unwrap().num_rows()).sum();
+    assert_eq!(rows, 6000);
+    let summary = batches.summary().unwrap();
+    assert_eq!(
+        (summary.games, summary.rows, summary.dropped_pairs),
+        (6000, 6000, 0)
+    );
 }

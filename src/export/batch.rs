@@ -109,16 +109,18 @@ impl BatchBuilder {
         self.class.append_value(row.class.as_str());
         self.chess960_position
             .append_option(row.chess960_position.map(|n| n as i16));
-        self.variant.append_option(row.variant());
-        self.fen.append_option(row.fen());
+        let mut values = row.values().peekable();
+        let mut take = |slot: usize| values.next_if(|v| v.0 == slot).map(|v| v.1);
+        self.variant.append_option(take(0));
+        self.fen.append_option(take(1));
         for code in row.problems.iter() {
             self.problems.values().append_value(code.as_str());
         }
         self.problems.append(true);
         for (i, tag) in self.tags.iter_mut().enumerate() {
             match tag {
-                TagBuilder::Text(b) => b.append_option(row.tag(i)),
-                TagBuilder::Integer(b) => b.append_option(row.tag(i).and_then(integer)),
+                TagBuilder::Text(b) => b.append_option(take(2 + i)),
+                TagBuilder::Integer(b) => b.append_option(take(2 + i).and_then(integer)),
             }
         }
         for (name, value) in row.other_tags() {

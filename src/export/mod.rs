@@ -41,6 +41,11 @@ pub const BATCH_ROWS: usize = 16 * 1024;
 
 pub use crate::pipeline::game::{MAX_PAIRS, PAIR_BUDGET};
 
+/// Cells (rows × columns) per record batch at most: with `--tags all` and a
+/// thousand columns a batch has fewer rows, so that its memory stays that of
+/// a batch of the default columns.
+pub const BATCH_CELLS: usize = 1 << 19;
+
 /// Record batches built and not yet consumed, at most.
 pub const BATCHES_IN_FLIGHT: usize = 2;
 
@@ -51,7 +56,7 @@ pub struct ExportOptions {
     pub tags: TagColumns,
     /// Only games whose tags satisfy these expressions (`--tag`).
     pub selector: Selector,
-    /// Rows per record batch.
+    /// Rows per record batch (fewer when there are many columns, see [`BATCH_CELLS`]).
     pub batch_rows: usize,
 }
 
@@ -107,6 +112,17 @@ pub fn columns(
                 return Err(Error::Usage(
                     "--tags all reads the inputs twice (once for the tag names), so it cannot read standard input; name the columns with --tags NAME,... or export a file".into(),
                 ));
+            }
+            // A named pipe or `<(...)` cannot be read twice either.
+            for input in inputs {
+                if let Input::File(path) = input
+                    && std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+                {
+                    return Err(Error::Usage(format!(
+                        "--tags all reads the inputs twice (once for the tag names), so it cannot read {}, which is not a regular file; name the columns with --tags NAME,...",
+                        path.display()
+                    )));
+                }
             }
             let mut names = NameCollector::default();
             let job = row::NamesJob {
@@ -279,7 +295,11 @@ where
     let builder = batch::BatchBuilder::new(&columns);
     let schema = builder.schema();
     let selector = options.selector.clone();
-    let batch_rows = options.batch_rows.max(1);
+    let columns_count = columns.names().len();
+    let batch_rows = options
+        .batch_rows
+        .min((BATCH_CELLS / columns_count.max(1)).max(256))
+        .max(1);
     let thread = std::thread::Builder::new()
         .name("pgnfen-export".into())
         .spawn(move || {

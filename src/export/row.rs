@@ -53,11 +53,9 @@ impl Problems {
     }
 }
 
-/// A null span.
-const NULL: (u32, u32) = (u32::MAX, u32::MAX);
-
 /// One game's row, without what only the merger knows (file, game number,
-/// offset, length, line). Values live in one string; two allocations a game.
+/// offset, length, line). Values live in one string. Only the columns a game
+/// has take room (a game of `--tags all` with 1,000 columns holds its 20 tags).
 #[derive(Clone, Debug)]
 pub struct Row {
     pub class: Class,
@@ -65,47 +63,64 @@ pub struct Row {
     pub problems: Problems,
     /// Every value (and the names of `other_tags`), concatenated.
     text: String,
-    /// Spans into `text`: `variant`, `fen`, then one per tag column ([`NULL`]
-    /// when absent), then a (name, value) pair of spans per other tag.
-    spans: Vec<(u32, u32)>,
-    columns: usize,
+    /// The columns the game has, by slot (0 `variant`, 1 `fen`, 2 + i tag
+    /// column i), ascending: (slot, start, end) in `text`.
+    values: Vec<(u32, u32, u32)>,
+    /// The other tags in header order: (name start, name end, value start, value end).
+    others: Vec<(u32, u32, u32, u32)>,
     /// Tag pairs of the header that were not kept (see [`Header::dropped_pairs`]).
     pub dropped_pairs: u64,
 }
 
 impl Row {
-    fn get(&self, span: (u32, u32)) -> Option<&str> {
-        (span != NULL).then(|| &self.text[span.0 as usize..span.1 as usize])
-    }
-
-    /// The first Variant tag's value.
-    pub fn variant(&self) -> Option<&str> {
-        self.get(self.spans[0])
-    }
-
-    /// The first FEN tag's value.
-    pub fn fen(&self) -> Option<&str> {
-        self.get(self.spans[1])
-    }
-
-    /// Tag column `i`'s value.
-    pub fn tag(&self, i: usize) -> Option<&str> {
-        self.get(self.spans[2 + i])
+    /// The values present, by slot (0 `variant`, 1 `fen`, 2 + i tag column i), ascending.
+    pub fn values(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.values
+            .iter()
+            .map(|&(slot, a, b)| (slot as usize, &self.text[a as usize..b as usize]))
     }
 
     /// The other tags, (name, value), in header order.
     pub fn other_tags(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.spans[2 + self.columns..].chunks_exact(2).map(|p| {
+        self.others.iter().map(|&(a, b, c, d)| {
             (
-                &self.text[p[0].0 as usize..p[0].1 as usize],
-                &self.text[p[1].0 as usize..p[1].1 as usize],
+                &self.text[a as usize..b as usize],
+                &self.text[c as usize..d as usize],
             )
         })
     }
+}
 
-    /// How many other tags.
-    pub fn other_len(&self) -> usize {
-        (self.spans.len() - 2 - self.columns) / 2
+/// Which slots a row has filled (a bit set; a word for the default columns).
+enum Filled {
+    Small(u128),
+    Large(Vec<u64>),
+}
+
+impl Filled {
+    fn new(slots: usize) -> Filled {
+        if slots <= 128 {
+            Filled::Small(0)
+        } else {
+            Filled::Large(vec![0; slots.div_ceil(64)])
+        }
+    }
+
+    /// Sets the slot's bit; whether it was set already.
+    fn set(&mut self, slot: usize) -> bool {
+        match self {
+            Filled::Small(bits) => {
+                let was = *bits & (1 << slot) != 0;
+                *bits |= 1 << slot;
+                was
+            }
+            Filled::Large(words) => {
+                let (w, b) = (slot / 64, 1u64 << (slot % 64));
+                let was = words[w] & b != 0;
+                words[w] |= b;
+                was
+            }
+        }
     }
 }
 
@@ -118,6 +133,28 @@ fn push_text(text: &mut String, bytes: &[u8]) -> (u32, u32) {
     }
     // Headers are bounded (pipeline::game), far below 4 GiB.
     (start as u32, text.len() as u32)
+}
+
+/// Appends a raw tag value, unescaped; `valid` is the value as a string when
+/// the header's tags are known to be UTF-8 (the usual case, checked once).
+fn push_value(text: &mut String, raw: &[u8], valid: Option<&str>) -> (u32, u32) {
+    match valid {
+        Some(s) if memchr::memchr(b'\\', raw).is_none() => {
+            let start = text.len();
+            text.push_str(s);
+            (start as u32, text.len() as u32)
+        }
+        _ => push_text(text, &decode_value(raw)),
+    }
+}
+
+/// A bit of a 64-bit filter for a tag name: names with different bits differ.
+#[inline]
+fn name_bit(name: &[u8]) -> u64 {
+    let h = name.len() as u64 * 31
+        + u64::from(name.first().copied().unwrap_or(0))
+        + 7 * u64::from(name.last().copied().unwrap_or(0));
+    1 << (h & 63)
 }
 
 /// The row of a header.
@@ -136,10 +173,27 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
         (verdict.class, verdict.chess960_position, problems)
     };
     let n = columns.tags().len();
-    let mut text = String::with_capacity(256);
-    let mut spans = vec![NULL; 2 + n];
+    let arena = header.pair_arena();
+    let pairs = header.pair_spans();
+    // One UTF-8 check for every name and value. A piece of a valid arena is
+    // valid when it starts and ends on character boundaries (`str::get`): two
+    // pieces could hold the halves of one character between them.
+    let valid = std::str::from_utf8(arena).ok();
+    // Sized once: decoding only shortens a value (an invalid UTF-8 byte, which
+    // becomes three, is the rare case that grows the string again).
+    let mut text = String::with_capacity(arena.len());
+    let mut values: Vec<(u32, u32, u32)> = Vec::with_capacity(pairs.len());
+    let mut other_tags = Vec::new();
+    let mut filled = Filled::new(2 + n);
+    let mut sorted = true;
     let mut others: Option<HashSet<&[u8], BuildHasherDefault<NameHasher>>> = None;
-    for (pair_index, (name, raw)) in header.pairs().enumerate() {
+    // A filter of the other tags' names met so far: most names are new, and
+    // most new names miss it, so that the search below is mostly skipped.
+    let mut other_bits = 0u64;
+    for (pair_index, (name_range, value_range)) in pairs.iter().enumerate() {
+        let name = &arena[name_range.clone()];
+        let raw = &arena[value_range.clone()];
+        let value_str = valid.and_then(|v| v.get(value_range.clone()));
         let slot = match fixed_tag_column(name) {
             Some(i) => Some(i),
             None => columns.index(name).map(|i| 2 + i),
@@ -147,24 +201,47 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
         match slot {
             // A repeated tag: the first pair counts (as for SetUp/FEN/Variant
             // in classification and for `--tag`).
-            Some(i) if spans[i] != NULL => {}
-            Some(i) => spans[i] = push_text(&mut text, &decode_value(raw)),
+            Some(i) => {
+                if !filled.set(i) {
+                    let (a, b) = push_value(&mut text, raw, value_str);
+                    sorted &= values.last().is_none_or(|v| v.0 < i as u32);
+                    values.push((i as u32, a, b));
+                }
+            }
             None => {
+                let bit = name_bit(name);
                 // Seen before? Few tags before it: compare with each; many (a
                 // hostile header): a set, so that 1,000 tags cost no million compares.
-                let seen = if pair_index <= SMALL {
-                    header.pairs().take(pair_index).any(|(n, _)| n == name)
+                let seen = if other_bits & bit == 0 {
+                    if let Some(set) = &mut others {
+                        set.insert(name);
+                    }
+                    false
+                } else if pair_index <= SMALL {
+                    pairs[..pair_index]
+                        .iter()
+                        .any(|(n, _)| &arena[n.clone()] == name)
                 } else {
                     let set = others.get_or_insert_with(|| {
-                        header.pairs().take(pair_index).map(|(n, _)| n).collect()
+                        pairs[..pair_index]
+                            .iter()
+                            .map(|(n, _)| &arena[n.clone()])
+                            .collect()
                     });
                     !set.insert(name)
                 };
+                other_bits |= bit;
                 if !seen {
-                    let name = push_text(&mut text, name);
-                    let value = push_text(&mut text, &decode_value(raw));
-                    spans.push(name);
-                    spans.push(value);
+                    let name = match valid.and_then(|v| v.get(name_range.clone())) {
+                        Some(s) => {
+                            let start = text.len();
+                            text.push_str(s);
+                            (start as u32, text.len() as u32)
+                        }
+                        None => push_text(&mut text, name),
+                    };
+                    let value = push_value(&mut text, raw, value_str);
+                    other_tags.push((name.0, name.1, value.0, value.1));
                 }
             }
         }
@@ -174,8 +251,14 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
         chess960_position,
         problems,
         text,
-        spans,
-        columns: n,
+        values: {
+            // Headers mostly list the tags in the column order already.
+            if !sorted {
+                values.sort_unstable_by_key(|v| v.0);
+            }
+            values
+        },
+        others: other_tags,
         dropped_pairs: header.dropped_pairs(),
     }
 }

@@ -268,6 +268,17 @@ impl<'a> Header<'a> {
             .map(move |(n, v)| (&arena[n.clone()], &arena[v.clone()]))
     }
 
+    /// The bytes [`Self::pair_spans`] index: every kept name and value.
+    pub fn pair_arena(&self) -> &'a [u8] {
+        self.pair_arena
+    }
+
+    /// [`Self::pairs`] as ranges of [`Self::pair_arena`] (name, value): one
+    /// check of the whole arena (say, for UTF-8) then holds for every piece.
+    pub fn pair_spans(&self) -> &'a [(Range<usize>, Range<usize>)] {
+        self.pairs
+    }
+
     /// Pairs of the header not in [`Self::pairs`]: past [`MAX_PAIRS`] or
     /// [`PAIR_BUDGET`], or cut by a forced chunk cut inside a very long line.
     pub fn dropped_pairs(&self) -> u64 {

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""`pgnfen export` against independent readers, on the corpus (../shared/corpus).
+
+For every PGN file of the corpus (real/, generated/, generated/edge/) and a file
+written here (escapes, duplicates, several pairs on a line, a long tag name, a name
+that differs from a column only in case, an Elo that is no number):
+  * the Parquet file (read with pyarrow) has one row per game of `stats`;
+    `game`, `offset`, `length`, `line`, `class`, `chess960_position` equal the
+    hidden `pgnfen index` command's, row for row;
+  * tag columns equal the first value of the tag in the header, unescaped, as a
+    small model of our own reads the header lines; and equal python-chess's
+    `read_headers` for every game where python-chess reads the same games and the
+    same tag names (it keeps the last of a repeated tag, and reads only one pair a
+    line): the games compared and left out are counted;
+  * `other_tags` holds exactly the remaining tags (first value of each name; FEN
+    and Variant are the `fen`/`variant` columns); `WhiteElo`/`BlackElo` are an
+    integer where the value is one, else null;
+  * the CSV (.csv.zst) and JSON lines (.jsonl) exports hold the same rows;
+  * DuckDB's `select class, count(*) from 'x.parquet' group by class` equals `stats`;
+  * `--tags all` has a column for every tag name met (in order of first appearance)
+    and then an empty `other_tags`.
+Exits 1 on any disagreement, 0 with a reason when the corpus is not there. Needs
+pyarrow, duckdb and python-chess (.ci/run installs them into .venv).
+"""
+import csv, io, json, os, re, subprocess, sys, tempfile
+
+try:
+    import chess.pgn
+    import duckdb
+    import pyarrow.parquet as pq
+except ImportError as e:
+    sys.exit(f"export_check: {e}: install pyarrow, duckdb and chess (see .ci/run)")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "pgnfen")
+CORPUS = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+DEFAULT_TAGS = ["Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo",
+                "BlackElo", "ECO", "Opening", "TimeControl", "Termination", "UTCDate", "UTCTime"]
+FIXED = ["file", "game", "offset", "length", "line", "class", "chess960_position", "variant",
+         "fen", "problems"]
+INTEGER = re.compile(r"^[+-]?[0-9]+$")
+
+failures = []
+counted = {"files": 0, "rows": 0, "chess_games": 0, "chess_skipped_games": 0, "chess_skipped_files": 0}
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL", msg)
+
+
+def run(args):
+    p = subprocess.run([BIN, "--no-progress", "-q"] + args, capture_output=True, timeout=600)
+    if p.returncode != 0:
+        fail(f"{' '.join(args)}: exit {p.returncode}: {p.stderr.decode(errors='replace')[:300]}")
+    return p
+
+
+# --- The model: a game's header pairs, in order -----------------------------------
+
+LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
+PAIR = re.compile(rb'\[[ \t]*([^ \t"\]\r\n]+)[ \t]*"((?:[^"\\\r\n]|\\.)*)"[ \t]*\]')
+
+
+def header_pairs(game):
+    """Every (name, raw value) pair of the game's header lines, in order."""
+    pairs = []
+    seen_tag = False
+    # A byte-order mark opens the first game's first line.
+    game = game[3:] if game.startswith(b"\xef\xbb\xbf") else game
+    for m in LINE.finditer(game):
+        if not m.group(0):
+            break
+        line = m.group(0).rstrip(b"\r\n")
+        stripped = line.lstrip(b" \t")
+        if not stripped or line.startswith(b"%"):
+            continue
+        if not stripped.startswith(b"["):
+            if seen_tag:
+                break
+            continue
+        seen_tag = True
+        rest = stripped
+        while True:
+            p = PAIR.match(rest)
+            if not p:
+                break
+            pairs.append((p.group(1), p.group(2)))
+            rest = rest[p.end():].lstrip(b" \t")
+            if not rest.startswith(b"["):
+                break
+    return pairs
+
+
+def text(raw):
+    return re.sub(rb'\\([\\"])', rb"\1", raw).decode("utf-8", errors="replace")
+
+
+def expected_row(pairs, tags):
+    """The tag part of a row: columns (first value), variant, fen, other tags."""
+    first = {}
+    for name, raw in pairs:
+        first.setdefault(name.decode("utf-8", errors="replace"), text(raw))
+    want = {t: first.get(t) for t in tags}
+    for t in ("WhiteElo", "BlackElo"):
+        if t in want and want[t] is not None:
+            v = want[t]
+            want[t] = int(v) if INTEGER.match(v) and -2**31 <= int(v) < 2**31 else None
+    want["variant"] = first.get("Variant")
+    want["fen"] = first.get("FEN")
+    want["other_tags"] = {k: v for k, v in first.items() if k not in tags and k not in ("FEN", "Variant")}
+    return want
+
+
+# --- Reading the three formats back -------------------------------------------------
+
+def parquet_rows(path):
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    for r in rows:
+        # pyarrow reads a MAP as a list of (key, value) tuples.
+        r["other_tags"] = dict(r["other_tags"])
+    return table.schema, rows
+
+
+def jsonl_rows(path):
+    with open(path, "rb") as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def csv_rows(path):
+    csv.field_size_limit(sys.maxsize)  # a huge tag's value is one field
+    data = subprocess.run(["zstd", "-dc", path], capture_output=True, check=True).stdout
+    reader = csv.DictReader(io.StringIO(data.decode("utf-8"), newline=""))
+    out = []
+    for rec in reader:
+        row = {}
+        for k, v in rec.items():
+            if v == "":
+                row[k] = None
+            elif k in ("problems", "other_tags"):
+                row[k] = json.loads(v)
+            elif k in ("game", "offset", "length", "line", "chess960_position", "WhiteElo", "BlackElo"):
+                row[k] = int(v)
+            else:
+                row[k] = v
+        out.append(row)
+    return out
+
+
+def blank_to_null(rows):
+    return [{k: (None if v == "" else v) for k, v in r.items()} for r in rows]
+
+
+# --- The checks ---------------------------------------------------------------------
+
+def python_chess_headers(path):
+    games = []
+    with open(path, encoding="utf-8", errors="replace", newline="") as f:
+        while True:
+            h = chess.pgn.read_headers(f)
+            if h is None:
+                break
+            games.append(dict(h))
+    return games
+
+
+def check_file(path, tmp):
+    name = os.path.relpath(path, CORPUS) if path.startswith(CORPUS) else os.path.basename(path)
+    pqf, jl, cs = (os.path.join(tmp, "o." + e) for e in ("parquet", "jsonl", "csv.zst"))
+    for out in (pqf, jl, cs):
+        run(["export", "-o", out, path])
+    schema, rows = parquet_rows(pqf)
+    names = [f.name for f in schema]
+    if names != FIXED + DEFAULT_TAGS + ["other_tags"]:
+        fail(f"{name}: columns {names}")
+    for col, typ in [("offset", "int64"), ("length", "int64"), ("line", "int64"),
+                     ("chess960_position", "int16"), ("WhiteElo", "int32"), ("BlackElo", "int32")]:
+        if str(schema.field(col).type) != typ:
+            fail(f"{name}: {col} is {schema.field(col).type}, not {typ}")
+    index = [json.loads(l) for l in run(["index", path]).stdout.splitlines()]
+    stats = json.loads(run(["stats", "--format", "json", path]).stdout)
+    if len(rows) != stats["games"] or len(rows) != len(index):
+        fail(f"{name}: {len(rows)} rows, stats {stats['games']} games, index {len(index)}")
+        return
+    data = open(path, "rb").read()
+    for r, ix in zip(rows, index):
+        for k in ("game", "offset", "length", "line", "class", "chess960_position"):
+            if r[k] != ix[k]:
+                fail(f"{name}: game {ix['game']}: {k} {r[k]!r}, index {ix[k]!r}")
+                break
+        pairs = header_pairs(data[ix["offset"]:ix["offset"] + ix["length"]])
+        want = expected_row(pairs, DEFAULT_TAGS)
+        have = {k: r[k] for k in want}
+        if have != want:
+            diff = {k: (have[k], want[k]) for k in want if have[k] != want[k]}
+            fail(f"{name}: game {ix['game']}: (export, model) {diff}")
+        for t in ("WhiteElo", "BlackElo"):
+            if r[t] is not None and not isinstance(r[t], int):
+                fail(f"{name}: game {ix['game']}: {t} {r[t]!r} is no integer")
+    # python-chess, where it reads the same games and the same tag names.
+    try:
+        theirs = python_chess_headers(path)
+    except Exception as e:  # python-chess gives up on some binary edge files
+        theirs = None
+        print(f"  {name}: python-chess failed ({e.__class__.__name__}), not compared")
+    if theirs is not None and len(theirs) != len(rows):
+        counted["chess_skipped_files"] += 1
+        print(f"  {name}: python-chess reads {len(theirs)} games, pgnfen {len(rows)}: not compared")
+    elif theirs is not None:
+        for r, ix, h in zip(rows, index, theirs):
+            pairs = header_pairs(data[ix["offset"]:ix["offset"] + ix["length"]])
+            model_names = [n.decode("utf-8", errors="replace") for n, _ in pairs]
+            if sorted(model_names) != sorted(h) or len(set(model_names)) != len(model_names):
+                counted["chess_skipped_games"] += 1
+                continue
+            counted["chess_games"] += 1
+            for t in DEFAULT_TAGS:
+                v = h.get(t)
+                if t in ("WhiteElo", "BlackElo") and v is not None:
+                    v = int(v) if INTEGER.match(v) else None
+                if r[t] != v:
+                    fail(f"{name}: game {ix['game']}: {t} {r[t]!r}, python-chess {v!r}")
+            other = {k: v for k, v in h.items() if k not in DEFAULT_TAGS and k not in ("FEN", "Variant")}
+            if r["other_tags"] != other or r["fen"] != h.get("FEN") or r["variant"] != h.get("Variant"):
+                fail(f"{name}: game {ix['game']}: other_tags/fen/variant differ from python-chess")
+    # The text formats hold the same rows.
+    if jsonl_rows(jl) != rows:
+        fail(f"{name}: JSON lines differ from Parquet")
+    if csv_rows(cs) != blank_to_null(rows):
+        fail(f"{name}: CSV differs from Parquet")
+    # DuckDB groups as stats counts.
+    got = dict(duckdb.sql(f"select class, count(*) from read_parquet('{pqf}') group by class").fetchall())
+    want = {c: n for c, n in stats["classes"].items() if n}
+    if got != want:
+        fail(f"{name}: DuckDB classes {got}, stats {want}")
+    counted["files"] += 1
+    counted["rows"] += len(rows)
+
+
+def check_all_tags(tmp):
+    path = os.path.join(tmp, "unusual.pgn")
+    long_name = "T" + "x" * 300
+    with open(path, "wb") as f:
+        f.write(b'[Event "a \\"q\\""] [Site "s"]\n[White "first"]\n[White "second"]\n'
+                b'[WhiteElo "?"]\n[' + long_name.encode() + b' "long"]\n[class "c"]\n'
+                b'[Odd+Name#1 "odd"]\n\n1. e4 *\n\n'
+                b'[Event "b"]\n[BlackElo "2400"]\n[Tag2 "t"]\n\n*\n')
+    out = os.path.join(tmp, "all.parquet")
+    run(["export", "--tags", "all", "-o", out, path])
+    _, rows = parquet_rows(out)
+    cols = list(rows[0])
+    # Names over 256 bytes and names that collide with a column (ignoring case)
+    # stay in other_tags.
+    want_cols = FIXED + ["Event", "Site", "White", "WhiteElo", "Odd+Name#1", "BlackElo", "Tag2", "other_tags"]
+    if cols != want_cols:
+        fail(f"--tags all: columns {cols[len(FIXED):]}")
+    if rows[0]["White"] != "first" or rows[0]["Event"] != 'a "q"' or rows[0]["WhiteElo"] is not None:
+        fail(f"--tags all: first row {rows[0]}")
+    if rows[0]["other_tags"] != {long_name: "long", "class": "c"} or rows[1]["other_tags"] != {}:
+        fail(f"--tags all: other_tags {rows[0]['other_tags']} {rows[1]['other_tags']}")
+    if rows[1]["BlackElo"] != 2400 or rows[1]["Tag2"] != "t" or rows[1]["White"] is not None:
+        fail(f"--tags all: second row {rows[1]}")
+    return path
+
+
+def main():
+    if not os.path.isdir(CORPUS):
+        print(f"skipped: {CORPUS} not found")
+        return 0
+    if not os.path.exists(BIN):
+        print(f"{BIN} not found: run cargo build --release first")
+        return 1
+    files = []
+    for sub in ["real", "generated", os.path.join("generated", "edge")]:
+        d = os.path.join(CORPUS, sub)
+        files += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".pgn"))
+    with tempfile.TemporaryDirectory() as tmp:
+        own = check_all_tags(tmp)
+        for path in files + [own]:
+            check_file(path, tmp)
+    print(f"export_check: {counted['files']} files, {counted['rows']} rows; python-chess compared on "
+          f"{counted['chess_games']} games ({counted['chess_skipped_games']} games with repeated or "
+          f"differently read tags and {counted['chess_skipped_files']} files cut differently left out); "
+          f"{len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
