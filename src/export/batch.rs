@@ -44,6 +44,7 @@ pub fn integer(value: &str) -> Option<i32> {
 }
 
 impl BatchBuilder {
+    /// A builder of batches with the columns of `columns`.
     pub fn new(columns: &Columns) -> BatchBuilder {
         let tags = (0..columns.tags().len())
             .map(|i| {
@@ -86,6 +87,7 @@ impl BatchBuilder {
         }
     }
 
+    /// The schema of the batches.
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
@@ -95,6 +97,7 @@ impl BatchBuilder {
         self.rows
     }
 
+    /// Whether no row was appended since the last batch.
     pub fn is_empty(&self) -> bool {
         self.rows == 0
     }

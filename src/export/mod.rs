@@ -12,7 +12,7 @@
 //! batches wait, so memory stays bounded whatever the input's size.
 //!
 //! [`batches`] is the entry point for any consumer (the writers of this module,
-//! and a Python `RecordBatchReader`); [`write`] writes them in a [`Format`].
+//! and a Python `RecordBatchReader`); [`write()`] writes them in a [`Format`].
 
 pub mod batch;
 pub mod columns;
@@ -92,8 +92,9 @@ pub struct Summary {
     /// Rows written (games that satisfy `--tag`).
     pub rows: u64,
     /// Tag pairs that did not fit the bounded header memory (see
-    /// [`crate::pipeline::game`]), and in how many games.
+    /// `MAX_PAIRS`, `PAIR_BUDGET`), and in how many games.
     pub dropped_pairs: u64,
+    /// Games with dropped pairs.
     pub games_with_dropped_pairs: u64,
 }
 
@@ -237,7 +238,7 @@ impl Drop for Batches {
 #[error("the consumer of the export stopped reading")]
 pub struct Stopped;
 
-/// Starts the export of `inputs` with these `columns` (from [`columns`]):
+/// Starts the export of `inputs` with these `columns` (from [`columns()`]):
 /// the rows come as record batches, in input order.
 pub fn batches(
     inputs: &[Input],

@@ -48,6 +48,7 @@ impl Problems {
         })
     }
 
+    /// Whether the game has no problem.
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
@@ -58,8 +59,11 @@ impl Problems {
 /// has take room (a game of `--tags all` with 1,000 columns holds its 20 tags).
 #[derive(Clone, Debug)]
 pub struct Row {
+    /// The game's class.
     pub class: Class,
+    /// Its Chess960 start position, if any.
     pub chess960_position: Option<u16>,
+    /// Its problem codes.
     pub problems: Problems,
     /// Every value (and the names of `other_tags`), concatenated.
     text: String,
@@ -266,7 +270,9 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
 /// The per-game work of `export`: the row of each game that satisfies the
 /// `--tag` expressions (`None` for the others).
 pub struct ExportJob<'a> {
+    /// The columns of the rows.
     pub columns: &'a Columns,
+    /// The `--tag` expressions a game must satisfy.
     pub selector: &'a Selector,
 }
 
@@ -291,6 +297,7 @@ impl Job for ExportJob<'_> {
 /// The first pass of `--tags all`: the tag names of each exported game's
 /// header, length-prefixed in one buffer (`None` for a game `--tag` leaves out).
 pub struct NamesJob<'a> {
+    /// The `--tag` expressions a game must satisfy.
     pub selector: &'a Selector,
 }
 

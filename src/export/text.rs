@@ -123,6 +123,7 @@ pub struct JsonLines<W: Write> {
 }
 
 impl<W: Write> JsonLines<W> {
+    /// JSON lines to `out`, with these column names.
     pub fn new(out: W, names: &[&str]) -> JsonLines<W> {
         let keys = names
             .iter()
@@ -140,6 +141,7 @@ impl<W: Write> JsonLines<W> {
         }
     }
 
+    /// Writes one JSON object per row of `batch`.
     pub fn write_batch(&mut self, batch: &RecordBatch) -> io::Result<()> {
         let columns = columns(batch)?;
         for i in 0..batch.num_rows() {
@@ -158,6 +160,7 @@ impl<W: Write> JsonLines<W> {
         Ok(())
     }
 
+    /// The writer, once everything is written.
     pub fn into_inner(self) -> W {
         self.out
     }
@@ -170,6 +173,7 @@ pub struct Csv<W: Write> {
 }
 
 impl<W: Write> Csv<W> {
+    /// CSV to `out`: the header row of these column names first.
     pub fn new(out: W, names: &[&str]) -> io::Result<Csv<W>> {
         let mut out = csv::WriterBuilder::new().from_writer(out);
         out.write_record(names).map_err(csv_error)?;
@@ -179,6 +183,7 @@ impl<W: Write> Csv<W> {
         })
     }
 
+    /// Writes one CSV record per row of `batch`.
     pub fn write_batch(&mut self, batch: &RecordBatch) -> io::Result<()> {
         let columns = columns(batch)?;
         for i in 0..batch.num_rows() {
@@ -202,6 +207,7 @@ impl<W: Write> Csv<W> {
         Ok(())
     }
 
+    /// The writer, once everything is written (flushed).
     pub fn into_inner(self) -> io::Result<W> {
         self.out.into_inner().map_err(|e| e.into_error())
     }

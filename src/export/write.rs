@@ -113,12 +113,16 @@ fn properties(
 /// The file formats of `export`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// Apache Parquet (`.parquet`).
     Parquet,
+    /// Comma-separated values (`.csv`).
     Csv,
+    /// JSON lines (`.jsonl`).
     Jsonl,
 }
 
 impl Format {
+    /// The format's name, as `--format` takes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Parquet => "parquet",
