@@ -242,7 +242,7 @@ def bench_archive(kind, archive, args):
           f"(split writes every game to a file, filter here writes to /dev/null)")
 
     if kind == "ordinary":
-        export_bench(archive, mb, stats_time)
+        export_bench(archive, mb, stats_time, args.runs)
         pzstd_bench(archive, args.runs)
     if kind == "ordinary" and shutil.which("zstd") and not args.no_extract:
         zst = archive + ".zst"
@@ -331,7 +331,7 @@ print(time.perf_counter() - t, len(rows))
 '''
 
 
-def export_bench(archive, mb, stats_time):
+def export_bench(archive, mb, stats_time, runs):
     tmp = tempfile.mkdtemp(prefix="pgnfen-export-")
     out = os.path.join(tmp, "x.parquet")
     rows = []
@@ -341,8 +341,8 @@ def export_bench(archive, mb, stats_time):
     ]:
         # stats and export alternate, so that both see the same machine load.
         pairs = []
-        for _ in range(RUNS):
-            pairs.append((timed([BIN, "--no-progress", "stats", archive]), timed(cmd)))
+        for _ in range(runs):
+            pairs.append((timed([BIN, "--no-progress", "stats", archive], 1)[0], timed(cmd, 1)[0]))
         st = statistics.median(p[0] for p in pairs)
         ex = statistics.median(p[1] for p in pairs)
         rows.append((name, ex, st, os.path.getsize(path), peak_rss_mib(cmd)))
@@ -365,9 +365,9 @@ def export_bench(archive, mb, stats_time):
         for name in sorted(glob.glob(os.path.join(corpus, "*.pgn"))):
             f.write(open(name, "rb").read().rstrip(b"\r\n") + b"\n\n")
     real_mb = os.path.getsize(real) / 1e6
-    ours = timed([BIN, "--no-progress", "-q", "export", "-o", out, real])
+    ours = timed([BIN, "--no-progress", "-q", "export", "-o", out, real], 3)[0]
     theirs = []
-    for _ in range(max(1, min(RUNS, 3))):
+    for _ in range(max(1, min(runs, 3))):
         p = subprocess.run([py, "-c", PANDAS_SCRIPT, real, os.path.join(tmp, "pc.parquet")], capture_output=True, text=True, check=True)
         theirs.append(float(p.stdout.split()[0]))
     theirs = statistics.median(theirs)
