@@ -146,11 +146,7 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     sink: &mut S,
     options: &Options,
 ) -> Result<u64, RunError> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.max(1))
-        .thread_name(|i| format!("pgnfen-worker-{i}"))
-        .build()
-        .map_err(|e| RunError::Sink(io::Error::other(e)))?;
+    let pool = worker_pool(options)?;
     let total: Option<u64> = inputs.iter().map(Input::raw_len).sum();
     let progress = Progress::new(options.progress, total);
     let mut games = 0;
@@ -230,6 +226,15 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     Ok(games)
 }
 
+/// The rayon pool of a run's worker threads.
+fn worker_pool(options: &Options) -> Result<rayon::ThreadPool, RunError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.max(1))
+        .thread_name(|i| format!("pgnfen-worker-{i}"))
+        .build()
+        .map_err(|e| RunError::Sink(io::Error::other(e)))
+}
+
 /// Streams one input given as a reader (a partition of a file, from the
 /// `partition` module): the games of `reader`, named `input` in messages, with
 /// offsets and lines counted from its first byte.
@@ -240,11 +245,7 @@ pub(crate) fn run_reader<J: Job, S: Sink<J::Game>>(
     sink: &mut S,
     options: &Options,
 ) -> Result<u64, RunError> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.max(1))
-        .thread_name(|i| format!("pgnfen-worker-{i}"))
-        .build()
-        .map_err(|e| RunError::Sink(io::Error::other(e)))?;
+    let pool = worker_pool(options)?;
     let progress = Progress::new(false, None);
     let games = run_one(
         input,
