@@ -126,7 +126,7 @@ def stats(paths, client=None, partition_size=DEFAULT_PARTITION_SIZE):
     positions = sorted(total["chess960_positions"].items(), key=lambda kv: (-kv[1], int(kv[0])))
     total["chess960_positions"] = dict(positions)
     # Problem codes in the order `stats --format json` lists them.
-    total["problems"] = {c: total["problems"][c] for c in _problem_codes() if total["problems"].get(c)}
+    total["problems"] = {c: total["problems"][c] for c in _pgnfen.problem_codes() if total["problems"].get(c)}
     return total
 
 
@@ -142,25 +142,6 @@ def _empty_pgn():
         fd, _EMPTY = tempfile.mkstemp(suffix=".pgn")
         os.close(fd)
     return _EMPTY
-
-
-def _problem_codes():
-    return (
-        "fen-syntax",
-        "illegal-position",
-        "castling-rights",
-        "en-passant",
-        "setup-without-fen",
-        "setup-value",
-        "duplicate-tag",
-        "variant-mismatch",
-        "variant-without-fen",
-        "fen-without-setup",
-        "missing-variant",
-        "missing-clocks",
-        "noncanonical",
-        "lossy-castling",
-    )
 
 
 def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=DEFAULT_PARTITION_SIZE):

@@ -596,6 +596,7 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan::scan_stream, m)?)?;
     m.add_class::<scan::ArrowStream>()?;
     m.add_function(wrap_pyfunction!(partitions::partitions, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::problem_codes, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::judge, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::bases_after, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_stats, m)?)?;

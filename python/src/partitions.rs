@@ -79,6 +79,12 @@ fn outcome(d: &Bound<'_, PyDict>) -> PyResult<Outcome> {
     })
 }
 
+/// Every problem code, in the order `stats --format json` lists them.
+#[pyfunction]
+pub fn problem_codes() -> Vec<&'static str> {
+    pgnfen::Code::ALL.iter().map(|c| c.as_str()).collect()
+}
+
 /// Cuts files into partitions of about `size` bytes: a list of
 /// (path, kind, index, start, end) tuples, in input order.
 #[pyfunction]
