@@ -130,20 +130,6 @@ def stats(paths, client=None, partition_size=DEFAULT_PARTITION_SIZE):
     return total
 
 
-_EMPTY = None
-
-
-def _empty_pgn():
-    """A path to an empty file (for asking the native module for defaults)."""
-    global _EMPTY
-    if _EMPTY is None:
-        import tempfile
-
-        fd, _EMPTY = tempfile.mkstemp(suffix=".pgn")
-        os.close(fd)
-    return _EMPTY
-
-
 def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=DEFAULT_PARTITION_SIZE):
     """Writes the games that match (``classes`` and ``tags`` as in
     ``pgnfen.filter``) to one file per partition in ``out_dir``, named
@@ -174,7 +160,7 @@ def _meta(tags):
     import pyarrow as pa
 
     stream = _pgnfen.partition_rows(
-        (_empty_pgn(), "plain", 0, 0, 0), 0, (0, 0, 0), tags=tags, threads=1
+        (os.devnull, "plain", 0, 0, 0), 0, (0, 0, 0), tags=tags, threads=1
     )
     return _to_pandas(pa.RecordBatchReader.from_stream(stream).read_all())
 
