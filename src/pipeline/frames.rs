@@ -659,16 +659,7 @@ impl<'p> ParallelFrames<'p> {
 
     /// The file must not have changed under the run (as for plain files).
     fn check_unchanged(&self) -> io::Result<()> {
-        let meta = self.file.metadata()?;
-        if meta.len() != self.len || meta.modified().ok() != self.modified {
-            return Err(io::Error::other(format!(
-                "the file changed while pgnfen read it (size {} when opened, {} now); \
-                 nothing was written",
-                self.len,
-                meta.len(),
-            )));
-        }
-        Ok(())
+        super::source::check_unchanged(&self.file, self.len, self.modified)
     }
 }
 

@@ -292,17 +292,27 @@ impl FileIdentity {
     /// An error when the file's size or modification time moved since it was
     /// mapped (another program wrote to it during the run).
     pub fn check_unchanged(&self) -> io::Result<()> {
-        let meta = self.file.metadata()?;
-        if meta.len() != self.len || meta.modified().ok() != self.modified {
-            return Err(io::Error::other(format!(
-                "the file changed while pgnfen read it (size {} when opened, {} now); \
-                 nothing was written",
-                self.len,
-                meta.len(),
-            )));
-        }
-        Ok(())
+        check_unchanged(&self.file, self.len, self.modified)
     }
+}
+
+/// An error when `file`'s size or modification time is no longer `len` and
+/// `modified`, those it had when opened (another program wrote to it during
+/// the run), for mapped files and zstd files read frame by frame alike.
+pub(crate) fn check_unchanged(
+    file: &File,
+    len: u64,
+    modified: Option<SystemTime>,
+) -> io::Result<()> {
+    let meta = file.metadata()?;
+    if meta.len() != len || meta.modified().ok() != modified {
+        return Err(io::Error::other(format!(
+            "the file changed while pgnfen read it (size {len} when opened, {} now); \
+             nothing was written",
+            meta.len(),
+        )));
+    }
+    Ok(())
 }
 
 fn one(input: Input, reader: Box<dyn Read + Send>) -> Streams {
