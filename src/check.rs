@@ -60,7 +60,22 @@ pub struct Finding {
 const SNIPPET_WINDOW: usize = 120;
 
 /// The pipeline job of `check`: finds and places the problems of each game.
-pub struct CheckJob;
+pub struct CheckJob {
+    /// Warnings become findings too; otherwise they are only counted (a
+    /// finding holds copies of its message and line: most warnings of a large
+    /// archive would be built only to be dropped).
+    pub warnings: bool,
+}
+
+/// The problems of one game: those handed to the caller, placed, and those
+/// only counted (warnings when they are not reported).
+#[derive(Debug, Default)]
+pub struct GameFindings {
+    /// Placed problems, in header order.
+    pub findings: Vec<Finding>,
+    /// Problems not placed, by code (each one counts once).
+    pub counted: Vec<Code>,
+}
 
 impl CheckJob {
     /// A finding at `span` (bytes of the decoded value) of `tag`'s value.
@@ -106,13 +121,32 @@ impl CheckJob {
 }
 
 impl Job for CheckJob {
-    type Game = Vec<Finding>;
+    type Game = GameFindings;
 
-    fn game(&self, header: &Header<'_>) -> Vec<Finding> {
+    fn game(&self, header: &Header<'_>) -> GameFindings {
         if header.is_empty() {
-            return Vec::new();
+            return GameFindings::default();
         }
-        Self::findings(header, &header.verdict())
+        let verdict = header.verdict();
+        if self.warnings || verdict.problems.is_empty() {
+            return GameFindings {
+                findings: Self::findings(header, &verdict),
+                counted: Vec::new(),
+            };
+        }
+        let (warnings, errors): (Vec<_>, Vec<_>) = verdict
+            .problems
+            .iter()
+            .partition(|p| p.problem.code.severity() == Severity::Warning);
+        let mut findings: Vec<Finding> = errors
+            .into_iter()
+            .map(|p| Self::finding(&header.tag(p.tag), &p.problem, 1))
+            .collect();
+        findings.extend(Self::unlisted_finding(header, &verdict));
+        GameFindings {
+            findings,
+            counted: warnings.iter().map(|p| p.problem.code).collect(),
+        }
     }
 }
 
@@ -125,7 +159,14 @@ impl CheckJob {
             .iter()
             .map(|p| Self::finding(&header.tag(p.tag), &p.problem, 1))
             .collect();
-        if let Some(note) = header.unlisted_note() {
+        findings.extend(Self::unlisted_finding(header, verdict));
+        findings
+    }
+
+    /// The one finding that stands for the duplicate SetUp/FEN/Variant tags
+    /// a header did not keep (an error), if there are any.
+    fn unlisted_finding(header: &Header<'_>, verdict: &Verdict) -> Option<Finding> {
+        header.unlisted_note().map(|note| {
             let n = verdict.unlisted_duplicates;
             let first = header
                 .tags()
@@ -148,9 +189,8 @@ impl CheckJob {
                 ),
             )
             .with_help(format!("remove one of the two {} tags", note.name.as_str()));
-            findings.push(Self::finding(&note, &problem, n));
-        }
-        findings
+            Self::finding(&note, &problem, n)
+        })
     }
 }
 
@@ -178,10 +218,23 @@ fn raw_span(raw: &[u8], span: Range<usize>) -> Option<Range<usize>> {
 }
 
 /// What `check` reports.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Threads, progress, reading.
     pub run: pipeline::Options,
+    /// Hand warnings to the caller too (the default); when false they are
+    /// only counted in the [`Summary`], which is cheaper on archives with
+    /// many of them.
+    pub warnings: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            run: pipeline::Options::default(),
+            warnings: true,
+        }
+    }
 }
 
 /// A problem as the caller of [`run`] receives it: where it is and what it is.
@@ -266,8 +319,9 @@ impl Summary {
     }
 }
 
-/// Checks every game of `inputs` and hands each problem (errors and
-/// warnings), in input order, to `report`, on the calling thread.
+/// Checks every game of `inputs` and hands each problem (errors, and
+/// warnings unless [`Options::warnings`] is false), in input order, to
+/// `report`, on the calling thread.
 ///
 /// # Errors
 ///
@@ -283,7 +337,10 @@ where
         file: String::new(),
         summary: Summary::default(),
     };
-    let games = pipeline::run(inputs, &CheckJob, &mut sink, &options.run)?;
+    let job = CheckJob {
+        warnings: options.warnings,
+    };
+    let games = pipeline::run(inputs, &job, &mut sink, &options.run)?;
     debug_assert_eq!(games, sink.summary.games);
     Ok(sink.summary)
 }
@@ -295,7 +352,7 @@ struct Reporter<F> {
     summary: Summary,
 }
 
-impl<F> Sink<Vec<Finding>> for Reporter<F>
+impl<F> Sink<GameFindings> for Reporter<F>
 where
     F: FnMut(&Diagnostic<'_>) -> io::Result<()>,
 {
@@ -304,13 +361,17 @@ where
         Ok(())
     }
 
-    fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> io::Result<()> {
+    fn begin_game(&mut self, info: &GameInfo, game: GameFindings) -> io::Result<()> {
         let summary = &mut self.summary;
         summary.games += 1;
-        let has = |severity| findings.iter().any(|f| f.code.severity() == severity);
+        let codes = || (game.findings.iter().map(|f| f.code)).chain(game.counted.iter().copied());
+        let has = |severity| codes().any(|c: Code| c.severity() == severity);
         summary.games_with_errors += u64::from(has(Severity::Error));
         summary.games_with_warnings += u64::from(has(Severity::Warning));
-        for finding in &findings {
+        for &code in &game.counted {
+            summary.counts[code as usize] += 1;
+        }
+        for finding in &game.findings {
             summary.counts[finding.code as usize] += finding.count;
             (self.report)(&Diagnostic {
                 file: &self.file,

@@ -157,6 +157,44 @@ fn check_hands_each_problem_over_in_order() {
 }
 
 #[test]
+fn check_counts_warnings_it_does_not_hand_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("warnings.pgn");
+    // A FEN without SetUp (a warning), then one with a missing clock pair
+    // (a warning) in a game that also has an error (a bad SetUp value).
+    std::fs::write(
+        &path,
+        "[FEN \"8/8/8/8/8/8/8/K1k5 w - - 0 1\"]\n\n*\n\n\
+         [SetUp \"2\"]\n[FEN \"8/8/8/8/8/8/8/K1k5 w - -\"]\n\n*\n",
+    )
+    .unwrap();
+    let inputs = [Input::File(path)];
+    let run = |warnings| {
+        let mut seen = Vec::new();
+        let options = check::Options {
+            warnings,
+            ..check::Options::default()
+        };
+        let summary = check::run(&inputs, &options, |d| {
+            seen.push((d.game, d.line, d.finding.code));
+            Ok(())
+        })
+        .unwrap();
+        (summary, seen)
+    };
+    let (all, every) = run(true);
+    let (errors, some) = run(false);
+    assert_eq!(
+        all, errors,
+        "the summary does not depend on what is handed over"
+    );
+    assert_eq!((all.games_with_warnings, all.games_with_errors), (2, 1));
+    assert_eq!(all.warnings(), 2);
+    assert_eq!(every.len(), 3);
+    assert_eq!(some, [(2, 5, Code::SetupValue)]);
+}
+
+#[test]
 fn split_writes_one_file_per_class_received() {
     let dir = tempfile::tempdir().unwrap();
     let template = dir.path().join("{class}.pgn").display().to_string();

@@ -199,11 +199,12 @@ fn check(
     let options = options(threads)?;
     let values = py.detach(|| -> PyResult<Vec<serde_json::Value>> {
         let mut values = Vec::new();
-        let options = pgnfen::check::Options { run: options };
+        let options = pgnfen::check::Options {
+            run: options,
+            warnings,
+        };
         pgnfen::check::run(&inputs, &options, |d| {
-            if warnings || d.severity() == pgnfen::Severity::Error {
-                values.push(serde_json::to_value(d).map_err(io::Error::other)?);
-            }
+            values.push(serde_json::to_value(d).map_err(io::Error::other)?);
             Ok(())
         })
         .map_err(command_error)?;

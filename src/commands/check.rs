@@ -143,6 +143,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     let mut report = Report::new(out, args.format, warnings, color);
     let options = check::Options {
         run: options(global),
+        warnings,
     };
     let totals = check::run(&inputs(&args.inputs), &options, |d| report.add(d))?;
     let write_err = |e| Error::writing("<stdout>", e);
