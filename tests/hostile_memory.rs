@@ -224,16 +224,16 @@ fn counts_stay_exact_past_the_kept_tags() {
 /// chunk, and `--tag` selects the same games.
 #[test]
 fn long_lines_read_the_same_in_tiny_chunks() {
-    use pgnfen::check::{CheckJob, Finding};
+    use pgnfen::check::{CheckJob, GameFindings};
     use pgnfen::filter::{FilterJob, Selection};
     use pgnfen::pipeline::{self, GameInfo, Input, Options, Sink};
     use pgnfen::select::{Selector, TagExpr};
 
     #[derive(Default, PartialEq, Debug)]
     struct Placed(Vec<(u64, u64, usize, String, String, u64)>);
-    impl Sink<Vec<Finding>> for Placed {
-        fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> std::io::Result<()> {
-            for f in findings {
+    impl Sink<GameFindings> for Placed {
+        fn begin_game(&mut self, info: &GameInfo, game: GameFindings) -> std::io::Result<()> {
+            for f in game.findings {
                 let shown = f.line_text[f.span.clone()].to_string();
                 self.0.push((
                     info.index,
@@ -294,7 +294,7 @@ fn long_lines_read_the_same_in_tiny_chunks() {
             ..Options::new(2, false)
         };
         let mut placed = Placed::default();
-        pipeline::run(&input, &CheckJob, &mut placed, &options).unwrap();
+        pipeline::run(&input, &CheckJob { warnings: true }, &mut placed, &options).unwrap();
         let mut kept = Kept::default();
         pipeline::run(&input, &FilterJob(&selection), &mut kept, &options).unwrap();
         (placed, kept)

@@ -6,7 +6,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use pgnfen::check::{CheckJob, Finding};
+use pgnfen::check::{CheckJob, GameFindings};
 use pgnfen::class::Class;
 use pgnfen::convert::{ConvertJob, EditingSink};
 use pgnfen::fen::Dialect;
@@ -41,9 +41,9 @@ impl Sink<GameFacts> for Games {
 #[derive(Debug, Default, PartialEq)]
 struct Placed(Vec<(u64, u64, usize, &'static str)>);
 
-impl Sink<Vec<Finding>> for Placed {
-    fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> io::Result<()> {
-        for f in findings {
+impl Sink<GameFindings> for Placed {
+    fn begin_game(&mut self, info: &GameInfo, game: GameFindings) -> io::Result<()> {
+        for f in game.findings {
             self.0.push((
                 info.index,
                 f.line + info.line_delta,
@@ -78,7 +78,7 @@ type How = (usize, (usize, usize), bool);
 const BIG: How = (1, (1 << 20, 8 << 20), false);
 
 fn placed(path: &Path, how: How) -> Placed {
-    run(path, &CheckJob, Placed::default(), how)
+    run(path, &CheckJob { warnings: true }, Placed::default(), how)
 }
 
 /// What `convert --to shredder --repair` writes.

@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use pgnfen::class::Class;
-use pgnfen::check::{CheckJob, Finding};
+use pgnfen::check::{CheckJob, GameFindings};
 use pgnfen::convert::{ConvertJob, EditingSink};
 use pgnfen::filter::{FilterJob, Selection};
 use pgnfen::stats::{GameFacts, StatsJob};
@@ -50,9 +50,9 @@ impl Sink<GameFacts> for Games {
 #[derive(Debug, Default, PartialEq)]
 struct Placed(Vec<(u64, u64, usize, &'static str)>);
 
-impl Sink<Vec<Finding>> for Placed {
-    fn begin_game(&mut self, info: &GameInfo, findings: Vec<Finding>) -> io::Result<()> {
-        for f in findings {
+impl Sink<GameFindings> for Placed {
+    fn begin_game(&mut self, info: &GameInfo, game: GameFindings) -> io::Result<()> {
+        for f in game.findings {
             self.0.push((
                 info.index,
                 f.line + info.line_delta,
@@ -250,8 +250,8 @@ fuzz_target!(|data: &[u8]| {
     }
     let how = (threads, (target, max), mmap);
     assert_eq!(
-        run(path, &CheckJob, Placed::default(), how),
-        run(path, &CheckJob, Placed::default(), BIG),
+        run(path, &CheckJob { warnings: true }, Placed::default(), how),
+        run(path, &CheckJob { warnings: true }, Placed::default(), BIG),
         "check findings"
     );
 

@@ -368,6 +368,16 @@ impl Board {
         board
     }
 
+    /// A 10×8 board from one bitboard per colour and per role (bit
+    /// `rank * 10 + file`; roles in [`Role`] order).
+    pub(crate) fn from_10x8(by_color: [u128; 2], by_role: [u128; 8]) -> Board {
+        Board {
+            size: BoardSize::Ten,
+            by_color,
+            by_role,
+        }
+    }
+
     /// Puts `piece` on an empty square `index` (`rank * files + file`); for
     /// the parser, which fills each square once.
     pub(crate) fn put_new(&mut self, index: u32, piece: Piece) {
@@ -429,39 +439,47 @@ impl Board {
 
     /// Is `sq` attacked by a piece of `by`?
     pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
-        let has = |target: Option<Square>, test: &dyn Fn(Role) -> bool| {
-            target
-                .and_then(|t| self.piece_at(t))
-                .is_some_and(|p| p.color == by && test(p.role))
+        // Squares as bits and pieces as bitboards: no piece is looked up.
+        let theirs = self.by_color[by.index()];
+        let occupied = self.by_color[0] | self.by_color[1];
+        let of = |test: fn(Role) -> bool| {
+            ROLES
+                .into_iter()
+                .zip(self.by_role)
+                .filter(|&(r, _)| test(r))
+                .fold(0, |m, (_, b)| m | b)
+                & theirs
+        };
+        let near = |steps: &[(i8, i8)], attackers: u128| {
+            attackers != 0
+                && steps.iter().any(|&s| {
+                    self.offset(sq, s)
+                        .is_some_and(|t| self.bit(t) & attackers != 0)
+                })
         };
         let pawn_dir = match by {
             Color::White => -1,
             Color::Black => 1,
         };
-        for df in [-1, 1] {
-            if has(self.offset(sq, (df, pawn_dir)), &|r| r == Role::Pawn) {
-                return true;
-            }
+        if near(&[(-1, pawn_dir), (1, pawn_dir)], of(|r| r == Role::Pawn))
+            || near(&KNIGHT_STEPS, of(Role::leaps_like_knight))
+            || near(&KING_STEPS, of(|r| r == Role::King))
+        {
+            return true;
         }
-        for step in KNIGHT_STEPS {
-            if has(self.offset(sq, step), &Role::leaps_like_knight) {
-                return true;
-            }
-        }
-        for step in KING_STEPS {
-            if has(self.offset(sq, step), &|r| r == Role::King) {
-                return true;
-            }
-        }
-        for (dirs, test) in [
-            (DIAGONALS, Role::slides_diagonally as fn(Role) -> bool),
-            (ORTHOGONALS, Role::slides_orthogonally as fn(Role) -> bool),
+        for (dirs, sliders) in [
+            (DIAGONALS, of(Role::slides_diagonally)),
+            (ORTHOGONALS, of(Role::slides_orthogonally)),
         ] {
+            if sliders == 0 {
+                continue;
+            }
             for dir in dirs {
                 let mut cur = sq;
                 while let Some(next) = self.offset(cur, dir) {
-                    if let Some(p) = self.piece_at(next) {
-                        if p.color == by && test(p.role) {
+                    let bit = self.bit(next);
+                    if occupied & bit != 0 {
+                        if sliders & bit != 0 {
                             return true;
                         }
                         break;

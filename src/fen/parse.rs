@@ -62,19 +62,26 @@ fn show(bytes: &[u8]) -> String {
 /// Parses `fen`. On a syntax fault the problem is pushed and the board size is
 /// returned when the placement itself was readable.
 pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<BoardSize>> {
-    if let Some(pos) = fen.iter().position(|&b| !(0x20..0x7f).contains(&b)) {
-        problems.push(bad_byte(fen, pos));
+    // One pass over every byte (no early exit, so it vectorises); the
+    // position of a bad byte only when there is one.
+    if fen
+        .iter()
+        .fold(false, |bad, &b| bad | !(0x20..0x7f).contains(&b))
+    {
+        let pos = fen.iter().position(|&b| !(0x20..0x7f).contains(&b));
+        problems.push(bad_byte(fen, pos.unwrap_or(0)));
         return Err(None);
     }
 
     // Fields, separated by single spaces.
     let mut fields: [Range<usize>; 6] = Default::default();
     let mut count = 0usize;
-    let mut field_bytes = 0usize;
+    let mut spaces = 0usize;
     let mut extra: Option<Range<usize>> = None;
     let mut i = 0;
     while i < fen.len() {
         if fen[i] == b' ' {
+            spaces += 1;
             i += 1;
             continue;
         }
@@ -82,7 +89,6 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
         while i < fen.len() && fen[i] != b' ' {
             i += 1;
         }
-        field_bytes += i - start;
         if let Some(slot) = fields.get_mut(count) {
             *slot = start..i;
         } else if extra.is_none() {
@@ -90,9 +96,10 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
         }
         count += 1;
     }
-    // Regular spacing: the fields and one space between each two fill the string.
-    let irregular = field_bytes + count.saturating_sub(1) != fen.len();
-    if irregular && let Some(p) = spacing(fen) {
+    // Regular spacing: one space between each two fields and no other.
+    if spaces != count.saturating_sub(1)
+        && let Some(p) = spacing(fen)
+    {
         problems.push(p);
     }
     let end = fen.len();
@@ -139,7 +146,9 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
         }
     }
 
-    let board = placement8(&fen[fields[0].clone()])
+    let field = &fen[fields[0].clone()];
+    let board = placement8(field)
+        .or_else(|| placement10(field))
         .map_or_else(|| placement(fen, fields[0].clone()), Ok)
         .map_err(|p| {
             problems.push(p);
@@ -281,61 +290,139 @@ fn spacing(fen: &[u8]) -> Option<Problem> {
     None
 }
 
-/// Reads the placement field.
-/// Piece letters of 8×8 boards: `0x80 | colour << 3 | role`, 0 for any other byte.
-const PIECE_CODES: [u8; 256] = {
+/// What each byte of an 8×8 placement is, for [`placement8`]: a piece letter
+/// `PIECE | colour << 3 | role`, a digit `DIGIT | n` (1–8), `SLASH`, or 0 for
+/// any other byte.
+const PLACEMENT8: [u8; 256] = {
     let mut t = [0u8; 256];
     let letters = *b"PNBRQK";
     let mut role = 0;
     while role < letters.len() {
-        t[letters[role] as usize] = 0x80 | role as u8;
-        t[letters[role].to_ascii_lowercase() as usize] = 0x80 | 1 << 3 | role as u8;
+        t[letters[role] as usize] = PIECE | role as u8;
+        t[letters[role].to_ascii_lowercase() as usize] = PIECE | 1 << 3 | role as u8;
         role += 1;
     }
+    let mut n = 1;
+    while n <= 8 {
+        t[(b'0' + n) as usize] = DIGIT | n;
+        n += 1;
+    }
+    t[b'/' as usize] = SLASH;
     t
 };
+const PIECE: u8 = 0x80;
+const DIGIT: u8 = 0x40;
+const SLASH: u8 = 0x20;
 
 /// The common case of [`placement`]: 8 ranks of 8 squares, piece letters
 /// `PNBRQKpnbrqk` and single digits 1–8, read straight into 64-bit boards.
 /// `None` for anything else (10 files, a fault of any kind), which the general
 /// reader then reads and reports: this only skips work, it never decides.
+///
+/// No branch depends on the bytes (a placement mixes letters, digits and
+/// slashes in no order a branch predictor could learn): every byte adds its
+/// piece, if any, to the boards, advances the square count and notes a fault.
 fn placement8(field: &[u8]) -> Option<Board> {
-    let mut by_color = [0u64; 2];
-    let mut by_role = [0u64; 6];
-    let mut rank = 7u32;
-    let mut file = 0u32;
-    let mut after_digit = false;
+    // Indexed by `colour << 3 | role`; other entries stay empty.
+    let mut boards = [0u64; 16];
+    // Squares read so far, in FEN order (a8 = 0, h8 = 7, a7 = 8, …, h1 = 63):
+    // square index = n ^ 56.
+    let mut n = 0u32;
+    // Where the current rank ends.
+    let mut rank_end = 8u32;
+    let mut after_digit = 0u32;
+    let mut bad = 0u32;
     for &b in field {
-        match b {
-            b'/' => {
-                if file != 8 || rank == 0 {
-                    return None;
-                }
-                rank -= 1;
-                file = 0;
-                after_digit = false;
-            }
-            b'1'..=b'8' => {
-                file += u32::from(b - b'0');
-                if after_digit || file > 8 {
-                    return None;
-                }
-                after_digit = true;
-            }
-            _ => {
-                let code = PIECE_CODES[usize::from(b)];
-                if code == 0 || file >= 8 {
-                    return None;
-                }
-                let bit = 1u64 << (rank * 8 + file);
-                by_color[usize::from(code >> 3 & 1)] |= bit;
-                by_role[usize::from(code & 7)] |= bit;
-                file += 1;
-                after_digit = false;
-            }
-        }
+        let e = PLACEMENT8[usize::from(b)];
+        let piece = u32::from(e >> 7);
+        let digit = u32::from(e >> 6 & 1);
+        let slash = u32::from(e >> 5 & 1);
+        bad |= u32::from(e == 0);
+        // A slash ends a full rank; two digits in a row are not canonical.
+        bad |= slash & u32::from(n != rank_end);
+        bad |= digit & after_digit;
+        rank_end += slash * 8;
+        after_digit = digit;
+        boards[usize::from(e & 15)] |= u64::from(piece) << ((n ^ 56) & 63);
+        n += piece + digit * u32::from(e & 15);
+        // No rank runs past its eighth square.
+        bad |= u32::from(n > rank_end);
     }
-    (rank == 0 && file == 8).then(|| Board::from_8x8(by_color, by_role))
+    if bad != 0 || n != 64 || rank_end != 64 {
+        return None;
+    }
+    let by_color = [
+        boards[..6].iter().fold(0, |a, b| a | b),
+        boards[8..14].iter().fold(0, |a, b| a | b),
+    ];
+    let by_role = std::array::from_fn(|role| boards[role] | boards[8 + role]);
+    Some(Board::from_8x8(by_color, by_role))
+}
+
+/// What each byte of a 10×8 placement is, for [`placement10`]: as
+/// [`PLACEMENT8`], with the archbishop and chancellor, the digit 9, and `ZERO`
+/// for the `0` of `10`.
+const PLACEMENT10: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let letters = *b"PNBRQKAC";
+    let mut role = 0;
+    while role < letters.len() {
+        t[letters[role] as usize] = PIECE | role as u8;
+        t[letters[role].to_ascii_lowercase() as usize] = PIECE | 1 << 3 | role as u8;
+        role += 1;
+    }
+    let mut n = 1;
+    while n <= 9 {
+        t[(b'0' + n) as usize] = DIGIT | n;
+        n += 1;
+    }
+    t[b'0' as usize] = ZERO;
+    t[b'/' as usize] = SLASH;
+    t
+};
+const ZERO: u8 = 0x10;
+
+/// [`placement8`] for 10×8 boards (the Capablanca family): 8 ranks of 10
+/// squares, `PNBRQKAC` either case, single digits 1–9 and `10`; `None` for
+/// anything else, which the general reader reads and reports.
+fn placement10(field: &[u8]) -> Option<Board> {
+    let mut boards = [0u128; 16];
+    let mut n = 0u32;
+    let mut rank_end = 10u32;
+    // Bit index of the current rank's a-file square (a8 = 70).
+    let mut rank_base = 70u32;
+    let mut previous = 0u8;
+    let mut after_digit = 0u32;
+    let mut bad = 0u32;
+    for &b in field {
+        let e = PLACEMENT10[usize::from(b)];
+        let piece = u32::from(e >> 7);
+        let digit = u32::from(e >> 6 & 1);
+        let slash = u32::from(e >> 5 & 1);
+        let zero = u32::from(e >> 4 & 1);
+        bad |= u32::from(e == 0);
+        bad |= slash & u32::from(n != rank_end);
+        bad |= digit & after_digit;
+        // A `0` only ends the `10` of ten empty squares.
+        bad |= zero & u32::from(previous != DIGIT | 1);
+        rank_end += slash * 10;
+        rank_base = rank_base.wrapping_sub(slash * 10);
+        previous = e;
+        after_digit = digit | zero;
+        let index = rank_base.wrapping_add(n + 10).wrapping_sub(rank_end);
+        boards[usize::from(e & 15)] |= u128::from(piece) << (index & 127);
+        n += piece + digit * u32::from(e & 15) + zero * 9;
+        bad |= u32::from(n > rank_end);
+    }
+    if bad != 0 || n != 80 || rank_end != 80 {
+        return None;
+    }
+    let by_color = [
+        boards[..8].iter().fold(0, |a, b| a | b),
+        boards[8..].iter().fold(0, |a, b| a | b),
+    ];
+    let by_role = std::array::from_fn(|role| boards[role] | boards[8 + role]);
+    Some(Board::from_10x8(by_color, by_role))
 }
 
 fn placement(fen: &[u8], range: Range<usize>) -> Result<Board, Problem> {
@@ -608,6 +695,85 @@ fn clock(fen: &[u8], range: Range<usize>, what: &str, problems: &mut Vec<Problem
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The fast reader agrees with the general one: a board exactly when the
+    /// general reader reads an 8×8 board, and the same board.
+    fn same_as_general(field: &str) {
+        let general = placement(field.as_bytes(), 0..field.len()).ok();
+        let of_size = |size| general.clone().filter(|b| b.size() == size);
+        assert_eq!(
+            placement8(field.as_bytes()),
+            of_size(BoardSize::Eight),
+            "{field:?}"
+        );
+        assert_eq!(
+            placement10(field.as_bytes()),
+            of_size(BoardSize::Ten),
+            "{field:?}"
+        );
+    }
+
+    #[test]
+    fn placement8_on_faults_of_each_kind() {
+        for field in [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR",
+            "8/8/8/8/8/8/8/8",
+            "8/8/8/8/8/8/8/8/",
+            "/8/8/8/8/8/8/8/8",
+            "8/8/8/8/8/8/8/8/p",
+            "8/8/8/8/8/8/8",
+            "8/8/8//8/8/8/8",
+            "8/8/8/8/8/8/8/7",
+            "8/8/8/8/8/8/8/9",
+            "8/8/8/8/8/8/8/44",
+            "8/8/8/8/8/8/8/4p4",
+            "8/8/8/8/8/8/8/pppppppp1",
+            "8/8/8/8/8/8/8/1ppppppp",
+            "8/8/8/8/8/8/8/ppppppp",
+            "8/8/8/8/8/8/8/7A",
+            "8/8/8/8/8/8/8/08",
+            "8/8/8/8/8/8/8/7x",
+            "rnbqkbnrc/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
+            "",
+            "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR",
+            "rnabqkbcnr/pppppppppp/10/10/4P5/10/PPPP1PPPPP/RNABQKBCNR",
+            "10/10/10/10/10/10/10/10",
+            "10/10/10/10/10/10/10/100",
+            "10/10/10/10/10/10/10/0",
+            "10/10/10/10/10/10/10/01",
+            "10/10/10/10/10/10/10/110",
+            "10/10/10/10/10/10/10/101",
+            "10/10/10/10/10/10/10/91",
+            "10/10/10/10/10/10/10/9a",
+            "10/10/10/10/10/10/10/9",
+            "10/10/10/10/10/10/10/a9",
+            "10/10/10/10/10/10/10/55",
+            "10/10/10/10/10/10/10/10/",
+            "10/10/10/10/10/10/10/10/k",
+            "10/10/10/10/10/10/10",
+            "8/10/10/10/10/10/10/10",
+            "10/8/10/10/10/10/10/10",
+        ] {
+            same_as_general(field);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn placement8_agrees_with_the_general_reader(
+            ranks in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(vec!["p", "N", "b", "R", "q", "K", "k", "1", "2", "3", "7", "8", "9", "10", "0", "A", "c", "/", "x"]),
+                    0..10,
+                ),
+                0..10,
+            ),
+        ) {
+            let field = ranks.iter().map(|r| r.concat()).collect::<Vec<_>>().join("/");
+            same_as_general(&field);
+        }
+    }
 
     fn fault(fen: &str) -> (Code, usize) {
         let mut problems = Vec::new();
