@@ -115,19 +115,14 @@ impl Role {
             Role::Chancellor => "chancellor",
         }
     }
-
-    fn leaps_like_knight(self) -> bool {
-        matches!(self, Role::Knight | Role::Archbishop | Role::Chancellor)
-    }
-
-    fn slides_diagonally(self) -> bool {
-        matches!(self, Role::Bishop | Role::Queen | Role::Archbishop)
-    }
-
-    fn slides_orthogonally(self) -> bool {
-        matches!(self, Role::Rook | Role::Queen | Role::Chancellor)
-    }
 }
+
+/// The roles that attack like a knight (the archbishop and chancellor too).
+const KNIGHT_LEAPERS: [Role; 3] = [Role::Knight, Role::Archbishop, Role::Chancellor];
+/// The roles that attack along diagonals.
+const DIAGONAL_SLIDERS: [Role; 3] = [Role::Bishop, Role::Queen, Role::Archbishop];
+/// The roles that attack along ranks and files.
+const ORTHOGONAL_SLIDERS: [Role; 3] = [Role::Rook, Role::Queen, Role::Chancellor];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 /// A piece of one colour.
@@ -442,14 +437,8 @@ impl Board {
         // Squares as bits and pieces as bitboards: no piece is looked up.
         let theirs = self.by_color[by.index()];
         let occupied = self.by_color[0] | self.by_color[1];
-        let of = |test: fn(Role) -> bool| {
-            ROLES
-                .into_iter()
-                .zip(self.by_role)
-                .filter(|&(r, _)| test(r))
-                .fold(0, |m, (_, b)| m | b)
-                & theirs
-        };
+        let of =
+            |roles: &[Role]| roles.iter().fold(0, |m, &r| m | self.by_role[r as usize]) & theirs;
         let near = |steps: &[(i8, i8)], attackers: u128| {
             attackers != 0
                 && steps.iter().any(|&s| {
@@ -461,15 +450,15 @@ impl Board {
             Color::White => -1,
             Color::Black => 1,
         };
-        if near(&[(-1, pawn_dir), (1, pawn_dir)], of(|r| r == Role::Pawn))
-            || near(&KNIGHT_STEPS, of(Role::leaps_like_knight))
-            || near(&KING_STEPS, of(|r| r == Role::King))
+        if near(&[(-1, pawn_dir), (1, pawn_dir)], of(&[Role::Pawn]))
+            || near(&KNIGHT_STEPS, of(&KNIGHT_LEAPERS))
+            || near(&KING_STEPS, of(&[Role::King]))
         {
             return true;
         }
         for (dirs, sliders) in [
-            (DIAGONALS, of(Role::slides_diagonally)),
-            (ORTHOGONALS, of(Role::slides_orthogonally)),
+            (DIAGONALS, of(&DIAGONAL_SLIDERS)),
+            (ORTHOGONALS, of(&ORTHOGONAL_SLIDERS)),
         ] {
             if sliders == 0 {
                 continue;

@@ -290,29 +290,32 @@ fn spacing(fen: &[u8]) -> Option<Problem> {
     None
 }
 
-/// What each byte of an 8×8 placement is, for [`placement8`]: a piece letter
-/// `PIECE | colour << 3 | role`, a digit `DIGIT | n` (1–8), `SLASH`, or 0 for
-/// any other byte.
-const PLACEMENT8: [u8; 256] = {
-    let mut t = [0u8; 256];
+/// What each byte of an 8×8 placement is, for [`placement8`]: the squares it
+/// covers (`ADVANCE`, 4 bits), what it is (`PIECE`, `DIGIT`, `SLASH`) and for
+/// a piece its board (`colour << 3 | role`, the low 4 bits); 0 for any other
+/// byte.
+const PLACEMENT8: [u16; 256] = {
+    let mut t = [0u16; 256];
     let letters = *b"PNBRQK";
     let mut role = 0;
     while role < letters.len() {
-        t[letters[role] as usize] = PIECE | role as u8;
-        t[letters[role].to_ascii_lowercase() as usize] = PIECE | 1 << 3 | role as u8;
+        t[letters[role] as usize] = P8_PIECE | 1 << P8_ADVANCE | role as u16;
+        t[letters[role].to_ascii_lowercase() as usize] =
+            P8_PIECE | 1 << P8_ADVANCE | 1 << 3 | role as u16;
         role += 1;
     }
     let mut n = 1;
     while n <= 8 {
-        t[(b'0' + n) as usize] = DIGIT | n;
+        t[(b'0' + n) as usize] = P8_DIGIT | (n as u16) << P8_ADVANCE;
         n += 1;
     }
-    t[b'/' as usize] = SLASH;
+    t[b'/' as usize] = P8_SLASH;
     t
 };
-const PIECE: u8 = 0x80;
-const DIGIT: u8 = 0x40;
-const SLASH: u8 = 0x20;
+const P8_ADVANCE: u32 = 4;
+const P8_PIECE: u16 = 1 << 8;
+const P8_DIGIT: u16 = 1 << 9;
+const P8_SLASH: u16 = 1 << 10;
 
 /// The common case of [`placement`]: 8 ranks of 8 squares, piece letters
 /// `PNBRQKpnbrqk` and single digits 1–8, read straight into 64-bit boards.
@@ -332,23 +335,30 @@ fn placement8(field: &[u8]) -> Option<Board> {
     let mut rank_end = 8u32;
     let mut after_digit = 0u32;
     let mut bad = 0u32;
-    for &b in field {
-        let e = PLACEMENT8[usize::from(b)];
-        let piece = u32::from(e >> 7);
-        let digit = u32::from(e >> 6 & 1);
-        let slash = u32::from(e >> 5 & 1);
-        bad |= u32::from(e == 0);
-        // A slash ends a full rank; two digits in a row are not canonical.
-        bad |= slash & u32::from(n != rank_end);
-        bad |= digit & after_digit;
-        rank_end += slash * 8;
-        after_digit = digit;
-        boards[usize::from(e & 15)] |= u64::from(piece) << ((n ^ 56) & 63);
-        n += piece + digit * u32::from(e & 15);
-        // No rank runs past its eighth square.
-        bad |= u32::from(n > rank_end);
+    // In blocks of 8 bytes, so that a 10-file placement (whose first rank
+    // is too long) is given up early, by a branch that is predictable.
+    for block in field.chunks(8) {
+        for &b in block {
+            let e = u32::from(PLACEMENT8[usize::from(b)]);
+            let piece = e >> 8 & 1;
+            let digit = e >> 9 & 1;
+            let slash = e >> 10 & 1;
+            bad |= u32::from(e == 0);
+            // A slash ends a full rank; two digits in a row are not canonical.
+            bad |= slash & u32::from(n != rank_end);
+            bad |= digit & after_digit;
+            rank_end += slash << 3;
+            after_digit = digit;
+            boards[(e & 15) as usize] |= u64::from(piece) << ((n ^ 56) & 63);
+            n += e >> P8_ADVANCE & 15;
+            // No rank runs past its eighth square.
+            bad |= u32::from(n > rank_end);
+        }
+        if bad != 0 {
+            return None;
+        }
     }
-    if bad != 0 || n != 64 || rank_end != 64 {
+    if n != 64 || rank_end != 64 {
         return None;
     }
     let by_color = [
@@ -359,9 +369,10 @@ fn placement8(field: &[u8]) -> Option<Board> {
     Some(Board::from_8x8(by_color, by_role))
 }
 
-/// What each byte of a 10×8 placement is, for [`placement10`]: as
-/// [`PLACEMENT8`], with the archbishop and chancellor, the digit 9, and `ZERO`
-/// for the `0` of `10`.
+/// What each byte of a 10×8 placement is, for [`placement10`]: a piece letter
+/// `PIECE | colour << 3 | role` (with the archbishop and chancellor), a digit
+/// `DIGIT | n` (1–9), `ZERO` for the `0` of `10`, `SLASH`, or 0 for any other
+/// byte.
 const PLACEMENT10: [u8; 256] = {
     let mut t = [0u8; 256];
     let letters = *b"PNBRQKAC";
@@ -380,6 +391,9 @@ const PLACEMENT10: [u8; 256] = {
     t[b'/' as usize] = SLASH;
     t
 };
+const PIECE: u8 = 0x80;
+const DIGIT: u8 = 0x40;
+const SLASH: u8 = 0x20;
 const ZERO: u8 = 0x10;
 
 /// [`placement8`] for 10×8 boards (the Capablanca family): 8 ranks of 10
