@@ -715,7 +715,7 @@ mod tests {
     /// general reader reads an 8×8 board, and the same board.
     fn same_as_general(field: &str) {
         let general = placement(field.as_bytes(), 0..field.len()).ok();
-        let of_size = |size| general.clone().filter(|b| b.size() == size);
+        let of_size = |size| general.filter(|b| b.size() == size);
         assert_eq!(
             placement8(field.as_bytes()),
             of_size(BoardSize::Eight),
