@@ -290,32 +290,57 @@ fn spacing(fen: &[u8]) -> Option<Problem> {
     None
 }
 
-/// What each byte of an 8×8 placement is, for [`placement8`]: the squares it
-/// covers (`ADVANCE`, 4 bits), what it is (`PIECE`, `DIGIT`, `SLASH`) and for
-/// a piece its board (`colour << 3 | role`, the low 4 bits); 0 for any other
-/// byte.
-const PLACEMENT8: [u16; 256] = {
+/// What each byte of a placement is, for the fast readers [`placement8`] and
+/// [`placement10`]: the squares it covers (4 bits from `ADVANCE`), what it is
+/// (`PIECE`, `DIGIT`, `ZERO`, `SLASH`) and for a piece its board (`colour << 3
+/// | role`, the low 4 bits); 0 for any byte the placement cannot hold.
+const fn placement_table(letters: &[u8], max_digit: u8) -> [u16; 256] {
     let mut t = [0u16; 256];
-    let letters = *b"PNBRQK";
     let mut role = 0;
     while role < letters.len() {
-        t[letters[role] as usize] = P8_PIECE | 1 << P8_ADVANCE | role as u16;
-        t[letters[role].to_ascii_lowercase() as usize] =
-            P8_PIECE | 1 << P8_ADVANCE | 1 << 3 | role as u16;
+        let piece = PIECE | 1 << ADVANCE | role as u16;
+        t[letters[role] as usize] = piece;
+        t[letters[role].to_ascii_lowercase() as usize] = piece | 1 << 3;
         role += 1;
     }
     let mut n = 1;
-    while n <= 8 {
-        t[(b'0' + n) as usize] = P8_DIGIT | (n as u16) << P8_ADVANCE;
+    while n <= max_digit {
+        t[(b'0' + n) as usize] = DIGIT | (n as u16) << ADVANCE;
         n += 1;
     }
-    t[b'/' as usize] = P8_SLASH;
+    t[b'/' as usize] = SLASH;
+    t
+}
+const ADVANCE: u32 = 4;
+const PIECE: u16 = 1 << 8;
+const DIGIT: u16 = 1 << 9;
+const SLASH: u16 = 1 << 10;
+/// The `0` of `10` (ten empty squares on 10 files): nine more squares after its `1`.
+const ZERO: u16 = 1 << 11;
+
+const PLACEMENT8: [u16; 256] = placement_table(b"PNBRQK", 8);
+const PLACEMENT10: [u16; 256] = {
+    let mut t = placement_table(b"PNBRQKAC", 9);
+    t[b'0' as usize] = ZERO | 9 << ADVANCE;
     t
 };
-const P8_ADVANCE: u32 = 4;
-const P8_PIECE: u16 = 1 << 8;
-const P8_DIGIT: u16 = 1 << 9;
-const P8_SLASH: u16 = 1 << 10;
+
+/// The boards of a fast reader, indexed by `colour << 3 | role`, as one
+/// board per colour and one per role (the first `R` roles).
+fn by_color_and_role<T, const R: usize>(boards: &[T; 16]) -> ([T; 2], [T; R])
+where
+    T: Copy + Default + std::ops::BitOr<Output = T>,
+{
+    let color = |c: usize| {
+        boards[8 * c..8 * c + R]
+            .iter()
+            .fold(T::default(), |a, &b| a | b)
+    };
+    (
+        [color(0), color(1)],
+        std::array::from_fn(|role| boards[role] | boards[8 + role]),
+    )
+}
 
 /// The common case of [`placement`]: 8 ranks of 8 squares, piece letters
 /// `PNBRQKpnbrqk` and single digits 1–8, read straight into 64-bit boards.
@@ -350,7 +375,7 @@ fn placement8(field: &[u8]) -> Option<Board> {
             rank_end += slash << 3;
             after_digit = digit;
             boards[(e & 15) as usize] |= u64::from(piece) << ((n ^ 56) & 63);
-            n += e >> P8_ADVANCE & 15;
+            n += e >> ADVANCE & 15;
             // No rank runs past its eighth square.
             bad |= u32::from(n > rank_end);
         }
@@ -361,40 +386,9 @@ fn placement8(field: &[u8]) -> Option<Board> {
     if n != 64 || rank_end != 64 {
         return None;
     }
-    let by_color = [
-        boards[..6].iter().fold(0, |a, b| a | b),
-        boards[8..14].iter().fold(0, |a, b| a | b),
-    ];
-    let by_role = std::array::from_fn(|role| boards[role] | boards[8 + role]);
+    let (by_color, by_role) = by_color_and_role(&boards);
     Some(Board::from_8x8(by_color, by_role))
 }
-
-/// What each byte of a 10×8 placement is, for [`placement10`]: a piece letter
-/// `PIECE | colour << 3 | role` (with the archbishop and chancellor), a digit
-/// `DIGIT | n` (1–9), `ZERO` for the `0` of `10`, `SLASH`, or 0 for any other
-/// byte.
-const PLACEMENT10: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let letters = *b"PNBRQKAC";
-    let mut role = 0;
-    while role < letters.len() {
-        t[letters[role] as usize] = PIECE | role as u8;
-        t[letters[role].to_ascii_lowercase() as usize] = PIECE | 1 << 3 | role as u8;
-        role += 1;
-    }
-    let mut n = 1;
-    while n <= 9 {
-        t[(b'0' + n) as usize] = DIGIT | n;
-        n += 1;
-    }
-    t[b'0' as usize] = ZERO;
-    t[b'/' as usize] = SLASH;
-    t
-};
-const PIECE: u8 = 0x80;
-const DIGIT: u8 = 0x40;
-const SLASH: u8 = 0x20;
-const ZERO: u8 = 0x10;
 
 /// [`placement8`] for 10×8 boards (the Capablanca family): 8 ranks of 10
 /// squares, `PNBRQKAC` either case, single digits 1–9 and `10`; `None` for
@@ -405,37 +399,33 @@ fn placement10(field: &[u8]) -> Option<Board> {
     let mut rank_end = 10u32;
     // Bit index of the current rank's a-file square (a8 = 70).
     let mut rank_base = 70u32;
-    let mut previous = 0u8;
+    let mut after_one = 0u32;
     let mut after_digit = 0u32;
     let mut bad = 0u32;
     for &b in field {
-        let e = PLACEMENT10[usize::from(b)];
-        let piece = u32::from(e >> 7);
-        let digit = u32::from(e >> 6 & 1);
-        let slash = u32::from(e >> 5 & 1);
-        let zero = u32::from(e >> 4 & 1);
+        let e = u32::from(PLACEMENT10[usize::from(b)]);
+        let piece = e >> 8 & 1;
+        let digit = e >> 9 & 1;
+        let slash = e >> 10 & 1;
+        let zero = e >> 11 & 1;
         bad |= u32::from(e == 0);
         bad |= slash & u32::from(n != rank_end);
         bad |= digit & after_digit;
         // A `0` only ends the `10` of ten empty squares.
-        bad |= zero & u32::from(previous != DIGIT | 1);
+        bad |= zero & (after_one ^ 1);
         rank_end += slash * 10;
         rank_base = rank_base.wrapping_sub(slash * 10);
-        previous = e;
+        after_one = u32::from(e == u32::from(DIGIT) | 1 << ADVANCE);
         after_digit = digit | zero;
         let index = rank_base.wrapping_add(n + 10).wrapping_sub(rank_end);
-        boards[usize::from(e & 15)] |= u128::from(piece) << (index & 127);
-        n += piece + digit * u32::from(e & 15) + zero * 9;
+        boards[(e & 15) as usize] |= u128::from(piece) << (index & 127);
+        n += e >> ADVANCE & 15;
         bad |= u32::from(n > rank_end);
     }
     if bad != 0 || n != 80 || rank_end != 80 {
         return None;
     }
-    let by_color = [
-        boards[..8].iter().fold(0, |a, b| a | b),
-        boards[8..].iter().fold(0, |a, b| a | b),
-    ];
-    let by_role = std::array::from_fn(|role| boards[role] | boards[8 + role]);
+    let (by_color, by_role) = by_color_and_role(&boards);
     Some(Board::from_10x8(by_color, by_role))
 }
 
@@ -786,6 +776,44 @@ mod tests {
         ) {
             let field = ranks.iter().map(|r| r.concat()).collect::<Vec<_>>().join("/");
             same_as_general(&field);
+        }
+
+        /// Placements that are valid or one byte away from valid, on both widths.
+        #[test]
+        fn placement_readers_agree_near_valid_placements(
+            ten in any::<bool>(),
+            cells in proptest::collection::vec(0usize..24, 80),
+            edit in proptest::option::of((any::<proptest::sample::Index>(), proptest::sample::select(b"pK1890/ aC".to_vec()))),
+        ) {
+            let width = if ten { 10 } else { 8 };
+            // Cells 0..12 hold a piece (PNBRQKAC on 10 files), the rest are empty.
+            let letters: &[u8] = if ten { b"PNBRQKACpnbrqkac" } else { b"PNBRQKpnbrqk" };
+            let mut field = Vec::new();
+            for rank in cells.chunks(10).take(8) {
+                if !field.is_empty() {
+                    field.push(b'/');
+                }
+                let mut empty = 0;
+                for &c in &rank[..width] {
+                    if c < letters.len() {
+                        if empty > 0 {
+                            field.extend_from_slice(empty.to_string().as_bytes());
+                            empty = 0;
+                        }
+                        field.push(letters[c]);
+                    } else {
+                        empty += 1;
+                    }
+                }
+                if empty > 0 {
+                    field.extend_from_slice(empty.to_string().as_bytes());
+                }
+            }
+            if let Some((at, byte)) = edit {
+                let i = at.index(field.len());
+                field[i] = byte;
+            }
+            same_as_general(std::str::from_utf8(&field).unwrap());
         }
     }
 
