@@ -307,7 +307,7 @@ impl Job for ArchiveJob {
             class: verdict.class,
             chess960_position: verdict.chess960_position,
             // The placement of problems is check's (columns through escapes).
-            findings: CheckJob::findings(header, &verdict),
+            findings: CheckJob { warnings: true }.place(header, &verdict).findings,
         }
     }
 }

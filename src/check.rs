@@ -127,40 +127,26 @@ impl Job for CheckJob {
         if header.is_empty() {
             return GameFindings::default();
         }
-        let verdict = header.verdict();
-        if self.warnings || verdict.problems.is_empty() {
-            return GameFindings {
-                findings: Self::findings(header, &verdict),
-                counted: Vec::new(),
-            };
-        }
-        let (warnings, errors): (Vec<_>, Vec<_>) = verdict
-            .problems
-            .iter()
-            .partition(|p| p.problem.code.severity() == Severity::Warning);
-        let mut findings: Vec<Finding> = errors
-            .into_iter()
-            .map(|p| Self::finding(&header.tag(p.tag), &p.problem, 1))
-            .collect();
-        findings.extend(Self::unlisted_finding(header, &verdict));
-        GameFindings {
-            findings,
-            counted: warnings.iter().map(|p| p.problem.code).collect(),
-        }
+        self.place(header, &header.verdict())
     }
 }
 
 impl CheckJob {
     /// The findings of a header whose verdict is known (so that a job that
     /// also needs the class classifies once).
-    pub(crate) fn findings(header: &Header<'_>, verdict: &Verdict) -> Vec<Finding> {
-        let mut findings: Vec<Finding> = verdict
-            .problems
-            .iter()
-            .map(|p| Self::finding(&header.tag(p.tag), &p.problem, 1))
-            .collect();
-        findings.extend(Self::unlisted_finding(header, verdict));
-        findings
+    pub(crate) fn place(&self, header: &Header<'_>, verdict: &Verdict) -> GameFindings {
+        let mut game = GameFindings::default();
+        for p in &verdict.problems {
+            if self.warnings || p.problem.code.severity() == Severity::Error {
+                game.findings
+                    .push(Self::finding(&header.tag(p.tag), &p.problem, 1));
+            } else {
+                game.counted.push(p.problem.code);
+            }
+        }
+        game.findings
+            .extend(Self::unlisted_finding(header, verdict));
+        game
     }
 
     /// The one finding that stands for the duplicate SetUp/FEN/Variant tags
