@@ -351,6 +351,11 @@ impl Board {
         letters
     }
 
+    /// The occupied squares, one bit each (`rank * files + file`).
+    pub(crate) fn occupied(&self) -> u128 {
+        self.by_color[0] | self.by_color[1]
+    }
+
     /// An 8×8 board from 64-bit boards, roles in [`Role`] order (pawn to king).
     pub(crate) fn from_8x8(by_color: [u64; 2], by_role: [u64; 6]) -> Board {
         let mut board = Board::empty(BoardSize::Eight);
