@@ -228,11 +228,14 @@ impl Position {
 /// Parses, checks and classifies one FEN record .
 pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
     let mut problems = Vec::new();
-    let parsed = match parse::parse(fen, &mut problems) {
+    // Read through a reference: moving the parsed record (and its board) out
+    // of the result, then into the position, copied it twice.
+    let result = parse::parse(fen, &mut problems);
+    let parsed = match &result {
         Ok(p) => p,
         Err(board) => {
             return Analysis {
-                board,
+                board: *board,
                 class: Class::Malformed,
                 chess960_position: None,
                 needs_chess960_castling: false,
@@ -241,12 +244,12 @@ pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
             };
         }
     };
-    let board = parsed.board;
-    let castling = castling::resolve(&board, fen, parsed.castling.clone(), &mut problems);
-    let needs_chess960_castling = castling.needs_chess960(&board);
+    let board = &parsed.board;
+    let castling = castling::resolve(board, fen, parsed.castling.clone(), &mut problems);
+    let needs_chess960_castling = castling.needs_chess960(board);
     let ep_ok = match parsed.ep {
         Some(sq) => check_ep(
-            &board,
+            board,
             parsed.turn,
             sq,
             parsed.ep_span.clone(),
@@ -257,9 +260,9 @@ pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
     match board.size() {
         BoardSize::Eight => {
             let chess960_mode = hint == VariantHint::Chess960 || needs_chess960_castling;
-            judge_8x8(&parsed, &castling, ep_ok, chess960_mode, &mut problems);
+            judge_8x8(parsed, &castling, ep_ok, chess960_mode, &mut problems);
         }
-        BoardSize::Ten => judge_10x8(&board, parsed.turn, parsed.placement.clone(), &mut problems),
+        BoardSize::Ten => judge_10x8(board, parsed.turn, parsed.placement.clone(), &mut problems),
     }
     let size = Some(board.size());
     if problems.iter().any(Problem::is_error) {
@@ -273,7 +276,7 @@ pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
         };
     }
     let position = Position {
-        board,
+        board: parsed.board,
         turn: parsed.turn,
         prefix: parsed.prefix,
         castling,

@@ -331,13 +331,9 @@ fn by_color_and_role<T, const R: usize>(boards: &[T; 16]) -> ([T; 2], [T; R])
 where
     T: Copy + Default + std::ops::BitOr<Output = T>,
 {
-    let color = |c: usize| {
-        boards[8 * c..8 * c + R]
-            .iter()
-            .fold(T::default(), |a, &b| a | b)
-    };
+    let any = |pieces: &[T]| pieces.iter().fold(T::default(), |a, &b| a | b);
     (
-        [color(0), color(1)],
+        [any(&boards[..R]), any(&boards[8..8 + R])],
         std::array::from_fn(|role| boards[role] | boards[8 + role]),
     )
 }
