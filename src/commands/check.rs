@@ -18,7 +18,6 @@ use crate::format::{count, thousands};
 pub struct Report<W: Write> {
     out: W,
     format: CheckFormat,
-    warnings: bool,
     renderer: Renderer,
     header_pending: bool,
     /// SARIF is one JSON document, so its results are kept until the end (they
@@ -27,7 +26,7 @@ pub struct Report<W: Write> {
 }
 
 impl<W: Write> Report<W> {
-    pub fn new(out: W, format: CheckFormat, warnings: bool, color: bool) -> Self {
+    pub fn new(out: W, format: CheckFormat, color: bool) -> Self {
         let renderer = if color {
             Renderer::styled()
         } else {
@@ -36,7 +35,6 @@ impl<W: Write> Report<W> {
         Report {
             out,
             format,
-            warnings,
             renderer,
             header_pending: format == CheckFormat::Csv,
             sarif: Sarif::default(),
@@ -52,15 +50,9 @@ impl<W: Write> Report<W> {
         Ok(())
     }
 
-    /// Prints one problem (a warning only when warnings are shown).
+    /// Prints one problem (`check::run` hands over warnings only when they
+    /// are shown: `check::Options::warnings`).
     fn add(&mut self, d: &Diagnostic<'_>) -> io::Result<()> {
-        if d.severity() == Severity::Error || self.warnings {
-            self.print(d)?;
-        }
-        Ok(())
-    }
-
-    fn print(&mut self, d: &Diagnostic<'_>) -> io::Result<()> {
         self.write_csv_header()?;
         let (f, line) = (d.finding, d.line);
         let severity = f.code.severity();
@@ -140,7 +132,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     let out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     // --deny-warnings makes warnings fail the run, so they must be shown too.
     let warnings = args.warnings || args.deny_warnings;
-    let mut report = Report::new(out, args.format, warnings, color);
+    let mut report = Report::new(out, args.format, color);
     let options = check::Options {
         run: options(global),
         warnings,
