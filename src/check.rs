@@ -25,6 +25,7 @@ use serde::Serialize;
 
 use crate::classify::{Verdict, shown_value};
 use crate::error::{Error, check_inputs_exist};
+use crate::moves::{Moved, MovesMode, WithMoves};
 use crate::pgn::tags::decode_value;
 use crate::pipeline::game::LINE_KEEP;
 use crate::pipeline::{self, GameInfo, Header, HeaderTag, Input, Job, Sink};
@@ -54,6 +55,37 @@ pub struct Finding {
     /// finding of a game whose header had more duplicate tags than are kept
     /// (it stands for all of those, and its message says how many).
     pub count: u64,
+    /// A further remark shown under the snippet (an illegal move's position).
+    pub note: Option<String>,
+    /// For `illegal-move`: the move's ply (1 for the first mainline move) and
+    /// the token as written. `tag` is then empty (the problem is in the movetext).
+    pub ply: Option<u32>,
+    /// For `illegal-move`: the move as written, suffix included.
+    pub move_text: Option<String>,
+}
+
+impl Finding {
+    /// The finding of an illegal mainline move (`--moves`).
+    pub fn illegal_move(m: &crate::moves::IllegalMove) -> Finding {
+        Finding {
+            code: Code::IllegalMove,
+            message: m.message(),
+            help: Some(if m.standard_start {
+                "remove the SetUp and FEN tags if the game starts from the standard position, or correct the FEN".to_string()
+            } else {
+                "correct the FEN (or Variant) tag so that it gives the position the game started from, or the move".to_string()
+            }),
+            tag: "",
+            line: m.line,
+            column: m.column,
+            line_text: m.line_text.clone(),
+            span: m.span.clone(),
+            count: 1,
+            note: Some(m.note()),
+            ply: Some(m.ply),
+            move_text: Some(m.token.clone()),
+        }
+    }
 }
 
 /// Bytes of a long tag line shown either side of a fault.
@@ -116,6 +148,9 @@ impl CheckJob {
             line_text: String::from_utf8_lossy(shown).into_owned(),
             span: lossy(&shown[..start - from])..lossy(&shown[..end - from]),
             count,
+            note: None,
+            ply: None,
+            move_text: None,
         }
     }
 }
@@ -212,6 +247,9 @@ pub struct Options {
     /// only counted in the [`Summary`], which is cheaper on archives with
     /// many of them.
     pub warnings: bool,
+    /// Replay each game's mainline from its start position (`--moves`);
+    /// `None`: no movetext is read.
+    pub moves: Option<MovesMode>,
 }
 
 impl Default for Options {
@@ -219,6 +257,7 @@ impl Default for Options {
         Options {
             run: pipeline::Options::default(),
             warnings: true,
+            moves: None,
         }
     }
 }
@@ -245,7 +284,8 @@ impl Diagnostic<'_> {
 
 impl Serialize for Diagnostic<'_> {
     /// The object `pgnfen check --format json` prints: `file`, `game`, `line`,
-    /// `column`, `tag`, `code`, `severity`, `message`.
+    /// `column`, `tag`, `code`, `severity`, `message`; for `illegal-move` also
+    /// `ply` and `move`, with `tag` null.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         struct Row<'a> {
@@ -253,20 +293,28 @@ impl Serialize for Diagnostic<'_> {
             game: u64,
             line: u64,
             column: usize,
-            tag: &'a str,
+            tag: Option<&'a str>,
             code: &'a str,
             severity: &'a str,
             message: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            ply: Option<u32>,
+            #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
+            move_text: Option<&'a str>,
         }
+        let f = self.finding;
         Row {
             file: self.file,
             game: self.game,
             line: self.line,
-            column: self.finding.column,
-            tag: self.finding.tag,
-            code: self.finding.code.as_str(),
+            column: f.column,
+            // A problem of the movetext has no tag: `"tag": null`.
+            tag: (f.ply.is_none()).then_some(f.tag),
+            code: f.code.as_str(),
             severity: self.severity().as_str(),
-            message: &self.finding.message,
+            message: &f.message,
+            ply: f.ply,
+            move_text: f.move_text.as_deref(),
         }
         .serialize(serializer)
     }
@@ -283,6 +331,8 @@ pub struct Summary {
     pub games_with_warnings: u64,
     /// Problems by code, indexed by `Code as usize`.
     pub counts: [u64; Code::ALL.len()],
+    /// With `--moves`: games whose mainline was replayed.
+    pub moves_checked: u64,
 }
 
 impl Summary {
@@ -326,7 +376,13 @@ where
     let job = CheckJob {
         warnings: options.warnings,
     };
-    let games = pipeline::run(inputs, &job, &mut sink, &options.run)?;
+    let games = match options.moves {
+        None => pipeline::run(inputs, &job, &mut sink, &options.run)?,
+        Some(mode) => {
+            let job = WithMoves { inner: job, mode };
+            pipeline::run(inputs, &job, &mut sink, &options.run)?
+        }
+    };
     debug_assert_eq!(games, sink.summary.games);
     Ok(sink.summary)
 }
@@ -348,6 +404,51 @@ where
     }
 
     fn begin_game(&mut self, info: &GameInfo, game: GameFindings) -> io::Result<()> {
+        self.game(info, game)
+    }
+
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
+impl<F> Sink<Moved<GameFindings>> for Reporter<F>
+where
+    F: FnMut(&Diagnostic<'_>) -> io::Result<()>,
+{
+    fn begin_input(&mut self, input: &Input) -> io::Result<()> {
+        self.file = input.display_name();
+        Ok(())
+    }
+
+    fn begin_game(&mut self, info: &GameInfo, game: Moved<GameFindings>) -> io::Result<()> {
+        let mut findings = game.inner;
+        if let Some(m) = game.replay.illegal() {
+            // After the header's problems: the movetext comes after the header.
+            findings.findings.push(Finding::illegal_move(m));
+        }
+        self.summary.moves_checked += u64::from(game.replay.checked());
+        self.game(info, findings)
+    }
+
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
+impl<F> Reporter<F>
+where
+    F: FnMut(&Diagnostic<'_>) -> io::Result<()>,
+{
+    fn game(&mut self, info: &GameInfo, game: GameFindings) -> io::Result<()> {
         let summary = &mut self.summary;
         summary.games += 1;
         let codes = || (game.findings.iter().map(|f| f.code)).chain(game.counted.iter().copied());
@@ -367,14 +468,6 @@ where
             })?;
         }
         Ok(())
-    }
-
-    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn wants_bytes(&self) -> bool {
-        false
     }
 }
 

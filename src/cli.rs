@@ -194,8 +194,17 @@ pub struct FilterArgs {
     /// Output for every other game
     #[arg(long, value_name = "FILE")]
     pub rest: Option<PathBuf>,
+    /// Replay each game's mainline from its start position: the `first` move
+    /// only, or `all` of them (games with an illegal move go to --rest)
+    #[arg(long, value_name = "first|all", value_parser = parse_moves)]
+    pub moves: Option<pgnfen::moves::MovesMode>,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<String>,
+}
+
+/// `first` or `all` (the values of `--moves`), listed for `--help` and completions.
+fn parse_moves(s: &str) -> Result<pgnfen::moves::MovesMode, String> {
+    s.parse()
 }
 
 /// A Chess960 start position number, with a message in words (not Rust range syntax).
@@ -254,6 +263,10 @@ pub struct CheckArgs {
     /// Count warnings as errors for the exit status (implies --warnings)
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Replay each game's mainline from its start position: the `first` move
+    /// only, or `all` of them (an unplayable move is the error illegal-move)
+    #[arg(long, value_name = "first|all", value_parser = parse_moves)]
+    pub moves: Option<pgnfen::moves::MovesMode>,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<String>,
 }
@@ -265,6 +278,10 @@ pub struct StatsArgs {
     /// Count only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
+    /// Replay each game's mainline from its start position: the `first` move
+    /// only, or `all` of them (counts games checked, illegal and not checked)
+    #[arg(long, value_name = "first|all", value_parser = parse_moves)]
+    pub moves: Option<pgnfen::moves::MovesMode>,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<String>,
 }

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::class::Class;
 use crate::error::{Error, check_distinct_outputs, check_inputs_exist, output_name};
+use crate::moves::{Moved, MovesMode, WithMoves};
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
 use crate::select::Selector;
@@ -69,6 +70,11 @@ impl Selection {
         };
         let keep = self.keeps(class, position) && self.tags.matches(|i| header.extra(i));
         (class, keep)
+    }
+
+    /// Nothing asked for: no class, position or tag expression.
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty()
     }
 
     /// The usage errors of a selection (`command` names the caller in the message): nothing asked for, or a position list
@@ -144,6 +150,31 @@ impl Sink<bool> for Split {
     }
 
     fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        self.write(data)
+    }
+}
+
+/// With `--moves`: a game with an illegal move goes to the rest.
+impl Sink<Moved<bool>> for Split {
+    fn begin_game(&mut self, info: &GameInfo, game: Moved<bool>) -> io::Result<()> {
+        Sink::<bool>::begin_game(self, info, keeps_moved(&game))
+    }
+
+    fn destination(&self, game: &Moved<bool>) -> Option<u8> {
+        Some(u8::from(keeps_moved(game)))
+    }
+
+    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        self.write(data)
+    }
+}
+
+fn keeps_moved(game: &Moved<bool>) -> bool {
+    game.inner && game.replay.illegal().is_none()
+}
+
+impl Split {
+    fn write(&mut self, data: &[u8]) -> io::Result<()> {
         if self.to_kept {
             self.kept.write_all(data)
         } else if let Some(rest) = &mut self.rest {
@@ -164,6 +195,10 @@ pub struct Options {
     pub output: Option<PathBuf>,
     /// Where every other game goes, if anywhere.
     pub rest: Option<PathBuf>,
+    /// Replay each game's mainline (`--moves`): a game with an illegal move
+    /// is not kept (games that are not checked are judged as without it).
+    /// Enough on its own as a selection.
+    pub moves: Option<MovesMode>,
     /// Threads, progress, reading.
     pub run: pipeline::Options,
 }
@@ -189,7 +224,12 @@ pub struct Summary {
 /// read; [`Error::Io`] when an input cannot be read or an output written.
 pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let selection = &options.selection;
-    selection.validate("filter")?;
+    if options.moves.is_some() && selection.is_empty() {
+        // `--moves` alone selects: the games whose moves fit their start.
+        selection.tags.validate()?;
+    } else {
+        selection.validate("filter")?;
+    }
     check_inputs_exist(inputs)?;
     let stdout = Path::new("-");
     let kept_path = options.output.as_deref().filter(|p| *p != stdout);
@@ -207,7 +247,16 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         None => None,
     };
     let mut split = Split::new(kept, rest);
-    let games = pipeline::run(inputs, &FilterJob(selection), &mut split, &options.run)?;
+    let games = match options.moves {
+        None => pipeline::run(inputs, &FilterJob(selection), &mut split, &options.run)?,
+        Some(mode) => {
+            let job = WithMoves {
+                inner: FilterJob(selection),
+                mode,
+            };
+            pipeline::run(inputs, &job, &mut split, &options.run)?
+        }
+    };
     let Split {
         kept,
         rest,

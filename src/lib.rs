@@ -82,6 +82,7 @@ pub mod filter;
 #[allow(dead_code)]
 mod format;
 mod memo;
+pub mod moves;
 pub mod partition;
 pub mod pgn;
 pub mod pipeline;

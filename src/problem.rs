@@ -59,11 +59,13 @@ pub enum Code {
     Noncanonical,
     /// Castling rights that the dialect cannot write exactly.
     LossyCastling,
+    /// A mainline move that cannot be played from the start position (`--moves`).
+    IllegalMove,
 }
 
 impl Code {
     /// Every code, in the order reports list them (`Code as usize` indexes it).
-    pub const ALL: [Code; 14] = [
+    pub const ALL: [Code; 15] = [
         Code::FenSyntax,
         Code::IllegalPosition,
         Code::CastlingRights,
@@ -78,6 +80,7 @@ impl Code {
         Code::MissingClocks,
         Code::Noncanonical,
         Code::LossyCastling,
+        Code::IllegalMove,
     ];
 
     /// The code as reports write it (`fen-syntax`, ...; see the README, "Problem codes").
@@ -97,6 +100,7 @@ impl Code {
             Code::MissingClocks => "missing-clocks",
             Code::Noncanonical => "noncanonical",
             Code::LossyCastling => "lossy-castling",
+            Code::IllegalMove => "illegal-move",
         }
     }
 

@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use crate::class::Class;
 use crate::error::{Error, check_inputs_exist};
+use crate::moves::{Moved, MovesMode, WithMoves};
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
 use crate::problem::Code;
 use crate::select::{Selector, TagExpr};
@@ -30,6 +31,9 @@ pub struct Options {
     /// Count only the games for which every expression holds (the others are
     /// counted in [`Counts::unmatched`]).
     pub tags: Vec<TagExpr>,
+    /// Replay each game's mainline (`--moves`) and count the games checked,
+    /// with an illegal move, and not checked ([`Counts::moves`]).
+    pub moves: Option<MovesMode>,
     /// Threads, progress, reading.
     pub run: pipeline::Options,
 }
@@ -46,13 +50,27 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Counts, Error> {
     check_inputs_exist(inputs)?;
     let mut counts = Counts {
         tagged: !tags.is_empty(),
+        moves: options.moves.map(|_| MoveCounts::default()),
         ..Counts::default()
     };
-    if tags.is_empty() {
-        pipeline::run(inputs, &StatsJob, &mut counts, &options.run)?;
-    } else {
-        pipeline::run(inputs, &TaggedStatsJob(&tags), &mut counts, &options.run)?;
-    }
+    match (tags.is_empty(), options.moves) {
+        (true, None) => pipeline::run(inputs, &StatsJob, &mut counts, &options.run)?,
+        (false, None) => pipeline::run(inputs, &TaggedStatsJob(&tags), &mut counts, &options.run)?,
+        (true, Some(mode)) => {
+            let job = WithMoves {
+                inner: StatsJob,
+                mode,
+            };
+            pipeline::run(inputs, &job, &mut counts, &options.run)?
+        }
+        (false, Some(mode)) => {
+            let job = WithMoves {
+                inner: TaggedStatsJob(&tags),
+                mode,
+            };
+            pipeline::run(inputs, &job, &mut counts, &options.run)?
+        }
+    };
     Ok(counts)
 }
 
@@ -149,6 +167,20 @@ pub struct Counts {
     pub chess960_positions: BTreeMap<u16, u64>,
     /// Problems by code, indexed by `Code as usize`.
     pub problems: [u64; Code::ALL.len()],
+    /// With `--moves`: the games replayed and what was found.
+    pub moves: Option<MoveCounts>,
+}
+
+/// Games by what the replay of their mainline found (`stats --moves`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MoveCounts {
+    /// Games replayed (with or without an illegal move).
+    pub checked: u64,
+    /// Games replayed that hold an illegal move.
+    pub illegal: u64,
+    /// Games not replayed: classes crc and malformed, other variants,
+    /// variant FENs that cannot be read.
+    pub not_checked: u64,
 }
 
 impl Counts {
@@ -194,6 +226,33 @@ impl Counts {
     }
 }
 
+impl Sink<Moved<GameFacts>> for Counts {
+    fn begin_game(&mut self, _info: &GameInfo, game: Moved<GameFacts>) -> io::Result<()> {
+        self.add(&game.inner);
+        if game.inner.matched {
+            let moves = self.moves.get_or_insert_with(MoveCounts::default);
+            if game.replay.checked() {
+                moves.checked += 1;
+            } else {
+                moves.not_checked += 1;
+            }
+            if game.replay.illegal().is_some() {
+                moves.illegal += 1;
+                self.problems[Code::IllegalMove as usize] += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
 impl Sink<GameFacts> for Counts {
     fn begin_game(&mut self, _info: &GameInfo, game: GameFacts) -> io::Result<()> {
         self.add(&game);
@@ -218,6 +277,9 @@ struct JsonStats {
     classes: serde_json::Map<String, serde_json::Value>,
     chess960_positions: serde_json::Map<String, serde_json::Value>,
     problems: serde_json::Map<String, serde_json::Value>,
+    /// Only with `--moves`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moves: Option<MoveCounts>,
 }
 
 /// Writes `counts` as one line of JSON, the object `pgnfen stats --format json`
@@ -246,6 +308,7 @@ pub fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
         classes,
         chess960_positions,
         problems,
+        moves: counts.moves,
     };
     serde_json::to_writer(&mut *out, &json)?;
     writeln!(out)

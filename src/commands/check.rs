@@ -69,6 +69,9 @@ impl<W: Write> Report<W> {
                     .primary_title(f.message.as_str())
                     .id(f.code.as_str())
                     .element(snippet);
+                if let Some(note) = &f.note {
+                    group = group.element(Level::NOTE.message(note.as_str()));
+                }
                 if let Some(help) = &f.help {
                     group = group.element(Level::HELP.message(help.as_str()));
                 }
@@ -85,7 +88,19 @@ impl<W: Write> Report<W> {
                 let mut w = csv::WriterBuilder::new()
                     .has_headers(false)
                     .from_writer(Vec::new());
-                w.serialize(d).map_err(io::Error::other)?;
+                // The eight columns of the header row for every problem (the
+                // ply and move of an illegal move are in its message).
+                w.serialize((
+                    d.file,
+                    d.game,
+                    d.line,
+                    f.column,
+                    f.tag,
+                    f.code.as_str(),
+                    severity.as_str(),
+                    f.message.as_str(),
+                ))
+                .map_err(io::Error::other)?;
                 let bytes = w
                     .into_inner()
                     .map_err(|e| io::Error::other(e.to_string()))?;
@@ -136,6 +151,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     let options = check::Options {
         run: options(global),
         warnings,
+        moves: args.moves,
     };
     let totals = check::run(&inputs(&args.inputs), &options, |d| report.add(d))?;
     let write_err = |e| Error::writing("<stdout>", e);
@@ -275,6 +291,11 @@ fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
             "A castling right that classic FEN cannot express",
             "A right held by an inner rook (or an s/m prefix) cannot be written in classic FEN, so the record was left unchanged.",
             "Convert to X-FEN or Shredder-FEN instead.",
+        ),
+        Code::IllegalMove => (
+            "A mainline move that cannot be played from the start position",
+            "With --moves, the game's mainline is replayed from its FEN tag (or the standard or variant start position) in the rules of its class or variant; this move is not SAN, is ambiguous, or is not legal in the position where it is played. A FEN holding the game's final position, a FEN copied from another game, a dropped castling right or en passant square, or a lost Variant tag shows up this way.",
+            "Correct the FEN tag (the note gives the position the move was played in; the message says when the moves fit the standard start position), the Variant tag, or the move.",
         ),
     }
 }

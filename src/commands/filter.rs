@@ -16,6 +16,7 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
         },
         output: args.output.clone(),
         rest: args.rest.clone(),
+        moves: args.moves,
         run: options(global),
     };
     let filter::Summary { games, kept } = filter::run(&inputs(&args.inputs), &options)?;

@@ -14,6 +14,7 @@ use crate::format::thousands;
 pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     let options = stats::Options {
         tags: args.tag.clone(),
+        moves: args.moves,
         run: options(global),
     };
     let counts = stats::run(&inputs(&args.inputs), &options)?;
@@ -96,6 +97,15 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
             } else {
                 "games"
             }
+        )?;
+    }
+    if let Some(m) = &counts.moves {
+        writeln!(
+            out,
+            "\nmoves: {} checked, {} with an illegal move, {} not checked",
+            thousands(m.checked),
+            thousands(m.illegal),
+            thousands(m.not_checked)
         )?;
     }
     if counts.problems.iter().any(|&n| n > 0) {

@@ -54,6 +54,110 @@ pub trait Job: Sync {
     fn all_pairs(&self) -> bool {
         false
     }
+
+    /// Whether the job reads each game's movetext (`--moves`): the result of a
+    /// game is then handed to [`Job::moves`] with the game's movetext before it
+    /// goes to the sink. Off by default: no movetext is looked at.
+    fn reads_moves(&self) -> bool {
+        false
+    }
+
+    /// Completes a game's result with its movetext (only when
+    /// [`Job::reads_moves`]), on a worker thread for a game that lies in one
+    /// chunk, on the merger for one that crosses chunks.
+    fn moves(&self, _game: &mut Self::Game, _text: &crate::moves::MoveText<'_>) {}
+}
+
+/// Bytes of movetext kept for the replay of a game that crosses chunks; a
+/// longer movetext is replayed as far as this goes (bounded memory).
+pub const MOVES_BUDGET: usize = 8 << 20;
+
+/// Where a game's movetext starts in `data` (the first line after its header),
+/// scanning from `from`: with `in_header` false the bytes before the first tag
+/// line (a preamble, text after the previous game's result) are skipped first,
+/// comments included. Returns the offset in `data` and the line terminators
+/// passed.
+pub fn movetext_start(data: &[u8], from: usize, in_header: bool) -> (usize, u64) {
+    let mut at = from.min(data.len());
+    let mut lines = 0u64;
+    // Before the header: find the first tag line outside comments.
+    while !in_header && at < data.len() {
+        let line_end = memchr::memchr2(b'\n', b'\r', &data[at..]).map_or(data.len(), |n| at + n);
+        let line = &data[at..line_end];
+        let first = line.iter().position(|b| *b != b' ' && *b != b'\t');
+        if first.is_some_and(|i| line[i] == b'[') {
+            break;
+        }
+        // A comment opened on this line runs to its `}`, across lines.
+        let mut i = at;
+        let mut next = None;
+        while i < line_end {
+            match data[i] {
+                b'{' => {
+                    let close = memchr::memchr(b'}', &data[i..]).map_or(data.len(), |n| i + n);
+                    lines += count_line_ends(&data[i..close]);
+                    i = close + 1;
+                    if close >= line_end {
+                        next = Some(i.min(data.len()));
+                        break;
+                    }
+                }
+                b';' => break,
+                _ => i += 1,
+            }
+        }
+        match next {
+            // The comment ended on a later line: go on after it (rest of that line).
+            Some(n) => {
+                let rest_end =
+                    memchr::memchr2(b'\n', b'\r', &data[n..]).map_or(data.len(), |k| n + k);
+                at = skip_line_end(data, rest_end, &mut lines);
+            }
+            None => at = skip_line_end(data, line_end, &mut lines),
+        }
+    }
+    // In the header: tag lines, blank lines and `%` lines.
+    while at < data.len() {
+        let line_end = memchr::memchr2(b'\n', b'\r', &data[at..]).map_or(data.len(), |n| at + n);
+        let line = &data[at..line_end];
+        let first = line.iter().position(|b| *b != b' ' && *b != b'\t');
+        match first.map(|i| line[i]) {
+            None | Some(b'[') => {}
+            Some(b'%') if line[0] == b'%' => {}
+            Some(_) => return (at, lines),
+        }
+        at = skip_line_end(data, line_end, &mut lines);
+    }
+    (at, lines)
+}
+
+fn skip_line_end(data: &[u8], line_end: usize, lines: &mut u64) -> usize {
+    match (data.get(line_end), data.get(line_end + 1)) {
+        (Some(b'\r'), Some(b'\n')) => {
+            *lines += 1;
+            line_end + 2
+        }
+        (Some(_), _) => {
+            *lines += 1;
+            line_end + 1
+        }
+        (None, _) => line_end,
+    }
+}
+
+fn count_line_ends(bytes: &[u8]) -> u64 {
+    let mut n = 0;
+    let mut i = 0;
+    while let Some(k) = memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
+        let at = i + k;
+        i = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+            at + 2
+        } else {
+            at + 1
+        };
+        n += 1;
+    }
+    n
 }
 
 /// The scanner a job needs: `scanner` told the extra tags and whether to
@@ -308,6 +412,10 @@ pub struct Entry<G> {
     pub continued: bool,
     /// `None` while its header goes on past the chunk.
     pub result: Option<G>,
+    /// For a job that reads moves ([`Job::reads_moves`]): the result still
+    /// waits for the movetext, which starts at this absolute offset and line
+    /// (in the base of the header's lines) and goes on past the chunk.
+    pub moves_from: Option<(u64, u64)>,
 }
 
 /// Turns events into [`Entry`]s; keeps the open header across chunks.
@@ -483,15 +591,25 @@ impl Builder {
         }
     }
 
-    /// Consumes the events of one chunk (`data` starting at absolute `offset`).
+    /// Consumes the events of one chunk (`data` starting at absolute `offset`,
+    /// at the start of line `first_line` in the base of the events' lines).
+    ///
+    /// For a job that reads moves, each game whose movetext ends in the chunk
+    /// is replayed here; the last game's entry is left with
+    /// [`Entry::moves_from`] set (its movetext may go on in the next chunk:
+    /// the merger finishes it, or [`Builder::finish_moves`] at the end of the input).
     pub fn consume<J: Job>(
         &mut self,
         job: &J,
         data: &[u8],
         offset: u64,
+        first_line: u64,
         events: &[Event],
         out: &mut Vec<Entry<J::Game>>,
     ) {
+        let reads_moves = job.reads_moves();
+        // The entry (index into `out`) whose movetext is being read.
+        let mut reading: Option<usize> = None;
         // Cached line facts are about the previous chunk's bytes.
         self.shared_line = None;
         self.line_end = None;
@@ -503,6 +621,7 @@ impl Builder {
                 line: 0,
                 continued: true,
                 result: None,
+                moves_from: None,
             });
         }
         for event in events {
@@ -511,12 +630,16 @@ impl Builder {
                     offset: start,
                     line,
                 } => {
+                    if let Some(i) = reading.take() {
+                        finish_entry(job, &mut out[i], data, offset, *start);
+                    }
                     self.start_header(job.extra_tags().len());
                     out.push(Entry {
                         start: *start,
                         line: *line,
                         continued: false,
                         result: None,
+                        moves_from: None,
                     });
                 }
                 Event::Tag(tag) => {
@@ -632,9 +755,57 @@ impl Builder {
                     let result = job.game(&header);
                     if let Some(last) = out.last_mut() {
                         last.result = Some(result);
+                        if reads_moves {
+                            // The game's first byte in this chunk, and whether
+                            // the chunk starts inside its header.
+                            let (from, line, in_header) = if last.continued {
+                                (offset, first_line, true)
+                            } else if last.start >= offset {
+                                (last.start, last.line, false)
+                            } else {
+                                (offset, first_line, false)
+                            };
+                            let (at, lines) =
+                                movetext_start(data, (from - offset) as usize, in_header);
+                            last.moves_from = Some((offset + at as u64, line + lines));
+                            reading = Some(out.len() - 1);
+                        }
                     }
                 }
             }
         }
     }
+
+    /// Replays the movetext of the entries still waiting for it, which ends
+    /// with `data` (the last chunk of the input).
+    pub fn finish_moves<J: Job>(
+        &self,
+        job: &J,
+        data: &[u8],
+        offset: u64,
+        out: &mut [Entry<J::Game>],
+    ) {
+        let end = offset + data.len() as u64;
+        for entry in out.iter_mut() {
+            finish_entry(job, entry, data, offset, end);
+        }
+    }
+}
+
+/// Hands the entry's movetext, `moves_from..end` of `data` (at absolute
+/// `offset`), to the job, if the entry waits for it.
+fn finish_entry<J: Job>(job: &J, entry: &mut Entry<J::Game>, data: &[u8], offset: u64, end: u64) {
+    let (Some((from, line)), Some(result)) = (entry.moves_from, entry.result.as_mut()) else {
+        return;
+    };
+    entry.moves_from = None;
+    let chunk_end = offset + data.len() as u64;
+    let from = from.clamp(offset, chunk_end);
+    let end = end.clamp(from, chunk_end);
+    let text = crate::moves::MoveText {
+        bytes: &data[(from - offset) as usize..(end - offset) as usize],
+        line,
+        complete: true,
+    };
+    job.moves(result, &text);
 }

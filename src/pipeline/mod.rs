@@ -433,7 +433,11 @@ fn scan_speculatively<J: Job>(job: &J, chunk: Chunk) -> Scanned<J::Game> {
     }
     let mut builder = Builder::default();
     let mut entries = Vec::new();
-    builder.consume(job, chunk.bytes(), chunk.offset, &events, &mut entries);
+    // A speculative scan counts lines from 1 at its first byte.
+    builder.consume(job, chunk.bytes(), chunk.offset, 1, &events, &mut entries);
+    if chunk.last {
+        builder.finish_moves(job, chunk.bytes(), chunk.offset, &mut entries);
+    }
     Scanned {
         chunk,
         speculative: Some((scanner, builder, entries)),
@@ -463,6 +467,21 @@ struct Merger<'j, J: Job> {
     /// Where the bytes of the open game go ([`Sink::destination`]).
     destination: Option<u8>,
     events: Vec<Event>,
+    /// The open game's result while it waits for the rest of its movetext
+    /// (a job that reads moves, a game that crosses chunks).
+    awaiting: Option<Awaiting<J::Game>>,
+}
+
+/// A game result waiting for its movetext, and the movetext so far.
+struct Awaiting<G> {
+    result: G,
+    line_delta: u64,
+    /// Absolute offset where the movetext starts, and its line (header base).
+    from: u64,
+    line: u64,
+    text: Vec<u8>,
+    /// More movetext than [`game::MOVES_BUDGET`]: the rest is not replayed.
+    cut: bool,
 }
 
 struct OpenGame {
@@ -485,6 +504,7 @@ impl<'j, J: Job> Merger<'j, J> {
             run: None,
             destination: None,
             events: Vec::new(),
+            awaiting: None,
         }
     }
 
@@ -528,6 +548,8 @@ impl<'j, J: Job> Merger<'j, J> {
             }
             _ => {
                 self.events.clear();
+                // Cuts are at line starts: the chunk's first line follows those seen.
+                let first_line = self.scanner.lines_seen() + 1;
                 self.scanner.feed(chunk.bytes(), &mut self.events);
                 if chunk.last {
                     self.scanner.finish(&mut self.events);
@@ -537,9 +559,14 @@ impl<'j, J: Job> Merger<'j, J> {
                     self.job,
                     chunk.bytes(),
                     chunk.offset,
+                    first_line,
                     &self.events,
                     &mut entries,
                 );
+                if chunk.last {
+                    self.builder
+                        .finish_moves(self.job, chunk.bytes(), chunk.offset, &mut entries);
+                }
                 (entries, 0)
             }
         };
@@ -562,8 +589,11 @@ impl<'j, J: Job> Merger<'j, J> {
         let mut pos = data.base;
         for entry in entries.drain(..) {
             if entry.continued {
-                if let Some(result) = entry.result {
-                    self.header_read(result, line_delta, &data, sink)?;
+                // (A game waiting for its movetext has its result already.)
+                if let Some(result) = entry.result
+                    && self.awaiting.is_none()
+                {
+                    self.result_read(result, entry.moves_from, line_delta, &data, sink)?;
                 }
                 continue;
             }
@@ -572,6 +602,8 @@ impl<'j, J: Job> Merger<'j, J> {
             let start = entry.start.clamp(pos, end);
             self.route(pos, start, &data, sink)?;
             pos = start;
+            // The open game's movetext is complete.
+            self.finish_awaiting(&data, sink)?;
             self.games += 1;
             let game_start = if self.held.is_empty() {
                 entry.start
@@ -586,7 +618,7 @@ impl<'j, J: Job> Merger<'j, J> {
             });
             self.held.move_into(&mut self.pending)?;
             if let Some(result) = entry.result {
-                self.header_read(result, line_delta, &data, sink)?;
+                self.result_read(result, entry.moves_from, line_delta, &data, sink)?;
             }
         }
         match self.scanner.pending_game_start() {
@@ -608,6 +640,7 @@ impl<'j, J: Job> Merger<'j, J> {
                     } else {
                         held.drain(|offset, bytes| sink.orphan_bytes(offset, bytes))?;
                     }
+                    self.finish_awaiting(&data, sink)?;
                 }
                 Ok(())
             }
@@ -629,6 +662,15 @@ impl<'j, J: Job> Merger<'j, J> {
         }
         if !self.held.is_empty() || self.open.is_none() {
             return self.held.push(from, data.slice(from, to));
+        }
+        if let Some(a) = &mut self.awaiting
+            && to > a.from
+        {
+            // The open game's movetext, up to the budget.
+            let bytes = data.slice(from.max(a.from), to);
+            let room = game::MOVES_BUDGET.saturating_sub(a.text.len());
+            a.cut |= bytes.len() > room;
+            a.text.extend_from_slice(&bytes[..bytes.len().min(room)]);
         }
         if !sink.wants_bytes() {
             return Ok(());
@@ -678,6 +720,51 @@ impl<'j, J: Job> Merger<'j, J> {
             Some(open) if open.known => sink.bytes(offset, bytes),
             _ => self.pending.push(offset, bytes),
         }
+    }
+
+    /// The open game's result: to the sink, or, when it waits for movetext
+    /// beyond the chunk (`moves_from`), kept until the movetext is complete.
+    fn result_read<S: Sink<J::Game>>(
+        &mut self,
+        result: J::Game,
+        moves_from: Option<(u64, u64)>,
+        line_delta: u64,
+        data: &ChunkBytes<'_>,
+        sink: &mut S,
+    ) -> io::Result<()> {
+        match moves_from {
+            Some((from, line)) if self.open.as_ref().is_some_and(|o| !o.known) => {
+                self.awaiting = Some(Awaiting {
+                    result,
+                    line_delta,
+                    from,
+                    line,
+                    text: Vec::new(),
+                    cut: false,
+                });
+                Ok(())
+            }
+            _ => self.header_read(result, line_delta, data, sink),
+        }
+    }
+
+    /// Replays the movetext of the game that waited for it (on this thread:
+    /// only games that cross chunks) and hands its result to the sink.
+    fn finish_awaiting<S: Sink<J::Game>>(
+        &mut self,
+        data: &ChunkBytes<'_>,
+        sink: &mut S,
+    ) -> io::Result<()> {
+        let Some(mut a) = self.awaiting.take() else {
+            return Ok(());
+        };
+        let text = crate::moves::MoveText {
+            bytes: &a.text,
+            line: a.line,
+            complete: !a.cut,
+        };
+        self.job.moves(&mut a.result, &text);
+        self.header_read(a.result, a.line_delta, data, sink)
     }
 
     /// The header of the open game is read: `line_delta` is that of the chunk where it ended.

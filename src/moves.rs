@@ -1,0 +1,726 @@
+//! Replaying a game's mainline from its start position (`--moves first|all`):
+//! does the FEN tag fit the moves?
+//!
+//! The movetext is read here by a small lexer that follows `pgn-reader`'s
+//! grammar (comments `{...}` and `;`, `%` escape lines, variations, NAGs,
+//! annotation suffixes, move numbers, results) but keeps the byte span of every
+//! token: the report needs the line and column of the offending move and the
+//! token as written, which `pgn_reader::Visitor` does not give, and a token that
+//! is not SAN at all must be reported rather than skipped. Each move is then
+//! parsed by `shakmaty`'s SAN reader (the one `pgn-reader` uses) and played with
+//! `shakmaty` in the rules of the game's class or variant.
+//!
+//! Everything is bounded: no recursion (variations are skipped with a depth
+//! counter), no copy of the movetext, and the token kept for a report is cut
+//! to [`TOKEN_SHOWN`] bytes.
+
+use std::ops::Range;
+
+use shakmaty::fen::Fen;
+use shakmaty::san::San;
+use shakmaty::variant::{Variant, VariantPosition};
+use shakmaty::{CastlingMode, CastlingSide, EnPassantMode, Move, Position, Role};
+
+use crate::class::Class;
+use crate::classify::{TagInput, Verdict};
+use crate::pgn::scan::TagName;
+use crate::pgn::tags::decode_value;
+use crate::pipeline::{Header, Job};
+
+/// How much of the mainline is played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MovesMode {
+    /// Only the first mainline move (cheap: is the first move legal from the FEN?).
+    First,
+    /// Every mainline move in turn.
+    All,
+}
+
+impl MovesMode {
+    /// `first` or `all`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MovesMode::First => "first",
+            MovesMode::All => "all",
+        }
+    }
+}
+
+impl std::str::FromStr for MovesMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "first" => Ok(MovesMode::First),
+            "all" => Ok(MovesMode::All),
+            _ => Err(format!("moves: expected \"first\" or \"all\", got {s:?}")),
+        }
+    }
+}
+
+/// Bytes of a token kept for a report (a 1 MB token is shown cut, with `…`).
+pub const TOKEN_SHOWN: usize = 64;
+/// Bytes of the movetext line kept for a report's snippet, either side of the move.
+const LINE_SHOWN: usize = 120;
+/// Plies played from the standard start position for the hint.
+const HINT_PLIES: usize = 10;
+
+/// The rules a game is replayed in, and where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Start {
+    /// The variant (`Chess` for classes standard, setup and chess960).
+    pub variant: Variant,
+    /// Chess960 castling (class `chess960`).
+    pub chess960: bool,
+    /// The FEN tag's decoded value; `None`: the variant's own start position.
+    pub fen: Option<Box<[u8]>>,
+    /// Whether the "standard start position" hint applies (classes setup and chess960).
+    pub hint: bool,
+}
+
+/// What the replay of one game found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Replay {
+    /// The game is not replayed: class crc or malformed, another variant, or
+    /// a start position that `shakmaty` cannot read in the game's rules.
+    #[default]
+    NotChecked,
+    /// Replay to do once the movetext is read.
+    Pending(Box<Start>),
+    /// Every move judged was legal.
+    Passed,
+    /// The first move that could not be played.
+    Illegal(Box<IllegalMove>),
+}
+
+impl Replay {
+    /// Whether the game was replayed (passed or illegal).
+    pub fn checked(&self) -> bool {
+        matches!(self, Replay::Passed | Replay::Illegal(_))
+    }
+
+    /// The illegal move, if one was found.
+    pub fn illegal(&self) -> Option<&IllegalMove> {
+        match self {
+            Replay::Illegal(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// A mainline move that cannot be played (the problem `illegal-move`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IllegalMove {
+    /// 1 for the first mainline move of the game.
+    pub ply: u32,
+    /// The token as written, suffix included (cut to [`TOKEN_SHOWN`] bytes).
+    pub token: String,
+    /// Line of the token, in the base of the game's header lines (the
+    /// pipeline's relative lines: add the game's line delta).
+    pub line: u64,
+    /// 1-based column of the token, in characters.
+    pub column: usize,
+    /// The token's line (a window of a long one), for a snippet.
+    pub line_text: String,
+    /// The token inside `line_text` (byte range).
+    pub span: Range<usize>,
+    /// The position the move was played in (X-FEN).
+    pub position: String,
+    /// Why it cannot be played.
+    pub reason: &'static str,
+    /// The moves fit the standard start position instead (the FEN is probably wrong).
+    pub standard_start: bool,
+}
+
+impl IllegalMove {
+    /// The report's message: names the move and its ply.
+    pub fn message(&self) -> String {
+        let mut m = format!(
+            "illegal move \"{}\" at ply {}: {}",
+            self.token, self.ply, self.reason
+        );
+        if self.standard_start {
+            m.push_str(
+                "; the first moves are legal from the standard start position, so the FEN tag is probably not the game's start",
+            );
+        }
+        m
+    }
+
+    /// The position, as a note.
+    pub fn note(&self) -> String {
+        format!("position before the move: {}", self.position)
+    }
+}
+
+/// The start of a game whose header has this verdict, or `None` when the
+/// game is not replayed (SPEC: classes standard, setup, chess960, and
+/// `other` games of the seven lichess variants).
+pub fn start_of(header: &Header<'_>, verdict: &Verdict) -> Option<Start> {
+    let tags: Vec<TagInput<'_>> = header.inputs();
+    start_from_tags(&tags, verdict)
+}
+
+/// [`start_of`] over the classifier's inputs.
+pub fn start_from_tags(tags: &[TagInput<'_>], verdict: &Verdict) -> Option<Start> {
+    let fen = || -> Option<Box<[u8]>> {
+        tags.iter()
+            .find(|t| t.name == TagName::Fen)
+            .map(|t| decode_value(t.raw).into_owned().into_boxed_slice())
+    };
+    match verdict.class {
+        Class::Standard | Class::Setup | Class::Chess960 => {
+            let chess960 = verdict.class == Class::Chess960;
+            // The FEN that gives the start is the one the classifier read.
+            let fen = match &verdict.fen {
+                Some((i, _)) => tags
+                    .get(*i)
+                    .map(|t| decode_value(t.raw).into_owned().into_boxed_slice()),
+                None => None,
+            };
+            if fen.is_none() && verdict.class != Class::Standard {
+                return None;
+            }
+            Some(Start {
+                variant: Variant::Chess,
+                chess960,
+                fen,
+                hint: verdict.class != Class::Standard,
+            })
+        }
+        Class::Other => {
+            let name = tags.iter().find(|t| t.name == TagName::Variant)?;
+            let variant = lichess_variant(&decode_value(name.raw))?;
+            Some(Start {
+                variant,
+                chess960: false,
+                fen: fen(),
+                hint: false,
+            })
+        }
+        Class::Crc | Class::Malformed => None,
+    }
+}
+
+/// The variant of a Variant tag value, compared as the classifier compares
+/// names (case, spaces, hyphens, underscores and tabs ignored), if it is one
+/// of the seven that are replayed.
+pub fn lichess_variant(value: &[u8]) -> Option<Variant> {
+    let key: Vec<u8> = value
+        .iter()
+        .filter(|b| !matches!(b, b' ' | b'-' | b'_' | b'\t'))
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    Some(match key.as_slice() {
+        b"crazyhouse" => Variant::Crazyhouse,
+        b"atomic" => Variant::Atomic,
+        b"antichess" => Variant::Antichess,
+        b"kingofthehill" => Variant::KingOfTheHill,
+        b"threecheck" => Variant::ThreeCheck,
+        b"racingkings" => Variant::RacingKings,
+        b"horde" => Variant::Horde,
+        _ => return None,
+    })
+}
+
+impl Start {
+    /// The start position in the game's rules, or `None` when `shakmaty`
+    /// cannot read it (the game is then not checked).
+    pub fn position(&self) -> Option<VariantPosition> {
+        let Some(fen) = &self.fen else {
+            return Some(VariantPosition::new(self.variant));
+        };
+        let setup = Fen::from_ascii(fen).ok()?.into_setup();
+        let modes: &[CastlingMode] = if self.chess960 {
+            &[CastlingMode::Chess960]
+        } else if self.variant == Variant::Chess {
+            &[CastlingMode::Standard]
+        } else {
+            // A variant FEN may come from a 960 start (lichess has none, but
+            // other servers do): standard castling first, Chess960 otherwise.
+            &[CastlingMode::Standard, CastlingMode::Chess960]
+        };
+        modes
+            .iter()
+            .find_map(|&mode| VariantPosition::from_setup(self.variant, setup.clone(), mode).ok())
+    }
+}
+
+/// The movetext of a game (or its beginning) handed to a replay.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveText<'a> {
+    /// The movetext bytes, from the first line after the header.
+    pub bytes: &'a [u8],
+    /// Line of `bytes[0]`, in the base of the game's header lines.
+    pub line: u64,
+    /// False when the bytes stop short of the game's end (a game larger than
+    /// the replay budget): a token that reaches the end is then not judged.
+    pub complete: bool,
+}
+
+/// Replays `text` from `start`: [`Replay::Passed`], [`Replay::Illegal`], or
+/// [`Replay::NotChecked`] when the start position cannot be read.
+pub fn replay(start: &Start, text: &MoveText<'_>, mode: MovesMode) -> Replay {
+    let Some(mut pos) = start.position() else {
+        return Replay::NotChecked;
+    };
+    let limit = match mode {
+        MovesMode::First => 1,
+        MovesMode::All => usize::MAX,
+    };
+    let mut lexer = Lexer::new(text.bytes, text.complete);
+    let mut ply = 0u32;
+    while let Some(token) = lexer.next_move() {
+        if ply as usize >= limit {
+            break;
+        }
+        let word = &text.bytes[token.clone()];
+        let verdict = match parse_san(word) {
+            Lenient::Null => break,
+            Lenient::NotSan => Err("not a move in SAN"),
+            Lenient::San(san) => find_move(&pos, san),
+        };
+        ply = ply.saturating_add(1);
+        match verdict {
+            Ok(m) => pos.play_unchecked(m),
+            Err(reason) => {
+                let standard_start = start.hint && ply == 1 && fits_standard_start(text);
+                let position = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+                return Replay::Illegal(Box::new(illegal_at(
+                    text,
+                    token,
+                    ply,
+                    position,
+                    reason,
+                    standard_start,
+                )));
+            }
+        }
+    }
+    Replay::Passed
+}
+
+/// Whether the first [`HINT_PLIES`] mainline moves (all, if fewer; at least
+/// one) are legal from the standard start position.
+fn fits_standard_start(text: &MoveText<'_>) -> bool {
+    let mut pos = VariantPosition::new(Variant::Chess);
+    let mut lexer = Lexer::new(text.bytes, text.complete);
+    let mut played = 0;
+    while played < HINT_PLIES {
+        let Some(token) = lexer.next_move() else {
+            break;
+        };
+        let m = match parse_san(&text.bytes[token]) {
+            Lenient::Null => break,
+            Lenient::NotSan => return false,
+            Lenient::San(san) => match find_move(&pos, san) {
+                Ok(m) => m,
+                Err(_) => return false,
+            },
+        };
+        pos.play_unchecked(m);
+        played += 1;
+    }
+    played > 0
+}
+
+/// Places the token `token` of `text`: line, column, a snippet of its line.
+fn illegal_at(
+    text: &MoveText<'_>,
+    token: Range<usize>,
+    ply: u32,
+    position: String,
+    reason: &'static str,
+    standard_start: bool,
+) -> IllegalMove {
+    let bytes = text.bytes;
+    // The token as written, with the annotation suffix that follows it.
+    let suffix = bytes[token.end..]
+        .iter()
+        .take_while(|b| matches!(b, b'!' | b'?'))
+        .count();
+    let shown = token.start..token.end + suffix;
+    let mut lines = 0u64;
+    let mut line_start = 0usize;
+    let mut i = 0usize;
+    for at in memchr::memchr2_iter(b'\n', b'\r', &bytes[..token.start]) {
+        if at < i {
+            continue;
+        }
+        // `\r\n` is one line end.
+        i = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+            at + 2
+        } else {
+            at + 1
+        };
+        lines += 1;
+        line_start = i;
+    }
+    let line_end = memchr::memchr2(b'\n', b'\r', &bytes[token.start..])
+        .map_or(bytes.len(), |n| token.start + n);
+    let column = 1 + chars(&bytes[line_start..token.start]);
+    let from = boundary(
+        bytes,
+        token.start.saturating_sub(LINE_SHOWN).max(line_start),
+    );
+    let to_raw = shown.end.min(token.start + TOKEN_SHOWN);
+    let to = boundary(bytes, (to_raw + LINE_SHOWN).min(line_end)).max(to_raw.min(line_end));
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let line_text = lossy(&bytes[from..to]);
+    let span_start = lossy(&bytes[from..token.start]).len();
+    let span_end = span_start + lossy(&bytes[token.start..to_raw.min(to)]).len();
+    IllegalMove {
+        ply,
+        token: shown_token(&bytes[shown]),
+        line: text.line + lines,
+        column,
+        line_text,
+        span: span_start..span_end.max(span_start),
+        position,
+        reason,
+        standard_start,
+    }
+}
+
+/// The token for a message: lossy UTF-8, control characters escaped, cut to
+/// [`TOKEN_SHOWN`] bytes.
+fn shown_token(token: &[u8]) -> String {
+    let cut = boundary(token, token.len().min(TOKEN_SHOWN));
+    let mut s: String = String::from_utf8_lossy(&token[..cut])
+        .chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if cut < token.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// `at` moved back to the start of a UTF-8 character.
+fn boundary(bytes: &[u8], mut at: usize) -> usize {
+    at = at.min(bytes.len());
+    while at > 0 && at < bytes.len() && (bytes[at] & 0xC0) == 0x80 {
+        at -= 1;
+    }
+    at
+}
+
+fn chars(text: &[u8]) -> usize {
+    text.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
+/// A mainline token read leniently.
+#[derive(Debug, PartialEq, Eq)]
+enum Lenient {
+    San(San),
+    /// `--` or `Z0`: the replay ends there.
+    Null,
+    NotSan,
+}
+
+/// Reads a move token as chess programs read it: `0-0`/`0-0-0` for castling,
+/// a promotion with or without `=`, any `+`/`#` ignored (the position decides).
+fn parse_san(word: &[u8]) -> Lenient {
+    let mut end = word.len();
+    while end > 0 && matches!(word[end - 1], b'+' | b'#') {
+        end -= 1;
+    }
+    let word = &word[..end];
+    match word {
+        b"--" | b"Z0" => return Lenient::Null,
+        b"O-O" | b"0-0" => return Lenient::San(San::Castle(CastlingSide::KingSide)),
+        b"O-O-O" | b"0-0-0" => return Lenient::San(San::Castle(CastlingSide::QueenSide)),
+        _ => {}
+    }
+    if word.is_empty() || word.len() > 12 {
+        return Lenient::NotSan;
+    }
+    // `e8Q`, `exd8N`: a promotion piece right after the rank, without `=`.
+    let mut buf = [0u8; 16];
+    let word = match word {
+        [.., r, p] if matches!(r, b'1' | b'8') && matches!(p, b'Q' | b'R' | b'B' | b'N' | b'K') => {
+            let n = word.len();
+            buf[..n - 1].copy_from_slice(&word[..n - 1]);
+            buf[n - 1] = b'=';
+            buf[n] = *p;
+            &buf[..n + 1]
+        }
+        _ => word,
+    };
+    match San::from_ascii(word) {
+        Ok(San::Null) => Lenient::Null,
+        Ok(san) => Lenient::San(san),
+        Err(_) => Lenient::NotSan,
+    }
+}
+
+/// The legal move `san` names in `pos`: a capture mark `x` that is missing
+/// or names no capture is ignored on a piece move; a pawn capture must name
+/// its file (`exd5` or `ed5`).
+fn find_move(pos: &VariantPosition, san: San) -> Result<Move, &'static str> {
+    match san {
+        San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        } => {
+            let pawn_capture =
+                role == Role::Pawn && (capture || file.is_some_and(|f| f != to.file()));
+            if role == Role::Pawn && capture && file.is_none() {
+                return Err("not a move in SAN (a pawn capture names its file)");
+            }
+            let mut found = None;
+            for m in pos.san_candidates(role, to) {
+                let (from, promo, is_capture) = match m {
+                    Move::Normal {
+                        from,
+                        capture: c,
+                        promotion: p,
+                        ..
+                    } => (from, p, c.is_some()),
+                    Move::EnPassant { from, .. } => (from, None, true),
+                    _ => continue,
+                };
+                let fits = file.is_none_or(|f| f == from.file())
+                    && rank.is_none_or(|r| r == from.rank())
+                    && promo == promotion
+                    && (role != Role::Pawn || is_capture == pawn_capture);
+                if fits {
+                    if found.is_some() {
+                        return Err("ambiguous: more than one legal move fits");
+                    }
+                    found = Some(m);
+                }
+            }
+            found.ok_or("no legal move fits it in this position")
+        }
+        San::Castle(side) => pos
+            .castling_moves(side)
+            .first()
+            .copied()
+            .ok_or("castling is not legal in this position"),
+        San::Put { role, to } => pos
+            .san_candidates(role, to)
+            .into_iter()
+            .find(|m| matches!(m, Move::Put { .. }))
+            .ok_or("the drop is not legal in this position"),
+        San::Null => Err("a null move"),
+    }
+}
+
+/// The mainline move tokens of a movetext, with their byte spans.
+struct Lexer<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// At the start of a line (where `%` starts an escape line).
+    line_start: bool,
+    /// The bytes may stop inside a token (see [`MoveText::complete`]).
+    complete: bool,
+    done: bool,
+}
+
+/// Bytes that end a token (as `pgn-reader` has them, `.` included).
+fn token_end(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t'
+            | b'\n'
+            | b'\r'
+            | b'{'
+            | b'}'
+            | b'('
+            | b')'
+            | b'!'
+            | b'?'
+            | b'$'
+            | b';'
+            | b'.'
+            | b'*'
+    )
+}
+
+impl<'a> Lexer<'a> {
+    fn new(bytes: &'a [u8], complete: bool) -> Self {
+        Lexer {
+            bytes,
+            at: 0,
+            line_start: true,
+            complete,
+            done: false,
+        }
+    }
+
+    /// Skips past the next `needle` (or to the end).
+    fn skip_past(&mut self, needle: u8) {
+        self.at = memchr::memchr(needle, &self.bytes[self.at..])
+            .map_or(self.bytes.len(), |n| self.at + n + 1);
+    }
+
+    /// Skips to the end of the line (the line end itself is not skipped).
+    fn skip_line(&mut self) {
+        self.at = memchr::memchr2(b'\n', b'\r', &self.bytes[self.at..])
+            .map_or(self.bytes.len(), |n| self.at + n);
+    }
+
+    /// Skips a variation whose `(` was just read: nested ones, comments and
+    /// `;` comments inside it; without recursion.
+    fn skip_variation(&mut self) {
+        let mut depth = 1u64;
+        while self.at < self.bytes.len() {
+            let b = self.bytes[self.at];
+            self.at += 1;
+            match b {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                b'{' => self.skip_past(b'}'),
+                b';' => self.skip_line(),
+                _ => {}
+            }
+        }
+    }
+
+    /// The span of the next mainline move token, or `None` at the result
+    /// token or the end of the movetext.
+    fn next_move(&mut self) -> Option<Range<usize>> {
+        if self.done {
+            return None;
+        }
+        let bytes = self.bytes;
+        while self.at < bytes.len() {
+            let b = bytes[self.at];
+            if self.line_start && b == b'%' {
+                self.skip_line();
+                continue;
+            }
+            self.line_start = false;
+            match b {
+                b'\n' | b'\r' => {
+                    self.at += 1;
+                    self.line_start = true;
+                }
+                b' ' | b'\t' | b'.' | b'!' | b'?' | b')' | b'}' => self.at += 1,
+                b'{' => {
+                    self.at += 1;
+                    self.skip_past(b'}');
+                }
+                b';' => self.skip_line(),
+                b'(' => {
+                    self.at += 1;
+                    self.skip_variation();
+                }
+                b'$' => {
+                    self.at += 1;
+                    while self.at < bytes.len() && !token_end(bytes[self.at]) {
+                        self.at += 1;
+                    }
+                }
+                b'*' => {
+                    self.done = true;
+                    return None;
+                }
+                _ => {
+                    let start = self.at;
+                    let end = bytes[start..]
+                        .iter()
+                        .position(|&c| token_end(c))
+                        .map_or(bytes.len(), |n| start + n);
+                    self.at = end;
+                    if end == bytes.len() && !self.complete {
+                        // Cut by the replay budget: not judged.
+                        self.done = true;
+                        return None;
+                    }
+                    let word = &bytes[start..end];
+                    if matches!(word, b"1-0" | b"0-1" | b"1/2-1/2" | b"\xc2\xbd-\xc2\xbd") {
+                        self.done = true;
+                        return None;
+                    }
+                    if word.first().is_some_and(u8::is_ascii_digit)
+                        && !matches!(
+                            word,
+                            b"0-0" | b"0-0-0" | b"0-0+" | b"0-0#" | b"0-0-0+" | b"0-0-0#"
+                        )
+                    {
+                        // A move number (`12`, `12.`, `12...`), or digits
+                        // glued to a move (`12.e4` is split at the dot).
+                        let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
+                        if digits == word.len() {
+                            continue;
+                        }
+                        return Some(start + digits..end);
+                    }
+                    return Some(start..end);
+                }
+            }
+        }
+        self.done = true;
+        None
+    }
+}
+
+/// A job run with `--moves`: the job's own result for each game, and the
+/// replay of its mainline.
+pub struct WithMoves<J> {
+    /// The job whose results are kept.
+    pub inner: J,
+    /// How much of each mainline is played.
+    pub mode: MovesMode,
+}
+
+/// A game's result under [`WithMoves`].
+#[derive(Debug)]
+pub struct Moved<G> {
+    /// The inner job's result.
+    pub inner: G,
+    /// What the replay found.
+    pub replay: Replay,
+}
+
+impl<J: Job> Job for WithMoves<J> {
+    type Game = Moved<J::Game>;
+
+    fn game(&self, header: &Header<'_>) -> Self::Game {
+        let inner = self.inner.game(header);
+        let verdict = header.verdict();
+        let replay = match start_of(header, &verdict) {
+            Some(start) => Replay::Pending(Box::new(start)),
+            None => Replay::NotChecked,
+        };
+        Moved { inner, replay }
+    }
+
+    fn extra_tags(&self) -> &[Vec<u8>] {
+        self.inner.extra_tags()
+    }
+
+    fn all_pairs(&self) -> bool {
+        self.inner.all_pairs()
+    }
+
+    fn reads_moves(&self) -> bool {
+        true
+    }
+
+    fn moves(&self, game: &mut Self::Game, text: &MoveText<'_>) {
+        if let Replay::Pending(start) = &game.replay {
+            game.replay = replay(start, text, self.mode);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,263 @@
+//! Unit tests of the mainline lexer, the lenient SAN reading and the replay.
+
+use super::*;
+
+fn text(bytes: &[u8]) -> MoveText<'_> {
+    MoveText {
+        bytes,
+        line: 1,
+        complete: true,
+    }
+}
+
+fn tokens(movetext: &str) -> Vec<&str> {
+    let mut lexer = Lexer::new(movetext.as_bytes(), true);
+    let mut out = Vec::new();
+    while let Some(t) = lexer.next_move() {
+        out.push(&movetext[t]);
+    }
+    out
+}
+
+fn standard() -> Start {
+    Start {
+        variant: Variant::Chess,
+        chess960: false,
+        fen: None,
+        hint: false,
+    }
+}
+
+fn from_fen(fen: &str, chess960: bool) -> Start {
+    Start {
+        variant: Variant::Chess,
+        chess960,
+        fen: Some(fen.as_bytes().into()),
+        hint: true,
+    }
+}
+
+fn run(start: &Start, movetext: &str) -> Replay {
+    replay(start, &text(movetext.as_bytes()), MovesMode::All)
+}
+
+fn illegal(start: &Start, movetext: &str) -> IllegalMove {
+    match run(start, movetext) {
+        Replay::Illegal(m) => *m,
+        other => panic!("expected an illegal move in {movetext:?}, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_lexer_keeps_only_the_mainline() {
+    assert_eq!(
+        tokens(
+            "1. e4 {a (comment} e5 (1... c5 (2. Nf3)) 2.Nf3 $1 Nc6!? ; rest e4\n% escape Nf3\n3... a6 1-0 Nf3"
+        ),
+        ["e4", "e5", "Nf3", "Nc6", "a6"]
+    );
+    assert_eq!(tokens("1.e4 e5 *"), ["e4", "e5"]);
+    assert_eq!(tokens("12...Nf6 1/2-1/2 d4"), ["Nf6"]);
+    assert_eq!(tokens("1. 0-0 0-0-0+ 0-1"), ["0-0", "0-0-0+"]);
+}
+
+#[test]
+fn leniency() {
+    // 0-0, a promotion without `=`, wrong check marks, suffixes, a capture mark
+    // missing on a piece move: all accepted.
+    assert_eq!(
+        run(
+            &standard(),
+            "1. e4 e5 2. Nf3+ Nc6# 3. Bc4 Bc5 4. 0-0!? Nf6?! 5. d3 d6 6. Bg5 h6 7. Bf6 Qf6"
+        ),
+        Replay::Passed
+    );
+    let promotion = from_fen("8/4P3/8/8/8/7k/8/K7 w - - 0 1", false);
+    assert_eq!(run(&promotion, "1. e8Q Kh2 2. Qe2#"), Replay::Passed);
+    assert_eq!(run(&promotion, "1. e8=N"), Replay::Passed);
+    // `ed5` names the file of a pawn capture; `xd5` does not.
+    assert_eq!(run(&standard(), "1. e4 d5 2. ed5"), Replay::Passed);
+    assert_eq!(illegal(&standard(), "1. e4 d5 2. xd5").ply, 3);
+    // A capture mark on a pawn push is wrong.
+    assert_eq!(illegal(&standard(), "1. exe4").ply, 1);
+}
+
+#[test]
+fn null_moves_end_the_replay() {
+    assert_eq!(run(&standard(), "1. e4 -- 2. Ke3 Ke6"), Replay::Passed);
+    assert_eq!(run(&standard(), "1. e4 Z0 2. Ke3"), Replay::Passed);
+    assert_eq!(run(&standard(), ""), Replay::Passed);
+}
+
+#[test]
+fn first_mode_plays_one_move() {
+    let t = text(b"1. e4 e5 2. Ke3");
+    assert_eq!(replay(&standard(), &t, MovesMode::First), Replay::Passed);
+    assert!(matches!(
+        replay(&standard(), &t, MovesMode::All),
+        Replay::Illegal(_)
+    ));
+}
+
+#[test]
+fn an_illegal_move_is_placed() {
+    let m = illegal(&standard(), "1. e4 e5\r\n2. Nf3 {x}  Ke6!? 3. Kd6");
+    assert_eq!((m.ply, m.line, m.column), (4, 2, 13));
+    assert_eq!(m.token, "Ke6!?");
+    assert_eq!(&m.line_text[m.span.clone()], "Ke6!?");
+    assert_eq!(
+        m.position,
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+    );
+    // Not SAN at all.
+    let m = illegal(&standard(), "1. e4 Xy7");
+    assert_eq!((m.ply, m.column), (2, 7));
+    assert!(m.message().contains("not a move in SAN"));
+    // Ambiguous.
+    let knights = from_fen("4k3/8/8/8/8/8/8/2N1K1N1 w - - 0 1", false);
+    assert!(illegal(&knights, "1. Ne2").message().contains("ambiguous"));
+    assert_eq!(run(&knights, "1. Nge2"), Replay::Passed);
+}
+
+#[test]
+fn the_standard_start_hint() {
+    // A FEN of the game's final position: the moves fit the standard array.
+    let last = from_fen(
+        "rnbqkb1r/pppp1ppp/5n2/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        false,
+    );
+    let m = illegal(&last, "1. e4 e5 2. Nf3 Nf6 *");
+    assert!(m.standard_start);
+    assert!(m.message().contains("standard start position"));
+    // Not when the moves do not fit the standard array either.
+    let m = illegal(&last, "1. Ke3 *");
+    assert!(!m.standard_start);
+}
+
+#[test]
+fn chess960_castling_with_the_rook_on_every_file() {
+    // King on b1..g1 with its king-side rook on each file to its right (pawns
+    // in front, so that no rook attacks the other king's path).
+    let mut failures = Vec::new();
+    for king in 1..7u8 {
+        for rook in king + 1..8 {
+            let mut rank = [b'.'; 8];
+            rank[king as usize] = b'K';
+            rank[rook as usize] = b'R';
+            let placement = |r: &[u8; 8], black: bool| -> String {
+                let mut s = String::new();
+                let mut empty = 0;
+                for &c in r {
+                    if c == b'.' {
+                        empty += 1;
+                    } else {
+                        if empty > 0 {
+                            s.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        let c = c as char;
+                        s.push(if black { c.to_ascii_lowercase() } else { c });
+                    }
+                }
+                if empty > 0 {
+                    s.push_str(&empty.to_string());
+                }
+                s
+            };
+            let file = (b'A' + rook) as char;
+            let fen = format!(
+                "{}/pppppppp/8/8/8/8/PPPPPPPP/{} w {}{} - 0 1",
+                placement(&rank, true),
+                placement(&rank, false),
+                file,
+                file.to_ascii_lowercase()
+            );
+            let start = from_fen(&fen, true);
+            if let Replay::Illegal(m) = run(&start, "1. O-O O-O") {
+                failures.push(format!("{fen}: {}", m.message()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn variants_are_played_by_their_rules() {
+    let zh = Start {
+        variant: Variant::Crazyhouse,
+        chess960: false,
+        fen: None,
+        hint: false,
+    };
+    assert_eq!(
+        run(&zh, "1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@d5"),
+        Replay::Passed
+    );
+    // The same drop in chess is not a move.
+    assert!(matches!(
+        run(&standard(), "1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@d5"),
+        Replay::Illegal(_)
+    ));
+    let atomic = Start {
+        variant: Variant::Atomic,
+        ..zh.clone()
+    };
+    assert_eq!(run(&atomic, "1. Nf3 f6 2. Ng5 d6 3. Nxh7"), Replay::Passed);
+    let anti = Start {
+        variant: Variant::Antichess,
+        ..zh.clone()
+    };
+    // Captures are forced in antichess: after 1. e4 d5, 2. Nf3 is illegal.
+    assert_eq!(illegal(&anti, "1. e4 d5 2. Nf3").ply, 3);
+    let racing = Start {
+        variant: Variant::RacingKings,
+        ..zh.clone()
+    };
+    assert_eq!(run(&racing, "1. Kh3 Ka3"), Replay::Passed);
+    let horde = Start {
+        variant: Variant::Horde,
+        ..zh
+    };
+    assert_eq!(run(&horde, "1. e5 e6"), Replay::Passed);
+}
+
+#[test]
+fn variant_names_and_unreadable_fens() {
+    assert_eq!(
+        lichess_variant(b"King of the Hill"),
+        Some(Variant::KingOfTheHill)
+    );
+    assert_eq!(lichess_variant(b"three-check"), Some(Variant::ThreeCheck));
+    assert_eq!(lichess_variant(b"Seirawan960"), None);
+    let bad = Start {
+        variant: Variant::Crazyhouse,
+        chess960: false,
+        fen: Some(b"not a fen".as_slice().into()),
+        hint: false,
+    };
+    assert_eq!(run(&bad, "1. e4"), Replay::NotChecked);
+}
+
+#[test]
+fn hostile_movetext_is_bounded() {
+    // Unterminated comment and variation: nothing after them is a move.
+    assert_eq!(run(&standard(), "1. e4 { e5 2. Ke3"), Replay::Passed);
+    assert_eq!(run(&standard(), "1. e4 ( e5 2. Ke3"), Replay::Passed);
+    // Deep nesting, no recursion.
+    let deep = format!("1. e4 {}{} e5 *", "(".repeat(100_000), ")".repeat(100_000));
+    assert_eq!(run(&standard(), &deep), Replay::Passed);
+    // A megabyte token: a problem, shown cut.
+    let long = format!("1. {}", "N".repeat(1 << 20));
+    let m = illegal(&standard(), &long);
+    assert!(m.token.len() < 2 * TOKEN_SHOWN && m.line_text.len() < 4 * TOKEN_SHOWN + 300);
+    // NUL bytes.
+    let m = illegal(&standard(), "1. e4 \0\0 e5");
+    assert_eq!(m.token, "\\u{0}\\u{0}");
+    // A cut movetext: its last token is not judged.
+    let cut = MoveText {
+        bytes: b"1. e4 e5 2. Ke",
+        line: 1,
+        complete: false,
+    };
+    assert_eq!(replay(&standard(), &cut, MovesMode::All), Replay::Passed);
+}
