@@ -1,0 +1,451 @@
+//! `--moves first|all`: the mainline replayed from the start position, judged
+//! against python-chess (fixtures of scripts/moves_referee.py), in every report
+//! format, through `stats` and `filter`, across chunk boundaries, and on
+//! hostile movetext.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{json, run, run_stdin};
+use pgnfen::pipeline::Input;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/moves")
+        .join(name)
+}
+
+/// What python-chess found in each game of the referee fixture: `None` for a
+/// game whose moves all play, else the first failing ply and its move.
+fn expected() -> BTreeMap<u64, Option<(u64, String)>> {
+    let text = std::fs::read_to_string(data("referee.expected")).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let game = f[0].parse().unwrap();
+            let e = (f[1] != "pass").then(|| (f[1].parse().unwrap(), f[2].to_string()));
+            (game, e)
+        })
+        .collect()
+}
+
+/// The illegal moves `check --moves all --format json` reports, by game.
+fn reported(stdout: &[u8]) -> BTreeMap<u64, (u64, String)> {
+    let mut out = BTreeMap::new();
+    for line in stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let v: serde_json::Value = serde_json::from_slice(line).unwrap();
+        assert_eq!(v["code"], "illegal-move", "only move problems: {v}");
+        assert!(v["tag"].is_null());
+        let game = v["game"].as_u64().unwrap();
+        let previous = out.insert(
+            game,
+            (
+                v["ply"].as_u64().unwrap(),
+                v["move"].as_str().unwrap().to_string(),
+            ),
+        );
+        assert!(previous.is_none(), "two illegal moves in game {game}");
+    }
+    out
+}
+
+#[test]
+fn the_first_failing_ply_agrees_with_python_chess() {
+    let expected = expected();
+    let path = data("referee.pgn");
+    let out = run(&[
+        "check",
+        "--moves",
+        "all",
+        "--format",
+        "json",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let got = reported(&out.stdout);
+    let illegal = expected.values().filter(|e| e.is_some()).count();
+    assert!(
+        illegal > 40 && illegal < expected.len() - 100,
+        "a fixture of both kinds"
+    );
+    for (game, e) in &expected {
+        assert_eq!(got.get(game), e.as_ref(), "game {game}");
+    }
+    assert_eq!(got.len(), illegal);
+}
+
+#[test]
+fn first_mode_agrees_on_the_first_ply_only() {
+    let expected = expected();
+    let path = data("referee.pgn");
+    let out = run(&[
+        "check",
+        "--moves",
+        "first",
+        "--format",
+        "json",
+        path.to_str().unwrap(),
+    ]);
+    let got = reported(&out.stdout);
+    for (game, e) in &expected {
+        let first = e.as_ref().filter(|(ply, _)| *ply == 1);
+        assert_eq!(got.get(game), first, "game {game}");
+    }
+}
+
+#[test]
+fn stats_counts_the_replays() {
+    let expected = expected();
+    let path = data("referee.pgn");
+    let v = json(&run(&[
+        "stats",
+        "--moves",
+        "all",
+        "--format",
+        "json",
+        path.to_str().unwrap(),
+    ]));
+    let illegal = expected.values().filter(|e| e.is_some()).count() as u64;
+    assert_eq!(v["moves"]["checked"], expected.len() as u64);
+    assert_eq!(v["moves"]["illegal"], illegal);
+    assert_eq!(v["moves"]["not_checked"], 0);
+    assert_eq!(v["problems"]["illegal-move"], illegal);
+    // Without --moves no movetext is read: no key, no count.
+    let v = json(&run(&["stats", "--format", "json", path.to_str().unwrap()]));
+    assert!(v.get("moves").is_none());
+    assert!(v["problems"].get("illegal-move").is_none());
+    let text = run(&["stats", "--moves", "all", path.to_str().unwrap()]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "moves: {} checked, {illegal} with an illegal move, 0 not checked",
+            expected.len()
+        )),
+        "{text}"
+    );
+}
+
+/// The library run with tiny chunks: most games cross a chunk boundary, so
+/// their replay is finished by the merger; the results must not change.
+#[test]
+fn games_across_chunks_are_judged_the_same() {
+    let expected = expected();
+    let input = [Input::from_arg(data("referee.pgn").to_str().unwrap())];
+    for (target, max) in [(64, 256), (1000, 4000), (1 << 20, 4 << 20)] {
+        let mut options = pgnfen::check::Options::default();
+        options.moves = Some(pgnfen::moves::MovesMode::All);
+        options.run.threads = 2;
+        options.run.chunk_sizes = (target, max);
+        let mut got = BTreeMap::new();
+        let mut lines = BTreeMap::new();
+        let summary = pgnfen::check::run(&input, &options, |d| {
+            let f = d.finding;
+            got.insert(
+                d.game,
+                (u64::from(f.ply.unwrap()), f.move_text.clone().unwrap()),
+            );
+            lines.insert(d.game, (d.line, f.column));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(summary.games, expected.len() as u64);
+        assert_eq!(summary.moves_checked, expected.len() as u64);
+        for (game, e) in &expected {
+            assert_eq!(got.get(game), e.as_ref(), "game {game}, chunks {target}");
+        }
+        // Lines and columns do not depend on the chunks either.
+        if target == 64 {
+            let text = std::fs::read_to_string(data("referee.pgn")).unwrap();
+            let all: Vec<&str> = text.split('\n').collect();
+            for (game, (line, column)) in &lines {
+                let (ply, mv) = &got[game];
+                let at: String = all[*line as usize - 1].chars().skip(column - 1).collect();
+                assert!(
+                    at.starts_with(mv.as_str()),
+                    "game {game} ply {ply}: {at:?} {mv}"
+                );
+            }
+        }
+    }
+}
+
+const GAMES: &str = r#"[Event "standard, fine"]
+
+1. e4 e5 2. Nf3 Nc6 *
+
+[Event "final position"]
+[SetUp "1"]
+[FEN "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"]
+
+1. e4 e5 2. Nf3 Nc6 *
+
+[Event "variation and null move are not judged"]
+
+1. e4 (1. Ke3 Ke6) e5 2. Nf3 -- 3. Ke3 *
+
+[Event "not checked: capablanca"]
+[Variant "Capablanca"]
+[SetUp "1"]
+[FEN "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1"]
+
+1. Ke3 *
+
+"#;
+
+#[test]
+fn every_format_reports_the_move() {
+    let out = run_stdin(&["check", "--moves", "all"], GAMES.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("<stdin>:9:4: error[illegal-move]: illegal move \"e4\" at ply 1"),
+        "{text}"
+    );
+    assert!(text.contains("standard start position"), "{text}");
+    assert!(
+        text.contains("9 | 1. e4 e5 2. Nf3 Nc6 *\n  |    ^^"),
+        "{text}"
+    );
+    assert!(
+        text.contains("note: position before the move: r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"),
+        "{text}"
+    );
+    assert!(text.contains("4 games read; 1 with errors"), "{text}");
+
+    let out = run_stdin(
+        &["check", "--moves", "all", "--format", "json"],
+        GAMES.as_bytes(),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["game"], 2);
+    assert_eq!(
+        (v["line"].as_u64(), v["column"].as_u64()),
+        (Some(9), Some(4))
+    );
+    assert!(v["tag"].is_null());
+    assert_eq!(
+        (v["ply"].as_u64(), v["move"].as_str()),
+        (Some(1), Some("e4"))
+    );
+
+    let out = run_stdin(
+        &["check", "--moves", "all", "--format", "csv"],
+        GAMES.as_bytes(),
+    );
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let mut rows = csv.lines();
+    assert_eq!(
+        rows.next(),
+        Some("file,game,line,column,tag,code,severity,message")
+    );
+    let row = rows.next().unwrap();
+    assert!(
+        row.starts_with("<stdin>,2,9,4,,illegal-move,error,"),
+        "{row}"
+    );
+
+    let out = run_stdin(
+        &["check", "--moves", "all", "--format", "github"],
+        GAMES.as_bytes(),
+    );
+    let gh = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        gh.starts_with("::error file=<stdin>,line=9,col=4,title=illegal-move::illegal move"),
+        "{gh}"
+    );
+
+    let out = run_stdin(
+        &["check", "--moves", "all", "--format", "sarif"],
+        GAMES.as_bytes(),
+    );
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "illegal-move");
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        9
+    );
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert!(rules.iter().any(|r| r["id"] == "illegal-move"));
+
+    // The Capablanca game is not checked; the others are.
+    let v = json(&run_stdin(
+        &["stats", "--moves", "all", "--format", "json"],
+        GAMES.as_bytes(),
+    ));
+    assert_eq!(
+        v["moves"],
+        serde_json::json!({"checked": 3, "illegal": 1, "not_checked": 1})
+    );
+}
+
+#[test]
+fn without_moves_nothing_is_replayed() {
+    let out = run_stdin(&["check"], GAMES.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn bad_values_are_usage_errors() {
+    let out = run_stdin(&["check", "--moves", "some"], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn filter_sends_illegal_games_to_the_rest_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = std::fs::read(data("referee.pgn")).unwrap();
+    let (a, b) = (dir.path().join("a.pgn"), dir.path().join("b.pgn"));
+    let out = run(&[
+        "filter",
+        "--moves",
+        "all",
+        "-o",
+        a.to_str().unwrap(),
+        "--rest",
+        b.to_str().unwrap(),
+        data("referee.pgn").to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (a, b) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // Games are whole and in order in each output: merging them back by game
+    // order rebuilds the input.
+    let games = |bytes: &[u8]| -> Vec<Vec<u8>> {
+        let text = String::from_utf8(bytes.to_vec()).unwrap();
+        text.split("[Event ")
+            .filter(|g| !g.is_empty())
+            .map(|g| format!("[Event {g}").into_bytes())
+            .collect()
+    };
+    let all = games(&input);
+    let (kept, rest) = (games(&a), games(&b));
+    let expected = expected();
+    assert_eq!(
+        rest.len(),
+        expected.values().filter(|e| e.is_some()).count()
+    );
+    let (mut k, mut r) = (kept.iter(), rest.iter());
+    let mut rebuilt = Vec::new();
+    for (i, game) in all.iter().enumerate() {
+        let illegal = expected[&(i as u64 + 1)].is_some();
+        let next = if illegal { r.next() } else { k.next() };
+        assert_eq!(next, Some(game), "game {}", i + 1);
+        rebuilt.extend_from_slice(next.unwrap());
+    }
+    assert_eq!(rebuilt, input);
+    assert_eq!(a.len() + b.len(), input.len());
+
+    // The same through the library with tiny chunks (games wait for their
+    // movetext across chunks before their destination is known).
+    let (a2, b2) = (dir.path().join("a2.pgn"), dir.path().join("b2.pgn"));
+    let mut options = pgnfen::filter::Options {
+        output: Some(a2.clone()),
+        rest: Some(b2.clone()),
+        moves: Some(pgnfen::moves::MovesMode::All),
+        ..Default::default()
+    };
+    options.run.chunk_sizes = (100, 400);
+    options.run.threads = 2;
+    let summary = pgnfen::filter::run(
+        &[Input::from_arg(data("referee.pgn").to_str().unwrap())],
+        &options,
+    )
+    .unwrap();
+    assert_eq!(summary.kept as usize, kept.len());
+    assert_eq!(std::fs::read(&a2).unwrap(), a);
+    assert_eq!(std::fs::read(&b2).unwrap(), b);
+}
+
+#[test]
+fn filter_moves_combines_with_a_class() {
+    let out = run_stdin(
+        &["filter", "--moves", "first", "--class", "setup"],
+        GAMES.as_bytes(),
+    );
+    assert!(out.status.success());
+    // The only setup game has an illegal first move: nothing is kept.
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// Hostile movetext: a problem or a pass, never a panic, in bounded memory.
+#[test]
+fn hostile_movetext() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"[Event \"long token\"]\n\n1. ");
+    input.extend(std::iter::repeat_n(b'N', 1 << 20));
+    input.extend_from_slice(b" *\n\n[Event \"nul\"]\n\n1. e4 \0\0 *\n\n");
+    input.extend_from_slice(b"[Event \"deep\"]\n\n1. e4 ");
+    input.extend(std::iter::repeat_n(b'(', 100_000));
+    input.extend_from_slice(b" e5 *\n\n");
+    input.extend_from_slice(b"[Event \"unterminated variation\"]\n\n1. e4 ( e5 2. Ke3\n\n");
+    // Last: an unterminated comment runs to the end of the input.
+    input.extend_from_slice(
+        b"[Event \"unterminated comment\"]\n\n1. e4 { e5 2. Ke3\n\n[Event \"x\"]\n1. Ke3 *\n",
+    );
+    let out = run_stdin(&["check", "--moves", "all", "--format", "json"], &input);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let problems: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let games: Vec<u64> = problems
+        .iter()
+        .map(|p| p["game"].as_u64().unwrap())
+        .collect();
+    // The long token and the NUL bytes are not SAN; the unterminated
+    // variation and comment swallow the rest of their game (the comment, the
+    // rest of the input: the last tag line is inside it).
+    assert_eq!(games, [1, 2]);
+    assert!(problems[0]["move"].as_str().unwrap().len() < 100);
+    assert_eq!(problems[1]["move"], "\\u{0}\\u{0}");
+}
+
+#[test]
+#[ignore = "needs PGNFEN_CORPUS"]
+fn the_corpus_replays_without_panics() {
+    let Some(dir) = std::env::var_os("PGNFEN_CORPUS") else {
+        panic!("PGNFEN_CORPUS is not set");
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        let out = run(&[
+            "check",
+            "--moves",
+            "all",
+            "--format",
+            "json",
+            f.to_str().unwrap(),
+        ]);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", f.display());
+    }
+}
