@@ -300,6 +300,17 @@ pub fn replay(start: &Start, text: &MoveText<'_>, mode: MovesMode) -> Replay {
     Replay::Passed
 }
 
+/// The number of mainline move tokens of a movetext (up to its result
+/// token), as the replay reads them: a reported ply is never larger.
+pub fn mainline_len(bytes: &[u8]) -> usize {
+    let mut lexer = Lexer::new(bytes, true);
+    let mut n = 0;
+    while lexer.next_move().is_some() {
+        n += 1;
+    }
+    n
+}
+
 /// Whether the first [`HINT_PLIES`] mainline moves (all, if fewer; at least
 /// one) are legal from the standard start position.
 fn fits_standard_start(text: &MoveText<'_>) -> bool {

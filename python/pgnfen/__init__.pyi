@@ -3,7 +3,7 @@
 import os
 
 import pyarrow
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Union
 
 _Path = Union[str, "os.PathLike[str]"]
 
@@ -56,11 +56,16 @@ class GameIterator(Iterator[Game]):
 def fen(record: str, /) -> Dict[str, Any]:
     """The object of ``pgnfen fen --format json`` for one bare FEN record."""
 
-def stats(*paths: _Path, threads: Optional[int] = None) -> Dict[str, Any]:
+def stats(
+    *paths: _Path, threads: Optional[int] = None, moves: Optional[Literal["first", "all"]] = None
+) -> Dict[str, Any]:
     """The object of ``pgnfen stats --format json`` for these files."""
 
 def check(
-    *paths: _Path, warnings: bool = False, threads: Optional[int] = None
+    *paths: _Path,
+    warnings: bool = False,
+    threads: Optional[int] = None,
+    moves: Optional[Literal["first", "all"]] = None,
 ) -> List[Dict[str, Any]]:
     """The objects of ``pgnfen check --format json`` for these files."""
 
@@ -72,6 +77,7 @@ def filter(
     rest: Optional[_Path] = None,
     chess960_positions: Optional[Sequence[int]] = None,
     threads: Optional[int] = None,
+    moves: Optional[Literal["first", "all"]] = None,
 ) -> Dict[str, int]:
     """Copy the matching games to ``output``; returns games, kept, rest counts."""
 

@@ -155,19 +155,24 @@ fn fen_record(py: Python<'_>, record: &str) -> PyResult<Py<PyAny>> {
 ///
 /// paths: one or more files (str or os.PathLike), plain or compressed (gzip,
 /// bzip2, zstd). threads: worker threads (default: one per core).
+/// moves: "first" or "all" replays each game's mainline from its start
+/// position and adds ``"moves": {"checked", "illegal", "not_checked"}``.
 /// Raises OSError (FileNotFoundError, ...) when a file cannot be read.
 #[pyfunction]
-#[pyo3(signature = (*paths, threads=None))]
+#[pyo3(signature = (*paths, threads=None, moves=None))]
 fn stats(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     threads: Option<usize>,
+    moves: Option<String>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "stats")?;
     let options = options(threads)?;
+    let moves = moves_mode(moves)?;
     let json = py.detach(|| -> PyResult<Vec<u8>> {
         let options = pgnfen::stats::Options {
             tags: Vec::new(),
+            moves,
             run: options,
         };
         let counts = pgnfen::stats::run(&inputs, &options).map_err(command_error)?;
@@ -185,23 +190,28 @@ fn stats(
 /// Returns a list of dicts, the objects that ``pgnfen check --format json``
 /// prints, in input order: ``file``, ``game`` (1-based in its file), ``line``,
 /// ``column``, ``tag``, ``code``, ``severity``, ``message``. Errors only,
-/// unless ``warnings`` is true.
+/// unless ``warnings`` is true. moves: "first" or "all" replays each game's
+/// mainline from its start position; an unplayable move is the problem
+/// ``illegal-move`` (``"tag": None``, with ``"ply"`` and ``"move"``).
 /// Raises OSError (FileNotFoundError, ...) when a file cannot be read.
 #[pyfunction]
-#[pyo3(signature = (*paths, warnings=false, threads=None))]
+#[pyo3(signature = (*paths, warnings=false, threads=None, moves=None))]
 fn check(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     warnings: bool,
     threads: Option<usize>,
+    moves: Option<String>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "check")?;
     let options = options(threads)?;
+    let moves = moves_mode(moves)?;
     let values = py.detach(|| -> PyResult<Vec<serde_json::Value>> {
         let mut values = Vec::new();
         let options = pgnfen::check::Options {
             run: options,
             warnings,
+            moves,
         };
         pgnfen::check::run(&inputs, &options, |d| {
             values.push(serde_json::to_value(d).map_err(io::Error::other)?);
@@ -223,14 +233,16 @@ fn check(
 /// of = != ~ (regular expression) !~ < <= > >=, e.g. "WhiteElo>=2500"
 /// (numbers compare as numbers, other values byte by byte; a game without the
 /// tag satisfies only != and !~). At least one of classes,
-/// chess960_positions, tags must be given.
+/// chess960_positions, tags must be given (or moves). moves: "first" or
+/// "all" replays each game's mainline; a game with an illegal move goes to
+/// ``rest``.
 /// output, rest: paths; an ending .gz, .bz2 or .zst compresses. Files appear
 /// under their name only when the run succeeds.
 ///
 /// Returns ``{"games": N, "kept": n, "rest": n}``.
 /// Raises ValueError for a bad class, position or tag expression, OSError for I/O errors.
 #[pyfunction(name = "filter")]
-#[pyo3(signature = (*paths, output, classes=None, tags=None, rest=None, chess960_positions=None, threads=None))]
+#[pyo3(signature = (*paths, output, classes=None, tags=None, rest=None, chess960_positions=None, threads=None, moves=None))]
 #[allow(clippy::too_many_arguments)]
 fn filter_games(
     py: Python<'_>,
@@ -241,9 +253,11 @@ fn filter_games(
     rest: Option<PathBuf>,
     chess960_positions: Option<Vec<i64>>,
     threads: Option<usize>,
+    moves: Option<String>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "filter")?;
     let options = options(threads)?;
+    let moves = moves_mode(moves)?;
     let tags = tags
         .unwrap_or_default()
         .iter()
@@ -252,9 +266,9 @@ fn filter_games(
                 .map_err(|e| PyValueError::new_err(format!("invalid tag expression: {e}")))
         })
         .collect::<PyResult<Vec<_>>>()?;
-    if classes.is_none() && chess960_positions.is_none() && tags.is_empty() {
+    if classes.is_none() && chess960_positions.is_none() && tags.is_empty() && moves.is_none() {
         return Err(PyValueError::new_err(
-            "filter() needs classes, chess960_positions or tags",
+            "filter() needs classes, chess960_positions, tags or moves",
         ));
     }
     let positions = chess960_positions
@@ -287,13 +301,16 @@ fn filter_games(
         chess960_positions: positions,
         tags: Selector::new(&tags),
     };
-    selection
-        .validate("filter")
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if moves.is_none() || !selection.is_empty() {
+        selection
+            .validate("filter")
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    }
     let options = filter::Options {
         selection,
         output: Some(output),
         rest,
+        moves,
         run: options,
     };
     let filter::Summary { games, kept } = py
@@ -304,6 +321,13 @@ fn filter_games(
     counts.set_item("kept", kept)?;
     counts.set_item("rest", games - kept)?;
     Ok(counts.into_any().unbind())
+}
+
+/// The ``moves=`` argument: None, "first" or "all".
+fn moves_mode(moves: Option<String>) -> PyResult<Option<pgnfen::moves::MovesMode>> {
+    moves
+        .map(|m| m.parse().map_err(PyValueError::new_err))
+        .transpose()
 }
 
 /// Rewrite the value of every FEN tag in the dialect ``to`` ("fen", "xfen" or

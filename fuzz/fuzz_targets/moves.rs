@@ -1,0 +1,108 @@
+//! `cargo fuzz run moves`: the replay of `--moves` on arbitrary movetext and
+//! through the whole pipeline:
+//!
+//! * no panic, whatever the bytes (unterminated comments and variations, deep
+//!   nesting, long tokens, NUL bytes);
+//! * an illegal move has a ply from 1 to the number of mainline moves, and its
+//!   column and snippet span are inside its line;
+//! * `first` judges at most the first move: what it finds, `all` finds too;
+//! * through the pipeline, at most one `illegal-move` per game, and tiny chunks
+//!   (games finished by the merger) give the same findings as one big chunk.
+//!
+//! The first byte picks the start position; the rest is the movetext (for the
+//! direct replay) or a whole PGN (for the pipeline). Use `-dict=pgn.dict`.
+#![no_main]
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use pgnfen::check::{CheckJob, GameFindings};
+use pgnfen::moves::{MoveText, Moved, MovesMode, Replay, Start, WithMoves, mainline_len, replay};
+use pgnfen::pipeline::{self, GameInfo, Input, Options, Sink};
+use shakmaty::variant::Variant;
+
+const STARTS: [(&str, bool, Variant); 5] = [
+    ("", false, Variant::Chess),
+    ("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", false, Variant::Chess),
+    ("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1", true, Variant::Chess),
+    ("", false, Variant::Crazyhouse),
+    ("", false, Variant::Atomic),
+];
+
+/// (game, ply, line, column) of each illegal move, and games replayed.
+#[derive(Debug, Default, PartialEq)]
+struct Found(Vec<(u64, u32, u64, usize)>, u64);
+
+impl Sink<Moved<GameFindings>> for Found {
+    fn begin_game(&mut self, info: &GameInfo, game: Moved<GameFindings>) -> io::Result<()> {
+        self.1 += u64::from(game.replay.checked());
+        if let Replay::Illegal(m) = &game.replay {
+            assert!(m.ply >= 1);
+            self.0.push((info.index, m.ply, m.line + info.line_delta, m.column));
+        }
+        Ok(())
+    }
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let (fen, chess960, variant) = STARTS[pick as usize % STARTS.len()];
+    let start = Start {
+        variant,
+        chess960,
+        fen: (!fen.is_empty()).then(|| fen.as_bytes().into()),
+        hint: chess960 || !fen.is_empty(),
+    };
+    let text = MoveText {
+        bytes: rest,
+        line: 1,
+        complete: pick & 0x80 == 0,
+    };
+    let all = replay(&start, &text, MovesMode::All);
+    if let Replay::Illegal(m) = &all {
+        assert!(m.ply >= 1 && m.ply as usize <= mainline_len(rest), "{m:?}");
+        assert!(m.column >= 1);
+        assert!(m.span.start <= m.span.end && m.span.end <= m.line_text.len(), "{m:?}");
+        assert!(m.line_text.is_char_boundary(m.span.start) && m.line_text.is_char_boundary(m.span.end));
+    }
+    match replay(&start, &text, MovesMode::First) {
+        Replay::Illegal(m) => {
+            assert_eq!(m.ply, 1);
+            assert_eq!(all, Replay::Illegal(m));
+        }
+        other => assert_eq!(other, Replay::Passed),
+    }
+
+    // The same bytes as a whole PGN file through the pipeline.
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    let path = PATH.get_or_init(|| {
+        std::env::temp_dir().join(format!("pgnfen-fuzz-moves-{}.pgn", std::process::id()))
+    });
+    std::fs::write(path, rest).unwrap();
+    let job = WithMoves {
+        inner: CheckJob { warnings: false },
+        mode: MovesMode::All,
+    };
+    let run = |sizes: (usize, usize), threads: usize| {
+        let mut options = Options::new(threads, false);
+        options.chunk_sizes = sizes;
+        let mut found = Found::default();
+        pipeline::run(&[Input::File(path.clone())], &job, &mut found, &options).expect("runs");
+        found
+    };
+    let big = run((1 << 20, 4 << 20), 1);
+    let mut games: Vec<u64> = big.0.iter().map(|f| f.0).collect();
+    games.dedup();
+    assert_eq!(games.len(), big.0.len(), "at most one illegal move per game");
+    assert_eq!(run((16, 64), 2), big);
+});

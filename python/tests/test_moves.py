@@ -1,0 +1,57 @@
+"""``moves=``: python-chess replays freshly generated random games live and
+must find the same first illegal ply as pgnfen (the generator is
+scripts/moves_referee.py: chess, Chess960, the seven lichess variants, clean
+and spoiled start positions)."""
+
+import importlib.util
+import random
+
+import pytest
+
+import pgnfen
+from conftest import ROOT
+
+chess = pytest.importorskip("chess")
+
+
+def referee_module():
+    spec = importlib.util.spec_from_file_location(
+        "moves_referee", ROOT / "scripts" / "moves_referee.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("seed", [random.randrange(1 << 30) for _ in range(3)])
+def test_pgnfen_agrees_with_python_chess_live(tmp_path, seed):
+    text, expected = referee_module().generate(seed, 3)
+    path = tmp_path / "games.pgn"
+    path.write_text(text)
+    got = {}
+    for p in pgnfen.check(path, moves="all"):
+        assert p["code"] == "illegal-move", p
+        assert p["tag"] is None
+        assert p["game"] not in got, "at most one illegal move per game"
+        got[p["game"]] = (p["ply"], p["move"])
+    for game, e in enumerate(expected, 1):
+        assert got.get(game) == e, f"seed {seed}, game {game}"
+    counts = pgnfen.stats(path, moves="all")["moves"]
+    illegal = sum(e is not None for e in expected)
+    assert counts == {"checked": len(expected), "illegal": illegal, "not_checked": 0}
+    # filter: the games with an illegal move go to rest; the two outputs hold the input.
+    kept, rest = tmp_path / "kept.pgn", tmp_path / "rest.pgn"
+    summary = pgnfen.filter(path, output=kept, rest=rest, moves="all")
+    assert summary == {"games": len(expected), "kept": len(expected) - illegal, "rest": illegal}
+    assert len(kept.read_bytes()) + len(rest.read_bytes()) == len(path.read_bytes())
+
+
+def test_moves_first_and_bad_values(tmp_path):
+    path = tmp_path / "g.pgn"
+    path.write_text('[Event "a"]\n\n1. e4 e5 2. Ke3 *\n')
+    assert pgnfen.check(path, moves="first") == []
+    [p] = pgnfen.check(path, moves="all")
+    assert (p["ply"], p["move"], p["line"], p["column"]) == (3, "Ke3", 3, 13)
+    assert "stats" not in pgnfen.stats(path) or "moves" not in pgnfen.stats(path)
+    with pytest.raises(ValueError):
+        pgnfen.check(path, moves="some")
