@@ -674,6 +674,16 @@ impl<'a> Lexer<'a> {
                         }
                         return Some(start + digits..end);
                     }
+                    // Noise that is no attempt at a move (a stray `\`, a
+                    // dash, NUL bytes) is skipped, as PGN readers skip it; a
+                    // word that starts with a letter is judged as a move.
+                    let attempt = word[0].is_ascii_alphabetic()
+                        || word[0] == b'@'
+                        || word == b"--"
+                        || word.starts_with(b"0-0");
+                    if !attempt {
+                        continue;
+                    }
                     return Some(start..end);
                 }
             }

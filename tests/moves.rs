@@ -391,7 +391,7 @@ fn hostile_movetext() {
     let mut input = Vec::new();
     input.extend_from_slice(b"[Event \"long token\"]\n\n1. ");
     input.extend(std::iter::repeat_n(b'N', 1 << 20));
-    input.extend_from_slice(b" *\n\n[Event \"nul\"]\n\n1. e4 \0\0 *\n\n");
+    input.extend_from_slice(b" *\n\n[Event \"nul\"]\n\n1. e4 \0\0 e5 N\0 *\n\n");
     input.extend_from_slice(b"[Event \"deep\"]\n\n1. e4 ");
     input.extend(std::iter::repeat_n(b'(', 100_000));
     input.extend_from_slice(b" e5 *\n\n");
@@ -421,7 +421,10 @@ fn hostile_movetext() {
     // rest of the input: the last tag line is inside it).
     assert_eq!(games, [1, 2]);
     assert!(problems[0]["move"].as_str().unwrap().len() < 100);
-    assert_eq!(problems[1]["move"], "\\u{0}\\u{0}");
+    assert_eq!(
+        (problems[1]["ply"].as_u64(), problems[1]["move"].as_str()),
+        (Some(3), Some("N\\u{0}"))
+    );
 }
 
 #[test]

@@ -250,9 +250,10 @@ fn hostile_movetext_is_bounded() {
     let long = format!("1. {}", "N".repeat(1 << 20));
     let m = illegal(&standard(), &long);
     assert!(m.token.len() < 2 * TOKEN_SHOWN && m.line_text.len() < 4 * TOKEN_SHOWN + 300);
-    // NUL bytes.
-    let m = illegal(&standard(), "1. e4 \0\0 e5");
-    assert_eq!(m.token, "\\u{0}\\u{0}");
+    // NUL bytes: noise, skipped; inside a word, shown escaped.
+    assert_eq!(run(&standard(), "1. e4 \0\0 e5 \\ $14"), Replay::Passed);
+    let m = illegal(&standard(), "1. e4 N\0");
+    assert_eq!(m.token, "N\\u{0}");
     // A cut movetext: its last token is not judged.
     let cut = MoveText {
         bytes: b"1. e4 e5 2. Ke",
