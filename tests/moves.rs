@@ -135,8 +135,10 @@ fn games_across_chunks_are_judged_the_same() {
     let expected = expected();
     let input = [Input::from_arg(data("referee.pgn").to_str().unwrap())];
     for (target, max) in [(64, 256), (1000, 4000), (1 << 20, 4 << 20)] {
-        let mut options = pgnfen::check::Options::default();
-        options.moves = Some(pgnfen::moves::MovesMode::All);
+        let mut options = pgnfen::check::Options {
+            moves: Some(pgnfen::moves::MovesMode::All),
+            ..Default::default()
+        };
         options.run.threads = 2;
         options.run.chunk_sizes = (target, max);
         let mut got = BTreeMap::new();
