@@ -261,9 +261,21 @@ pub struct MoveText<'a> {
 /// Replays `text` from `start`: [`Replay::Passed`], [`Replay::Illegal`], or
 /// [`Replay::NotChecked`] when the start position cannot be read.
 pub fn replay(start: &Start, text: &MoveText<'_>, mode: MovesMode) -> Replay {
-    let Some(mut pos) = start.position() else {
-        return Replay::NotChecked;
-    };
+    // Chess is played on its own type, not through the variant enum: a move
+    // list returned through the enum is copied once more per move (2 KiB).
+    match start.position() {
+        None => Replay::NotChecked,
+        Some(VariantPosition::Chess(pos)) => replay_from(pos, start, text, mode),
+        Some(pos) => replay_from(pos, start, text, mode),
+    }
+}
+
+fn replay_from<P: Position + Clone>(
+    mut pos: P,
+    start: &Start,
+    text: &MoveText<'_>,
+    mode: MovesMode,
+) -> Replay {
     let limit = match mode {
         MovesMode::First => 1,
         MovesMode::All => usize::MAX,
@@ -314,7 +326,7 @@ pub fn mainline_len(bytes: &[u8]) -> usize {
 /// Whether the first [`HINT_PLIES`] mainline moves (all, if fewer; at least
 /// one) are legal from the standard start position.
 fn fits_standard_start(text: &MoveText<'_>) -> bool {
-    let mut pos = VariantPosition::new(Variant::Chess);
+    let mut pos = shakmaty::Chess::default();
     let mut lexer = Lexer::new(text.bytes, text.complete);
     let mut played = 0;
     while played < HINT_PLIES {
@@ -370,11 +382,14 @@ fn illegal_at(
     let line_end = memchr::memchr2(b'\n', b'\r', &bytes[token.start..])
         .map_or(bytes.len(), |n| token.start + n);
     let column = 1 + chars(&bytes[line_start..token.start]);
+    // Cuts at character starts (never before the line or the token), so that
+    // the span lies on character boundaries of the lossy text.
     let from = boundary(
         bytes,
         token.start.saturating_sub(LINE_SHOWN).max(line_start),
-    );
-    let to_raw = shown.end.min(token.start + TOKEN_SHOWN);
+    )
+    .max(line_start);
+    let to_raw = boundary(bytes, shown.end.min(token.start + TOKEN_SHOWN)).max(token.start);
     let to = boundary(bytes, (to_raw + LINE_SHOWN).min(line_end)).max(to_raw.min(line_end));
     let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let line_text = lossy(&bytes[from..to]);
@@ -474,7 +489,7 @@ fn parse_san(word: &[u8]) -> Lenient {
 /// The legal move `san` names in `pos`: a capture mark `x` that is missing
 /// or names no capture is ignored on a piece move; a pawn capture must name
 /// its file (`exd5` or `ed5`).
-fn find_move(pos: &VariantPosition, san: San) -> Result<Move, &'static str> {
+fn find_move<P: Position>(pos: &P, san: San) -> Result<Move, &'static str> {
     match san {
         San::Normal {
             role,
@@ -490,7 +505,9 @@ fn find_move(pos: &VariantPosition, san: San) -> Result<Move, &'static str> {
                 return Err("not a move in SAN (a pawn capture names its file)");
             }
             let mut found = None;
-            for m in pos.san_candidates(role, to) {
+            // Iterated by reference: moving the list out would copy it.
+            let candidates = pos.san_candidates(role, to);
+            for &m in &candidates {
                 let (from, promo, is_capture) = match m {
                     Move::Normal {
                         from,
@@ -521,8 +538,9 @@ fn find_move(pos: &VariantPosition, san: San) -> Result<Move, &'static str> {
             .ok_or("castling is not legal in this position"),
         San::Put { role, to } => pos
             .san_candidates(role, to)
-            .into_iter()
+            .iter()
             .find(|m| matches!(m, Move::Put { .. }))
+            .copied()
             .ok_or("the drop is not legal in this position"),
         San::Null => Err("a null move"),
     }
@@ -656,7 +674,10 @@ impl<'a> Lexer<'a> {
                         return None;
                     }
                     let word = &bytes[start..end];
-                    if matches!(word, b"1-0" | b"0-1" | b"1/2-1/2" | b"\xc2\xbd-\xc2\xbd") {
+                    // A result ends the main line, also glued to what follows
+                    // (`1/2-1/2[Event`, as pgn-reader reads it).
+                    let results: [&[u8]; 4] = [b"1-0", b"0-1", b"1/2-1/2", b"\xc2\xbd-\xc2\xbd"];
+                    if results.iter().any(|r| word.starts_with(r)) {
                         self.done = true;
                         return None;
                     }

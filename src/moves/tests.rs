@@ -58,6 +58,7 @@ fn the_lexer_keeps_only_the_mainline() {
     );
     assert_eq!(tokens("1.e4 e5 *"), ["e4", "e5"]);
     assert_eq!(tokens("12...Nf6 1/2-1/2 d4"), ["Nf6"]);
+    assert_eq!(tokens("1. e4 1/2-1/2[Event \"x\"] d4"), ["e4"]);
     assert_eq!(tokens("1. 0-0 0-0-0+ 0-1"), ["0-0", "0-0-0+"]);
 }
 
@@ -254,6 +255,23 @@ fn hostile_movetext_is_bounded() {
     assert_eq!(run(&standard(), "1. e4 \0\0 e5 \\ $14"), Replay::Passed);
     let m = illegal(&standard(), "1. e4 N\0");
     assert_eq!(m.token, "N\\u{0}");
+    // A long token of multi-byte characters (and stray continuation bytes):
+    // the snippet's span stays on character boundaries.
+    for filler in ["é", "€", "😀", "\u{80}"] {
+        let bytes: Vec<u8> = if filler == "\u{80}" {
+            let mut b = b"1. N".to_vec();
+            b.extend(std::iter::repeat_n(0x80u8, 100));
+            b
+        } else {
+            format!("1. N{}", filler.repeat(100)).into_bytes()
+        };
+        let Replay::Illegal(m) = replay(&standard(), &text(&bytes), MovesMode::All) else {
+            panic!("not SAN");
+        };
+        assert!(m.line_text.is_char_boundary(m.span.start));
+        assert!(m.line_text.is_char_boundary(m.span.end));
+        assert!(m.span.end <= m.line_text.len() && m.span.start == 3);
+    }
     // A cut movetext: its last token is not judged.
     let cut = MoveText {
         bytes: b"1. e4 e5 2. Ke",
