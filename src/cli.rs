@@ -218,7 +218,8 @@ pub struct SplitArgs {
     /// Write only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
-    /// Output file name, `{class}` replaced by each game's class (e.g. 'out/{class}.pgn.zst')
+    /// Output file name, `{class}` replaced by each game's class (e.g.
+    /// 'out/{class}.pgn.zst'); missing folders are created, as `mkdir -p` does
     #[arg(short, long, value_name = "TEMPLATE", required = true)]
     pub output: String,
     /// PGN files (`-` for standard input, the default)
