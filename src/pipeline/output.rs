@@ -242,13 +242,14 @@ impl Output {
 /// but a regular file are refused with a message for the user.
 pub fn in_place_compression(path: &Path) -> io::Result<Compression> {
     use std::io::Read;
-    let mut file = File::open(path)?;
-    if !file.metadata()?.is_file() {
+    // Looked at before opening: opening a named pipe would wait for a writer.
+    if !std::fs::metadata(path)?.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "not a regular file; --in-place rewrites files only",
         ));
     }
+    let mut file = File::open(path)?;
     let mut magic = [0u8; 16];
     let mut n = 0;
     while n < magic.len() {
