@@ -93,8 +93,7 @@ pub enum Command {
     #[command(after_help = concat!(
         "Examples:\n",
         "  pgnfen convert --to shredder -o out.pgn in.pgn\n",
-        "  pgnfen convert --to xfen --repair -o book.pgn book.pgn\n",
-        "  pgnfen convert --to shredder --in-place a.pgn b.pgn.gz c.pgn.zst\n",
+        "  pgnfen convert --to xfen --repair --in-place a.pgn b.pgn.gz c.pgn.zst\n",
         "  pgnfen convert --to fen --ep legal games.pgn.gz > games.pgn\n",
         "\n",
         exit_status!()
