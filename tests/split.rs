@@ -109,10 +109,20 @@ fn class_and_tag_restrict_what_is_written() {
 #[test]
 fn bad_templates_and_folders_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    for (template, message) in [(
-        format!("{}/out.pgn", dir.path().display()),
-        "has no {class}",
-    )] {
+    // A folder of the template that is a file (kept outside `dir`, which must stay empty).
+    let other = tempfile::tempdir().unwrap();
+    let file = other.path().join("plain");
+    std::fs::write(&file, "x").unwrap();
+    for (template, message) in [
+        (
+            format!("{}/out.pgn", dir.path().display()),
+            "has no {class}",
+        ),
+        (
+            format!("{}/{{class}}.pgn", file.display()),
+            "is not a folder",
+        ),
+    ] {
         let out = run(&[
             "split",
             "-o",
