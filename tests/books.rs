@@ -213,3 +213,29 @@ fn an_epd_book_whose_last_operation_has_no_semicolon_is_read() {
     assert_eq!(all[2]["class"], "chess960");
     assert_eq!(all[3]["problems"], serde_json::json!([]));
 }
+
+#[test]
+fn inputs_without_a_final_line_end_are_not_glued_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = "4k3/8/8/8/8/8/8/R3K2R w KQ - id \"a\";";
+    let b = "r3k2r/8/8/8/8/8/8/4K3 b kq - id \"b\";\n";
+    let book = dir.path().join("ab.zip");
+    write_zip(&book, &[("a.epd", a), ("b.epd", b)]);
+    let plain = dir.path().join("a.epd");
+    std::fs::write(&plain, a).unwrap();
+    let want = "4k3/8/8/8/8/8/8/R3K2R w HA - id \"a\";\nr3k2r/8/8/8/8/8/8/4K3 b ha - id \"b\";\n";
+    for args in [vec![s(&book)], vec![s(&plain), "-"]] {
+        let out = run_stdin(
+            &[&["fen", "--to", "shredder"], args.as_slice()].concat(),
+            b.as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), want, "{args:?}");
+    }
+    // One book keeps its lack of a final line end.
+    let out = run(&["fen", "--to", "shredder", s(&plain)]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        want.lines().next().unwrap()
+    );
+}

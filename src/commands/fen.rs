@@ -10,6 +10,7 @@
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
@@ -67,6 +68,10 @@ struct Rendered {
 struct Converter<'a> {
     args: &'a FenArgs,
     quiet: bool,
+    /// The last input written to the output ended inside a line (no line end
+    /// after its last record). Before the next input's first byte a `\n` is
+    /// written, else the two records would be glued into one line.
+    open_line: std::sync::atomic::AtomicBool,
 }
 
 pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
@@ -96,6 +101,7 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     let converter = Converter {
         args,
         quiet: global.quiet,
+        open_line: std::sync::atomic::AtomicBool::new(false),
     };
     let mut counts = Counts::default();
 
@@ -259,6 +265,13 @@ impl Converter<'_> {
         let mut cur: Vec<u8> = Vec::with_capacity(BLOCK * 2);
         let mut next: Vec<u8> = Vec::with_capacity(BLOCK * 2);
         let mut n = read_block(&mut reader, &mut cur).map_err(StreamError::Read)?;
+        // Only the text output with --to copies line ends as they are; the
+        // other outputs end every line themselves.
+        let copies_line_ends = self.args.to.is_some() && self.args.format == Format::Text;
+        if n > 0 && self.open_line.swap(false, Relaxed) && copies_line_ends {
+            out.write_all(b"\n").map_err(StreamError::Write)?;
+        }
+        let mut last = cur.last().copied();
         let mut line_no = 1u64;
         // Inside a line longer than MAX_LINE: the line number where it started.
         let mut long: Option<u64> = None;
@@ -314,6 +327,9 @@ impl Converter<'_> {
             }
             n = read.map_err(StreamError::Read)?;
             std::mem::swap(&mut cur, &mut next);
+            if n > 0 {
+                last = cur.last().copied();
+            }
             let carry = cur.len() - n;
             if long.is_none() && carry >= MAX_LINE {
                 // No line end in sight: pass the line through instead of holding it.
@@ -326,6 +342,9 @@ impl Converter<'_> {
         if let Some(start) = long {
             let r = self.long_line_end(b"", file, start);
             counts.add(emit(out, [r]).map_err(StreamError::Write)?);
+        }
+        if let Some(b) = last {
+            self.open_line.store(b != b'\n' && b != b'\r', Relaxed);
         }
         Ok(counts)
     }
