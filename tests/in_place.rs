@@ -169,6 +169,8 @@ fn output_naming_one_of_several_inputs_is_a_usage_error() {
         vec!["convert", "--to", "shredder", "-o", s(&a), s(&a), s(&b)],
         vec!["convert", "--to", "xfen", "-o", s(&a_again), s(&b), s(&a)],
         vec!["fen", "--to", "shredder", "-o", s(&a), s(&a), s(&b)],
+        // Standard input is one of the inputs too.
+        vec!["convert", "--to", "shredder", "-o", s(&a), s(&a), "-"],
     ] {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

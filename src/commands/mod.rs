@@ -62,7 +62,8 @@ pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[String]) -> Res
     let Some(output) = output.filter(|p| p.as_os_str() != "-") else {
         return Ok(());
     };
-    if args.iter().filter(|a| a.as_str() != "-").count() < 2 {
+    // Standard input counts as one of the inputs merged (`-o a.pgn a.pgn -`).
+    if args.len() < 2 {
         return Ok(());
     }
     // The same file however it is named (`./a.pgn`, a link, another path).
