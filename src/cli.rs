@@ -93,7 +93,7 @@ pub enum Command {
     #[command(after_help = concat!(
         "Examples:\n",
         "  pgnfen convert --to shredder -o out.pgn in.pgn\n",
-        "  pgnfen convert --to xfen --repair -o book.pgn book.pgn\n",
+        "  pgnfen convert --to xfen --repair --in-place a.pgn b.pgn.gz c.pgn.zst\n",
         "  pgnfen convert --to fen --ep legal games.pgn.gz > games.pgn\n",
         "\n",
         exit_status!()
@@ -136,6 +136,7 @@ pub enum Command {
         "Examples:\n",
         "  echo 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' | pgnfen fen --to shredder\n",
         "  pgnfen fen --format json < positions.fen\n",
+        "  pgnfen fen --to shredder --in-place book.epd openings.epd.gz\n",
         "\n",
         exit_status!()
     ))]
@@ -216,7 +217,8 @@ pub struct SplitArgs {
     /// Write only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
-    /// Output file name, `{class}` replaced by each game's class (e.g. 'out/{class}.pgn.zst')
+    /// Output file name, `{class}` replaced by each game's class (e.g.
+    /// 'out/{class}.pgn.zst'); missing folders are created, as `mkdir -p` does
     #[arg(short, long, value_name = "TEMPLATE", required = true)]
     pub output: String,
     /// PGN files (`-` for standard input, the default)
@@ -235,9 +237,14 @@ pub struct ConvertArgs {
     /// for a Chess960 game without a Variant tag
     #[arg(long)]
     pub repair: bool,
-    /// Output file (default: standard output)
+    /// Output file (default: standard output); with several inputs it may not
+    /// name one of them (use --in-place)
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Rewrite each input file to itself, atomically, keeping its mode and its
+    /// compression (gzip, bzip2, zstd or none)
+    #[arg(long, conflicts_with = "output")]
+    pub in_place: bool,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<String>,
 }
@@ -321,10 +328,14 @@ pub struct FenArgs {
         allow_hyphen_values = true
     )]
     pub records: Vec<String>,
-    /// Output file (default: standard output); may name an input, which is read
-    /// before it is replaced
+    /// Output file (default: standard output); may name a single input, which
+    /// is read before it is replaced (with several inputs, use --in-place)
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Rewrite each FILE to itself with --to, atomically, keeping its mode and
+    /// its compression (gzip, bzip2, zstd or none)
+    #[arg(long, conflicts_with_all = ["output", "records"], requires = "to")]
+    pub in_place: bool,
     /// FEN or EPD files, one record a line, compressed or not (`-` for standard
     /// input, the default when neither a FILE nor -r is given)
     pub inputs: Vec<String>,

@@ -3,9 +3,10 @@
 //! in one pass, byte for byte, in input order.
 //!
 //! Every file that may receive games is opened (under a temporary name, next
-//! to its final name) before any input is read, so that a missing folder or a
-//! folder without write permission is reported at once and nothing is
-//! written. At the end only the files that received games are moved into
+//! to its final name) before any input is read, so that a folder without
+//! write permission is reported at once and nothing is written. Missing
+//! folders of the template are created first (as `mkdir -p`); those left
+//! empty at the end are removed again. At the end only the files that received games are moved into
 //! place: the others are removed, and an existing file of that name is left
 //! as it was (so six runs on six small inputs do not leave a litter of empty
 //! files; the summary names the files written).
@@ -91,24 +92,59 @@ impl Sink<Option<Class>> for Files {
     }
 }
 
-/// The folder a file will be created in must exist (checked before reading).
-fn check_folder(path: &Path) -> Result<(), Error> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(Error::Usage(format!(
-            "split: cannot write {}: {} is not a folder",
-            path.display(),
-            dir.display()
-        ))),
-        Err(e) => Err(Error::Usage(format!(
-            "split: cannot write {}: folder {}: {e}",
-            path.display(),
-            dir.display()
-        ))),
+/// The folders `split` created for its files, outermost first. Whatever is
+/// left empty at the end (no game of the class, or a failed run, whose
+/// temporary files are gone by then) is removed again, so a run leaves only
+/// the folders that hold its files; a folder that existed is never touched.
+#[derive(Default)]
+struct CreatedFolders(Vec<PathBuf>);
+
+impl Drop for CreatedFolders {
+    fn drop(&mut self) {
+        for dir in self.0.iter().rev() {
+            // Fails, as it should, on a folder that holds anything.
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+impl CreatedFolders {
+    /// Creates the folder `path` goes in and any missing folder above it, as
+    /// `mkdir -p` does (checked before any input is read).
+    fn make_for(&mut self, path: &Path) -> Result<(), Error> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut missing = Vec::new();
+        for d in dir.ancestors().filter(|d| !d.as_os_str().is_empty()) {
+            match std::fs::metadata(d) {
+                Ok(meta) if meta.is_dir() => break,
+                Ok(_) => {
+                    return Err(Error::Usage(format!(
+                        "split: cannot write {}: {} is not a folder",
+                        path.display(),
+                        d.display()
+                    )));
+                }
+                Err(_) => missing.push(d),
+            }
+        }
+        for d in missing.into_iter().rev() {
+            match std::fs::create_dir(d) {
+                Ok(()) => self.0.push(d.to_path_buf()),
+                // Made meanwhile by someone else: theirs, not ours to remove.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                Err(e) => {
+                    return Err(Error::Usage(format!(
+                        "split: cannot write {}: cannot create the folder {}: {e}",
+                        path.display(),
+                        d.display()
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -142,7 +178,7 @@ pub struct Summary {
 /// # Errors
 ///
 /// [`Error::Usage`] for a template without `{class}`, a malformed tag
-/// expression or a missing folder, before anything is read; [`Error::Io`]
+/// expression or a folder that cannot be created, before anything is read; [`Error::Io`]
 /// when an input cannot be read or a file written.
 pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let template = &options.template;
@@ -162,10 +198,13 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         .copied()
         .filter(|c| selection.classes.is_empty() || selection.classes.contains(c))
         .collect();
-    for &class in &written {
-        check_folder(&class_path(template, class))?;
-    }
     check_inputs_exist(inputs)?;
+    // Declared before the outputs, so dropped after them: their temporary
+    // files are gone before the folders are tried for removal.
+    let mut folders = CreatedFolders::default();
+    for &class in &written {
+        folders.make_for(&class_path(template, class))?;
+    }
     let mut outputs: Vec<Option<ClassOutput>> = Class::ALL.iter().map(|_| None).collect();
     for &class in &written {
         let path = class_path(template, class);

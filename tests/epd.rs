@@ -44,10 +44,10 @@ fn book_round_trip_xfen_shredder_xfen_keeps_every_byte() {
     let out = run_stdin(&["fen", "--to", "xfen"], SHREDDER_BOOK.as_bytes());
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8(out.stdout).unwrap(), XFEN_BOOK);
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // Only the summary on standard error.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pgnfen: 4 records, 4 written as xfen, 0 left unchanged (0 invalid, 0 not writable in xfen)\n"
     );
 }
 
@@ -122,9 +122,14 @@ fn a_broken_line_is_reported_and_the_others_converted() {
     let lines: Vec<&str> = stdout.lines().collect();
     let want_first = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - bm e4; id \"BK.01\";";
     assert_eq!(lines[0], want_first);
-    for (have, want) in lines.iter().zip(input.lines()).take(4).skip(1) {
-        assert_eq!(have, &want, "left unchanged");
-    }
+    assert_eq!(lines[1], input.lines().nth(1).unwrap(), "left unchanged");
+    // A last operation without its ';' is a warning: the record is converted,
+    // its operations kept as written.
+    assert_eq!(
+        lines[2],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - bm e4"
+    );
+    assert_eq!(lines[3], input.lines().nth(3).unwrap(), "left unchanged");
     assert_eq!(lines[4], "4k3/8/8/8/8/8/8/R3K2R w HA - id \"ok\";");
     let stderr = String::from_utf8(out.stderr).unwrap();
     let name = s(&book);
@@ -132,15 +137,15 @@ fn a_broken_line_is_reported_and_the_others_converted() {
         stderr.contains(&format!("{name}:2:57: error[fen-syntax]: record left unchanged: unterminated string; expected a closing '\"'")),
         "{stderr}"
     );
-    assert!(
-        stderr.contains(&format!("{name}:3:59: error[fen-syntax]: record left unchanged: the operation 'bm' has no ending ';'; expected ';'")),
-        "{stderr}"
-    );
+    assert!(!stderr.contains(&format!("{name}:3:")), "{stderr}");
     assert!(
         stderr.contains(&format!("{name}:4:54: error[fen-syntax]")),
         "{stderr}"
     );
-    assert!(stderr.contains("5 records, 3 invalid"), "{stderr}");
+    assert!(
+        stderr.contains("5 records, 3 written as shredder, 2 left unchanged (2 invalid,"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -220,7 +225,12 @@ fn compressed_books_give_the_same_output() {
         for p in [&gz, &zst] {
             let got = run(&[&["fen"], args.as_slice(), &[s(p)]].concat());
             assert_eq!(got.status.code(), Some(0));
-            assert_eq!(got.stdout, want.stdout, "{}", p.display());
+            assert_eq!(
+                without_file(&got.stdout, s(p)),
+                without_file(&want.stdout, s(&plain)),
+                "{}",
+                p.display()
+            );
         }
     }
 }
@@ -252,7 +262,7 @@ fn stored_zip(members: &[(&str, &[u8])]) -> Vec<u8> {
         central.extend_from_slice(b"PK\x01\x02");
         central.extend_from_slice(&20u16.to_le_bytes()); // version made by
         common(&mut central);
-        central.extend_from_slice(&[0; 8]); // comment len, disk, internal attrs
+        central.extend_from_slice(&[0; 6]); // comment len, disk, internal attrs
         central.extend_from_slice(&0u32.to_le_bytes()); // external attrs
         central.extend_from_slice(&offset.to_le_bytes());
         central.extend_from_slice(name.as_bytes());
@@ -285,8 +295,30 @@ fn zipped_book_gives_the_same_output() {
             "{}",
             String::from_utf8_lossy(&got.stderr)
         );
-        assert_eq!(got.stdout, want.stdout);
+        assert_eq!(
+            without_file(&got.stdout, &format!("{}:book.epd", s(&zip))),
+            without_file(&want.stdout, s(&plain))
+        );
     }
+}
+
+/// The output with each JSON object's `file` (which names the input read)
+/// checked against `file` and taken out, so that outputs of the same book
+/// read from different files compare equal. Text output is returned as is.
+fn without_file(stdout: &[u8], file: &str) -> Vec<u8> {
+    let text = String::from_utf8_lossy(stdout);
+    if !text.starts_with('{') {
+        return stdout.to_vec();
+    }
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut o: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(o["file"], file, "{line}");
+        o.as_object_mut().unwrap().remove("file");
+        out.extend_from_slice(o.to_string().as_bytes());
+        out.push(b'\n');
+    }
+    out
 }
 
 #[test]

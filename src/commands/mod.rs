@@ -12,6 +12,7 @@ pub mod split;
 pub mod stats;
 
 use std::io::{self, IsTerminal};
+use std::path::Path;
 
 pub use pgnfen::Error;
 pub use pgnfen::pipeline::check_inputs_exist;
@@ -50,4 +51,36 @@ pub fn options(global: &Global) -> Options {
         mmap: !global.no_mmap,
         ..Options::new(threads, progress)
     }
+}
+
+/// `-o FILE` with several inputs, FILE one of them, would merge every input
+/// into that one file and lose what it held: a usage error, before anything
+/// is read, that points to `--in-place` (what such a command line usually
+/// means). With one input, `-o` naming it rewrites it, as documented.
+pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[String]) -> Result<(), Error> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(output) = output.filter(|p| p.as_os_str() != "-") else {
+        return Ok(());
+    };
+    // Standard input counts as one of the inputs merged (`-o a.pgn a.pgn -`).
+    if args.len() < 2 {
+        return Ok(());
+    }
+    // The same file however it is named (`./a.pgn`, a link, another path).
+    let Ok(out) = std::fs::metadata(output) else {
+        return Ok(());
+    };
+    let named = args
+        .iter()
+        .filter(|a| a.as_str() != "-")
+        .any(|a| std::fs::metadata(a).is_ok_and(|m| m.dev() == out.dev() && m.ino() == out.ino()));
+    if named {
+        return Err(Error::Usage(format!(
+            "-o {} names one of the {} inputs: the others would be merged into it; \
+             to rewrite each input to itself, use --in-place instead of -o",
+            output.display(),
+            args.len()
+        )));
+    }
+    Ok(())
 }

@@ -25,7 +25,7 @@ pub use game::Job;
 use game::{Builder, Entry};
 pub use game::{Header, HeaderTag};
 use progress::Progress;
-pub use source::{Input, Stream, Streams};
+pub use source::{Compression, Input, Stream, Streams};
 
 pub use crate::error::check_inputs_exist;
 use spool::Spool;

@@ -95,9 +95,17 @@ impl Output {
         let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
             return Ok(Output::stdout());
         };
-        let name = path.display().to_string();
         let compression = Compression::for_output(path)
             .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, msg))?;
+        Output::create_as(path, compression)
+    }
+
+    /// A file written in `compression` whatever its name says: `--in-place`
+    /// rewrites `book.epd.gz` (or a gzip file named `book.epd`) as gzip again,
+    /// because the format is the input's, recognised by its first bytes
+    /// ([`in_place_compression`]).
+    pub fn create_as(path: &Path, compression: Compression) -> io::Result<Output> {
+        let name = path.display().to_string();
         // Only regular files get the write-then-rename treatment: renaming over
         // `/dev/null` or a named pipe would replace it.
         let existing = std::fs::metadata(path).ok();
@@ -178,6 +186,13 @@ impl Output {
         })
     }
 
+    /// The output that rewrites the file `path` in place: written under a
+    /// temporary name beside it, in the compression its first bytes show, and
+    /// renamed over it (keeping its mode) on [`Output::commit`].
+    pub fn in_place(path: &Path) -> io::Result<Output> {
+        Output::create_as(path, in_place_compression(path)?)
+    }
+
     /// The output's name in messages.
     pub fn name(&self) -> &str {
         &self.name
@@ -218,6 +233,42 @@ impl Output {
                 source: e,
             },
         )
+    }
+}
+
+/// The compression to write `path` back in when it is rewritten in place: the
+/// one its first bytes show, as the reader recognises it. A zip archive (the
+/// records of several members cannot be put back one by one) and anything
+/// but a regular file are refused with a message for the user.
+pub fn in_place_compression(path: &Path) -> io::Result<Compression> {
+    use std::io::Read;
+    // Looked at before opening: opening a named pipe would wait for a writer.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file; --in-place rewrites files only",
+        ));
+    }
+    let mut file = File::open(path)?;
+    let mut magic = [0u8; 16];
+    let mut n = 0;
+    while n < magic.len() {
+        match file.read(&mut magic[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // Every compression the reader recognises and `create_as` writes comes
+    // back as itself; a new one (xz) needs an arm in `create_as` and nothing
+    // here, unless it is a container like zip.
+    match Compression::sniff(&magic[..n]) {
+        Compression::Zip => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a zip archive cannot be rewritten in place; convert it to another file with -o",
+        )),
+        other => Ok(other),
     }
 }
 
@@ -299,6 +350,25 @@ mod tests {
         out.commit().unwrap();
         let meta = std::fs::metadata("/dev/null").unwrap();
         assert!(!meta.is_file(), "/dev/null must stay a device");
+    }
+
+    #[test]
+    fn in_place_keeps_the_input_compression_whatever_the_name() {
+        let dir = tempfile::tempdir().unwrap();
+        // A gzip file whose name says nothing of it.
+        let path = dir.path().join("book.epd");
+        let mut out = Output::create_as(&path, Compression::Gzip).unwrap();
+        out.write_all(b"records").unwrap();
+        out.commit().unwrap();
+        assert_eq!(in_place_compression(&path).unwrap(), Compression::Gzip);
+        let plain = dir.path().join("plain.epd.zst");
+        std::fs::write(&plain, b"not compressed").unwrap();
+        assert_eq!(in_place_compression(&plain).unwrap(), Compression::None);
+        let zip = dir.path().join("a.zip");
+        std::fs::write(&zip, b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0").unwrap();
+        let e = in_place_compression(&zip).unwrap_err();
+        assert!(e.to_string().contains("zip"), "{e}");
+        assert!(in_place_compression(dir.path()).is_err(), "a folder");
     }
 
     #[test]

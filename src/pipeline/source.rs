@@ -370,10 +370,15 @@ fn decompress<R: BufRead + Send + 'static>(
 /// A compression, as recognised by magic bytes or asked for by an output's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
+    /// Plain text.
     None,
+    /// gzip (one member or several).
     Gzip,
+    /// bzip2 (one stream or several).
     Bzip2,
+    /// zstd (one frame or several, skippable frames among them).
     Zstd,
+    /// A zip archive (read member by member; never written).
     Zip,
 }
 
