@@ -150,6 +150,15 @@ pub enum Command {
         exit_status!()
     ))]
     Completions(CompletionsArgs),
+    /// Print the reference page of a problem code (as in docs/codes.md)
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  pgnfen explain fen-syntax\n",
+        "  pgnfen explain missing-clocks | less\n",
+        "\n",
+        "Exit status: 0 on success; 2 when CODE is not a problem code."
+    ))]
+    Explain(ExplainArgs),
     /// Print the manual page (roff)
     #[command(after_help = concat!(
         "Examples:\n",
@@ -169,6 +178,13 @@ pub struct CompletionsArgs {
     /// The shell to complete for
     #[arg(value_enum)]
     pub shell: Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A problem code, as reports print it (`fen-syntax`, `missing-clocks`, ...)
+    #[arg(value_name = "CODE")]
+    pub code: String,
 }
 
 #[derive(Debug, Args)]

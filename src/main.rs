@@ -35,6 +35,7 @@ fn main() -> ExitCode {
         Command::Index(args) => commands::index::run(&cli.global, args),
         Command::Completions(args) => commands::manual::run_completions(args.shell),
         Command::Man => commands::manual::run_man(),
+        Command::Explain(args) => commands::explain::run(&args.code),
     };
     match result {
         Ok(Outcome::Clean) | Err(Error::BrokenPipe) => ExitCode::SUCCESS,

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod convert;
+pub mod explain;
 pub mod export;
 pub mod fen;
 pub mod filter;
@@ -51,3 +52,28 @@ pub fn options(global: &Global) -> Options {
         ..Options::new(threads, progress)
     }
 }
+
+/// After a run: a warning for each `--tag` whose tag no game held (most often
+/// a misspelled name: `whiteelo` for `WhiteElo`), naming the closest tag name
+/// that the inputs do hold. A selection on such a tag keeps no game (or every
+/// game, for `!=`/`!~`) without any other sign that something is off.
+pub fn warn_unseen_tags(global: &Global, exprs: &[pgnfen::select::TagExpr], inputs: &[Input]) {
+    if global.quiet {
+        return;
+    }
+    let unseen = pgnfen::select::unseen_names(exprs);
+    if unseen.is_empty() {
+        return;
+    }
+    let seen = pgnfen::select::tag_names_at_start(inputs);
+    for name in unseen {
+        let hint = match pgnfen::select::closest(name, seen.iter().map(String::as_str)) {
+            Some(near) => format!("; did you mean {near}?"),
+            None => String::new(),
+        };
+        eprintln!(
+            "pgnfen: warning: no game held the tag {name} named by --tag (tag names are case-sensitive){hint}"
+        );
+    }
+}
+
