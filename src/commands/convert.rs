@@ -17,11 +17,11 @@ pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
     let summary = convert::run(&inputs(&args.inputs), &options)?;
     if !global.quiet {
         eprintln!(
-            "pgnfen: {} games, {} FEN tags written as {}, {} left unchanged",
-            summary.games,
-            summary.converted,
+            "pgnfen: {}, {} written as {}, {} left unchanged",
+            crate::format::count(summary.games, "game", "games"),
+            crate::format::count(summary.converted, "FEN tag", "FEN tags"),
             args.to.as_str(),
-            summary.unchanged
+            crate::format::thousands(summary.unchanged)
         );
     }
     Ok(Outcome::Clean)

@@ -80,14 +80,10 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     if summary.dropped_pairs > 0 {
         // Never silent, even under -q: the table lacks these tags.
         eprintln!(
-            "pgnfen: warning: {} tags in {} {} were not exported (a header beyond {} tags or {} MiB of tag text)",
-            thousands(summary.dropped_pairs),
-            thousands(summary.games_with_dropped_pairs),
-            if summary.games_with_dropped_pairs == 1 {
-                "game"
-            } else {
-                "games"
-            },
+            "pgnfen: warning: {} in {} {} not exported (a header beyond {} tags or {} MiB of tag text)",
+            crate::format::count(summary.dropped_pairs, "tag", "tags"),
+            crate::format::count(summary.games_with_dropped_pairs, "game", "games"),
+            if summary.dropped_pairs == 1 { "was" } else { "were" },
             export::MAX_PAIRS,
             export::PAIR_BUDGET >> 20
         );

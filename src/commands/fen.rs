@@ -107,8 +107,9 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     out.commit().map_err(write_err)?;
     if !global.quiet && args.format == Format::Text && (counts.invalid + counts.unwritable) > 0 {
         let mut msg = format!(
-            "pgnfen: {} records, {} invalid",
-            counts.records, counts.invalid
+            "pgnfen: {}, {} invalid",
+            crate::format::count(counts.records, "record", "records"),
+            crate::format::thousands(counts.invalid)
         );
         if let Some(d) = args.to {
             msg.push_str(&format!(
