@@ -46,7 +46,10 @@ pub fn command() -> clap::Command {
         .collect();
     // Every command in turn (`mut_subcommand` moves a command to the end of
     // the list, so touching all of them in order keeps the order of `--help`).
-    let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
     for name in names {
         let hidden = NO_INPUT_COMMANDS.contains(&name.as_str());
         let globals = globals.clone();
@@ -70,11 +73,17 @@ pub fn completion_command() -> clap::Command {
     for a in &globals {
         cmd = cmd.mut_arg(a.get_id().clone(), |a| a.global(false));
     }
-    let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
     for name in names {
         let takes_input = !NO_INPUT_COMMANDS.contains(&name.as_str());
         let globals = globals.clone();
-        cmd = cmd.mut_subcommand(name, |sub| if takes_input { sub.args(globals) } else { sub });
+        cmd = cmd.mut_subcommand(
+            name,
+            |sub| if takes_input { sub.args(globals) } else { sub },
+        );
     }
     cmd
 }
@@ -446,12 +455,18 @@ mod tests {
             let mut cmd = command();
             cmd.build();
             let sub = cmd.find_subcommand(name).unwrap();
-            let threads = sub.get_arguments().find(|a| a.get_id() == "threads").unwrap();
+            let threads = sub
+                .get_arguments()
+                .find(|a| a.get_id() == "threads")
+                .unwrap();
             assert!(threads.is_hide_set(), "{name}");
             let mut cmd = completion_command();
             cmd.build();
             let sub = cmd.find_subcommand(name).unwrap();
-            assert!(sub.get_arguments().all(|a| a.get_id() != "threads"), "{name}");
+            assert!(
+                sub.get_arguments().all(|a| a.get_id() != "threads"),
+                "{name}"
+            );
         }
         let mut cmd = completion_command();
         cmd.build();

@@ -614,7 +614,11 @@ mod tests {
     fn names_are_read_from_the_start_of_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.pgn");
-        std::fs::write(&path, "[Event \"x\"]\r\n [WhiteElo \"2500\"]\n[Event \"y\"]\n\n1. e4 *\n").unwrap();
+        std::fs::write(
+            &path,
+            "[Event \"x\"]\r\n [WhiteElo \"2500\"]\n[Event \"y\"]\n\n1. e4 *\n",
+        )
+        .unwrap();
         let inputs = [
             crate::pipeline::Input::Stdin,
             crate::pipeline::Input::File(path),

@@ -203,7 +203,9 @@ fn explain_hint(r: &Summary, warnings: bool) -> Option<String> {
     Some(if shown.len() == 1 {
         format!("For more about this problem, try `pgnfen explain {first}`.\n")
     } else {
-        format!("For more about a problem, try `pgnfen explain CODE` (e.g. `pgnfen explain {first}`).\n")
+        format!(
+            "For more about a problem, try `pgnfen explain CODE` (e.g. `pgnfen explain {first}`).\n"
+        )
     })
 }
 

@@ -25,7 +25,12 @@ fn sections() -> impl Iterator<Item = (&'static str, &'static str)> {
         }
         offset += line.len();
     }
-    let ends: Vec<usize> = starts.iter().skip(1).copied().chain([CODES_MD.len()]).collect();
+    let ends: Vec<usize> = starts
+        .iter()
+        .skip(1)
+        .copied()
+        .chain([CODES_MD.len()])
+        .collect();
     starts.into_iter().zip(ends).filter_map(|(start, end)| {
         let text = &CODES_MD[start..end];
         let heading = text.lines().next()?;
@@ -37,7 +42,10 @@ fn sections() -> impl Iterator<Item = (&'static str, &'static str)> {
 /// The section of `code`: exactly its text in docs/codes.md.
 pub fn explanation(code: &str) -> Option<&'static str> {
     // Written as in reports (`error[fen-syntax]`) or bare; case does not matter.
-    let wanted = code.trim().trim_start_matches("error[").trim_start_matches("warning[");
+    let wanted = code
+        .trim()
+        .trim_start_matches("error[")
+        .trim_start_matches("warning[");
     let wanted = wanted.trim_end_matches(']').to_ascii_lowercase();
     sections().find(|(c, _)| *c == wanted).map(|(_, text)| text)
 }

@@ -83,7 +83,11 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
             "pgnfen: warning: {} in {} {} not exported (a header beyond {} tags or {} MiB of tag text)",
             crate::format::count(summary.dropped_pairs, "tag", "tags"),
             crate::format::count(summary.games_with_dropped_pairs, "game", "games"),
-            if summary.dropped_pairs == 1 { "was" } else { "were" },
+            if summary.dropped_pairs == 1 {
+                "was"
+            } else {
+                "were"
+            },
             export::MAX_PAIRS,
             export::PAIR_BUDGET >> 20
         );

@@ -76,4 +76,3 @@ pub fn warn_unseen_tags(global: &Global, exprs: &[pgnfen::select::TagExpr], inpu
         );
     }
 }
-
