@@ -255,3 +255,91 @@ fn explain_prints_the_section_of_every_code_as_documented() {
         stderr(&out)
     );
 }
+
+// --- #24.5: .zst outputs in independent frames ---------------------------------
+
+/// About `n` bytes of games of several classes.
+fn many_games(n: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(n + 200);
+    let mut i = 0u64;
+    while out.len() < n {
+        let head = match i % 3 {
+            0 => String::new(),
+            1 => "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1\"]\n".into(),
+            _ => "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n".into(),
+        };
+        out.extend_from_slice(
+            format!("[Event \"game {i}\"]\n[WhiteElo \"{}\"]\n{head}\n1. e4 e5 2. Nf3 Nc6 {{ {i} }} *\n\n", 1500 + i % 1000)
+                .as_bytes(),
+        );
+        i += 1;
+    }
+    out
+}
+
+fn tool(name: &str, args: &[&str]) -> Option<Vec<u8>> {
+    let out = std::process::Command::new(name).args(args).output().ok()?;
+    assert!(
+        out.status.success(),
+        "{name} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(out.stdout)
+}
+
+#[test]
+fn zst_outputs_are_frames_read_back_in_parallel_and_by_zstd() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = write(dir.path(), "games.pgn", &many_games(9 << 20));
+    let zst = dir.path().join("kept.pgn.zst").display().to_string();
+    let plain_out = dir.path().join("kept.pgn").display().to_string();
+    for (output, threads) in [(&zst, "2"), (&plain_out, "1")] {
+        let out = run(&[
+            "-j",
+            threads,
+            "filter",
+            "--class",
+            "setup,chess960",
+            "-o",
+            output,
+            &plain,
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let want = std::fs::read(&plain_out).unwrap();
+    assert!(want.len() > 4 << 20, "several frames' worth");
+    // Independent frames: the partition planner (pgnfen.dask's) cuts the file
+    // at frame bounds, which it does only for a file of several frames.
+    let parts = pgnfen::partition::plan(&[&zst], 16 << 10).unwrap();
+    assert!(parts.len() >= 3, "{} partitions", parts.len());
+    // Read back in parallel by pgnfen: the same counts as the plain file.
+    let stats =
+        |file: &str, j: &str| common::json(&run(&["-j", j, "stats", "--format", "json", file]));
+    assert_eq!(stats(&zst, "2"), stats(&plain_out, "1"));
+    // And by the zstd tools, as one stream.
+    let via_zstd = tool("zstd", &["-dc", &zst]).expect("zstd is installed");
+    assert!(via_zstd == want, "zstd -d gives the games back");
+    if let Some(via_pzstd) = tool("pzstd", &["-dc", "-p", "2", &zst]) {
+        assert!(via_pzstd == want, "pzstd -d gives the games back");
+    }
+    // export and split write .zst the same way.
+    let csv = dir.path().join("rows.csv.zst").display().to_string();
+    assert!(run(&["export", "-o", &csv, &plain]).status.success());
+    let rows = tool("zstd", &["-dc", &csv]).unwrap();
+    assert_eq!(
+        rows.iter().filter(|&&b| b == b'\n').count() as u64 - 1,
+        stats(&plain, "2")["games"].as_u64().unwrap()
+    );
+    std::fs::create_dir(dir.path().join("by")).unwrap();
+    let template = format!("{}/by/{{class}}.pgn.zst", dir.path().display());
+    assert!(run(&["split", "-o", &template, &plain]).status.success());
+    let standard = tool(
+        "zstd",
+        &[
+            "-dc",
+            &format!("{}/by/standard.pgn.zst", dir.path().display()),
+        ],
+    )
+    .unwrap();
+    assert!(standard.starts_with(b"[Event \"game 0\"]"));
+}

@@ -44,6 +44,8 @@ pub fn options(global: &Global) -> Options {
     let threads = global
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // `.zst` outputs are compressed on as many threads as the run has.
+    pgnfen::pipeline::output::set_compression_threads(threads);
     let progress =
         !global.quiet && !global.no_progress && (global.progress || io::stderr().is_terminal());
     Options {
