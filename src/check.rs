@@ -241,11 +241,30 @@ impl Diagnostic<'_> {
     pub fn severity(&self) -> Severity {
         self.finding.code.severity()
     }
+
+    /// The column just past the part at fault (as SARIF's `endColumn`): the
+    /// start column plus the characters under the text format's carets.
+    pub fn end_column(&self) -> usize {
+        self.finding.end_column()
+    }
+}
+
+impl Finding {
+    /// The column just past the part of the line at fault, in characters.
+    pub fn end_column(&self) -> usize {
+        let width = self
+            .line_text
+            .get(self.span.clone())
+            .map_or(0, |s| s.chars().count());
+        self.column + width
+    }
 }
 
 impl Serialize for Diagnostic<'_> {
-    /// The object `pgnfen check --format json` prints: `file`, `game`, `line`,
-    /// `column`, `tag`, `code`, `severity`, `message`.
+    /// The object `pgnfen check --format json` prints (and the row of
+    /// `--format csv`): `file`, `game`, `line`, `column`, `tag`, `code`,
+    /// `severity`, `message`, then `end_column` and `help` (null when there is
+    /// no advice), the two parts of the text format the others had lacked.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         struct Row<'a> {
@@ -257,6 +276,8 @@ impl Serialize for Diagnostic<'_> {
             code: &'a str,
             severity: &'a str,
             message: &'a str,
+            end_column: usize,
+            help: Option<&'a str>,
         }
         Row {
             file: self.file,
@@ -267,6 +288,8 @@ impl Serialize for Diagnostic<'_> {
             code: self.finding.code.as_str(),
             severity: self.severity().as_str(),
             message: &self.finding.message,
+            end_column: self.end_column(),
+            help: self.finding.help.as_deref(),
         }
         .serialize(serializer)
     }

@@ -9,12 +9,83 @@ use clap_complete::Shell;
 use pgnfen::class::Class;
 use pgnfen::fen::{Dialect, EpPolicy};
 
-/// The exit statuses, ending every command's `--help` (and in the man page).
+/// The exit statuses of the whole program, ending the top-level `--help` (the
+/// man page lists them in its own section).
 macro_rules! exit_status {
     () => {
         "Exit status: 0 on success; 1 when `check` found an error (or a warning, with \
          --deny-warnings) or `fen` an invalid record; 2 on a usage or I/O error."
     };
+}
+
+/// The exit statuses of a command that never exits with 1: each command's
+/// `--help` says only what applies to it.
+macro_rules! exit_status_plain {
+    () => {
+        "Exit status: 0 on success; 2 on a usage or I/O error."
+    };
+}
+
+/// The commands that read no input (`man`, `completions`, `explain`): the
+/// global options (`-j`, `-q`, `--progress`, `--no-mmap`, ...) mean nothing to
+/// them, so their `--help` and the completions offered after them leave those out.
+const NO_INPUT_COMMANDS: [&str; 3] = ["man", "completions", "explain"];
+
+/// The command-line definition as parsed and completed: [`Cli`]'s, with the
+/// global options hidden after the commands that read no input. clap copies a
+/// global option into every command when the definition is built, except into
+/// a command that already has an argument of that name: those commands get a
+/// hidden copy first (still accepted, so `pgnfen -j4 man` is no error).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let globals: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .map(|a| a.clone().global(false).hide(true))
+        .collect();
+    // Every command in turn (`mut_subcommand` moves a command to the end of
+    // the list, so touching all of them in order keeps the order of `--help`).
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        let hidden = NO_INPUT_COMMANDS.contains(&name.as_str());
+        let globals = globals.clone();
+        cmd = cmd.mut_subcommand(name, |sub| if hidden { sub.args(globals) } else { sub });
+    }
+    cmd
+}
+
+/// The definition the completion scripts are generated from: as [`command`],
+/// but with the global options copied by hand into the commands that read
+/// input instead of made global, because some generators (bash's) offer
+/// hidden options too; after `man`, `completions` and `explain` none is offered.
+pub fn completion_command() -> clap::Command {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let globals: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .map(|a| a.clone().global(false))
+        .collect();
+    for a in &globals {
+        cmd = cmd.mut_arg(a.get_id().clone(), |a| a.global(false));
+    }
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        let takes_input = !NO_INPUT_COMMANDS.contains(&name.as_str());
+        let globals = globals.clone();
+        cmd = cmd.mut_subcommand(
+            name,
+            |sub| if takes_input { sub.args(globals) } else { sub },
+        );
+    }
+    cmd
 }
 
 #[derive(Debug, Parser)]
@@ -77,7 +148,7 @@ pub enum Command {
         "  pgnfen filter --class chess960 --chess960-position 518,0 tcec.pgn\n",
         "  pgnfen filter --tag 'WhiteElo>=2500' --tag 'Event~Classical' -o strong.pgn lichess.pgn.zst\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Filter(FilterArgs),
     /// Write each game to a file per class, in one pass
@@ -86,7 +157,7 @@ pub enum Command {
         "  pgnfen split -o 'by-class/{class}.pgn.zst' lichess.pgn.zst\n",
         "  pgnfen split --class chess960,crc --tag 'WhiteElo>=2000' -o 'out/{class}.pgn' tcec.pgn\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Split(SplitArgs),
     /// Rewrite FEN tags in another castling dialect, changing nothing else
@@ -96,7 +167,7 @@ pub enum Command {
         "  pgnfen convert --to xfen --repair --in-place a.pgn b.pgn.gz c.pgn.zst\n",
         "  pgnfen convert --to fen --ep legal games.pgn.gz > games.pgn\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Convert(ConvertArgs),
     /// Report malformed or inconsistent SetUp/FEN/Variant headers
@@ -106,7 +177,7 @@ pub enum Command {
         "  pgnfen check --format github --deny-warnings book.pgn\n",
         "  pgnfen check --format sarif book.pgn > pgnfen.sarif\n",
         "\n",
-        exit_status!()
+        "Exit status: 0 when no error was found; 1 when an error was (or a warning, with --deny-warnings); 2 on a usage or I/O error."
     ))]
     Check(CheckArgs),
     /// Count games by class, Chess960 start position and problem
@@ -115,7 +186,7 @@ pub enum Command {
         "  pgnfen stats archive.pgn.zst\n",
         "  pgnfen stats --format json archive.pgn | jq .classes\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Stats(StatsArgs),
     /// Write every game's headers as a table: Parquet, CSV or JSON lines
@@ -128,7 +199,7 @@ pub enum Command {
         "Columns: file, game, offset, length, line, class, chess960_position, variant, fen,\n",
         "problems, the tag columns (WhiteElo and BlackElo as integers), other_tags.\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Export(ExportArgs),
     /// Convert and classify bare FEN records
@@ -138,7 +209,7 @@ pub enum Command {
         "  pgnfen fen --format json < positions.fen\n",
         "  pgnfen fen --to shredder --in-place book.epd openings.epd.gz\n",
         "\n",
-        exit_status!()
+        "Exit status: 0 on success; 1 when a record is invalid; 2 on a usage or I/O error."
     ))]
     Fen(FenArgs),
     /// Print a completion script for a shell
@@ -148,16 +219,25 @@ pub enum Command {
         "  pgnfen completions zsh > ~/.zfunc/_pgnfen\n",
         "  pgnfen completions fish > ~/.config/fish/completions/pgnfen.fish\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Completions(CompletionsArgs),
+    /// Print the reference page of a problem code (as in docs/codes.md)
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  pgnfen explain fen-syntax\n",
+        "  pgnfen explain missing-clocks | less\n",
+        "\n",
+        "Exit status: 0 on success; 2 when CODE is not a problem code."
+    ))]
+    Explain(ExplainArgs),
     /// Print the manual page (roff)
     #[command(after_help = concat!(
         "Examples:\n",
         "  pgnfen man > ~/.local/share/man/man1/pgnfen.1\n",
         "  pgnfen man | man -l -\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Man,
     /// Print each game's byte span, first line and class as JSON lines (for tests and tools)
@@ -170,6 +250,13 @@ pub struct CompletionsArgs {
     /// The shell to complete for
     #[arg(value_enum)]
     pub shell: Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A problem code, as reports print it (`fen-syntax`, `missing-clocks`, ...)
+    #[arg(value_name = "CODE")]
+    pub code: String,
 }
 
 #[derive(Debug, Args)]
@@ -369,5 +456,32 @@ mod tests {
     #[test]
     fn flags_are_consistent() {
         Cli::command().debug_assert();
+        command().debug_assert();
+        completion_command().debug_assert();
+    }
+
+    #[test]
+    fn commands_without_input_take_no_global_option_in_help_or_completions() {
+        for name in NO_INPUT_COMMANDS {
+            let mut cmd = command();
+            cmd.build();
+            let sub = cmd.find_subcommand(name).unwrap();
+            let threads = sub
+                .get_arguments()
+                .find(|a| a.get_id() == "threads")
+                .unwrap();
+            assert!(threads.is_hide_set(), "{name}");
+            let mut cmd = completion_command();
+            cmd.build();
+            let sub = cmd.find_subcommand(name).unwrap();
+            assert!(
+                sub.get_arguments().all(|a| a.get_id() != "threads"),
+                "{name}"
+            );
+        }
+        let mut cmd = completion_command();
+        cmd.build();
+        let filter = cmd.find_subcommand("filter").unwrap();
+        assert!(filter.get_arguments().any(|a| a.get_id() == "threads"));
     }
 }

@@ -67,6 +67,9 @@ impl Selection {
             let verdict = header.verdict();
             (verdict.class, verdict.chess960_position)
         };
+        // The tags are noted for every game, also one the class already rules
+        // out: a tag held only by such games was still seen (no false warning).
+        self.tags.note_seen(|i| header.extra(i));
         let keep = self.keeps(class, position) && self.tags.matches(|i| header.extra(i));
         (class, keep)
     }

@@ -148,7 +148,18 @@ fn from_sarif(log: &Value) -> Vec<Placed> {
                 column: loc["region"]["startColumn"].as_u64().unwrap(),
                 code: id.into(),
                 severity: r["level"].as_str().unwrap().into(),
-                message: r["message"]["text"].as_str().unwrap().into(),
+                // The message ends with the problem's own advice, also given
+                // alone in the result's properties.
+                message: {
+                    let text = r["message"]["text"].as_str().unwrap();
+                    match r["properties"]["help"].as_str() {
+                        Some(help) => text
+                            .strip_suffix(&format!("; help: {help}"))
+                            .expect("the help ends the message")
+                            .into(),
+                        None => text.into(),
+                    }
+                },
             }
         })
         .collect()
@@ -233,8 +244,8 @@ fn sarif_rules_cover_every_code_with_help() {
     assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
     let rules = driver["rules"].as_array().unwrap();
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    // Every code of the README's table is a rule, with its three texts.
-    let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap();
+    // Every code of the documentation's table is a rule, with its three texts.
+    let readme = std::fs::read_to_string(manifest().join("docs/codes.md")).unwrap();
     for id in &ids {
         assert!(
             readme.contains(&format!("| `{id}` |")),

@@ -45,7 +45,7 @@ impl<W: Write> Report<W> {
     fn write_csv_header(&mut self) -> io::Result<()> {
         if std::mem::take(&mut self.header_pending) {
             self.out
-                .write_all(b"file,game,line,column,tag,code,severity,message\n")?;
+                .write_all(b"file,game,line,column,tag,code,severity,message,end_column,help\n")?;
         }
         Ok(())
     }
@@ -150,6 +150,9 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     if args.format == CheckFormat::Text {
         if !global.quiet {
             out.write_all(summary.as_bytes()).map_err(write_err)?;
+            if let Some(hint) = explain_hint(&totals, warnings) {
+                out.write_all(hint.as_bytes()).map_err(write_err)?;
+            }
         }
     } else if !global.quiet {
         eprint!("{summary}");
@@ -186,6 +189,24 @@ fn summary(r: &Summary, seconds: f64, warnings: bool) -> String {
         }
     }
     s
+}
+
+/// The last line of the text report when problems were shown: where to read
+/// about their codes (as rustc ends with `rustc --explain`).
+fn explain_hint(r: &Summary, warnings: bool) -> Option<String> {
+    let shown: Vec<&str> = Code::ALL
+        .iter()
+        .filter(|&&c| r.counts[c as usize] > 0 && (warnings || c.severity() == Severity::Error))
+        .map(|c| c.as_str())
+        .collect();
+    let first = shown.first()?;
+    Some(if shown.len() == 1 {
+        format!("For more about this problem, try `pgnfen explain {first}`.\n")
+    } else {
+        format!(
+            "For more about a problem, try `pgnfen explain CODE` (e.g. `pgnfen explain {first}`).\n"
+        )
+    })
 }
 
 /// A GitHub Actions workflow command's message: `%`, CR and LF are escaped
@@ -292,8 +313,10 @@ struct SarifResult {
     uri: String,
     line: u64,
     column: usize,
+    end_column: usize,
     code: Code,
     message: String,
+    help: Option<String>,
 }
 
 impl Sarif {
@@ -306,8 +329,10 @@ impl Sarif {
             uri: self.uri.clone(),
             line,
             column: f.column,
+            end_column: f.end_column(),
             code: f.code,
             message: f.message.clone(),
+            help: f.help.clone(),
         });
     }
 
@@ -335,17 +360,35 @@ impl Sarif {
             .results
             .iter()
             .map(|r| {
+                // The advice of this very problem (the rule's help is generic):
+                // in the message, which is what dashboards show, as the
+                // lossy-castling line of `convert` writes it, and on its own
+                // in the result's properties for tools.
+                let (text, properties) = match &r.help {
+                    Some(help) => (
+                        format!("{}; help: {help}", r.message),
+                        json!({"help": help}),
+                    ),
+                    None => (r.message.clone(), json!({})),
+                };
+                // An empty span (a caret between characters) ends where it starts.
+                let end = r.end_column.max(r.column);
                 json!({
                     "ruleId": r.code.as_str(),
                     "ruleIndex": r.code as usize,
                     "level": level(r.code),
-                    "message": {"text": r.message},
+                    "message": {"text": text},
                     "locations": [{
                         "physicalLocation": {
                             "artifactLocation": {"uri": r.uri},
-                            "region": {"startLine": r.line, "startColumn": r.column},
+                            "region": {
+                                "startLine": r.line,
+                                "startColumn": r.column,
+                                "endColumn": end,
+                            },
                         }
                     }],
+                    "properties": properties,
                 })
             })
             .collect();

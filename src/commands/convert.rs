@@ -22,11 +22,11 @@ pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
     };
     if !global.quiet {
         let mut msg = format!(
-            "pgnfen: {} games, {} FEN tags written as {}, {} left unchanged",
-            summary.games,
-            summary.converted,
+            "pgnfen: {}, {} written as {}, {} left unchanged",
+            crate::format::count(summary.games, "game", "games"),
+            crate::format::count(summary.converted, "FEN tag", "FEN tags"),
             args.to.as_str(),
-            summary.unchanged
+            crate::format::thousands(summary.unchanged)
         );
         if args.in_place {
             let n = args.inputs.len();

@@ -67,6 +67,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let columns = export::columns(&inputs, &export_options, &pipeline).map_err(run_error)?;
     let batches = export::batches(&inputs, columns, &export_options, &pipeline);
     let summary = export::write(batches, format, output).map_err(run_error)?;
+    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     if !global.quiet {
         eprintln!(
             "pgnfen: exported {} of {} {} ({})",
@@ -79,13 +80,13 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     if summary.dropped_pairs > 0 {
         // Never silent, even under -q: the table lacks these tags.
         eprintln!(
-            "pgnfen: warning: {} tags in {} {} were not exported (a header beyond {} tags or {} MiB of tag text)",
-            thousands(summary.dropped_pairs),
-            thousands(summary.games_with_dropped_pairs),
-            if summary.games_with_dropped_pairs == 1 {
-                "game"
+            "pgnfen: warning: {} in {} {} not exported (a header beyond {} tags or {} MiB of tag text)",
+            crate::format::count(summary.dropped_pairs, "tag", "tags"),
+            crate::format::count(summary.games_with_dropped_pairs, "game", "games"),
+            if summary.dropped_pairs == 1 {
+                "was"
             } else {
-                "games"
+                "were"
             },
             export::MAX_PAIRS,
             export::PAIR_BUDGET >> 20

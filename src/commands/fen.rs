@@ -151,7 +151,7 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
 /// records read, the invalid ones and, with `--to`, how many were written in
 /// the dialect and how many left as they were.
 fn summary(counts: Counts, to: Option<Dialect>, rewritten: usize) -> String {
-    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural = |n: u64, one: &str, many: &str| crate::format::count(n, one, many);
     let records = plural(counts.records, "record", "records");
     let mut msg = match to {
         None => format!("pgnfen: {records}, {} invalid", counts.invalid),

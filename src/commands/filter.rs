@@ -18,7 +18,8 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
         rest: args.rest.clone(),
         run: options(global),
     };
-    let filter::Summary { games, kept } = filter::run(&inputs(&args.inputs), &options)?;
+    let inputs = inputs(&args.inputs);
+    let filter::Summary { games, kept } = filter::run(&inputs, &options)?;
     if !global.quiet {
         eprintln!(
             "pgnfen: kept {} of {} {}",
@@ -27,5 +28,6 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
             if games == 1 { "game" } else { "games" }
         );
     }
+    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     Ok(Outcome::Clean)
 }

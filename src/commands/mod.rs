@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod convert;
+pub mod explain;
 pub mod export;
 pub mod fen;
 pub mod filter;
@@ -44,6 +45,8 @@ pub fn options(global: &Global) -> Options {
     let threads = global
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // `.zst` outputs are compressed on as many threads as the run has.
+    pgnfen::pipeline::output::set_compression_threads(threads);
     let progress =
         !global.quiet && !global.no_progress && (global.progress || io::stderr().is_terminal());
     Options {
@@ -83,4 +86,28 @@ pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[String]) -> Res
         )));
     }
     Ok(())
+}
+
+/// After a run: a warning for each `--tag` whose tag no game held (most often
+/// a misspelled name: `whiteelo` for `WhiteElo`), naming the closest tag name
+/// that the inputs do hold. A selection on such a tag keeps no game (or every
+/// game, for `!=`/`!~`) without any other sign that something is off.
+pub fn warn_unseen_tags(global: &Global, exprs: &[pgnfen::select::TagExpr], inputs: &[Input]) {
+    if global.quiet {
+        return;
+    }
+    let unseen = pgnfen::select::unseen_names(exprs);
+    if unseen.is_empty() {
+        return;
+    }
+    let seen = pgnfen::select::tag_names_at_start(inputs);
+    for name in unseen {
+        let hint = match pgnfen::select::closest(name, seen.iter().map(String::as_str)) {
+            Some(near) => format!("; did you mean {near}?"),
+            None => String::new(),
+        };
+        eprintln!(
+            "pgnfen: warning: no game held the tag {name} named by --tag (tag names are case-sensitive){hint}"
+        );
+    }
 }

@@ -16,7 +16,8 @@ pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
         tags: args.tag.clone(),
         run: options(global),
     };
-    let summary = split::run(&inputs(&args.inputs), &options)?;
+    let inputs = inputs(&args.inputs);
+    let summary = split::run(&inputs, &options)?;
     if !global.quiet {
         let games = summary.games;
         let names: Vec<(String, u64)> = summary
@@ -46,5 +47,6 @@ pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
             );
         }
     }
+    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     Ok(Outcome::Clean)
 }

@@ -16,7 +16,9 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
         tags: args.tag.clone(),
         run: options(global),
     };
-    let counts = stats::run(&inputs(&args.inputs), &options)?;
+    let inputs = inputs(&args.inputs);
+    let counts = stats::run(&inputs, &options)?;
+    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     let mut out = io::stdout().lock();
     let written = match args.format {
         Format::Json => stats::write_json(&mut out, &counts),

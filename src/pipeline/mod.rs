@@ -4,6 +4,7 @@
 //! [`Sink`] in input order. Memory is bounded by the number of chunks in flight.
 
 pub(crate) mod chunk;
+pub(crate) mod frame_writer;
 pub(crate) mod frames;
 pub(crate) mod game;
 pub mod output;

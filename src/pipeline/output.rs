@@ -1,6 +1,8 @@
 //! Where results go: standard output, or a file written under a temporary name
 //! in the same folder and renamed into place on success, compressed by its
-//! ending (`.gz`, `.bz2`, `.zst`).
+//! ending (`.gz`, `.bz2`, `.zst`). A `.zst` file is written as independent
+//! frames in pzstd's layout, compressed on threads of its own
+//! ([`super::frame_writer`]), so that it can be read back in parallel.
 //!
 //! The file looks like any other the user makes: a new one gets the mode the
 //! umask gives, a replaced one keeps its mode (and owner and group, where
@@ -12,8 +14,30 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::frame_writer::FrameWriter;
 use super::signals;
 use super::source::Compression;
+
+/// The zstd level of `.zst` outputs (the `zstd` tool's default).
+const ZSTD_LEVEL: i32 = 3;
+
+/// Threads that compress a `.zst` output; 0: one per core.
+static COMPRESSION_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets how many threads compress each `.zst` output (the run's `-j`; the
+/// command line sets it once, before any output is created). 0: one per core.
+pub fn set_compression_threads(threads: usize) {
+    COMPRESSION_THREADS.store(threads, Ordering::Relaxed);
+}
+
+fn compression_threads() -> usize {
+    match COMPRESSION_THREADS.load(Ordering::Relaxed) {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
 
 /// Small enough that the long runs of bytes the merger hands over in one call
 /// bypass the buffer (no copy), large enough for compressors' small writes.
@@ -26,7 +50,7 @@ enum Target {
     Special(BufWriter<File>),
     Gzip(flate2::write::GzEncoder<BufWriter<File>>),
     Bzip2(bzip2::write::BzEncoder<BufWriter<File>>),
-    Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
+    Zstd(FrameWriter<BufWriter<File>>),
 }
 
 /// A write error, with the output's name as the user gave it.
@@ -177,7 +201,9 @@ impl Output {
                 file,
                 bzip2::Compression::default(),
             )),
-            Compression::Zstd => Target::Zstd(zstd::stream::write::Encoder::new(file, 3)?),
+            Compression::Zstd => {
+                Target::Zstd(FrameWriter::new(file, ZSTD_LEVEL, compression_threads())?)
+            }
         };
         Ok(Output {
             target,
@@ -385,5 +411,28 @@ mod tests {
             io::Read::read_to_end(&mut r, &mut back).unwrap();
             assert_eq!(back, b"some pgn");
         }
+    }
+
+    #[test]
+    fn zst_output_is_in_frames_of_pzstd_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.pgn.zst");
+        let mut out = Output::create(Some(&path)).unwrap();
+        let game = b"[Event \"x\"]\n\n1. e4 *\n\n";
+        let total = 3 * super::super::frame_writer::FRAME + 1;
+        let mut written = 0;
+        while written < total {
+            out.write_all(game).unwrap();
+            written += game.len();
+        }
+        out.commit().unwrap();
+        let data = std::fs::read(&path).unwrap();
+        // Starts with pzstd's announcement of the first frame's size.
+        assert_eq!(&data[..8], &[0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0]);
+        let file = File::open(&path).unwrap();
+        assert!(super::super::frames::several_frames(
+            &file,
+            data.len() as u64
+        ));
     }
 }
