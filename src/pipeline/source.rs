@@ -1,6 +1,8 @@
 //! Where the bytes come from: files or standard input, each opened once and
-//! decompressed on the fly by its first bytes (gzip, bzip2, zstd, zip), never by
-//! its name.
+//! decompressed on the fly by its first bytes (gzip, bzip2, zstd, xz, zip), never
+//! by its name. Other known compressors and containers (tar, 7z, rar, lz4, ...)
+//! are recognised the same way and refused with their name, so that their
+//! binary bytes are never read as games.
 //!
 //! A regular file is read with large `read` calls (not memory-mapped), and its
 //! size and modification time are checked again at its end: a file truncated or
@@ -25,6 +27,13 @@ use crossbeam_channel::{Receiver, bounded};
 /// How many leading bytes are looked at to recognise a compression (and to
 /// tell text from binary in a zip member).
 const SNIFF: usize = 64 << 10;
+/// How many leading bytes [`Compression::sniff`] needs: a tar archive is only
+/// known by its first 512-byte header (magic at 257, checksum over all of it).
+pub(crate) const MAGIC_LEN: usize = 512;
+/// The most memory the xz decoder may take. `xz -9` (and `-9e`) files need
+/// 65 MiB; a file made with a larger dictionary (up to 1.5 GiB) is refused
+/// rather than allowed to push the run past its memory bound.
+const XZ_MEMLIMIT: u64 = 72 << 20;
 /// Decompressed bytes per message from the zip thread.
 const ZIP_PIECE: usize = 256 << 10;
 
@@ -175,17 +184,7 @@ impl Input {
                     // A regular file is sniffed in place (`pread`) and then read
                     // from its start with no buffer in between: the chunker's
                     // large reads go straight into its recycled buffers.
-                    let mut magic = [0u8; 16];
-                    let mut n = 0;
-                    while n < magic.len() {
-                        match std::os::unix::fs::FileExt::read_at(&file, &mut magic[n..], n as u64)
-                        {
-                            Ok(0) => break,
-                            Ok(k) => n += k,
-                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                            Err(e) => return Err(e),
-                        }
-                    }
+                    let magic = head_of(&file)?;
                     let checked = Counting {
                         inner: Checked {
                             len: meta.len(),
@@ -195,7 +194,7 @@ impl Input {
                         },
                         count: raw_read,
                     };
-                    let reader: Box<dyn Read + Send> = match Compression::sniff(&magic[..n]) {
+                    let reader: Box<dyn Read + Send> = match Compression::sniff(&magic) {
                         Compression::None => Box::new(checked),
                         Compression::Zip => {
                             // A seekable archive: read by its central directory.
@@ -250,9 +249,10 @@ impl Input {
         if !meta.is_file() || meta.len() == 0 {
             return None;
         }
-        let mut magic = [0u8; 16];
-        let n = (&file).read(&mut magic).ok()?;
-        if Compression::sniff(&magic[..n]) != Compression::None {
+        // Anything but plain text (a compression, or a refused container that
+        // `open_streams` names) is not mapped.
+        let magic = head_of(&file).ok()?;
+        if Compression::sniff(&magic) != Compression::None {
             return None;
         }
         // SAFETY: the map is read-only. If another program truncates the file
@@ -315,6 +315,23 @@ pub(crate) fn check_unchanged(
     Ok(())
 }
 
+/// The first [`MAGIC_LEN`] bytes of a regular file (fewer if it is shorter),
+/// read in place (`pread`): the file's own offset is left at its start.
+pub(crate) fn head_of(file: &File) -> io::Result<Vec<u8>> {
+    let mut magic = vec![0u8; MAGIC_LEN];
+    let mut n = 0;
+    while n < magic.len() {
+        match std::os::unix::fs::FileExt::read_at(file, &mut magic[n..], n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    magic.truncate(n);
+    Ok(magic)
+}
+
 fn one(input: Input, reader: Box<dyn Read + Send>) -> Streams {
     Streams {
         inner: StreamsInner::One(Some(Stream { input, reader })),
@@ -325,7 +342,7 @@ fn one(input: Input, reader: Box<dyn Read + Send>) -> Streams {
 /// recognising its compression: the bytes, and whether the input ended there.
 fn fill_sniff<R: Read>(input: &mut BufReader<R>) -> io::Result<(Vec<u8>, bool)> {
     let mut head = Vec::new();
-    while head.len() < 16 {
+    while head.len() < MAGIC_LEN {
         let more = input.fill_buf()?;
         if more.is_empty() {
             // The end, already: never read again (on a terminal, a second read
@@ -364,7 +381,60 @@ fn decompress<R: BufRead + Send + 'static>(
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(input)),
         Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(input)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(input)?),
+        Compression::Xz => {
+            // CONCATENATED: every stream of the file, as `xz -T0` (one stream
+            // per block group) and `cat a.xz b.xz` make them.
+            let stream = liblzma::stream::Stream::new_stream_decoder(
+                XZ_MEMLIMIT,
+                liblzma::stream::CONCATENATED,
+            )
+            .map_err(|e| io::Error::other(format!("cannot start the xz decoder: {e}")))?;
+            Box::new(XzReader(liblzma::bufread::XzDecoder::new_stream(
+                input, stream,
+            )))
+        }
+        Compression::Refused(what) => return Err(refused(what)),
     })
+}
+
+/// The error for an input in a format pgnfen recognises but does not read.
+fn refused(what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "{what}, not PGN text: pgnfen reads plain, gzip, bzip2, zstd, xz and zip files; \
+             unpack it first"
+        ),
+    )
+}
+
+/// An xz decoder whose errors say that the input is xz (liblzma's own
+/// messages, "corrupt data", do not say which layer failed).
+struct XzReader<R>(liblzma::bufread::XzDecoder<R>);
+
+impl<R: BufRead> Read for XzReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(|e| {
+            let memory = e
+                .get_ref()
+                .and_then(|r| r.downcast_ref::<liblzma::stream::Error>())
+                .is_some_and(|e| *e == liblzma::stream::Error::MemLimit);
+            if memory {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "xz data made with a dictionary that needs more than {} MiB to \
+                         decompress (at most `xz -9` is read)",
+                        XZ_MEMLIMIT >> 20
+                    ),
+                )
+            } else if e.kind() == io::ErrorKind::Interrupted {
+                e
+            } else {
+                io::Error::new(e.kind(), format!("xz data cannot be read: {e}"))
+            }
+        })
+    }
 }
 
 /// A compression, as recognised by magic bytes or asked for by an output's name.
@@ -375,6 +445,68 @@ pub enum Compression {
     Bzip2,
     Zstd,
     Zip,
+    Xz,
+    /// A format recognised by its magic bytes that pgnfen does not read: its
+    /// name, for the message ("a tar archive").
+    Refused(&'static str),
+}
+
+/// Whether `data` (at least 512 bytes) starts with a tar header: `ustar` at
+/// offset 257 (POSIX and GNU tar) and a header checksum that adds up, so that
+/// a text that happens to hold `ustar` there is never taken for one.
+fn is_tar(data: &[u8]) -> bool {
+    let Some(header) = data.get(..512) else {
+        return false;
+    };
+    if &header[257..262] != b"ustar" {
+        return false;
+    }
+    // The checksum field: octal digits, ended by NUL or space.
+    let field = &header[148..156];
+    let digits: Vec<u8> = field
+        .iter()
+        .copied()
+        .skip_while(|b| *b == b' ')
+        .take_while(u8::is_ascii_digit)
+        .collect();
+    let Some(stored) = std::str::from_utf8(&digits)
+        .ok()
+        .and_then(|d| u32::from_str_radix(d, 8).ok())
+    else {
+        return false;
+    };
+    // Summed with the checksum field itself read as eight spaces.
+    let sum: u32 = header
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| {
+            if (148..156).contains(&i) {
+                32
+            } else {
+                u32::from(b)
+            }
+        })
+        .sum();
+    sum == stored
+}
+
+/// Whether `data` starts with an `.lzma` (LZMA-alone) header: a properties
+/// byte (lc, lp, pb: below 225) and a dictionary size of 2^n or 2^n + 2^(n-1)
+/// from 4 KiB on, as every LZMA encoder writes. Such a size has at most two
+/// bits set, so the header holds NUL bytes and is never the start of a text.
+fn is_lzma_alone(data: &[u8]) -> bool {
+    let [props, d0, d1, d2, d3, ..] = *data else {
+        return false;
+    };
+    if data.len() < 13 || props >= 225 {
+        return false;
+    }
+    let dict = u32::from_le_bytes([d0, d1, d2, d3]);
+    if dict < 4096 {
+        return false;
+    }
+    let top = 1u32 << (31 - dict.leading_zeros());
+    dict == top || dict == top + top / 2
 }
 
 impl Compression {
@@ -401,7 +533,57 @@ impl Compression {
                 0x59,
                 ..,
             ] => Compression::Bzip2,
+            [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Compression::Xz,
+            // Recognised and refused: read as PGN they would be "games" of junk.
+            [0x04, 0x22, 0x4d, 0x18, ..] => Compression::Refused("an lz4 file"),
+            [0x02, 0x21, 0x4c, 0x18, ..] => Compression::Refused("an lz4 file (legacy format)"),
+            [b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c, ..] => Compression::Refused("a 7z archive"),
+            [b'R', b'a', b'r', b'!', 0x1a, 0x07, 0x00, ..] => {
+                Compression::Refused("a rar archive (RAR 4)")
+            }
+            [b'R', b'a', b'r', b'!', 0x1a, 0x07, 0x01, 0x00, ..] => {
+                Compression::Refused("a rar archive (RAR 5)")
+            }
+            [b'B', b'Z', b'3', b'v', b'1', ..] => Compression::Refused("a bzip3 file"),
+            [b'L', b'Z', b'I', b'P', 0 | 1, ..] => Compression::Refused("an lzip file"),
+            [0x1f, 0x9d, ..] => Compression::Refused("a compress (.Z) file"),
+            [0x89, b'L', b'Z', b'O', 0x00, 0x0d, 0x0a, 0x1a, 0x0a, ..] => {
+                Compression::Refused("an lzop file")
+            }
+            [
+                0xff,
+                0x06,
+                0x00,
+                0x00,
+                b's',
+                b'N',
+                b'a',
+                b'P',
+                b'p',
+                b'Y',
+                ..,
+            ] => Compression::Refused("a snappy file"),
+            [b'M', b'S', b'C', b'F', 0, 0, 0, 0, ..] => Compression::Refused("a cab archive"),
+            [b'x', b'a', b'r', b'!', 0x00, 0x1c, ..] => Compression::Refused("a xar archive"),
+            [b'!', b'<', b'a', b'r', b'c', b'h', b'>', b'\n', ..] => {
+                Compression::Refused("an ar archive")
+            }
+            _ if is_lzma_alone(data) => Compression::Refused("an lzma file"),
+            _ if is_tar(data) => Compression::Refused("a tar archive"),
             _ => Compression::None,
+        }
+    }
+
+    /// A name for messages: "a tar archive", "an xz file".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Compression::None => "plain text",
+            Compression::Gzip => "a gzip file",
+            Compression::Bzip2 => "a bzip2 file",
+            Compression::Zstd => "a zstd file",
+            Compression::Zip => "a zip archive",
+            Compression::Xz => "an xz file",
+            Compression::Refused(what) => what,
         }
     }
 
@@ -417,11 +599,12 @@ impl Compression {
             Some("gz") => Ok(Compression::Gzip),
             Some("bz2") => Ok(Compression::Bzip2),
             Some("zst") => Ok(Compression::Zstd),
+            Some("xz") => Ok(Compression::Xz),
             Some(
-                e @ ("xz" | "lz4" | "lzma" | "zip" | "7z" | "br" | "lz" | "z" | "tgz" | "tbz2"
-                | "txz" | "lzo" | "sz" | "rar"),
+                e @ ("lz4" | "lzma" | "zip" | "7z" | "br" | "lz" | "z" | "tgz" | "tbz2" | "txz"
+                | "lzo" | "sz" | "rar"),
             ) => Err(format!(
-                "pgnfen cannot write .{e} files (it writes .gz, .bz2, .zst or plain text)"
+                "pgnfen cannot write .{e} files (it writes .gz, .bz2, .zst, .xz or plain text)"
             )),
             _ => Ok(Compression::None),
         }
@@ -623,10 +806,12 @@ fn send_member<R: Read + ?Sized>(
             // A member must be text: PGN or EPD, not an archive inside the
             // archive nor a binary file.
             let head = &piece[..piece.len().min(SNIFF)];
-            if Compression::sniff(head) != Compression::None {
-                return Err(fail(
-                    "a compressed file inside a zip is not read; unpack it first".into(),
-                ));
+            let inner = Compression::sniff(head);
+            if inner != Compression::None {
+                return Err(fail(format!(
+                    "{} inside a zip is not read; unpack it first",
+                    inner.describe()
+                )));
             }
             if memchr::memchr(0, head).is_some() {
                 return Err(fail("binary data (NUL bytes), not PGN or EPD text".into()));
@@ -779,7 +964,11 @@ mod tests {
             Compression::for_output(Path::new("a.pgn")),
             Ok(Compression::None)
         );
-        assert!(Compression::for_output(Path::new("a.pgn.xz")).is_err());
+        assert_eq!(
+            Compression::for_output(Path::new("a.pgn.xz")),
+            Ok(Compression::Xz)
+        );
+        assert!(Compression::for_output(Path::new("a.pgn.lz4")).is_err());
         assert!(Compression::for_output(Path::new("a.ZIP")).is_err());
     }
 }
