@@ -8,6 +8,7 @@ use clap_complete::Shell;
 
 use pgnfen::class::Class;
 use pgnfen::fen::{Dialect, EpPolicy};
+use pgnfen::pipeline::MAX_THREADS;
 
 /// The exit statuses, ending every command's `--help` (and in the man page).
 macro_rules! exit_status {
@@ -41,7 +42,7 @@ pub struct Cli {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Global options")]
 pub struct Global {
-    /// Worker threads (default: all cores)
+    /// Worker threads, 1 to 1024 (default: all cores; never more than the input can keep busy)
     #[arg(short = 'j', long = "threads", global = true, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// No progress bar and no summaries on standard error
@@ -59,10 +60,14 @@ pub struct Global {
     pub no_mmap: bool,
 }
 
-/// `-j N`: at least one thread (`0` would silently mean "all cores").
+/// `-j N`: at least one thread (`0` would silently mean "all cores"), at most
+/// [`MAX_THREADS`] (a million threads would take minutes just to start).
 fn parse_threads(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(0) => Err("must be at least 1 (leave -j out to use every core)".into()),
+        Ok(n) if n > MAX_THREADS => Err(format!(
+            "must be at most {MAX_THREADS} (leave -j out to use every core)"
+        )),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
     }
