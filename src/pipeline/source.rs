@@ -71,6 +71,8 @@ enum StreamsInner {
     Zip {
         archive: String,
         rx: Receiver<ZipMessage>,
+        /// Small members received in one batch, not handed out yet.
+        queue: std::collections::VecDeque<(String, Vec<u8>)>,
         /// The zip thread, joined when the streams are dropped.
         _thread: ZipThread,
     },
@@ -83,8 +85,20 @@ impl Streams {
     pub fn next(&mut self) -> io::Result<Option<Stream>> {
         match &mut self.inner {
             StreamsInner::One(one) => Ok(one.take()),
-            StreamsInner::Zip { archive, rx, .. } => loop {
+            StreamsInner::Zip {
+                archive, rx, queue, ..
+            } => loop {
+                if let Some((member, data)) = queue.pop_front() {
+                    return Ok(Some(Stream {
+                        input: Input::ZipMember {
+                            archive: archive.clone(),
+                            member,
+                        },
+                        reader: Box::new(io::Cursor::new(data)),
+                    }));
+                }
                 match rx.recv() {
+                    Ok(ZipMessage::Batch(members)) => queue.extend(members),
                     Ok(ZipMessage::Member(member)) => {
                         return Ok(Some(Stream {
                             input: Input::ZipMember {
@@ -114,10 +128,12 @@ impl Streams {
         match self.inner {
             StreamsInner::One(Some(stream)) => stream.reader,
             StreamsInner::One(None) => Box::new(io::empty()),
-            StreamsInner::Zip { rx, _thread, .. } => Box::new(AllMembers {
+            StreamsInner::Zip {
+                rx, queue, _thread, ..
+            } => Box::new(AllMembers {
                 member: MemberReader {
                     rx,
-                    piece: Vec::new(),
+                    piece: queue.into_iter().flat_map(|(_, data)| data).collect(),
                     at: 0,
                     done: false,
                 },
@@ -198,7 +214,8 @@ impl Input {
                         Compression::None => Box::new(checked),
                         Compression::Zip => {
                             // A seekable archive: read by its central directory.
-                            let input = BufReader::with_capacity(SNIFF, checked);
+                            // Small: every member is found by a seek, which empties the buffer.
+                            let input = BufReader::with_capacity(8 << 10, checked);
                             return Ok(zip_streams(name, ZipSource::File(input)));
                         }
                         other => decompress(other, BufReader::with_capacity(1 << 20, checked))?,
@@ -673,6 +690,10 @@ impl Seek for Checked {
 }
 
 enum ZipMessage {
+    /// Members small enough for one piece each: their names and all their
+    /// bytes, up to about a piece in all. One message for many members: an
+    /// archive of 100,000 one-game members costs no hand-over per member.
+    Batch(Vec<(String, Vec<u8>)>),
     /// A member starts (its name).
     Member(String),
     Data(Vec<u8>),
@@ -701,20 +722,27 @@ impl Drop for ZipThread {
 }
 
 fn zip_streams(archive: String, source: ZipSource) -> Streams {
-    // Two pieces in flight: memory is bounded whatever a member expands to.
-    let (tx, rx) = bounded::<ZipMessage>(2);
+    // A few pieces in flight: memory is bounded (16 pieces of at most 256 KiB)
+    // whatever a member expands to, and the zip thread can run ahead of the
+    // reader through a run of small members.
+    let (tx, rx) = bounded::<ZipMessage>(16);
     let name = archive.clone();
     let thread = std::thread::Builder::new()
         .name("pgnfen-zip".into())
         .spawn(move || {
-            let send = |m| tx.send(m).is_ok();
-            let result = match source {
-                ZipSource::File(file) => zip_members_seekable(file, &send),
-                ZipSource::Stream(input) => zip_members_streamed(input, &send),
+            let mut tx = ZipTx {
+                tx,
+                batch: Vec::new(),
+                bytes: 0,
             };
-            if let Err(e) = result {
-                send(ZipMessage::Failed(e));
-            }
+            let result = match source {
+                ZipSource::File(file) => zip_members_seekable(file, &mut tx),
+                ZipSource::Stream(input) => zip_members_streamed(input, &mut tx),
+            };
+            match result {
+                Ok(()) => tx.flush(),
+                Err(e) => tx.send(ZipMessage::Failed(e)),
+            };
         });
     let thread = match thread {
         Ok(t) => Some(t),
@@ -725,6 +753,7 @@ fn zip_streams(archive: String, source: ZipSource) -> Streams {
                 inner: StreamsInner::Zip {
                     archive: name,
                     rx: rx2,
+                    queue: Default::default(),
                     _thread: ZipThread(None),
                 },
             };
@@ -734,8 +763,45 @@ fn zip_streams(archive: String, source: ZipSource) -> Streams {
         inner: StreamsInner::Zip {
             archive: name,
             rx,
+            queue: Default::default(),
             _thread: ZipThread(thread),
         },
+    }
+}
+
+/// The zip thread's end of the channel: small members are gathered into
+/// batches, sent when they reach a piece's size, before any other message, and
+/// at the end.
+struct ZipTx {
+    tx: crossbeam_channel::Sender<ZipMessage>,
+    batch: Vec<(String, Vec<u8>)>,
+    bytes: usize,
+}
+
+impl ZipTx {
+    /// Sends a message after the members gathered so far; `false` when nobody
+    /// listens any more.
+    fn send(&mut self, message: ZipMessage) -> bool {
+        self.flush() && self.tx.send(message).is_ok()
+    }
+
+    /// A whole member, sent with others.
+    fn whole(&mut self, name: String, data: Vec<u8>) -> bool {
+        // A name counts too: a batch of empty members with long names is bounded.
+        self.bytes += data.len() + name.len() + 64;
+        self.batch.push((name, data));
+        self.bytes < ZIP_PIECE || self.flush()
+    }
+
+    /// Sends the gathered members.
+    fn flush(&mut self) -> bool {
+        if self.batch.is_empty() {
+            return true;
+        }
+        self.bytes = 0;
+        self.tx
+            .send(ZipMessage::Batch(std::mem::take(&mut self.batch)))
+            .is_ok()
     }
 }
 
@@ -749,26 +815,20 @@ fn zip_error(e: zip::result::ZipError) -> io::Error {
     }
 }
 
-fn zip_members_seekable(
-    file: BufReader<Counting<Checked>>,
-    send: &dyn Fn(ZipMessage) -> bool,
-) -> io::Result<()> {
+fn zip_members_seekable(file: BufReader<Counting<Checked>>, tx: &mut ZipTx) -> io::Result<()> {
     let mut archive = zip::ZipArchive::new(file).map_err(zip_error)?;
     for i in 0..archive.len() {
         let member = archive.by_index(i).map_err(zip_error)?;
-        if !send_member(member, send)? {
+        if !send_member(member, tx)? {
             return Ok(());
         }
     }
     Ok(())
 }
 
-fn zip_members_streamed(
-    mut input: Box<dyn Read + Send>,
-    send: &dyn Fn(ZipMessage) -> bool,
-) -> io::Result<()> {
+fn zip_members_streamed(mut input: Box<dyn Read + Send>, tx: &mut ZipTx) -> io::Result<()> {
     while let Some(member) = zip::read::read_zipfile_from_stream(&mut input).map_err(zip_error)? {
-        if !send_member(member, send)? {
+        if !send_member(member, tx)? {
             return Ok(());
         }
     }
@@ -778,23 +838,30 @@ fn zip_members_streamed(
 /// Sends one member's bytes; `false` when nobody listens any more.
 fn send_member<R: Read + ?Sized>(
     mut member: zip::read::ZipFile<'_, R>,
-    send: &dyn Fn(ZipMessage) -> bool,
+    tx: &mut ZipTx,
 ) -> io::Result<bool> {
     if member.is_dir() {
         return Ok(true);
     }
     let name = member.name().map_err(zip_error)?.into_owned();
     let fail = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
-    if !send(ZipMessage::Member(name.clone())) {
-        return Ok(false);
-    }
+    // The first piece is sized by the size the member declares (one more byte
+    // to see its end), so that a small member costs a small allocation; a
+    // false size only makes that first piece shorter or longer than needed.
+    let declared = usize::try_from(member.size()).unwrap_or(ZIP_PIECE);
+    let mut want = declared.saturating_add(1).clamp(4096, ZIP_PIECE);
     let mut first = true;
     loop {
-        let mut piece = vec![0; ZIP_PIECE];
+        let mut piece = vec![0; want];
+        want = ZIP_PIECE;
         let mut filled = 0;
+        let mut ended = false;
         while filled < piece.len() {
             match member.read(&mut piece[filled..]) {
-                Ok(0) => break,
+                Ok(0) => {
+                    ended = true;
+                    break;
+                }
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(fail(e.to_string())),
@@ -802,7 +869,6 @@ fn send_member<R: Read + ?Sized>(
         }
         piece.truncate(filled);
         if first {
-            first = false;
             // A member must be text: PGN or EPD, not an archive inside the
             // archive nor a binary file.
             let head = &piece[..piece.len().min(SNIFF)];
@@ -816,15 +882,25 @@ fn send_member<R: Read + ?Sized>(
             if memchr::memchr(0, head).is_some() {
                 return Err(fail("binary data (NUL bytes), not PGN or EPD text".into()));
             }
+            if ended {
+                return Ok(tx.whole(name, piece));
+            }
+            if !tx.send(ZipMessage::Member(name.clone())) {
+                return Ok(false);
+            }
+            first = false;
         }
         if piece.is_empty() {
             break;
         }
-        if !send(ZipMessage::Data(piece)) {
+        if !tx.send(ZipMessage::Data(piece)) {
             return Ok(false);
         }
+        if ended {
+            break;
+        }
     }
-    Ok(send(ZipMessage::End))
+    Ok(tx.send(ZipMessage::End))
 }
 
 /// The bytes of one zip member, as they come from the zip thread.
@@ -853,6 +929,11 @@ impl Read for MemberReader {
                 }
                 // Only the concatenated reader sees the next member's start.
                 Ok(ZipMessage::Member(_)) => {}
+                Ok(ZipMessage::Batch(members)) => {
+                    self.piece = members.into_iter().flat_map(|(_, data)| data).collect();
+                    self.at = 0;
+                    self.done = true;
+                }
             }
         }
         let n = buf.len().min(self.piece.len() - self.at);
@@ -878,6 +959,12 @@ impl Read for AllMembers {
             // `End` of one member: go on with the next, until the channel closes.
             match self.member.rx.recv() {
                 Ok(ZipMessage::Member(_)) => self.member.done = false,
+                // All its bytes at once: nothing more comes for this member.
+                Ok(ZipMessage::Batch(members)) => {
+                    self.member.piece = members.into_iter().flat_map(|(_, data)| data).collect();
+                    self.member.at = 0;
+                    self.member.done = true;
+                }
                 Ok(ZipMessage::Data(piece)) => {
                     self.member.piece = piece;
                     self.member.at = 0;
