@@ -179,7 +179,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -200,7 +200,7 @@ pub struct FilterArgs {
     #[arg(long, value_name = "FILE")]
     pub rest: Option<PathBuf>,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 /// A Chess960 start position number, with a message in words (not Rust range syntax).
@@ -223,9 +223,9 @@ pub struct SplitArgs {
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Output file name, `{class}` replaced by each game's class (e.g. 'out/{class}.pgn.zst')
     #[arg(short, long, value_name = "TEMPLATE", required = true)]
-    pub output: String,
+    pub output: PathBuf,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -244,7 +244,7 @@ pub struct ConvertArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -260,7 +260,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub deny_warnings: bool,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -271,7 +271,7 @@ pub struct StatsArgs {
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -293,7 +293,7 @@ pub struct ExportArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -332,7 +332,7 @@ pub struct FenArgs {
     pub output: Option<PathBuf>,
     /// FEN or EPD files, one record a line, compressed or not (`-` for standard
     /// input, the default when neither a FILE nor -r is given)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

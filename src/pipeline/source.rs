@@ -144,8 +144,10 @@ impl Streams {
 }
 
 impl Input {
-    /// The input a command-line argument names: `-` is standard input, anything else a path.
-    pub fn from_arg(arg: &str) -> Input {
+    /// The input a command-line argument names: `-` is standard input, anything
+    /// else a path (any bytes: a file name need not be UTF-8).
+    pub fn from_arg(arg: impl AsRef<std::ffi::OsStr>) -> Input {
+        let arg = arg.as_ref();
         if arg == "-" {
             Input::Stdin
         } else {
@@ -154,7 +156,8 @@ impl Input {
     }
 
     /// The name used in messages (`-` reads as `<stdin>`, a zip member as
-    /// `ARCHIVE:MEMBER`).
+    /// `ARCHIVE:MEMBER`); bytes of a file name that are not UTF-8 are shown as
+    /// U+FFFD.
     pub fn display_name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
