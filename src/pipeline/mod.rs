@@ -866,3 +866,32 @@ struct Run {
     start: u64,
     end: u64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_follow_the_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.pgn");
+        std::fs::write(&empty, b"").unwrap();
+        let small = dir.path().join("small.pgn");
+        std::fs::write(&small, vec![b' '; 300 << 10]).unwrap();
+        let options = Options::new(1000, false);
+        let file = |p: &std::path::Path| Input::File(p.to_path_buf());
+        // An empty file: one thread, however many are asked for.
+        assert_eq!(useful_threads(&[file(&empty)], &options), 1);
+        // 300 KiB: three eighths of a 1 MiB chunk.
+        assert_eq!(useful_threads(&[file(&small)], &options), 3);
+        assert_eq!(useful_threads(&[file(&small), file(&small)], &options), 5);
+        // Fewer asked than warranted: what was asked.
+        assert_eq!(useful_threads(&[file(&small)], &Options::new(2, false)), 2);
+        // Unknown size (standard input): what was asked, never above the cap.
+        assert_eq!(useful_threads(&[Input::Stdin], &options), 1000);
+        assert_eq!(
+            useful_threads(&[Input::Stdin], &Options::new(1 << 20, false)),
+            MAX_THREADS
+        );
+    }
+}

@@ -877,13 +877,16 @@ fn send_member<R: Read + ?Sized>(
             let head = &piece[..piece.len().min(SNIFF)];
             let inner = Compression::sniff(head);
             if inner != Compression::None {
+                // The member named (quoted: its name is untrusted text).
                 return Err(fail(format!(
-                    "{} inside a zip is not read; unpack it first",
+                    "member {name:?}: {} inside a zip is not read; unpack it first",
                     inner.describe()
                 )));
             }
             if memchr::memchr(0, head).is_some() {
-                return Err(fail("binary data (NUL bytes), not PGN or EPD text".into()));
+                return Err(fail(format!(
+                    "member {name:?}: binary data (NUL bytes), not PGN or EPD text"
+                )));
             }
             if ended {
                 return Ok(tx.whole(name, piece));
@@ -1042,6 +1045,163 @@ mod tests {
             ]
         );
         assert_eq!(read_all(&Input::File(path)).unwrap().len(), 21 + big.len());
+    }
+
+    #[test]
+    fn known_formats_are_recognised_by_their_magic_bytes() {
+        let pgn = b"[Event \"x\"]\n\n1. e4 *\n";
+        let cases: Vec<(Vec<u8>, Compression)> = vec![
+            (b"\xfd7zXZ\0\0\x04".to_vec(), Compression::Xz),
+            (
+                vec![0x04, 0x22, 0x4d, 0x18, 0x64],
+                Compression::Refused("an lz4 file"),
+            ),
+            (
+                b"7z\xbc\xaf\x27\x1c\0\x04".to_vec(),
+                Compression::Refused("a 7z archive"),
+            ),
+            (
+                b"Rar!\x1a\x07\x00".to_vec(),
+                Compression::Refused("a rar archive (RAR 4)"),
+            ),
+            (
+                b"Rar!\x1a\x07\x01\x00".to_vec(),
+                Compression::Refused("a rar archive (RAR 5)"),
+            ),
+            (b"BZ3v1\0".to_vec(), Compression::Refused("a bzip3 file")),
+            // lzma-alone: 0x5d, then a 64 MiB and a 1.5 MiB dictionary.
+            (
+                vec![
+                    0x5d, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                ],
+                Compression::Refused("an lzma file"),
+            ),
+            (
+                vec![0x5d, 0, 0, 0x18, 0, 0, 0x10, 0, 0, 0, 0, 0, 0],
+                Compression::Refused("an lzma file"),
+            ),
+            (pgn.to_vec(), Compression::None),
+            (Vec::new(), Compression::None),
+        ];
+        for (data, expected) in cases {
+            let mut data = data;
+            data.extend_from_slice(pgn);
+            assert_eq!(Compression::sniff(&data), expected, "{data:?}");
+        }
+    }
+
+    #[test]
+    fn lzma_needs_a_real_dictionary_size() {
+        // A properties byte below 225 with a size of many bits set is text.
+        assert!(!is_lzma_alone(b"[Event \"lzma\"]\n"));
+        assert!(!is_lzma_alone(&[
+            0x5d, 0x01, 0x02, 0x03, 0x04, 0, 0, 0, 0, 0, 0, 0, 0
+        ]));
+        // Below 4 KiB: not an encoder's dictionary.
+        assert!(!is_lzma_alone(&[
+            0x5d, 0, 0x08, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        ]));
+        // Too short to hold the header.
+        assert!(!is_lzma_alone(&[0x5d, 0, 0, 0x80, 0]));
+        assert!(is_lzma_alone(&[
+            0x5d, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        ]));
+    }
+
+    /// A tar header for one file, with a correct checksum unless `break_sum`.
+    fn tar_header(break_sum: bool) -> Vec<u8> {
+        let mut h = vec![0u8; 512];
+        h[..9].copy_from_slice(b"games.pgn");
+        h[124..136].copy_from_slice(b"00000000020\0");
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|&b| u32::from(b)).sum::<u32>() + u32::from(break_sum);
+        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        h
+    }
+
+    #[test]
+    fn tar_is_known_by_magic_and_checksum() {
+        assert_eq!(
+            Compression::sniff(&tar_header(false)),
+            Compression::Refused("a tar archive")
+        );
+        // `ustar` at 257 with a wrong checksum: not a tar header.
+        assert_eq!(Compression::sniff(&tar_header(true)), Compression::None);
+        // A header cut short is not recognised (nor read as tar).
+        assert_eq!(
+            Compression::sniff(&tar_header(false)[..300]),
+            Compression::None
+        );
+    }
+
+    #[test]
+    fn refused_inputs_are_errors_naming_the_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.pgn");
+        std::fs::write(&path, b"7z\xbc\xaf\x27\x1c\0\x04 and more").unwrap();
+        let err = read_all(&Input::File(path.clone())).unwrap_err();
+        assert!(err.to_string().contains("a 7z archive"), "{err}");
+        // Never mapped as a plain file either.
+        assert!(Input::File(path).map().is_none());
+    }
+
+    #[test]
+    fn xz_streams_are_all_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut data = Vec::new();
+        for part in [
+            &b"[Event \"a\"]\n\n1. e4 *\n\n"[..],
+            b"[Event \"b\"]\n\n1. d4 *\n",
+        ] {
+            let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 1);
+            enc.write_all(part).unwrap();
+            data.extend(enc.finish().unwrap());
+        }
+        let path = dir.path().join("two.xz");
+        std::fs::write(&path, &data).unwrap();
+        assert_eq!(
+            read_all(&Input::File(path)).unwrap(),
+            b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 *\n"
+        );
+    }
+
+    #[test]
+    fn many_small_zip_members_come_in_order_with_a_large_one_between() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.zip");
+        let mut zip = zip::ZipWriter::new(File::create(&path).unwrap());
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        let big = b"[Event \"b\"]\n\n1. d4 *\n\n".repeat(50_000);
+        let mut expected = Vec::new();
+        for i in 0..3000 {
+            let name = format!("m{i}.pgn");
+            let data = if i == 1500 {
+                big.clone()
+            } else {
+                format!("[Event \"{i}\"]\n\n1. e4 *\n").into_bytes()
+            };
+            zip.start_file(name.as_str(), options).unwrap();
+            zip.write_all(&data).unwrap();
+            expected.push((name, data));
+        }
+        zip.finish().unwrap();
+        let mut streams = Input::File(path.clone())
+            .open_streams(Arc::new(AtomicU64::new(0)))
+            .unwrap();
+        let mut got = Vec::new();
+        while let Some(mut s) = streams.next().unwrap() {
+            let mut data = Vec::new();
+            s.reader.read_to_end(&mut data).unwrap();
+            let Input::ZipMember { member, .. } = s.input else {
+                panic!("not a member")
+            };
+            got.push((member, data));
+        }
+        assert!(got == expected);
+        let whole: Vec<u8> = expected.into_iter().flat_map(|(_, d)| d).collect();
+        assert!(read_all(&Input::File(path)).unwrap() == whole);
     }
 
     #[test]
