@@ -8,6 +8,7 @@ use clap_complete::Shell;
 
 use pgnfen::class::Class;
 use pgnfen::fen::{Dialect, EpPolicy};
+use pgnfen::pipeline::MAX_THREADS;
 
 /// The exit statuses of the whole program, ending the top-level `--help` (the
 /// man page lists them in its own section).
@@ -112,7 +113,7 @@ pub struct Cli {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Global options")]
 pub struct Global {
-    /// Worker threads (default: all cores)
+    /// Worker threads, 1 to 1024 (default: all cores; never more than the input can keep busy)
     #[arg(short = 'j', long = "threads", global = true, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// No progress bar and no summaries on standard error
@@ -130,10 +131,14 @@ pub struct Global {
     pub no_mmap: bool,
 }
 
-/// `-j N`: at least one thread (`0` would silently mean "all cores").
+/// `-j N`: at least one thread (`0` would silently mean "all cores"), at most
+/// [`MAX_THREADS`] (a million threads would take minutes just to start).
 fn parse_threads(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(0) => Err("must be at least 1 (leave -j out to use every core)".into()),
+        Ok(n) if n > MAX_THREADS => Err(format!(
+            "must be at most {MAX_THREADS} (leave -j out to use every core)"
+        )),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
     }
@@ -262,7 +267,7 @@ pub struct ExplainArgs {
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -283,7 +288,7 @@ pub struct FilterArgs {
     #[arg(long, value_name = "FILE")]
     pub rest: Option<PathBuf>,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 /// A Chess960 start position number, with a message in words (not Rust range syntax).
@@ -307,9 +312,9 @@ pub struct SplitArgs {
     /// Output file name, `{class}` replaced by each game's class (e.g.
     /// 'out/{class}.pgn.zst'); missing folders are created, as `mkdir -p` does
     #[arg(short, long, value_name = "TEMPLATE", required = true)]
-    pub output: String,
+    pub output: PathBuf,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -333,7 +338,7 @@ pub struct ConvertArgs {
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -349,7 +354,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub deny_warnings: bool,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -360,7 +365,7 @@ pub struct StatsArgs {
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -382,7 +387,7 @@ pub struct ExportArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -425,7 +430,7 @@ pub struct FenArgs {
     pub in_place: bool,
     /// FEN or EPD files, one record a line, compressed or not (`-` for standard
     /// input, the default when neither a FILE nor -r is given)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -24,9 +24,20 @@ use crate::select::{Selector, TagExpr};
 /// The placeholder a template must hold.
 pub const PLACEHOLDER: &str = "{class}";
 
-/// The file of each class: the template with `{class}` replaced (every occurrence).
-pub fn class_path(template: &str, class: Class) -> PathBuf {
-    PathBuf::from(template.replace(PLACEHOLDER, class.as_str()))
+/// The file of each class: the template with `{class}` replaced (every
+/// occurrence). Replaced in the template's bytes: the rest of the name need
+/// not be UTF-8.
+pub fn class_path(template: &Path, class: Class) -> PathBuf {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut rest = template.as_os_str().as_bytes();
+    let mut path = Vec::with_capacity(rest.len() + 8);
+    while let Some(at) = memchr::memmem::find(rest, PLACEHOLDER.as_bytes()) {
+        path.extend_from_slice(&rest[..at]);
+        path.extend_from_slice(class.as_str().as_bytes());
+        rest = &rest[at + PLACEHOLDER.len()..];
+    }
+    path.extend_from_slice(rest);
+    PathBuf::from(std::ffi::OsString::from_vec(path))
 }
 
 /// Each game's class when it is written, `None` when it is not.
@@ -153,7 +164,7 @@ impl CreatedFolders {
 pub struct Options {
     /// The path of each class's file, with `{class}` in it (replaced by the
     /// class name; a `.gz`, `.bz2` or `.zst` ending compresses).
-    pub template: String,
+    pub template: PathBuf,
     /// The classes written (every class when empty).
     pub classes: Vec<Class>,
     /// Only the games for which all of these hold are written.
@@ -181,10 +192,16 @@ pub struct Summary {
 /// expression or a folder that cannot be created, before anything is read; [`Error::Io`]
 /// when an input cannot be read or a file written.
 pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
-    let template = &options.template;
-    if !template.contains(PLACEHOLDER) {
+    let template = options.template.as_path();
+    if memchr::memmem::find(
+        std::os::unix::ffi::OsStrExt::as_bytes(template.as_os_str()),
+        PLACEHOLDER.as_bytes(),
+    )
+    .is_none()
+    {
         return Err(Error::Usage(format!(
-            "split: the output template {template:?} has no {PLACEHOLDER}; write e.g. -o 'out/{PLACEHOLDER}.pgn'",
+            "split: the output template {:?} has no {PLACEHOLDER}; write e.g. -o 'out/{PLACEHOLDER}.pgn'",
+            template.display().to_string(),
         )));
     }
     let selection = Selection {

@@ -30,8 +30,9 @@ pub enum Outcome {
     Problems,
 }
 
-/// The inputs named on the command line; standard input when none is.
-pub fn inputs(args: &[String]) -> Vec<Input> {
+/// The inputs named on the command line; standard input when none is. Paths
+/// stay `OsStr` from the command line to `open`: a file name need not be UTF-8.
+pub fn inputs(args: &[std::path::PathBuf]) -> Vec<Input> {
     if args.is_empty() {
         vec![Input::Stdin]
     } else {

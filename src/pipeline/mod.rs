@@ -140,6 +140,12 @@ impl Options {
     }
 }
 
+/// The most worker threads a run starts, whatever [`Options::threads`] asks
+/// (the command line refuses `-j` above it): past a few dozen, threads only
+/// compete for the chunks in flight, and thousands of them take seconds to
+/// start and stop.
+pub const MAX_THREADS: usize = 1024;
+
 /// Streams every input through `job` and `sink`, in order. Returns the number of games.
 pub fn run<J: Job, S: Sink<J::Game>>(
     inputs: &[Input],
@@ -147,7 +153,10 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     sink: &mut S,
     options: &Options,
 ) -> Result<u64, RunError> {
-    let pool = worker_pool(options)?;
+    let pool = LazyPool::new(useful_threads(inputs, options));
+    // Chunk buffers kept from one stream to the next: a zip of many small
+    // members would otherwise allocate and zero a fresh chunk buffer for each.
+    let mut spare = Vec::new();
     let total: Option<u64> = inputs.iter().map(Input::raw_len).sum();
     let progress = Progress::new(options.progress, total);
     let mut games = 0;
@@ -179,6 +188,7 @@ pub fn run<J: Job, S: Sink<J::Game>>(
                 options,
                 &progress,
                 games,
+                &mut spare,
             );
             signals::reading_mapped(None);
             games += result?;
@@ -203,6 +213,7 @@ pub fn run<J: Job, S: Sink<J::Game>>(
                 options,
                 &progress,
                 games,
+                &mut spare,
             )?;
             continue;
         }
@@ -220,6 +231,7 @@ pub fn run<J: Job, S: Sink<J::Game>>(
                 options,
                 &progress,
                 games,
+                &mut spare,
             )?;
         }
     }
@@ -227,10 +239,56 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     Ok(games)
 }
 
+/// How many worker threads the inputs can keep busy: what `options` asks for,
+/// at most [`MAX_THREADS`], and no more than one per eighth of a chunk of the
+/// inputs' stored bytes when every input is a regular file (an eighth, so that
+/// a compressed file, which expands several times, still gets its share; an
+/// empty file gets one thread). Standard input and pipes, whose size is not
+/// known, get what was asked.
+fn useful_threads(inputs: &[Input], options: &Options) -> usize {
+    let asked = options.threads.clamp(1, MAX_THREADS);
+    let unit = (options.chunk_sizes.0 as u64 / 8).max(1);
+    let mut total = 0u64;
+    for input in inputs {
+        match input.raw_len() {
+            Some(len) => total = total.saturating_add(len),
+            None => return asked,
+        }
+    }
+    let warranted = usize::try_from(total.div_ceil(unit)).unwrap_or(usize::MAX);
+    asked.min(warranted.max(1))
+}
+
+/// The worker threads of a run, started when a stream first needs them: a
+/// run whose inputs are each one chunk (an empty file, a zip of small members)
+/// starts none.
+pub(crate) struct LazyPool {
+    threads: usize,
+    pool: std::sync::OnceLock<rayon::ThreadPool>,
+}
+
+impl LazyPool {
+    fn new(threads: usize) -> LazyPool {
+        LazyPool {
+            threads,
+            pool: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The pool, started on the first call.
+    pub(crate) fn get(&self) -> Result<&rayon::ThreadPool, RunError> {
+        if let Some(pool) = self.pool.get() {
+            return Ok(pool);
+        }
+        let pool = worker_pool(self.threads)?;
+        Ok(self.pool.get_or_init(|| pool))
+    }
+}
+
 /// The rayon pool of a run's worker threads.
-fn worker_pool(options: &Options) -> Result<rayon::ThreadPool, RunError> {
+fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, RunError> {
     rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.max(1))
+        .num_threads(threads.clamp(1, MAX_THREADS))
         .thread_name(|i| format!("pgnfen-worker-{i}"))
         .build()
         .map_err(|e| RunError::Sink(io::Error::other(e)))
@@ -246,7 +304,7 @@ pub(crate) fn run_reader<J: Job, S: Sink<J::Game>>(
     sink: &mut S,
     options: &Options,
 ) -> Result<u64, RunError> {
-    let pool = worker_pool(options)?;
+    let pool = LazyPool::new(options.threads);
     let progress = Progress::new(false, None);
     let games = run_one(
         input,
@@ -258,6 +316,7 @@ pub(crate) fn run_reader<J: Job, S: Sink<J::Game>>(
         options,
         &progress,
         0,
+        &mut Vec::new(),
     )?;
     progress.finish();
     Ok(games)
@@ -281,12 +340,12 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
     mapped: Option<&Arc<AtomicU64>>,
     job: &J,
     sink: &mut S,
-    pool: &rayon::ThreadPool,
+    pool: &LazyPool,
     options: &Options,
     progress: &Progress,
     games_before: u64,
+    spare: &mut Vec<Vec<u8>>,
 ) -> Result<u64, RunError> {
-    let threads = options.threads.max(1);
     sink.begin_input(input).map_err(RunError::Sink)?;
     let name = input.display_name();
     let in_err = |source: io::Error| {
@@ -295,51 +354,86 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
             source,
         })
     };
-    // Whether a tag line was seen yet (a binary file or a wrong path has none).
-    let mut tag_line_seen = !options.notes;
-    // An empty input (or blank lines only) holds no game and is not warned about.
-    let mut text_seen = false;
+    let mut seen = Seen {
+        // Whether a tag line was seen yet (a binary file or a wrong path has none).
+        tag_line: !options.notes,
+        // An empty input (or blank lines only) holds no game and is not warned about.
+        text: false,
+    };
+    let mut merger = Merger::new(job);
+    let (target, max) = options.chunk_sizes;
+    let mut chunker = Chunker::with_sizes(source, target, max);
 
-    // Bounds memory: at most this many chunks (each up to MAX_CHUNK) exist at once.
+    // The first chunk is read here. When it is the whole input (a small file,
+    // a zip member of a game or two) it is scanned and merged on this thread:
+    // no reader thread, no task on the pool, so that a zip of 100,000 small
+    // members costs no thread start and no wake-up per member.
+    let Some(first) = chunker
+        .next_chunk(spare.pop().unwrap_or_default())
+        .map_err(in_err)?
+    else {
+        return Ok(0);
+    };
+    if first.last {
+        let scanned = scan_speculatively(job, first);
+        let (buf, _) = merge_one(
+            &mut merger,
+            scanned,
+            sink,
+            mapped,
+            &mut seen,
+            progress,
+            games_before,
+        )?;
+        spare.push(recycle(buf));
+        seen.warn(progress, &name);
+        return Ok(merger.games);
+    }
+
+    let pool = pool.get()?;
+    let threads = pool.current_num_threads().max(1);
+    // Bounds memory: at most this many chunks (each up to MAX_CHUNK) exist at
+    // once, the first one included.
     let in_flight = (2 * threads + 2).min(10);
     let (free_tx, free_rx): (Sender<Vec<u8>>, Receiver<Vec<u8>>) = bounded(in_flight);
-    for _ in 0..in_flight {
-        let _ = free_tx.send(Vec::new());
+    for _ in 1..in_flight {
+        let _ = free_tx.send(spare.pop().unwrap_or_default());
     }
     let (done_tx, done_rx) = unbounded::<(u64, Message<J::Game>)>();
 
     std::thread::scope(|scope| {
         let reader_done = done_tx.clone();
         scope.spawn(move || {
-            let (target, max) = options.chunk_sizes;
-            let mut chunker = Chunker::with_sizes(source, target, max);
             let mut sent = 0u64;
+            let mut next = Some(first);
             // The tasks borrow `job`: a scope on this (non-pool) thread lets them.
             pool.in_place_scope_fifo(|tasks| {
                 loop {
-                    let Ok(buf) = free_rx.recv() else { return };
-                    match chunker.next_chunk(buf) {
-                        Ok(Some(chunk)) => {
-                            sent += 1;
-                            let tx = reader_done.clone();
-                            tasks.spawn_fifo(move |_| {
-                                let scanned = scan_speculatively(job, chunk);
-                                let _ = tx
-                                    .send((scanned.chunk.seq, Message::Scanned(Box::new(scanned))));
-                            });
+                    let chunk = match next.take() {
+                        Some(chunk) => chunk,
+                        None => {
+                            let Ok(buf) = free_rx.recv() else { return };
+                            match chunker.next_chunk(buf) {
+                                Ok(Some(chunk)) => chunk,
+                                Ok(None) => return,
+                                Err(e) => {
+                                    let _ = reader_done.send((sent, Message::Failed(e)));
+                                    return;
+                                }
+                            }
                         }
-                        Ok(None) => return,
-                        Err(e) => {
-                            let _ = reader_done.send((sent, Message::Failed(e)));
-                            return;
-                        }
-                    }
+                    };
+                    sent += 1;
+                    let tx = reader_done.clone();
+                    tasks.spawn_fifo(move |_| {
+                        let scanned = scan_speculatively(job, chunk);
+                        let _ = tx.send((scanned.chunk.seq, Message::Scanned(Box::new(scanned))));
+                    });
                 }
             });
         });
         drop(done_tx);
 
-        let mut merger = Merger::new(job);
         let mut waiting = BTreeMap::new();
         let mut next = 0u64;
         let result = loop {
@@ -353,19 +447,15 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
                 match message {
                     Message::Failed(e) => return Err(in_err(e)),
                     Message::Scanned(scanned) => {
-                        let last = scanned.chunk.last;
-                        if let Some(raw_read) = mapped {
-                            // A mapped file is "read" as far as it is merged.
-                            let end = scanned.chunk.offset + scanned.chunk.bytes().len() as u64;
-                            raw_read.store(end, std::sync::atomic::Ordering::Relaxed);
-                        }
-                        if !tag_line_seen {
-                            let bytes = scanned.chunk.bytes();
-                            tag_line_seen = has_tag_line(bytes);
-                            text_seen |= bytes.iter().any(|b| !b.is_ascii_whitespace());
-                        }
-                        let buf = merger.merge(*scanned, sink).map_err(RunError::Sink)?;
-                        progress.advance(games_before + merger.games);
+                        let (buf, last) = merge_one(
+                            &mut merger,
+                            *scanned,
+                            sink,
+                            mapped,
+                            &mut seen,
+                            progress,
+                            games_before,
+                        )?;
                         let _ = free_tx.send(recycle(buf));
                         finished |= last;
                     }
@@ -376,11 +466,52 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
             }
         };
         drop(free_tx);
-        if result.is_ok() && !tag_line_seen && text_seen {
-            progress.warn(&format!("pgnfen: warning: {name}: no PGN tag line found"));
+        if result.is_ok() {
+            seen.warn(progress, &name);
         }
         result.map(|()| merger.games)
     })
+}
+
+/// What an input showed so far, for the "no PGN tag line" note.
+struct Seen {
+    tag_line: bool,
+    text: bool,
+}
+
+impl Seen {
+    /// The note for an input of text with no tag line (a binary file, a wrong path).
+    fn warn(&self, progress: &Progress, name: &str) {
+        if !self.tag_line && self.text {
+            progress.warn(&format!("pgnfen: warning: {name}: no PGN tag line found"));
+        }
+    }
+}
+
+/// Merges the next chunk in order; its buffer back, and whether it was the last.
+fn merge_one<J: Job, S: Sink<J::Game>>(
+    merger: &mut Merger<'_, J>,
+    scanned: Scanned<J::Game>,
+    sink: &mut S,
+    mapped: Option<&Arc<AtomicU64>>,
+    seen: &mut Seen,
+    progress: &Progress,
+    games_before: u64,
+) -> Result<(Vec<u8>, bool), RunError> {
+    let last = scanned.chunk.last;
+    if let Some(raw_read) = mapped {
+        // A mapped file is "read" as far as it is merged.
+        let end = scanned.chunk.offset + scanned.chunk.bytes().len() as u64;
+        raw_read.store(end, std::sync::atomic::Ordering::Relaxed);
+    }
+    if !seen.tag_line {
+        let bytes = scanned.chunk.bytes();
+        seen.tag_line = has_tag_line(bytes);
+        seen.text |= bytes.iter().any(|b| !b.is_ascii_whitespace());
+    }
+    let buf = merger.merge(scanned, sink).map_err(RunError::Sink)?;
+    progress.advance(games_before + merger.games);
+    Ok((buf, last))
 }
 
 /// Whether `bytes` hold a tag line: `[`, a tag name, blanks, `"`, at the start
@@ -735,4 +866,33 @@ impl<'a> ChunkBytes<'a> {
 struct Run {
     start: u64,
     end: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_follow_the_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.pgn");
+        std::fs::write(&empty, b"").unwrap();
+        let small = dir.path().join("small.pgn");
+        std::fs::write(&small, vec![b' '; 300 << 10]).unwrap();
+        let options = Options::new(1000, false);
+        let file = |p: &std::path::Path| Input::File(p.to_path_buf());
+        // An empty file: one thread, however many are asked for.
+        assert_eq!(useful_threads(&[file(&empty)], &options), 1);
+        // 300 KiB: three eighths of a 1 MiB chunk.
+        assert_eq!(useful_threads(&[file(&small)], &options), 3);
+        assert_eq!(useful_threads(&[file(&small), file(&small)], &options), 5);
+        // Fewer asked than warranted: what was asked.
+        assert_eq!(useful_threads(&[file(&small)], &Options::new(2, false)), 2);
+        // Unknown size (standard input): what was asked, never above the cap.
+        assert_eq!(useful_threads(&[Input::Stdin], &options), 1000);
+        assert_eq!(
+            useful_threads(&[Input::Stdin], &Options::new(1 << 20, false)),
+            MAX_THREADS
+        );
+    }
 }
