@@ -20,8 +20,9 @@ pub struct Report<W: Write> {
     format: CheckFormat,
     renderer: Renderer,
     header_pending: bool,
-    /// SARIF is one JSON document, so its results are kept until the end (they
-    /// are the output: as many as `--format json` would print).
+    /// SARIF is one JSON document, written as a stream: its head (the tool and
+    /// its rules, known up front) first, each result as it is found, the end
+    /// of the run object last, so that no list of problems is kept.
     sarif: Sarif,
 }
 
@@ -105,10 +106,7 @@ impl<W: Write> Report<W> {
                     github_data(&f.message)
                 )
             }
-            CheckFormat::Sarif => {
-                self.sarif.push(d.file, line, f);
-                Ok(())
-            }
+            CheckFormat::Sarif => self.sarif.result(&mut self.out, d.file, line, f),
         }
     }
 
@@ -117,9 +115,7 @@ impl<W: Write> Report<W> {
     pub fn into_inner(mut self) -> io::Result<W> {
         self.write_csv_header()?;
         if self.format == CheckFormat::Sarif {
-            let log = self.sarif.log();
-            serde_json::to_writer_pretty(&mut self.out, &log)?;
-            self.out.write_all(b"\n")?;
+            self.sarif.finish(&mut self.out)?;
         }
         Ok(self.out)
     }
@@ -279,44 +275,36 @@ fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
     }
 }
 
-/// The results of a SARIF log, kept until the end of the run.
+/// A SARIF log written as it goes: [`Sarif::result`] writes the head of the
+/// log before the first result, each result at once; [`Sarif::finish`] closes
+/// the results, the run and the log. The bytes are those of
+/// `serde_json::to_writer_pretty` on the whole log.
 #[derive(Default)]
 struct Sarif {
-    results: Vec<SarifResult>,
+    /// The rest of the log after its results, once the head is written.
+    tail: Option<String>,
+    /// Results written so far.
+    results: u64,
     /// The file of the last result and its URI (most runs name few files).
     file: String,
     uri: String,
 }
 
-struct SarifResult {
-    uri: String,
-    line: u64,
-    column: usize,
-    code: Code,
-    message: String,
+/// Indentation of a result inside `runs[0].results` in the pretty log.
+const SARIF_RESULT_INDENT: &str = "        ";
+
+fn sarif_level(code: Code) -> &'static str {
+    match code.severity() {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
 }
 
 impl Sarif {
-    fn push(&mut self, file: &str, line: u64, f: &Finding) {
-        if self.results.is_empty() || self.file != file {
-            self.file = file.to_string();
-            self.uri = uri_reference(file);
-        }
-        self.results.push(SarifResult {
-            uri: self.uri.clone(),
-            line,
-            column: f.column,
-            code: f.code,
-            message: f.message.clone(),
-        });
-    }
-
-    fn log(&self) -> serde_json::Value {
+    /// The log without results, cut where the results go: the head ends with
+    /// `"results": [`, the tail starts with `]`.
+    fn frame() -> (String, String) {
         use serde_json::json;
-        let level = |code: Code| match code.severity() {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
         let rules: Vec<_> = Code::ALL
             .iter()
             .map(|&code| {
@@ -327,29 +315,11 @@ impl Sarif {
                     "shortDescription": {"text": short},
                     "fullDescription": {"text": full},
                     "help": {"text": help},
-                    "defaultConfiguration": {"level": level(code)},
+                    "defaultConfiguration": {"level": sarif_level(code)},
                 })
             })
             .collect();
-        let results: Vec<_> = self
-            .results
-            .iter()
-            .map(|r| {
-                json!({
-                    "ruleId": r.code.as_str(),
-                    "ruleIndex": r.code as usize,
-                    "level": level(r.code),
-                    "message": {"text": r.message},
-                    "locations": [{
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": r.uri},
-                            "region": {"startLine": r.line, "startColumn": r.column},
-                        }
-                    }],
-                })
-            })
-            .collect();
-        json!({
+        let log = json!({
             "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
             "version": "2.1.0",
             "runs": [{
@@ -360,9 +330,72 @@ impl Sarif {
                 }},
                 // Columns are counted in characters, as in the text output.
                 "columnKind": "unicodeCodePoints",
-                "results": results,
+                // Last, so that everything after it is the tail.
+                "results": [],
             }],
-        })
+        });
+        let text = serde_json::to_string_pretty(&log).expect("a JSON value always serialises");
+        // Rule texts are fixed strings, none holding this marker.
+        let at = text
+            .rfind("\"results\": []")
+            .expect("the results key is in the log");
+        let open = at + "\"results\": [".len();
+        (text[..open].to_string(), text[open..].to_string())
+    }
+
+    fn head<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        if self.tail.is_none() {
+            let (head, tail) = Self::frame();
+            out.write_all(head.as_bytes())?;
+            self.tail = Some(tail);
+        }
+        Ok(())
+    }
+
+    /// Writes one result (the head of the log first, before the first one).
+    fn result<W: Write>(&mut self, out: &mut W, file: &str, line: u64, f: &Finding) -> io::Result<()> {
+        self.head(out)?;
+        if self.results == 0 || self.file != file {
+            self.file = file.to_string();
+            self.uri = uri_reference(file);
+        }
+        let result = serde_json::json!({
+            "ruleId": f.code.as_str(),
+            "ruleIndex": f.code as usize,
+            "level": sarif_level(f.code),
+            "message": {"text": f.message},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": self.uri},
+                    "region": {"startLine": line, "startColumn": f.column},
+                }
+            }],
+        });
+        let text = serde_json::to_string_pretty(&result)?;
+        out.write_all(if self.results == 0 { b"\n" } else { b",\n" })?;
+        // A JSON string holds no raw line end, so every line is one of the layout's.
+        for (i, l) in text.split('\n').enumerate() {
+            if i > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(SARIF_RESULT_INDENT.as_bytes())?;
+            out.write_all(l.as_bytes())?;
+        }
+        self.results += 1;
+        Ok(())
+    }
+
+    /// Closes the results, the run and the log.
+    fn finish<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.head(out)?;
+        let tail = self.tail.take().unwrap_or_default();
+        if self.results > 0 {
+            // The closing bracket on its own line, under the key.
+            out.write_all(b"\n")?;
+            out.write_all(&SARIF_RESULT_INDENT.as_bytes()[2..])?;
+        }
+        out.write_all(tail.as_bytes())?;
+        out.write_all(b"\n")
     }
 }
 
