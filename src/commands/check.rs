@@ -20,6 +20,8 @@ pub struct Report<W: Write> {
     format: CheckFormat,
     renderer: Renderer,
     header_pending: bool,
+    /// `--csv-raw`: CSV cells as they are (no quote before a formula start).
+    csv_raw: bool,
     /// SARIF is one JSON document, written as a stream: its head (the tool and
     /// its rules, known up front) first, each result as it is found, the end
     /// of the run object last, so that no list of problems is kept.
@@ -27,7 +29,7 @@ pub struct Report<W: Write> {
 }
 
 impl<W: Write> Report<W> {
-    pub fn new(out: W, format: CheckFormat, color: bool) -> Self {
+    pub fn new(out: W, format: CheckFormat, color: bool, csv_raw: bool) -> Self {
         let renderer = if color {
             Renderer::styled()
         } else {
@@ -38,6 +40,7 @@ impl<W: Write> Report<W> {
             format,
             renderer,
             header_pending: format == CheckFormat::Csv,
+            csv_raw,
             sarif: Sarif::default(),
         }
     }
@@ -57,36 +60,73 @@ impl<W: Write> Report<W> {
         self.write_csv_header()?;
         let (f, line) = (d.finding, d.line);
         let severity = f.code.severity();
+        // Untrusted text, shown the same way in every format: control
+        // characters escaped (names are already, by `display_name`; messages
+        // quote values that the library escapes, but not every message is
+        // built from `shown_value`, so they are escaped here once more: the
+        // escaped form holds no control character, so this changes nothing
+        // that was escaped before).
+        let file = pgnfen::escape::controls(d.file);
+        let message = pgnfen::escape::controls(&f.message);
         match self.format {
             CheckFormat::Text => {
                 let level = match severity {
                     Severity::Error => Level::ERROR,
                     Severity::Warning => Level::WARNING,
                 };
-                let snippet = Snippet::source(f.line_text.as_str())
+                // The tag line escaped as the message is, the caret span moved
+                // along (annotate-snippets would show control pictures instead).
+                let text = &f.line_text;
+                let start = f.span.start.min(text.len());
+                let end = f.span.end.clamp(start, text.len());
+                let (source, span) = if text.is_char_boundary(start) && text.is_char_boundary(end) {
+                    let before = pgnfen::escape::controls(&text[..start]).len();
+                    let inside = pgnfen::escape::controls(&text[start..end]).len();
+                    (pgnfen::escape::controls(text), before..before + inside)
+                } else {
+                    (pgnfen::escape::controls(text), f.span.clone())
+                };
+                let snippet = Snippet::source(source.as_ref())
                     .line_start(line as usize)
-                    .annotation(AnnotationKind::Primary.span(f.span.clone()));
+                    .annotation(AnnotationKind::Primary.span(span));
+                let help = f.help.as_deref().map(pgnfen::escape::controls);
                 let mut group = level
-                    .primary_title(f.message.as_str())
+                    .primary_title(message.as_ref())
                     .id(f.code.as_str())
                     .element(snippet);
-                if let Some(help) = &f.help {
-                    group = group.element(Level::HELP.message(help.as_str()));
+                if let Some(help) = &help {
+                    group = group.element(Level::HELP.message(help.as_ref()));
                 }
                 let rendered = self.renderer.render(&[group]);
-                writeln!(self.out, "{}:{}:{}: {}", d.file, line, f.column, rendered)?;
+                writeln!(self.out, "{}:{}:{}: {}", file, line, f.column, rendered)?;
                 writeln!(self.out)
             }
             CheckFormat::Json => {
-                let mut json = serde_json::to_vec(d)?;
+                let mut json = serde_json::to_vec(&Shown {
+                    file: &file,
+                    message: &message,
+                    d,
+                })?;
                 json.push(b'\n');
                 self.out.write_all(&json)
             }
             CheckFormat::Csv => {
+                let raw = self.csv_raw;
+                let cell = |s: &str| pgnfen::escape::csv_cell(s, raw).into_owned();
                 let mut w = csv::WriterBuilder::new()
                     .has_headers(false)
                     .from_writer(Vec::new());
-                w.serialize(d).map_err(io::Error::other)?;
+                w.write_record([
+                    cell(&file),
+                    d.game.to_string(),
+                    line.to_string(),
+                    f.column.to_string(),
+                    cell(f.tag),
+                    cell(f.code.as_str()),
+                    cell(severity.as_str()),
+                    cell(&message),
+                ])
+                .map_err(io::Error::other)?;
                 let bytes = w
                     .into_inner()
                     .map_err(|e| io::Error::other(e.to_string()))?;
@@ -100,13 +140,13 @@ impl<W: Write> Report<W> {
                 writeln!(
                     self.out,
                     "::{command} file={},line={line},col={},title={}::{}",
-                    github_property(d.file),
+                    github_property(&file),
                     f.column,
                     github_property(f.code.as_str()),
-                    github_data(&f.message)
+                    github_data(&message)
                 )
             }
-            CheckFormat::Sarif => self.sarif.result(&mut self.out, d.file, line, f),
+            CheckFormat::Sarif => self.sarif.result(&mut self.out, &file, line, f, &message),
         }
     }
 
@@ -128,7 +168,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     let out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     // --deny-warnings makes warnings fail the run, so they must be shown too.
     let warnings = args.warnings || args.deny_warnings;
-    let mut report = Report::new(out, args.format, color);
+    let mut report = Report::new(out, args.format, color, args.csv_raw);
     let options = check::Options {
         run: options(global),
         warnings,
@@ -196,6 +236,31 @@ fn github_data(s: &str) -> String {
 /// which would end the value or the property list.
 fn github_property(s: &str) -> String {
     github_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// A diagnostic as `--format json` prints it, with the file name and the
+/// message in their shown (escaped) form.
+struct Shown<'a> {
+    file: &'a str,
+    message: &'a str,
+    d: &'a Diagnostic<'a>,
+}
+
+impl serde::Serialize for Shown<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (d, f) = (self.d, self.d.finding);
+        let mut map = serializer.serialize_map(Some(8))?;
+        map.serialize_entry("file", self.file)?;
+        map.serialize_entry("game", &d.game)?;
+        map.serialize_entry("line", &d.line)?;
+        map.serialize_entry("column", &f.column)?;
+        map.serialize_entry("tag", f.tag)?;
+        map.serialize_entry("code", f.code.as_str())?;
+        map.serialize_entry("severity", d.severity().as_str())?;
+        map.serialize_entry("message", self.message)?;
+        map.end()
+    }
 }
 
 /// What a rule of the SARIF log says about a code: a one-line description, a
@@ -353,7 +418,14 @@ impl Sarif {
     }
 
     /// Writes one result (the head of the log first, before the first one).
-    fn result<W: Write>(&mut self, out: &mut W, file: &str, line: u64, f: &Finding) -> io::Result<()> {
+    fn result<W: Write>(
+        &mut self,
+        out: &mut W,
+        file: &str,
+        line: u64,
+        f: &Finding,
+        message: &str,
+    ) -> io::Result<()> {
         self.head(out)?;
         if self.results == 0 || self.file != file {
             self.file = file.to_string();
@@ -363,7 +435,7 @@ impl Sarif {
             "ruleId": f.code.as_str(),
             "ruleIndex": f.code as usize,
             "level": sarif_level(f.code),
-            "message": {"text": f.message},
+            "message": {"text": message},
             "locations": [{
                 "physicalLocation": {
                     "artifactLocation": {"uri": self.uri},
