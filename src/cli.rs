@@ -353,6 +353,11 @@ pub struct CheckArgs {
     /// Count warnings as errors for the exit status (implies --warnings)
     #[arg(long)]
     pub deny_warnings: bool,
+    /// With --format csv: write cells as they are, without the single quote put
+    /// before a cell that starts with =, +, -, @, tab or CR (a spreadsheet
+    /// formula)
+    #[arg(long)]
+    pub csv_raw: bool,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<PathBuf>,
 }
@@ -386,6 +391,10 @@ pub struct ExportArgs {
     /// Output file (default: standard output); .csv and .jsonl may end in .gz, .bz2 or .zst
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// CSV: write text cells as they are (by default control characters are
+    /// escaped and a cell starting with =, +, -, @, tab or CR gets a leading ')
+    #[arg(long)]
+    pub csv_raw: bool,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<PathBuf>,
 }

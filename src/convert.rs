@@ -318,7 +318,7 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
                     u.column,
                     u.code.severity(),
                     u.code,
-                    u.message
+                    crate::escape::controls(&u.message)
                 );
             }
         }

@@ -75,6 +75,7 @@ pub mod class;
 pub mod classify;
 pub mod convert;
 mod error;
+pub mod escape;
 pub mod export;
 pub mod fen;
 pub mod filter;

@@ -46,7 +46,10 @@ fn main() -> ExitCode {
         Ok(Outcome::Clean) | Err(Error::BrokenPipe) => ExitCode::SUCCESS,
         Ok(Outcome::Problems) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("pgnfen: {e}");
+            // One line whatever a name or a library's message holds: control
+            // characters escaped, so that nothing in it can start a line of its
+            // own (a GitHub workflow command reads standard error too).
+            eprintln!("pgnfen: {}", pgnfen::escape::controls(&e.to_string()));
             ExitCode::from(2)
         }
     }

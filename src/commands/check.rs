@@ -20,13 +20,16 @@ pub struct Report<W: Write> {
     format: CheckFormat,
     renderer: Renderer,
     header_pending: bool,
-    /// SARIF is one JSON document, so its results are kept until the end (they
-    /// are the output: as many as `--format json` would print).
+    /// `--csv-raw`: CSV cells as they are (no quote before a formula start).
+    csv_raw: bool,
+    /// SARIF is one JSON document, written as a stream: its head (the tool and
+    /// its rules, known up front) first, each result as it is found, the end
+    /// of the run object last, so that no list of problems is kept.
     sarif: Sarif,
 }
 
 impl<W: Write> Report<W> {
-    pub fn new(out: W, format: CheckFormat, color: bool) -> Self {
+    pub fn new(out: W, format: CheckFormat, color: bool, csv_raw: bool) -> Self {
         let renderer = if color {
             Renderer::styled()
         } else {
@@ -37,6 +40,7 @@ impl<W: Write> Report<W> {
             format,
             renderer,
             header_pending: format == CheckFormat::Csv,
+            csv_raw,
             sarif: Sarif::default(),
         }
     }
@@ -56,36 +60,75 @@ impl<W: Write> Report<W> {
         self.write_csv_header()?;
         let (f, line) = (d.finding, d.line);
         let severity = f.code.severity();
+        // Untrusted text, shown the same way in every format: control
+        // characters escaped (names are already, by `display_name`; messages
+        // quote values that the library escapes, but not every message is
+        // built from `shown_value`, so they are escaped here once more: the
+        // escaped form holds no control character, so this changes nothing
+        // that was escaped before).
+        let file = pgnfen::escape::controls(d.file);
+        let message = pgnfen::escape::controls(&f.message);
         match self.format {
             CheckFormat::Text => {
                 let level = match severity {
                     Severity::Error => Level::ERROR,
                     Severity::Warning => Level::WARNING,
                 };
-                let snippet = Snippet::source(f.line_text.as_str())
+                // The tag line escaped as the message is, the caret span moved
+                // along (annotate-snippets would show control pictures instead).
+                let text = &f.line_text;
+                let start = f.span.start.min(text.len());
+                let end = f.span.end.clamp(start, text.len());
+                let (source, span) = if text.is_char_boundary(start) && text.is_char_boundary(end) {
+                    let before = pgnfen::escape::controls(&text[..start]).len();
+                    let inside = pgnfen::escape::controls(&text[start..end]).len();
+                    (pgnfen::escape::controls(text), before..before + inside)
+                } else {
+                    (pgnfen::escape::controls(text), f.span.clone())
+                };
+                let snippet = Snippet::source(source.as_ref())
                     .line_start(line as usize)
-                    .annotation(AnnotationKind::Primary.span(f.span.clone()));
+                    .annotation(AnnotationKind::Primary.span(span));
+                let help = f.help.as_deref().map(pgnfen::escape::controls);
                 let mut group = level
-                    .primary_title(f.message.as_str())
+                    .primary_title(message.as_ref())
                     .id(f.code.as_str())
                     .element(snippet);
-                if let Some(help) = &f.help {
-                    group = group.element(Level::HELP.message(help.as_str()));
+                if let Some(help) = &help {
+                    group = group.element(Level::HELP.message(help.as_ref()));
                 }
                 let rendered = self.renderer.render(&[group]);
-                writeln!(self.out, "{}:{}:{}: {}", d.file, line, f.column, rendered)?;
+                writeln!(self.out, "{}:{}:{}: {}", file, line, f.column, rendered)?;
                 writeln!(self.out)
             }
             CheckFormat::Json => {
-                let mut json = serde_json::to_vec(d)?;
+                let mut json = serde_json::to_vec(&Shown {
+                    file: &file,
+                    message: &message,
+                    d,
+                })?;
                 json.push(b'\n');
                 self.out.write_all(&json)
             }
             CheckFormat::Csv => {
+                let raw = self.csv_raw;
+                let cell = |s: &str| pgnfen::escape::csv_cell(s, raw).into_owned();
                 let mut w = csv::WriterBuilder::new()
                     .has_headers(false)
                     .from_writer(Vec::new());
-                w.serialize(d).map_err(io::Error::other)?;
+                w.write_record([
+                    cell(&file),
+                    d.game.to_string(),
+                    line.to_string(),
+                    f.column.to_string(),
+                    cell(f.tag),
+                    cell(f.code.as_str()),
+                    cell(severity.as_str()),
+                    cell(&message),
+                    f.end_column().to_string(),
+                    f.help.as_deref().map(|h| cell(&pgnfen::escape::controls(h))).unwrap_or_default(),
+                ])
+                .map_err(io::Error::other)?;
                 let bytes = w
                     .into_inner()
                     .map_err(|e| io::Error::other(e.to_string()))?;
@@ -99,16 +142,13 @@ impl<W: Write> Report<W> {
                 writeln!(
                     self.out,
                     "::{command} file={},line={line},col={},title={}::{}",
-                    github_property(d.file),
+                    github_property(&file),
                     f.column,
                     github_property(f.code.as_str()),
-                    github_data(&f.message)
+                    github_data(&message)
                 )
             }
-            CheckFormat::Sarif => {
-                self.sarif.push(d.file, line, f);
-                Ok(())
-            }
+            CheckFormat::Sarif => self.sarif.result(&mut self.out, &file, line, f, &message),
         }
     }
 
@@ -117,9 +157,7 @@ impl<W: Write> Report<W> {
     pub fn into_inner(mut self) -> io::Result<W> {
         self.write_csv_header()?;
         if self.format == CheckFormat::Sarif {
-            let log = self.sarif.log();
-            serde_json::to_writer_pretty(&mut self.out, &log)?;
-            self.out.write_all(b"\n")?;
+            self.sarif.finish(&mut self.out)?;
         }
         Ok(self.out)
     }
@@ -132,7 +170,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     let out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     // --deny-warnings makes warnings fail the run, so they must be shown too.
     let warnings = args.warnings || args.deny_warnings;
-    let mut report = Report::new(out, args.format, color);
+    let mut report = Report::new(out, args.format, color, args.csv_raw);
     let options = check::Options {
         run: options(global),
         warnings,
@@ -223,6 +261,33 @@ fn github_property(s: &str) -> String {
     github_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// A diagnostic as `--format json` prints it, with the file name and the
+/// message in their shown (escaped) form.
+struct Shown<'a> {
+    file: &'a str,
+    message: &'a str,
+    d: &'a Diagnostic<'a>,
+}
+
+impl serde::Serialize for Shown<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (d, f) = (self.d, self.d.finding);
+        let mut map = serializer.serialize_map(Some(10))?;
+        map.serialize_entry("file", self.file)?;
+        map.serialize_entry("game", &d.game)?;
+        map.serialize_entry("line", &d.line)?;
+        map.serialize_entry("column", &f.column)?;
+        map.serialize_entry("tag", f.tag)?;
+        map.serialize_entry("code", f.code.as_str())?;
+        map.serialize_entry("severity", d.severity().as_str())?;
+        map.serialize_entry("message", self.message)?;
+        map.serialize_entry("end_column", &d.end_column())?;
+        map.serialize_entry("help", &f.help.as_deref().map(pgnfen::escape::controls))?;
+        map.end()
+    }
+}
+
 /// What a rule of the SARIF log says about a code: a one-line description, a
 /// longer one, and how to fix it (the same texts as docs/codes.md).
 fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
@@ -300,48 +365,36 @@ fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
     }
 }
 
-/// The results of a SARIF log, kept until the end of the run.
+/// A SARIF log written as it goes: [`Sarif::result`] writes the head of the
+/// log before the first result, each result at once; [`Sarif::finish`] closes
+/// the results, the run and the log. The bytes are those of
+/// `serde_json::to_writer_pretty` on the whole log.
 #[derive(Default)]
 struct Sarif {
-    results: Vec<SarifResult>,
+    /// The rest of the log after its results, once the head is written.
+    tail: Option<String>,
+    /// Results written so far.
+    results: u64,
     /// The file of the last result and its URI (most runs name few files).
     file: String,
     uri: String,
 }
 
-struct SarifResult {
-    uri: String,
-    line: u64,
-    column: usize,
-    end_column: usize,
-    code: Code,
-    message: String,
-    help: Option<String>,
+/// Indentation of a result inside `runs[0].results` in the pretty log.
+const SARIF_RESULT_INDENT: &str = "        ";
+
+fn sarif_level(code: Code) -> &'static str {
+    match code.severity() {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
 }
 
 impl Sarif {
-    fn push(&mut self, file: &str, line: u64, f: &Finding) {
-        if self.results.is_empty() || self.file != file {
-            self.file = file.to_string();
-            self.uri = uri_reference(file);
-        }
-        self.results.push(SarifResult {
-            uri: self.uri.clone(),
-            line,
-            column: f.column,
-            end_column: f.end_column(),
-            code: f.code,
-            message: f.message.clone(),
-            help: f.help.clone(),
-        });
-    }
-
-    fn log(&self) -> serde_json::Value {
+    /// The log without results, cut where the results go: the head ends with
+    /// `"results": [`, the tail starts with `]`.
+    fn frame() -> (String, String) {
         use serde_json::json;
-        let level = |code: Code| match code.severity() {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
         let rules: Vec<_> = Code::ALL
             .iter()
             .map(|&code| {
@@ -352,47 +405,11 @@ impl Sarif {
                     "shortDescription": {"text": short},
                     "fullDescription": {"text": full},
                     "help": {"text": help},
-                    "defaultConfiguration": {"level": level(code)},
+                    "defaultConfiguration": {"level": sarif_level(code)},
                 })
             })
             .collect();
-        let results: Vec<_> = self
-            .results
-            .iter()
-            .map(|r| {
-                // The advice of this very problem (the rule's help is generic):
-                // in the message, which is what dashboards show, as the
-                // lossy-castling line of `convert` writes it, and on its own
-                // in the result's properties for tools.
-                let (text, properties) = match &r.help {
-                    Some(help) => (
-                        format!("{}; help: {help}", r.message),
-                        json!({"help": help}),
-                    ),
-                    None => (r.message.clone(), json!({})),
-                };
-                // An empty span (a caret between characters) ends where it starts.
-                let end = r.end_column.max(r.column);
-                json!({
-                    "ruleId": r.code.as_str(),
-                    "ruleIndex": r.code as usize,
-                    "level": level(r.code),
-                    "message": {"text": text},
-                    "locations": [{
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": r.uri},
-                            "region": {
-                                "startLine": r.line,
-                                "startColumn": r.column,
-                                "endColumn": end,
-                            },
-                        }
-                    }],
-                    "properties": properties,
-                })
-            })
-            .collect();
-        json!({
+        let log = json!({
             "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
             "version": "2.1.0",
             "runs": [{
@@ -403,9 +420,96 @@ impl Sarif {
                 }},
                 // Columns are counted in characters, as in the text output.
                 "columnKind": "unicodeCodePoints",
-                "results": results,
+                // Last, so that everything after it is the tail.
+                "results": [],
             }],
-        })
+        });
+        let text = serde_json::to_string_pretty(&log).expect("a JSON value always serialises");
+        // Rule texts are fixed strings, none holding this marker.
+        let at = text
+            .rfind("\"results\": []")
+            .expect("the results key is in the log");
+        let open = at + "\"results\": [".len();
+        (text[..open].to_string(), text[open..].to_string())
+    }
+
+    fn head<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        if self.tail.is_none() {
+            let (head, tail) = Self::frame();
+            out.write_all(head.as_bytes())?;
+            self.tail = Some(tail);
+        }
+        Ok(())
+    }
+
+    /// Writes one result (the head of the log first, before the first one).
+    fn result<W: Write>(
+        &mut self,
+        out: &mut W,
+        file: &str,
+        line: u64,
+        f: &Finding,
+        message: &str,
+    ) -> io::Result<()> {
+        self.head(out)?;
+        if self.results == 0 || self.file != file {
+            self.file = file.to_string();
+            self.uri = uri_reference(file);
+        }
+        // The advice of this very problem (the rule's help is generic): in
+        // the message, which is what dashboards show, as the lossy-castling
+        // line of `convert` writes it, and on its own in the result's
+        // properties for tools.
+        let (text, properties) = match &f.help {
+            Some(help) => {
+                let help = pgnfen::escape::controls(help);
+                (
+                    format!("{message}; help: {help}"),
+                    serde_json::json!({"help": help}),
+                )
+            }
+            None => (message.to_string(), serde_json::json!({})),
+        };
+        // An empty span (a caret between characters) ends where it starts.
+        let end = f.end_column().max(f.column);
+        let result = serde_json::json!({
+            "ruleId": f.code.as_str(),
+            "ruleIndex": f.code as usize,
+            "level": sarif_level(f.code),
+            "message": {"text": text},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": self.uri},
+                    "region": {"startLine": line, "startColumn": f.column, "endColumn": end},
+                }
+            }],
+            "properties": properties,
+        });
+        let text = serde_json::to_string_pretty(&result)?;
+        out.write_all(if self.results == 0 { b"\n" } else { b",\n" })?;
+        // A JSON string holds no raw line end, so every line is one of the layout's.
+        for (i, l) in text.split('\n').enumerate() {
+            if i > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(SARIF_RESULT_INDENT.as_bytes())?;
+            out.write_all(l.as_bytes())?;
+        }
+        self.results += 1;
+        Ok(())
+    }
+
+    /// Closes the results, the run and the log.
+    fn finish<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.head(out)?;
+        let tail = self.tail.take().unwrap_or_default();
+        if self.results > 0 {
+            // The closing bracket on its own line, under the key.
+            out.write_all(b"\n")?;
+            out.write_all(&SARIF_RESULT_INDENT.as_bytes()[2..])?;
+        }
+        out.write_all(tail.as_bytes())?;
+        out.write_all(b"\n")
     }
 }
 

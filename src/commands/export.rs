@@ -66,7 +66,8 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let pipeline = options(global);
     let columns = export::columns(&inputs, &export_options, &pipeline).map_err(run_error)?;
     let batches = export::batches(&inputs, columns, &export_options, &pipeline);
-    let summary = export::write(batches, format, output).map_err(run_error)?;
+    let summary =
+        export::write::write_with(batches, format, output, args.csv_raw).map_err(run_error)?;
     crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     if !global.quiet {
         eprintln!(

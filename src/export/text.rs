@@ -166,20 +166,34 @@ impl<W: Write> JsonLines<W> {
     }
 }
 
-/// Writes CSV.
+/// Writes CSV. Text cells are shown as [`crate::escape::csv_cell`] says
+/// (control characters escaped, a quote before a formula start) unless raw.
 pub struct Csv<W: Write> {
     out: csv::Writer<W>,
     field: Vec<u8>,
+    raw: bool,
 }
 
 impl<W: Write> Csv<W> {
-    /// CSV to `out`: the header row of these column names first.
+    /// CSV to `out`: the header row of these column names first; text cells
+    /// neutralised for spreadsheets.
     pub fn new(out: W, names: &[&str]) -> io::Result<Csv<W>> {
+        Csv::with_raw(out, names, false)
+    }
+
+    /// CSV to `out`; `raw`: text cells written as they are (`--csv-raw`).
+    pub fn with_raw(out: W, names: &[&str], raw: bool) -> io::Result<Csv<W>> {
         let mut out = csv::WriterBuilder::new().from_writer(out);
-        out.write_record(names).map_err(csv_error)?;
+        let header: Vec<_> = names
+            .iter()
+            .map(|n| crate::escape::csv_cell(n, raw))
+            .collect();
+        out.write_record(header.iter().map(|n| n.as_bytes()))
+            .map_err(csv_error)?;
         Ok(Csv {
             out,
             field: Vec::with_capacity(256),
+            raw,
         })
     }
 
@@ -191,7 +205,11 @@ impl<W: Write> Csv<W> {
                 self.field.clear();
                 match column {
                     Column::Text(a) if a.is_null(i) => {}
-                    Column::Text(a) => self.field.extend_from_slice(a.value(i).as_bytes()),
+                    Column::Text(a) => self.field.extend_from_slice(
+                        crate::escape::csv_cell(a.value(i), self.raw).as_bytes(),
+                    ),
+                    // JSON text (problems, other_tags) starts with `[` or `{`
+                    // and has its control characters escaped by JSON.
                     // Numbers and JSON text: as in JSON lines, nulls left empty.
                     other => {
                         json_value(&mut self.field, other, i);

@@ -159,10 +159,16 @@ impl Input {
     /// `ARCHIVE:MEMBER`); bytes of a file name that are not UTF-8 are shown as
     /// U+FFFD.
     pub fn display_name(&self) -> String {
-        match self {
+        let name = match self {
             Input::Stdin => "<stdin>".to_string(),
             Input::File(p) => p.display().to_string(),
             Input::ZipMember { archive, member } => format!("{archive}:{member}"),
+        };
+        // Names are untrusted text: shown with control characters escaped, so
+        // that a name cannot move the cursor or start a line of its own.
+        match crate::escape::controls(&name) {
+            std::borrow::Cow::Borrowed(_) => name,
+            std::borrow::Cow::Owned(escaped) => escaped,
         }
     }
 
