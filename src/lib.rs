@@ -87,6 +87,7 @@ pub mod pgn;
 pub mod pipeline;
 pub mod problem;
 pub mod select;
+pub mod speed;
 pub mod split;
 pub mod stats;
 
@@ -95,3 +96,4 @@ pub use class::Class;
 pub use error::Error;
 pub use problem::{Code, Problem, Severity};
 pub use select::TagExpr;
+pub use speed::Speed;
