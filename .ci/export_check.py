@@ -16,7 +16,10 @@ that differs from a column only in case, an Elo that is no number):
     and Variant are the `fen`/`variant` columns); `WhiteElo`/`BlackElo` are an
     integer where the value is one, else null;
   * the CSV (.csv.zst) and JSON lines (.jsonl) exports hold the same rows;
-  * DuckDB's `select class, count(*) from 'x.parquet' group by class` equals `stats`;
+  * `speed`, `time_base`, `time_increment` equal a model of SPEC §10 written here
+    (exact fractions) on the first TimeControl value;
+  * DuckDB's `select class, count(*) from 'x.parquet' group by class` equals `stats`,
+    and so does `group by speed` its `speeds`;
   * `--tags all` has a column for every tag name met (in order of first appearance)
     and then an empty `other_tags`.
 Exits 1 on any disagreement, 0 with a reason when the corpus is not there. Needs
@@ -36,8 +39,8 @@ BIN = os.path.join(ROOT, "target", "release", "pgnfen")
 CORPUS = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
 DEFAULT_TAGS = ["Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo",
                 "BlackElo", "ECO", "Opening", "TimeControl", "Termination", "UTCDate", "UTCTime"]
-FIXED = ["file", "game", "offset", "length", "line", "class", "chess960_position", "variant",
-         "fen", "problems"]
+FIXED = ["file", "game", "offset", "length", "line", "class", "chess960_position", "speed",
+         "time_base", "time_increment", "variant", "fen", "problems"]
 INTEGER = re.compile(r"^[+-]?[0-9]+$")
 
 failures = []
@@ -112,6 +115,53 @@ def expected_row(pairs, tags):
     return want
 
 
+# --- The speed model (SPEC §10), independent of the Rust reader ----------------------
+
+NUMBER = re.compile(r"^[0-9]+(\.[0-9]+)?$")
+SPEEDS = [(30, "ultrabullet"), (180, "bullet"), (480, "blitz"), (1500, "rapid"), (86400, "classical")]
+
+
+def model_clock(value):
+    """(speed or None for unknown, base, increment) of a raw TimeControl value."""
+    from fractions import Fraction
+    if value is None:
+        return (None, None, None)
+    v = value.strip(" ")
+    if v == "-":
+        return ("correspondence", None, None)
+    periods = []
+    for p in v.split(":"):
+        if periods and periods[-1][0] != "moves":
+            return (None, None, None)  # sudden death or sandclock not last
+        if p.startswith("*"):
+            if not NUMBER.match(p[1:]) or Fraction(p[1:]) == 0:
+                return (None, None, None)
+            periods.append(("sand", None, p[1:], None))
+            continue
+        moves = None
+        if "/" in p:
+            m, p = p.split("/", 1)
+            if not re.match(r"^[0-9]+$", m) or int(m) == 0:
+                return (None, None, None)
+            moves = int(m)
+        s, _, i = p.partition("+")
+        if not NUMBER.match(s) or ("+" in p and not NUMBER.match(i)):
+            return (None, None, None)
+        if Fraction(s) == 0 and (not i or Fraction(i) == 0):
+            return (None, None, None)
+        periods.append(("moves" if moves else "sudden", moves, s, i or None))
+    kind, moves, s, i = periods[0]
+    S, I = Fraction(s), Fraction(i or 0)
+    if kind == "sand":
+        e = S
+    elif moves is not None and moves < 40:
+        e = S * 40 / moves + 40 * I
+    else:
+        e = S + 40 * I
+    speed = next((name for limit, name in SPEEDS if e < limit), "correspondence")
+    return (speed, float(s), float(i) if i else 0.0)
+
+
 # --- Reading the three formats back -------------------------------------------------
 
 def parquet_rows(path):
@@ -142,6 +192,8 @@ def csv_rows(path):
                 row[k] = json.loads(v)
             elif k in ("game", "offset", "length", "line", "chess960_position", "WhiteElo", "BlackElo"):
                 row[k] = int(v)
+            elif k in ("time_base", "time_increment"):
+                row[k] = float(v)
             else:
                 row[k] = v
         out.append(row)
@@ -175,7 +227,8 @@ def check_file(path, tmp):
     if names != FIXED + DEFAULT_TAGS + ["other_tags"]:
         fail(f"{name}: columns {names}")
     for col, typ in [("offset", "int64"), ("length", "int64"), ("line", "int64"),
-                     ("chess960_position", "int16"), ("WhiteElo", "int32"), ("BlackElo", "int32")]:
+                     ("chess960_position", "int16"), ("WhiteElo", "int32"), ("BlackElo", "int32"),
+                     ("speed", "string"), ("time_base", "double"), ("time_increment", "double")]:
         if str(schema.field(col).type) != typ:
             fail(f"{name}: {col} is {schema.field(col).type}, not {typ}")
     index = [json.loads(l) for l in run(["index", path]).stdout.splitlines()]
@@ -195,6 +248,10 @@ def check_file(path, tmp):
         if have != want:
             diff = {k: (have[k], want[k]) for k in want if have[k] != want[k]}
             fail(f"{name}: game {ix['game']}: (export, model) {diff}")
+        tc = next((text(raw) for n, raw in pairs if n == b"TimeControl"), None)
+        clock = (r["speed"], r["time_base"], r["time_increment"])
+        if clock != model_clock(tc):
+            fail(f"{name}: game {ix['game']}: TimeControl {tc!r}: export {clock}, model {model_clock(tc)}")
         for t in ("WhiteElo", "BlackElo"):
             if r[t] is not None and not isinstance(r[t], int):
                 fail(f"{name}: game {ix['game']}: {t} {r[t]!r} is no integer")
@@ -234,6 +291,10 @@ def check_file(path, tmp):
     want = {c: n for c, n in stats["classes"].items() if n}
     if got != want:
         fail(f"{name}: DuckDB classes {got}, stats {want}")
+    got = dict(duckdb.sql(f"select coalesce(speed, 'unknown'), count(*) from read_parquet('{pqf}') group by 1").fetchall())
+    want = {s: n for s, n in stats["speeds"].items() if n}
+    if got != want:
+        fail(f"{name}: DuckDB speeds {got}, stats {want}")
     counted["files"] += 1
     counted["rows"] += len(rows)
 

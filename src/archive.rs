@@ -45,6 +45,7 @@ use crate::class::Class;
 use crate::pgn::tags::decode_value;
 use crate::pipeline::{self, GameInfo, Header, Input, InputError, Job, Options, RunError, Sink};
 use crate::problem::{Code, Severity};
+use crate::speed::{Clock, Speed};
 
 /// Games waiting between the pipeline and the consumer. With the pipeline's
 /// own chunks in flight this bounds memory (a game is held whole, so one huge
@@ -186,6 +187,22 @@ impl Game {
         self.tags()
             .map(|(name, value)| (name.into_owned(), value.into_owned()))
             .collect()
+    }
+
+    /// The game's speed ([`crate::speed`]) from its first `TimeControl` pair,
+    /// read when asked for (the games stream does not read it).
+    pub fn speed(&self) -> Speed {
+        self.clock().speed
+    }
+
+    /// The game's speed and the clock of the first period of its first
+    /// `TimeControl` pair, as the columns of `export` hold them.
+    pub fn clock(&self) -> Clock {
+        let value = tag_pairs(&self.raw)
+            .into_iter()
+            .find(|(name, _)| *name == crate::speed::TAG)
+            .map(|(_, value)| value);
+        Clock::of(value)
     }
 
     /// The pairs of [`Game::headers`], borrowed from [`Game::raw`] where no

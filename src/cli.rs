@@ -9,6 +9,7 @@ use clap_complete::Shell;
 use pgnfen::class::Class;
 use pgnfen::fen::{Dialect, EpPolicy};
 use pgnfen::pipeline::MAX_THREADS;
+use pgnfen::speed::Speed;
 
 /// The exit statuses of the whole program, ending the top-level `--help` (the
 /// man page lists them in its own section).
@@ -146,21 +147,23 @@ fn parse_threads(s: &str) -> Result<usize, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Copy the games of the given classes, Chess960 start positions or tag values byte for byte
+    /// Copy the games of the given classes, Chess960 start positions, tag values or speeds byte for byte
     #[command(after_help = concat!(
         "Examples:\n",
         "  pgnfen filter --class standard -o classical.pgn.zst --rest others.pgn.zst lichess.pgn.zst\n",
         "  pgnfen filter --class chess960 --chess960-position 518,0 tcec.pgn\n",
         "  pgnfen filter --tag 'WhiteElo>=2500' --tag 'Event~Classical' -o strong.pgn lichess.pgn.zst\n",
+        "  pgnfen filter --class standard --speed classical -o classical.pgn lichess.pgn.zst\n",
         "\n",
         exit_status_plain!()
     ))]
     Filter(FilterArgs),
-    /// Write each game to a file per class, in one pass
+    /// Write each game to a file per class or speed, in one pass
     #[command(after_help = concat!(
         "Examples:\n",
         "  pgnfen split -o 'by-class/{class}.pgn.zst' lichess.pgn.zst\n",
         "  pgnfen split --class chess960,crc --tag 'WhiteElo>=2000' -o 'out/{class}.pgn' tcec.pgn\n",
+        "  pgnfen split -o 'out/{speed}-{class}.pgn' lichess.pgn.zst\n",
         "\n",
         exit_status_plain!()
     ))]
@@ -185,7 +188,7 @@ pub enum Command {
         "Exit status: 0 when no error was found; 1 when an error was (or a warning, with --deny-warnings); 2 on a usage or I/O error."
     ))]
     Check(CheckArgs),
-    /// Count games by class, Chess960 start position and problem
+    /// Count games by class, speed, Chess960 start position and problem
     #[command(after_help = concat!(
         "Examples:\n",
         "  pgnfen stats archive.pgn.zst\n",
@@ -201,7 +204,8 @@ pub enum Command {
         "  pgnfen export --tags White,Black,WhiteElo,BlackElo -o elo.csv.zst tcec.pgn\n",
         "  pgnfen export --tags all --tag 'Variant~960' -o chess960.jsonl games.pgn\n",
         "\n",
-        "Columns: file, game, offset, length, line, class, chess960_position, variant, fen,\n",
+        "Columns: file, game, offset, length, line, class, chess960_position, speed,\n",
+        "time_base, time_increment, variant, fen,\n",
         "problems, the tag columns (WhiteElo and BlackElo as integers), other_tags.\n",
         "\n",
         exit_status_plain!()
@@ -281,6 +285,9 @@ pub struct FilterArgs {
     /// Keep only games whose tag satisfies EXPR: NAME OP VALUE, OP one of = != ~ !~ < <= > >= (repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
+    /// Keep only games of these speeds, from the TimeControl tag: ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    pub speed: Vec<Speed>,
     /// Output for the kept games (default: standard output)
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -309,8 +316,12 @@ pub struct SplitArgs {
     /// Write only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
-    /// Output file name, `{class}` replaced by each game's class (e.g.
-    /// 'out/{class}.pgn.zst'); missing folders are created, as `mkdir -p` does
+    /// Write only games of these speeds (as for filter; default: every speed)
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    pub speed: Vec<Speed>,
+    /// Output file name, `{class}` and `{speed}` replaced by each game's class
+    /// and speed (at least one of them; e.g. 'out/{speed}-{class}.pgn.zst');
+    /// missing folders are created, as `mkdir -p` does
     #[arg(short, long, value_name = "TEMPLATE", required = true)]
     pub output: PathBuf,
     /// PGN files (`-` for standard input, the default)
@@ -369,6 +380,9 @@ pub struct StatsArgs {
     /// Count only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
+    /// Count only games of these speeds (as for filter)
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    pub speed: Vec<Speed>,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<PathBuf>,
 }
@@ -388,6 +402,9 @@ pub struct ExportArgs {
     /// Export only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
+    /// Export only games of these speeds (as for filter)
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    pub speed: Vec<Speed>,
     /// Output file (default: standard output); .csv and .jsonl may end in .gz, .bz2 or .zst
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -28,6 +28,7 @@ use crate::error::{Error, check_distinct_outputs, check_inputs_exist, output_nam
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
 use crate::select::Selector;
+use crate::speed::Speed;
 
 /// Which games to keep.
 #[derive(Clone, Debug, Default)]
@@ -36,7 +37,8 @@ pub struct Selection {
     pub classes: Vec<Class>,
     /// When not empty, Chess960 games are kept only from these start positions.
     pub chess960_positions: Vec<u16>,
-    /// The `--tag` expressions, all of which must hold.
+    /// The `--tag` expressions, all of which must hold, and the `--speed`
+    /// list ([`Selector::with_speeds`]).
     pub tags: Selector,
 }
 
@@ -59,19 +61,27 @@ impl Selection {
         true
     }
 
-    /// The class of the game and whether it is kept (class, position and tags).
+    /// The class of the game and whether it is kept (class, position, tags
+    /// and speed).
     pub fn judge(&self, header: &Header<'_>) -> (Class, bool) {
+        let (class, _, keep) = self.judge_speed(header);
+        (class, keep)
+    }
+
+    /// [`Selection::judge`], and the game's speed when the selector reads it
+    /// ([`Selector::with_time_control`], [`Selector::with_speeds`]).
+    pub fn judge_speed(&self, header: &Header<'_>) -> (Class, Option<Speed>, bool) {
         let (class, position) = if header.is_empty() {
             (Class::Standard, None)
         } else {
             let verdict = header.verdict();
             (verdict.class, verdict.chess960_position)
         };
-        // The tags are noted for every game, also one the class already rules
-        // out: a tag held only by such games was still seen (no false warning).
-        self.tags.note_seen(|i| header.extra(i));
-        let keep = self.keeps(class, position) && self.tags.matches(|i| header.extra(i));
-        (class, keep)
+        // `judge` notes the tags for every game, also one the class already
+        // rules out: a tag held only by such games was still seen (no false
+        // warning about an unseen --tag name).
+        let (matched, speed) = self.tags.judge(|i| header.extra(i));
+        (class, speed, self.keeps(class, position) && matched)
     }
 
     /// The usage errors of a selection (`command` names the caller in the message): nothing asked for, or a position list
@@ -79,7 +89,7 @@ impl Selection {
     pub fn validate(&self, command: &str) -> Result<(), Error> {
         if self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty() {
             return Err(Error::Usage(format!(
-                "{command}: say which games to keep with --class, --chess960-position or --tag"
+                "{command}: say which games to keep with --class, --chess960-position, --tag or --speed"
             )));
         }
         self.tags.validate()?;

@@ -88,6 +88,7 @@ pub mod pgn;
 pub mod pipeline;
 pub mod problem;
 pub mod select;
+pub mod speed;
 pub mod split;
 pub mod stats;
 
@@ -96,3 +97,4 @@ pub use class::Class;
 pub use error::Error;
 pub use problem::{Code, Problem, Severity};
 pub use select::TagExpr;
+pub use speed::Speed;

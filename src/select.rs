@@ -27,6 +27,7 @@ use regex::bytes::Regex;
 
 use crate::pgn::scan::MAX_EXTRA_TAGS;
 use crate::pgn::tags::decode_value;
+use crate::speed::Speed;
 
 /// A comparison operator of `--tag`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -266,13 +267,23 @@ impl std::str::FromStr for TagExpr {
 
 impl std::error::Error for ExprError {}
 
-/// Every `--tag` of a command: the distinct tag names they read (the scanner
-/// reports only these) and the expressions, all of which must hold.
+/// Every `--tag` of a command, and its `--speed` list: the distinct tag names
+/// they read (the scanner reports only these) and the expressions, all of
+/// which must hold.
+///
+/// The `TimeControl` tag is among the names only when a speed is needed (a
+/// `--speed` list, [`Selector::with_time_control`]): reading one more tag's
+/// value costs every game a little, so the commands that do not need it do
+/// not pay for it.
 #[derive(Clone, Debug, Default)]
 pub struct Selector {
     names: Vec<Vec<u8>>,
     /// Each expression with the index of its name in `names`.
     exprs: Vec<(usize, TagExpr)>,
+    /// The speeds a game must have one of (none: any speed).
+    speeds: Vec<Speed>,
+    /// The index of `TimeControl` in `names`, when it is read.
+    time_control: Option<usize>,
 }
 
 impl Selector {
@@ -280,29 +291,72 @@ impl Selector {
     pub fn new(exprs: &[TagExpr]) -> Selector {
         let mut s = Selector::default();
         for e in exprs {
-            let name = e.name.as_bytes().to_vec();
-            let i = match s.names.iter().position(|n| *n == name) {
-                Some(i) => i,
-                None => {
-                    s.names.push(name);
-                    s.names.len() - 1
-                }
-            };
+            let i = s.name_index(e.name.as_bytes());
             s.exprs.push((i, e.clone()));
         }
         s
     }
 
-    /// Whether there is no expression (every game matches).
+    /// The index of `name` in the names read, added when missing.
+    fn name_index(&mut self, name: &[u8]) -> usize {
+        match self.names.iter().position(|n| n == name) {
+            Some(i) => i,
+            None => {
+                self.names.push(name.to_vec());
+                self.names.len() - 1
+            }
+        }
+    }
+
+    /// Also requires a game's speed to be one of `speeds` (nothing more when
+    /// the list is empty), reading its `TimeControl` tag for that.
+    pub fn with_speeds(mut self, speeds: &[Speed]) -> Selector {
+        if !speeds.is_empty() {
+            self.speeds = speeds.to_vec();
+            self = self.with_time_control();
+        }
+        self
+    }
+
+    /// Reads each game's `TimeControl` tag, so that [`Selector::judge`] tells
+    /// its speed (for `split`'s `{speed}` and `stats`), selecting nothing more.
+    pub fn with_time_control(mut self) -> Selector {
+        if self.time_control.is_none() {
+            self.time_control = Some(self.name_index(crate::speed::TAG));
+        }
+        self
+    }
+
+    /// Whether each game's speed is read.
+    pub fn reads_time_control(&self) -> bool {
+        self.time_control.is_some()
+    }
+
+    /// The speeds a game must have one of (empty: any).
+    pub fn speeds(&self) -> &[Speed] {
+        &self.speeds
+    }
+
+    /// Whether there is no expression and no speed list (every game matches).
     pub fn is_empty(&self) -> bool {
-        self.exprs.is_empty()
+        self.exprs.is_empty() && self.speeds.is_empty()
     }
 
     /// More distinct tag names than the scanner can look for are a usage error.
     pub fn validate(&self) -> Result<(), crate::Error> {
         if self.names.len() > MAX_EXTRA_TAGS {
+            let extra = if self.time_control.is_some()
+                && !self
+                    .exprs
+                    .iter()
+                    .any(|(_, e)| e.name.as_bytes() == crate::speed::TAG)
+            {
+                " (the speed reads TimeControl, one of them)"
+            } else {
+                ""
+            };
             return Err(crate::Error::Usage(format!(
-                "--tag names {} different tags; at most {MAX_EXTRA_TAGS} can be used in one run",
+                "--tag names {} different tags{extra}; at most {MAX_EXTRA_TAGS} can be used in one run",
                 self.names.len()
             )));
         }
@@ -314,13 +368,25 @@ impl Selector {
         &self.names
     }
 
-    /// Whether every expression holds; `value(i)` gives the raw value of the
-    /// first pair of tag `names()[i]` in the game, if any. Every expression's
-    /// tag is noted as seen when the game holds it ([`TagExpr::was_seen`]),
-    /// also past the first expression that fails.
+    /// Whether every expression holds and the speed is listed; `value(i)`
+    /// gives the raw value of the first pair of tag `names()[i]` in the game,
+    /// if any.
     pub fn matches<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> bool {
+        self.judge(value).0
+    }
+
+    /// [`Selector::matches`], and the game's speed when it is read (see
+    /// [`Selector::with_time_control`]).
+    /// Every expression's tag is noted as seen when the game holds it
+    /// ([`TagExpr::was_seen`]), also past the first expression that fails.
+    pub fn judge<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> (bool, Option<Speed>) {
         self.note_seen(&value);
-        self.exprs.iter().all(|(i, e)| e.holds(value(*i)))
+        let speed = self.time_control.map(|i| Speed::of(value(i)));
+        let listed = self.speeds.is_empty() || speed.is_some_and(|s| self.speeds.contains(&s));
+        (
+            listed && self.exprs.iter().all(|(i, e)| e.holds(value(*i))),
+            speed,
+        )
     }
 
     /// Notes which of the expressions' tags the game holds, without judging
@@ -637,6 +703,47 @@ mod tests {
         assert_eq!(closest("WhitElo", seen), Some("WhiteElo"));
         assert_eq!(closest("Evnt", seen), Some("Event"));
         assert_eq!(closest("TimeControl", seen), None);
+    }
+
+    #[test]
+    fn speeds_compose_with_expressions() {
+        let exprs = [TagExpr::parse("WhiteElo>=2000").unwrap()];
+        let s = Selector::new(&exprs).with_speeds(&[Speed::Blitz, Speed::Unknown]);
+        assert!(!s.is_empty());
+        assert_eq!(s.names(), [b"WhiteElo".to_vec(), b"TimeControl".to_vec()]);
+        let game = |elo: &'static str, tc: Option<&'static str>| {
+            let values = [Some(elo.as_bytes()), tc.map(str::as_bytes)];
+            s.judge(move |i| values[i])
+        };
+        assert_eq!(game("2100", Some("300+3")), (true, Some(Speed::Blitz)));
+        assert_eq!(game("2100", None), (true, Some(Speed::Unknown)));
+        assert_eq!(game("2100", Some("3|2")), (true, Some(Speed::Unknown)));
+        assert_eq!(game("2100", Some("600+0")), (false, Some(Speed::Rapid)));
+        assert_eq!(game("1900", Some("300+3")), (false, Some(Speed::Blitz)));
+        // A --tag on TimeControl shares the name.
+        let s = Selector::new(&[TagExpr::parse("TimeControl~^300").unwrap()])
+            .with_speeds(&[Speed::Blitz]);
+        assert_eq!(s.names().len(), 1);
+        assert!(s.matches(|_| Some(b"300+3".as_slice())));
+        assert!(!s.matches(|_| Some(b"3000".as_slice())));
+        // Reading the speed selects nothing.
+        let s = Selector::new(&[]).with_time_control();
+        assert!(s.is_empty());
+        assert_eq!(s.judge(|_| None), (true, Some(Speed::Unknown)));
+        assert_eq!(Selector::new(&[]).judge(|_| None), (true, None));
+    }
+
+    #[test]
+    fn the_speed_counts_against_the_name_limit() {
+        let exprs: Vec<_> = (0..MAX_EXTRA_TAGS)
+            .map(|i| TagExpr::parse(&format!("T{i}=x")).unwrap())
+            .collect();
+        assert!(Selector::new(&exprs).validate().is_ok());
+        let e = Selector::new(&exprs)
+            .with_speeds(&[Speed::Blitz])
+            .validate()
+            .unwrap_err();
+        assert!(e.to_string().contains("TimeControl"), "{e}");
     }
 
     #[test]

@@ -43,7 +43,10 @@ def scan(*paths, tags=None, threads=None):
 
     Returns a ``pyarrow.RecordBatchReader`` with one row per game, in input
     order: ``file``, ``game``, ``offset``, ``length``, ``line``, ``class``,
-    ``chess960_position``, ``variant``, ``fen``, ``problems``, then one column
+    ``chess960_position``, ``speed`` (None when unknown), ``time_base`` and
+    ``time_increment`` (seconds, float, of the first period of the
+    TimeControl tag; None for ``-`` and unknown), ``variant``, ``fen``,
+    ``problems``, then one column
     per tag and ``other_tags`` (a map of the remaining tags). ``tags``: None
     for the default columns (the Seven Tag Roster, ``WhiteElo``, ``BlackElo``,
     ``ECO``, ``Opening``, ``TimeControl``, ``Termination``, ``UTCDate``,

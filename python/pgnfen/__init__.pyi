@@ -34,6 +34,9 @@ class Game:
     def chess960_position(self) -> Optional[int]:
         """The Chess960 start position number (0-959), or None."""
     @property
+    def speed(self) -> str:
+        """ultrabullet, bullet, blitz, rapid, classical, correspondence or unknown."""
+    @property
     def problems(self) -> List[Dict[str, Any]]:
         """Problems as ``check --format json`` gives them, warnings included."""
     @property
@@ -71,6 +74,7 @@ def filter(
     tags: Optional[Sequence[str]] = None,
     rest: Optional[_Path] = None,
     chess960_positions: Optional[Sequence[int]] = None,
+    speeds: Optional[Sequence[str]] = None,
     threads: Optional[int] = None,
 ) -> Dict[str, int]:
     """Copy the matching games to ``output``; returns games, kept, rest counts."""

@@ -103,19 +103,23 @@ def _stats_task(part, at, own_nothing):
 
 def _add_stats(total, counts):
     total["games"] += counts["games"]
-    for group in ("classes", "chess960_positions", "problems"):
+    for group in ("classes", "speeds", "chess960_positions", "problems"):
         for key, n in counts[group].items():
             total[group][key] = total[group].get(key, 0) + n
 
 
 def stats(paths, client=None, partition_size=DEFAULT_PARTITION_SIZE):
-    """Counts by class, Chess960 start position and problem code: the dict
+    """Counts by class, speed, Chess960 start position and problem code: the dict
     ``pgnfen.stats(*paths)`` returns, computed on the cluster."""
     client = _client(client)
     parts = partitions(paths, partition_size)
     total = {
         "games": 0,
         "classes": {c: 0 for c in ("standard", "setup", "chess960", "crc", "other", "malformed")},
+        "speeds": {
+            s: 0
+            for s in ("ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown")
+        },
         "chess960_positions": {},
         "problems": {},
     }

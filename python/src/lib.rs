@@ -25,7 +25,7 @@ use pgnfen::fen::{Dialect, EpPolicy, VariantHint};
 use pgnfen::filter::Selection;
 use pgnfen::pipeline::{Input, Options, RunError, check_inputs_exist};
 use pgnfen::select::Selector;
-use pgnfen::{Class, Error, filter};
+use pgnfen::{Class, Error, Speed, filter};
 
 mod partitions;
 mod scan;
@@ -146,11 +146,13 @@ fn fen_record(py: Python<'_>, record: &str) -> PyResult<Py<PyAny>> {
     to_py(py, &report)
 }
 
-/// Count the games of PGN files by class, Chess960 start position and problem.
+/// Count the games of PGN files by class, speed, Chess960 start position and problem.
 ///
 /// Returns the object that ``pgnfen stats --format json`` prints:
 /// ``{"games": N, "classes": {"standard": n, "setup": n, "chess960": n,
-/// "crc": n, "other": n, "malformed": n}, "chess960_positions": {"518": n, ...},
+/// "crc": n, "other": n, "malformed": n}, "speeds": {"ultrabullet": n,
+/// "bullet": n, "blitz": n, "rapid": n, "classical": n, "correspondence": n,
+/// "unknown": n}, "chess960_positions": {"518": n, ...},
 /// "problems": {"CODE": n, ...}}``.
 ///
 /// paths: one or more files (str or os.PathLike), plain or compressed (gzip,
@@ -167,8 +169,8 @@ fn stats(
     let options = options(threads)?;
     let json = py.detach(|| -> PyResult<Vec<u8>> {
         let options = pgnfen::stats::Options {
-            tags: Vec::new(),
             run: options,
+            ..pgnfen::stats::Options::default()
         };
         let counts = pgnfen::stats::run(&inputs, &options).map_err(command_error)?;
         let mut json = Vec::new();
@@ -222,15 +224,17 @@ fn check(
 /// that must all hold, as ``pgnfen filter --tag``: ``NAME OP VALUE`` with OP one
 /// of = != ~ (regular expression) !~ < <= > >=, e.g. "WhiteElo>=2500"
 /// (numbers compare as numbers, other values byte by byte; a game without the
-/// tag satisfies only != and !~). At least one of classes,
-/// chess960_positions, tags must be given.
+/// tag satisfies only != and !~). speeds: speeds to keep, from
+/// "ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence",
+/// "unknown" (read from the TimeControl tag). At least one of classes,
+/// chess960_positions, tags, speeds must be given; all that are given must hold.
 /// output, rest: paths; an ending .gz, .bz2 or .zst compresses. Files appear
 /// under their name only when the run succeeds.
 ///
 /// Returns ``{"games": N, "kept": n, "rest": n}``.
 /// Raises ValueError for a bad class, position or tag expression, OSError for I/O errors.
 #[pyfunction(name = "filter")]
-#[pyo3(signature = (*paths, output, classes=None, tags=None, rest=None, chess960_positions=None, threads=None))]
+#[pyo3(signature = (*paths, output, classes=None, tags=None, rest=None, chess960_positions=None, speeds=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn filter_games(
     py: Python<'_>,
@@ -240,6 +244,7 @@ fn filter_games(
     tags: Option<Vec<String>>,
     rest: Option<PathBuf>,
     chess960_positions: Option<Vec<i64>>,
+    speeds: Option<Vec<String>>,
     threads: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "filter")?;
@@ -252,11 +257,16 @@ fn filter_games(
                 .map_err(|e| PyValueError::new_err(format!("invalid tag expression: {e}")))
         })
         .collect::<PyResult<Vec<_>>>()?;
-    if classes.is_none() && chess960_positions.is_none() && tags.is_empty() {
+    if classes.is_none() && chess960_positions.is_none() && tags.is_empty() && speeds.is_none() {
         return Err(PyValueError::new_err(
-            "filter() needs classes, chess960_positions or tags",
+            "filter() needs classes, chess960_positions, tags or speeds",
         ));
     }
+    let speeds = speeds
+        .unwrap_or_default()
+        .iter()
+        .map(|name| choice::<Speed>("speeds", name))
+        .collect::<PyResult<Vec<Speed>>>()?;
     let positions = chess960_positions
         .unwrap_or_default()
         .into_iter()
@@ -285,7 +295,7 @@ fn filter_games(
     let selection = Selection {
         classes,
         chess960_positions: positions,
-        tags: Selector::new(&tags),
+        tags: Selector::new(&tags).with_speeds(&speeds),
     };
     selection
         .validate("filter")
@@ -458,7 +468,8 @@ impl GameIterator {
 ///
 /// Attributes: file (the path as given), game (1-based number in its file),
 /// offset and length (bytes, in the decompressed input), line (1-based first
-/// line), class_ (its class), chess960_position (0-959 or None), problems
+/// line), class_ (its class), chess960_position (0-959 or None), speed (from
+/// the TimeControl tag: ultrabullet ... correspondence, or unknown), problems
 /// (list of dicts as ``check`` gives them, warnings included), headers (dict
 /// of every tag, values unescaped; a repeated tag keeps its last value) and
 /// raw (the bytes of the game exactly as in the file).
@@ -509,6 +520,14 @@ impl PyGame {
     #[getter]
     fn chess960_position(&self) -> Option<u16> {
         self.game.chess960_position
+    }
+
+    /// Its speed from its first TimeControl tag: ultrabullet, bullet, blitz,
+    /// rapid, classical, correspondence, or unknown (no tag, or a value that is
+    /// not a time control). Read when asked for.
+    #[getter]
+    fn speed(&self) -> &'static str {
+        self.game.speed().as_str()
     }
 
     /// Its problems, errors and warnings: dicts with the keys of

@@ -126,7 +126,10 @@ impl<W: Write> Report<W> {
                     cell(severity.as_str()),
                     cell(&message),
                     f.end_column().to_string(),
-                    f.help.as_deref().map(|h| cell(&pgnfen::escape::controls(h))).unwrap_or_default(),
+                    f.help
+                        .as_deref()
+                        .map(|h| cell(&pgnfen::escape::controls(h)))
+                        .unwrap_or_default(),
                 ])
                 .map_err(io::Error::other)?;
                 let bytes = w

@@ -45,7 +45,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         None => TagColumns::Default,
         Some(arg) => TagColumns::parse(arg).map_err(Error::Usage)?,
     };
-    let selector = Selector::new(&args.tag);
+    let selector = Selector::new(&args.tag).with_speeds(&args.speed);
     selector.validate()?;
     let inputs = inputs(&args.inputs);
     let export_options = ExportOptions {

@@ -13,7 +13,7 @@ pub mod split;
 pub mod stats;
 
 use std::io::{self, IsTerminal};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use pgnfen::Error;
 pub use pgnfen::pipeline::check_inputs_exist;
@@ -61,7 +61,7 @@ pub fn options(global: &Global) -> Options {
 /// into that one file and lose what it held: a usage error, before anything
 /// is read, that points to `--in-place` (what such a command line usually
 /// means). With one input, `-o` naming it rewrites it, as documented.
-pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[String]) -> Result<(), Error> {
+pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[PathBuf]) -> Result<(), Error> {
     use std::os::unix::fs::MetadataExt;
     let Some(output) = output.filter(|p| p.as_os_str() != "-") else {
         return Ok(());
@@ -76,7 +76,7 @@ pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[String]) -> Res
     };
     let named = args
         .iter()
-        .filter(|a| a.as_str() != "-")
+        .filter(|a| a.as_os_str() != "-")
         .any(|a| std::fs::metadata(a).is_ok_and(|m| m.dev() == out.dev() && m.ino() == out.ino()));
     if named {
         return Err(Error::Usage(format!(

@@ -14,6 +14,7 @@ pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
         template: args.output.clone(),
         classes: args.class.clone(),
         tags: args.tag.clone(),
+        speeds: args.speed.clone(),
         run: options(global),
     };
     let inputs = inputs(&args.inputs);

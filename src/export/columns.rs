@@ -29,7 +29,7 @@ pub const DEFAULT_TAGS: [&str; 15] = [
 ];
 
 /// The columns every export has before the tag columns, in order.
-pub const FIXED: [&str; 10] = [
+pub const FIXED: [&str; 13] = [
     "file",
     "game",
     "offset",
@@ -37,6 +37,9 @@ pub const FIXED: [&str; 10] = [
     "line",
     "class",
     "chess960_position",
+    "speed",
+    "time_base",
+    "time_increment",
     "variant",
     "fen",
     "problems",
@@ -296,6 +299,9 @@ impl Columns {
             Field::new("line", DataType::Int64, false),
             utf8("class", false),
             Field::new("chess960_position", DataType::Int16, true),
+            utf8("speed", true),
+            Field::new("time_base", DataType::Float64, true),
+            Field::new("time_increment", DataType::Float64, true),
             utf8("variant", true),
             utf8("fen", true),
             Field::new("problems", problems_type(), false),
@@ -394,5 +400,13 @@ mod tests {
             &DataType::Int32
         );
         assert_eq!(c.names().last(), Some(&OTHER_TAGS));
+        assert_eq!(
+            c.names()[6..10],
+            ["chess960_position", "speed", "time_base", "time_increment"]
+        );
+        assert_eq!(
+            schema.field_with_name("time_base").unwrap().data_type(),
+            &DataType::Float64
+        );
     }
 }

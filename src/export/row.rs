@@ -7,6 +7,7 @@ use crate::pgn::tags::decode_value;
 use crate::pipeline::{Header, Job};
 use crate::problem::Code;
 use crate::select::Selector;
+use crate::speed::Clock;
 
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
@@ -63,6 +64,8 @@ pub struct Row {
     pub class: Class,
     /// Its Chess960 start position, if any.
     pub chess960_position: Option<u16>,
+    /// Its speed and first period's clock, from the first `TimeControl` pair.
+    pub clock: Clock,
     /// Its problem codes.
     pub problems: Problems,
     /// Every value (and the names of `other_tags`), concatenated.
@@ -194,9 +197,14 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
     // A filter of the other tags' names met so far: most names are new, and
     // most new names miss it, so that the search below is mostly skipped.
     let mut other_bits = 0u64;
+    // The first TimeControl pair's value (as for `--tag`, the first counts).
+    let mut time_control: Option<&[u8]> = None;
     for (pair_index, (name_range, value_range)) in pairs.iter().enumerate() {
         let name = &arena[name_range.clone()];
         let raw = &arena[value_range.clone()];
+        if time_control.is_none() && name == crate::speed::TAG {
+            time_control = Some(raw);
+        }
         let value_str = valid.and_then(|v| v.get(value_range.clone()));
         let slot = match fixed_tag_column(name) {
             Some(i) => Some(i),
@@ -253,6 +261,7 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
     Row {
         class,
         chess960_position,
+        clock: Clock::of(time_control),
         problems,
         text,
         values: {
@@ -268,7 +277,7 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
 }
 
 /// The per-game work of `export`: the row of each game that satisfies the
-/// `--tag` expressions (`None` for the others).
+/// `--tag` expressions and `--speed` list (`None` for the others).
 pub struct ExportJob<'a> {
     /// The columns of the rows.
     pub columns: &'a Columns,

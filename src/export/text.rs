@@ -11,7 +11,7 @@
 use std::io::{self, Write};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int32Type, Int64Type};
+use arrow_array::types::{Float64Type, Int16Type, Int32Type, Int64Type};
 use arrow_array::{Array, MapArray, RecordBatch};
 use arrow_schema::DataType;
 
@@ -21,6 +21,7 @@ enum Column<'a> {
     I64(&'a arrow_array::Int64Array),
     I32(&'a arrow_array::Int32Array),
     I16(&'a arrow_array::Int16Array),
+    F64(&'a arrow_array::Float64Array),
     List(&'a arrow_array::ListArray),
     Map(&'a MapArray),
 }
@@ -35,6 +36,7 @@ fn columns(batch: &RecordBatch) -> io::Result<Vec<Column<'_>>> {
                 DataType::Int64 => Column::I64(c.as_primitive::<Int64Type>()),
                 DataType::Int32 => Column::I32(c.as_primitive::<Int32Type>()),
                 DataType::Int16 => Column::I16(c.as_primitive::<Int16Type>()),
+                DataType::Float64 => Column::F64(c.as_primitive::<Float64Type>()),
                 DataType::List(_) => Column::List(c.as_list::<i32>()),
                 DataType::Map(..) => Column::Map(c.as_map()),
                 other => {
@@ -91,6 +93,8 @@ fn json_value(out: &mut Vec<u8>, column: &Column<'_>, i: usize) {
         Column::I64(a) => a.is_null(i),
         Column::I32(a) => a.is_null(i),
         Column::I16(a) => a.is_null(i),
+        // JSON has no infinity: a clock too long for a double is null.
+        Column::F64(a) => a.is_null(i) || !a.value(i).is_finite(),
         Column::List(a) => a.is_null(i),
         Column::Map(a) => a.is_null(i),
     };
@@ -108,6 +112,10 @@ fn json_value(out: &mut Vec<u8>, column: &Column<'_>, i: usize) {
         }
         Column::I16(a) => {
             let _ = write!(out, "{}", a.value(i));
+        }
+        Column::F64(a) => {
+            // `{:?}` keeps the point (`300.0`): readers that infer types see a float.
+            let _ = write!(out, "{:?}", a.value(i));
         }
         Column::List(a) => json_list(out, a, i),
         Column::Map(a) => json_map(out, a, i),

@@ -32,9 +32,10 @@ pub const ZSTD_LEVEL: i32 = 3;
 /// them quickly. Other string columns (names, sites, FENs, times) are mostly
 /// distinct per game; building a dictionary for them cost about 0.5 s of CPU
 /// per GiB of PGN in the benchmark and did not make the file smaller.
-const DICTIONARY: [&str; 13] = [
+const DICTIONARY: [&str; 14] = [
     "file",
     "class",
+    "speed",
     "variant",
     "Event",
     "Result",

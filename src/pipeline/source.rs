@@ -476,6 +476,7 @@ pub enum Compression {
     Zstd,
     /// A zip archive (read member by member; never written).
     Zip,
+    /// xz (one stream or several, as `xz -T0` writes).
     Xz,
     /// A format recognised by its magic bytes that pgnfen does not read: its
     /// name, for the message ("a tar archive").
