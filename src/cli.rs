@@ -371,6 +371,10 @@ pub struct ExportArgs {
     /// Export only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
+    /// How tag names and values are decoded: auto (UTF-8 when valid, else
+    /// Windows-1252, each value on its own), utf-8, or latin-1 (Windows-1252)
+    #[arg(long, value_name = "ENCODING", default_value = "auto", value_parser = ["auto", "utf-8", "latin-1"])]
+    pub encoding: String,
     /// Output file (default: standard output); .csv and .jsonl may end in .gz, .bz2 or .zst
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
