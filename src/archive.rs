@@ -42,6 +42,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 
 use crate::check::{CheckJob, Finding};
 use crate::class::Class;
+use crate::pgn::encoding::Encoding;
 use crate::pgn::tags::decode_value;
 use crate::pipeline::{self, GameInfo, Header, Input, InputError, Job, Options, RunError, Sink};
 use crate::problem::{Code, Severity};
@@ -208,12 +209,24 @@ impl Game {
     /// The pairs of [`Game::headers`], borrowed from [`Game::raw`] where no
     /// unescaping or repair was needed (no allocation for most tags).
     pub fn tags(&self) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
-        tag_pairs(&self.raw).into_iter().map(|(name, raw)| {
+        self.tags_in(Encoding::Auto)
+    }
+
+    /// Every tag pair as [`Game::tags`] gives them, decoded as `encoding`
+    /// says (see [`crate::pgn::encoding`]): names with invalid bytes are
+    /// decoded so that distinct names stay distinct.
+    pub fn tags_in(
+        &self,
+        encoding: Encoding,
+    ) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
+        tag_pairs(&self.raw).into_iter().map(move |(name, raw)| {
             let value = match decode_value(raw) {
-                Cow::Borrowed(bytes) => String::from_utf8_lossy(bytes),
-                Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+                Cow::Borrowed(bytes) => crate::pgn::encoding::decode(bytes, encoding),
+                Cow::Owned(bytes) => {
+                    Cow::Owned(crate::pgn::encoding::decode(&bytes, encoding).into_owned())
+                }
             };
-            (String::from_utf8_lossy(name), value)
+            (crate::pgn::encoding::decode_name(name, encoding), value)
         })
     }
 }

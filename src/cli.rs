@@ -405,6 +405,10 @@ pub struct ExportArgs {
     /// Export only games of these speeds (as for filter)
     #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
     pub speed: Vec<Speed>,
+    /// How tag names and values are decoded: auto (UTF-8 when valid, else
+    /// Windows-1252, each value on its own), utf-8, or latin-1 (Windows-1252)
+    #[arg(long, value_name = "ENCODING", default_value = "auto", value_parser = ["auto", "utf-8", "latin-1"])]
+    pub encoding: String,
     /// Output file (default: standard output); .csv and .jsonl may end in .gz, .bz2 or .zst
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,

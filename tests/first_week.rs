@@ -343,3 +343,122 @@ fn zst_outputs_are_frames_read_back_in_parallel_and_by_zstd() {
     .unwrap();
     assert!(standard.starts_with(b"[Event \"game 0\"]"));
 }
+
+// --- #24.7 and #19.11: encodings and the export edge cases ----------------------
+
+/// A Latin-1 game (as old archives are written): é is the single byte 0xE9.
+const LATIN1: &[u8] = b"[Event \"Hoogovens\"]\n[Site \"Wijk aan Zee\"]\n[White \"R\xe9ti, Richard\"]\n[Black \"Tartakower\"]\n[Opening \"D\xe9fense fran\xe7aise\"]\n\n1. e4 e6 *\n";
+
+#[test]
+fn a_latin1_file_is_exported_with_its_accents_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write(dir.path(), "latin1.pgn", LATIN1);
+    let jsonl = dir.path().join("rows.jsonl").display().to_string();
+    let csv = dir.path().join("rows.csv").display().to_string();
+    for (output, encoding) in [(&jsonl, "auto"), (&csv, "latin-1")] {
+        let out = run(&["export", "--encoding", encoding, "-o", output, &pgn]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let row: Value = serde_json::from_slice(&std::fs::read(&jsonl).unwrap()).unwrap();
+    assert_eq!(row["White"], "Réti, Richard");
+    assert_eq!(row["Opening"], "Défense française");
+    let csv_text = String::from_utf8(std::fs::read(&csv).unwrap()).unwrap();
+    assert!(
+        csv_text.contains("\"Réti, Richard\"") && csv_text.contains("Défense française"),
+        "{csv_text}"
+    );
+    // Round trip: the exported text, written back as Latin-1, is the file's bytes.
+    let back: Vec<u8> = row["White"]
+        .as_str()
+        .unwrap()
+        .chars()
+        .map(|c| c as u32 as u8)
+        .collect();
+    assert_eq!(back, b"R\xe9ti, Richard");
+    // UTF-8 input is read as UTF-8 (not as Windows-1252 twice over).
+    let utf8 = write(dir.path(), "utf8.pgn", "[White \"Réti\"]\n\n*\n".as_bytes());
+    let out = run(&["export", &utf8]);
+    let row: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(row["White"], "Réti");
+    // --encoding utf-8 keeps the old behaviour (U+FFFD), and the raw bytes of
+    // the games are never touched: filter copies them as they are.
+    let out = run(&["export", "--encoding", "utf-8", &pgn]);
+    let row: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(row["White"], "R\u{FFFD}ti, Richard");
+    let out = run(&["filter", "--tag", "Event=Hoogovens", &pgn]);
+    assert_eq!(out.stdout, LATIN1);
+    let out = run(&["export", "--encoding", "ebcdic", &pgn]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn export_keeps_repeated_tags_unreadable_elos_and_distinct_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write(
+        dir.path(),
+        "edge.pgn",
+        b"[Event \"first\"]\n[Event \"second\"]\n[WhiteElo \"2500?\"]\n[BlackElo \"?\"]\n\
+[Na\xffme \"a\"]\n[Na\xfeme \"b\"]\n[Annotator \"x\"]\n[Annotator \"y\"]\n[Annotator \"z\"]\n\n1. e4 *\n",
+    );
+    for encoding in ["auto", "utf-8", "latin-1"] {
+        let out = run(&["export", "--encoding", encoding, &pgn]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let line = String::from_utf8(out.stdout).unwrap();
+        let row: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(row["Event"], "first");
+        assert_eq!(row["WhiteElo"], Value::Null);
+        let others = row["other_tags"].as_object().unwrap();
+        assert_eq!(others["Event#2"], "second", "{encoding}: {line}");
+        assert_eq!(
+            others["WhiteElo"], "2500?",
+            "an unreadable Elo is kept as written"
+        );
+        assert!(
+            !others.contains_key("BlackElo"),
+            "'?' is PGN's unknown, not lost data"
+        );
+        assert_eq!(
+            (
+                &others["Annotator"],
+                &others["Annotator#2"],
+                &others["Annotator#3"]
+            ),
+            (&"x".into(), &"y".into(), &"z".into())
+        );
+        // Two names that differ only in invalid bytes: two keys, each once in
+        // the text (a JSON object with a key twice loses one value).
+        let keys: Vec<&String> = others.keys().filter(|k| k.starts_with("Na")).collect();
+        assert_eq!(keys.len(), 2, "{encoding}: {line}");
+        assert_ne!(keys[0], keys[1]);
+        let raw_keys = line.matches("\"Na").count();
+        assert_eq!(raw_keys, 2, "{encoding}: {line}");
+    }
+    let out = run(&["export", "--encoding", "utf-8", &pgn]);
+    let row: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(row["other_tags"]["Na\\xFFme"], "a");
+}
+
+#[test]
+fn tags_all_past_its_column_limit_says_how_many_names_went_to_other_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..1010 {
+        text.push_str(&format!("[T{i} \"v\"]\n"));
+    }
+    text.push_str("\n1. e4 *\n");
+    let pgn = write(dir.path(), "wide.pgn", text.as_bytes());
+    let out = run(&["-q", "export", "--tags", "all", &pgn]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "--tags all makes at most 1,000 columns; 10 more tag names went to other_tags"
+        ),
+        "{err}"
+    );
+    let row: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(row["other_tags"].as_object().unwrap().len(), 10);
+    // Within the limit: no warning.
+    let small = write(dir.path(), "small.pgn", b"[A \"1\"]\n\n*\n");
+    assert!(!stderr(&run(&["export", "--tags", "all", &small])).contains("warning"));
+}

@@ -38,7 +38,7 @@ from ._pgnfen import (  # noqa: F401  (re-exported)
 )
 
 
-def scan(*paths, tags=None, threads=None):
+def scan(*paths, tags=None, threads=None, encoding=None):
     """Every game's headers as Arrow record batches: the rows of ``pgnfen export``.
 
     Returns a ``pyarrow.RecordBatchReader`` with one row per game, in input
@@ -51,7 +51,9 @@ def scan(*paths, tags=None, threads=None):
     for the default columns (the Seven Tag Roster, ``WhiteElo``, ``BlackElo``,
     ``ECO``, ``Opening``, ``TimeControl``, ``Termination``, ``UTCDate``,
     ``UTCTime``), a list of tag names, or ``"all"`` (one column for every tag
-    name met; the files are read twice).
+    name met; the files are read twice). ``encoding``: how tag names and
+    values are decoded, None or ``"auto"`` (UTF-8 when valid, else
+    Windows-1252, the Latin-1 of old archives), ``"utf-8"`` or ``"latin-1"``.
 
     The reader implements the Arrow PyCapsule interface, so
     ``polars.from_arrow(reader)``, ``duckdb.sql("select ... from reader")`` and
@@ -71,7 +73,7 @@ def scan(*paths, tags=None, threads=None):
         raise ImportError(
             "pgnfen.scan() returns a pyarrow.RecordBatchReader: pip install pyarrow"
         ) from e
-    stream = scan_stream(*paths, tags=tags, threads=threads)
+    stream = scan_stream(*paths, tags=tags, threads=threads, encoding=encoding)
     return pyarrow.RecordBatchReader.from_stream(stream)
 
 

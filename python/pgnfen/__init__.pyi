@@ -89,7 +89,9 @@ def convert(
 ) -> Dict[str, int]:
     """Rewrite FEN tags in dialect ``to``; returns games, converted, unchanged counts."""
 
-def games(*paths: _Path, threads: Optional[int] = None) -> GameIterator:
+def games(
+    *paths: _Path, threads: Optional[int] = None, encoding: Optional[str] = None
+) -> GameIterator:
     """Stream the games of these files, in input order."""
 
 class ArrowStream:
@@ -105,6 +107,7 @@ def scan_stream(
     *paths: _Path,
     tags: Union[None, str, Sequence[str]] = None,
     threads: Optional[int] = None,
+    encoding: Optional[str] = None,
 ) -> ArrowStream:
     """The native half of ``scan``: the export's rows as an ``ArrowStream``."""
 
@@ -112,5 +115,6 @@ def scan(
     *paths: _Path,
     tags: Union[None, str, Sequence[str]] = None,
     threads: Optional[int] = None,
+    encoding: Optional[str] = None,
 ) -> "pyarrow.RecordBatchReader":
     """The rows of ``pgnfen export`` as a ``pyarrow.RecordBatchReader``."""

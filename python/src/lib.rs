@@ -22,6 +22,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use pgnfen::archive::{Archive, Game, Games};
 use pgnfen::fen::{Dialect, EpPolicy, VariantHint};
+use pgnfen::pgn::encoding::Encoding;
 use pgnfen::filter::Selection;
 use pgnfen::pipeline::{Input, Options, RunError, check_inputs_exist};
 use pgnfen::select::Selector;
@@ -373,8 +374,13 @@ fn convert(
 /// unreadable (a corrupt .zst) raises OSError from the loop, after its
 /// readable games.
 #[pyfunction]
-#[pyo3(signature = (*paths, threads=None))]
-fn games(paths: &Bound<'_, PyTuple>, threads: Option<usize>) -> PyResult<GameIterator> {
+#[pyo3(signature = (*paths, threads=None, encoding=None))]
+fn games(
+    paths: &Bound<'_, PyTuple>,
+    threads: Option<usize>,
+    encoding: Option<&str>,
+) -> PyResult<GameIterator> {
+    let encoding = encoding_arg(encoding)?;
     let inputs = inputs(paths, "games")?;
     let options = options(threads)?;
     check_inputs_exist(&inputs).map_err(command_error)?;
@@ -382,6 +388,15 @@ fn games(paths: &Bound<'_, PyTuple>, threads: Option<usize>) -> PyResult<GameIte
     Ok(GameIterator {
         games: Some(archive.games()),
         ready: VecDeque::new(),
+        encoding,
+    })
+}
+
+/// The `encoding=` argument of `games()` and `scan()`: None or "auto" (UTF-8
+/// when valid, else Windows-1252), "utf-8" or "latin-1".
+pub(crate) fn encoding_arg(encoding: Option<&str>) -> PyResult<Encoding> {
+    encoding.map_or(Ok(Encoding::Auto), |e| {
+        e.parse::<Encoding>().map_err(PyValueError::new_err)
     })
 }
 
@@ -393,6 +408,8 @@ struct GameIterator {
     /// GIL takes every game that is ready (up to [`BATCH`]), as releasing and
     /// taking it back for every game would cost more than the game itself.
     ready: VecDeque<Result<Game, RunError>>,
+    /// How each game's `headers` are decoded.
+    encoding: Encoding,
 }
 
 /// The most games taken from the stream per release of the GIL.
@@ -407,7 +424,12 @@ impl GameIterator {
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyGame>> {
         loop {
             match self.ready.pop_front() {
-                Some(Ok(game)) => return Ok(Some(PyGame { game })),
+                Some(Ok(game)) => {
+                    return Ok(Some(PyGame {
+                        game,
+                        encoding: self.encoding,
+                    }));
+                }
                 Some(Err(e)) => {
                     self.games = None;
                     return Err(run_error(e));
@@ -476,6 +498,7 @@ impl GameIterator {
 #[pyclass(frozen, module = "pgnfen", name = "Game")]
 struct PyGame {
     game: Game,
+    encoding: Encoding,
 }
 
 #[pymethods]
@@ -552,11 +575,13 @@ impl PyGame {
     }
 
     /// Every tag of the header as a dict (a new one at each access), values
-    /// PGN-unescaped and read as UTF-8 (invalid bytes become U+FFFD).
+    /// PGN-unescaped and decoded as ``games(encoding=...)`` says: by default
+    /// UTF-8 when valid, else Windows-1252 (Latin-1), so that nothing becomes
+    /// U+FFFD; ``raw`` keeps the bytes as they are.
     #[getter]
     fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (name, value) in self.game.tags() {
+        for (name, value) in self.game.tags_in(self.encoding) {
             d.set_item(tag_name(py, &name), &*value)?;
         }
         Ok(d)

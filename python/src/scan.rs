@@ -124,18 +124,21 @@ fn tag_columns(tags: Option<&Bound<'_, PyAny>>) -> PyResult<TagColumns> {
 /// The native half of ``pgnfen.scan``: starts the export and returns its
 /// stream (``pgnfen.scan`` wraps it in a ``pyarrow.RecordBatchReader``).
 #[pyfunction]
-#[pyo3(signature = (*paths, tags=None, threads=None))]
+#[pyo3(signature = (*paths, tags=None, threads=None, encoding=None))]
 pub fn scan_stream(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     tags: Option<&Bound<'_, PyAny>>,
     threads: Option<usize>,
+    encoding: Option<&str>,
 ) -> PyResult<ArrowStream> {
+    let encoding = crate::encoding_arg(encoding)?;
     let inputs = inputs(paths, "scan")?;
     let pipeline = options(threads)?;
     let export_options = ExportOptions {
         tags: tag_columns(tags)?,
         selector: Selector::default(),
+        encoding,
         ..ExportOptions::default()
     };
     if let TagColumns::Named(names) = &export_options.tags {

@@ -51,6 +51,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let export_options = ExportOptions {
         tags,
         selector,
+        encoding: args.encoding.parse().map_err(Error::Usage)?,
         ..ExportOptions::default()
     };
     // Named columns are checked before anything is read or created.
@@ -65,6 +66,15 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let output = Output::create(args.output.as_deref()).map_err(|e| Error::writing(&name, e))?;
     let pipeline = options(global);
     let columns = export::columns(&inputs, &export_options, &pipeline).map_err(run_error)?;
+    if let Some((names, at_least)) = columns.past_limit() {
+        // Never silent, even under -q: these tags have no column of their own.
+        eprintln!(
+            "pgnfen: warning: --tags all makes at most {} columns; {}{} went to other_tags",
+            thousands(export::MAX_ALL_COLUMNS as u64),
+            if at_least { "at least " } else { "" },
+            crate::format::count(names as u64, "more tag name", "more tag names"),
+        );
+    }
     let batches = export::batches(&inputs, columns, &export_options, &pipeline);
     let summary =
         export::write::write_with(batches, format, output, args.csv_raw).map_err(run_error)?;

@@ -56,6 +56,10 @@ pub const INTEGER_TAGS: [&str; 2] = ["WhiteElo", "BlackElo"];
 /// million columns).
 pub const MAX_ALL_COLUMNS: usize = 1000;
 
+/// Most distinct tag names the first pass of `--tags all` collects (past a few
+/// times the column limit no further name can get a column).
+pub const SEEN_CAP: usize = 4 * MAX_ALL_COLUMNS;
+
 /// Longest tag name `--tags all` makes a column of.
 pub const MAX_COLUMN_NAME: usize = 256;
 
@@ -123,6 +127,8 @@ pub struct Columns {
     /// than hashing for the 15 default columns); for many, a map.
     keys: Vec<u64>,
     lookup: NameMap,
+    /// See [`Columns::past_limit`].
+    past_limit: Option<(usize, bool)>,
 }
 
 /// Up to this many tag columns are looked up by [`short_key`].
@@ -215,10 +221,8 @@ impl Columns {
     /// column (their tags stay in `other_tags`).
     pub fn from_seen(seen: &[Vec<u8>]) -> Columns {
         let mut tags: Vec<String> = Vec::new();
+        let mut past_limit = 0;
         for name in seen {
-            if tags.len() >= MAX_ALL_COLUMNS {
-                break;
-            }
             let Ok(name) = std::str::from_utf8(name) else {
                 continue;
             };
@@ -229,9 +233,25 @@ impl Columns {
             {
                 continue;
             }
+            if tags.len() >= MAX_ALL_COLUMNS {
+                // Would have had a column: counted for the warning.
+                past_limit += 1;
+                continue;
+            }
             tags.push(name.to_string());
         }
-        Columns::from_names(tags)
+        let mut columns = Columns::from_names(tags);
+        // The first pass stops collecting at this many names: more may exist.
+        let at_least = seen.len() >= SEEN_CAP;
+        columns.past_limit = (past_limit > 0).then_some((past_limit, at_least));
+        columns
+    }
+
+    /// For `--tags all`: how many tag names got no column because of
+    /// [`MAX_ALL_COLUMNS`] (their tags are in `other_tags`), and whether that
+    /// is only a lower bound (the first pass stopped counting names).
+    pub fn past_limit(&self) -> Option<(usize, bool)> {
+        self.past_limit
     }
 
     fn from_names(tags: Vec<String>) -> Columns {
@@ -250,6 +270,7 @@ impl Columns {
             integer,
             keys,
             lookup,
+            past_limit: None,
         }
     }
 
