@@ -541,3 +541,25 @@ impl<G, S: Sink<G>> Sink<G> for Bounded<'_, S> {
         self.inner.wants_bytes()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_format_is_not_cut_into_plain_partitions() {
+        let dir = tempfile::tempdir().unwrap();
+        // A 7z archive: read as plain text, its partitions would be junk games.
+        let path = dir.path().join("games.pgn");
+        let mut data = b"7z\xbc\xaf\x27\x1c\x00\x04".to_vec();
+        data.extend(b"[Event \"x\"]\n\n1. e4 *\n\n".repeat(100));
+        std::fs::write(&path, &data).unwrap();
+        match plan(&[&path], 64) {
+            Err(Error::Io { file, source }) => {
+                assert!(file.ends_with("games.pgn"), "{file}");
+                assert!(source.to_string().contains("a 7z archive"), "{source}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

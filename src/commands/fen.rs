@@ -78,7 +78,7 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     let inputs: Vec<Input> = if args.inputs.is_empty() && args.records.is_empty() {
         vec![Input::Stdin]
     } else {
-        args.inputs.iter().map(|a| Input::from_arg(a)).collect()
+        args.inputs.iter().map(Input::from_arg).collect()
     };
     if args.in_place && args.format == Format::Json {
         return Err(Error::Usage(

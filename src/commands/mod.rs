@@ -36,7 +36,7 @@ pub fn inputs(args: &[std::path::PathBuf]) -> Vec<Input> {
     if args.is_empty() {
         vec![Input::Stdin]
     } else {
-        args.iter().map(|a| Input::from_arg(a)).collect()
+        args.iter().map(Input::from_arg).collect()
     }
 }
 

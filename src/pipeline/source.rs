@@ -888,17 +888,23 @@ fn send_member<R: Read + ?Sized>(
             // archive nor a binary file.
             let head = &piece[..piece.len().min(SNIFF)];
             let inner = Compression::sniff(head);
-            if inner != Compression::None {
-                // The member named (quoted: its name is untrusted text).
-                return Err(fail(format!(
-                    "member {name:?}: {} inside a zip is not read; unpack it first",
+            let refusal = if inner != Compression::None {
+                Some(format!(
+                    "{} inside a zip is not read; unpack it first",
                     inner.describe()
-                )));
-            }
-            if memchr::memchr(0, head).is_some() {
-                return Err(fail(format!(
-                    "member {name:?}: binary data (NUL bytes), not PGN or EPD text"
-                )));
+                ))
+            } else if memchr::memchr(0, head).is_some() {
+                Some("binary data (NUL bytes), not PGN or EPD text".to_string())
+            } else {
+                None
+            };
+            if let Some(refusal) = refusal {
+                // The member is started first, so that the error reaches the
+                // reader of that member and is named `ARCHIVE:MEMBER`.
+                if !tx.send(ZipMessage::Member(name)) {
+                    return Ok(false);
+                }
+                return Err(fail(refusal));
             }
             if ended {
                 return Ok(tx.whole(name, piece));
