@@ -340,6 +340,11 @@ impl Job for ArchiveJob {
             findings: CheckJob { warnings: true }.place(header, &verdict).findings,
         }
     }
+
+    /// The findings' heap (see [`crate::check::findings_weight`]).
+    fn weight(&self, facts: &Facts) -> usize {
+        crate::check::findings_weight(&facts.findings) + crate::check::HEAP_BLOCK
+    }
 }
 
 /// Assembles the games on the merger thread and hands each to the channel.

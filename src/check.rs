@@ -133,23 +133,27 @@ impl Job for CheckJob {
     /// The findings' heap: on a file of tiny games that are all problems it
     /// is many times the input's size, which the pipeline bounds per chunk.
     fn weight(&self, game: &GameFindings) -> usize {
-        // A heap block costs about two words beyond what it holds.
-        const BLOCK: usize = 16;
-        let strings: usize = game
-            .findings
-            .iter()
-            .map(|f| {
-                f.message.capacity()
-                    + f.help.as_ref().map_or(0, String::capacity)
-                    + f.line_text.capacity()
-                    + 3 * BLOCK
-            })
-            .sum();
-        game.findings.capacity() * std::mem::size_of::<Finding>()
+        findings_weight(&game.findings)
             + game.counted.capacity() * std::mem::size_of::<Code>()
-            + strings
-            + 2 * BLOCK
+            + 2 * HEAP_BLOCK
     }
+}
+
+/// About what a heap block costs beyond what it holds.
+pub(crate) const HEAP_BLOCK: usize = 16;
+
+/// The heap a list of findings holds (for [`crate::pipeline::Job::weight`]).
+pub(crate) fn findings_weight(findings: &Vec<Finding>) -> usize {
+    let strings: usize = findings
+        .iter()
+        .map(|f| {
+            f.message.capacity()
+                + f.help.as_ref().map_or(0, String::capacity)
+                + f.line_text.capacity()
+                + 3 * HEAP_BLOCK
+        })
+        .sum();
+    findings.capacity() * std::mem::size_of::<Finding>() + strings
 }
 
 impl CheckJob {

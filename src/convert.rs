@@ -153,6 +153,25 @@ impl Job for ConvertJob {
         out.edits.sort_by_key(|e| e.offset);
         out
     }
+
+    /// The edits' and notes' heap: a file of tiny games each with a FEN to
+    /// rewrite holds several times its size in edits.
+    fn weight(&self, game: &GameEdits) -> usize {
+        let block = crate::check::HEAP_BLOCK;
+        game.edits.capacity() * std::mem::size_of::<Edit>()
+            + game
+                .edits
+                .iter()
+                .map(|e| e.insert.capacity() + block)
+                .sum::<usize>()
+            + game.unchanged.capacity() * std::mem::size_of::<Unchanged>()
+            + game
+                .unchanged
+                .iter()
+                .map(|u| u.message.capacity() + block)
+                .sum::<usize>()
+            + 2 * block
+    }
 }
 
 /// What becomes of one FEN value.

@@ -71,6 +71,7 @@
 
 pub mod archive;
 pub mod check;
+pub mod ci;
 pub mod class;
 pub mod classify;
 pub mod convert;

@@ -22,8 +22,8 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use pgnfen::archive::{Archive, Game, Games};
 use pgnfen::fen::{Dialect, EpPolicy, VariantHint};
-use pgnfen::pgn::encoding::Encoding;
 use pgnfen::filter::Selection;
+use pgnfen::pgn::encoding::Encoding;
 use pgnfen::pipeline::{Input, Options, RunError, check_inputs_exist};
 use pgnfen::select::Selector;
 use pgnfen::{Class, Error, Speed, filter};
