@@ -154,20 +154,33 @@ impl Speed {
     /// full reader decides. `stats` reads every game's value, so this is
     /// the hot path.
     fn of_plain(value: &[u8]) -> Option<Speed> {
-        // Up to 15 digits a number: E stays far inside u64.
-        fn number(digits: &[u8]) -> Option<u64> {
-            if digits.is_empty() || digits.len() > 15 {
-                return None;
+        let (mut seconds, mut increment) = (0u64, 0u64);
+        let (mut digits, mut plus) = (0usize, false);
+        for &b in value {
+            match b {
+                b'0'..=b'9' => {
+                    let d = u64::from(b - b'0');
+                    if plus {
+                        increment = increment * 10 + d;
+                    } else {
+                        seconds = seconds * 10 + d;
+                    }
+                    digits += 1;
+                    // Up to 15 digits a number: E stays far inside u64.
+                    if digits > 15 {
+                        return None;
+                    }
+                }
+                b'+' if !plus && digits > 0 => {
+                    plus = true;
+                    digits = 0;
+                }
+                _ => return None,
             }
-            digits.iter().try_fold(0u64, |n, &b| {
-                b.is_ascii_digit().then(|| n * 10 + u64::from(b - b'0'))
-            })
         }
-        let (seconds, increment) = match memchr::memchr(b'+', value) {
-            Some(at) => (number(&value[..at])?, Some(number(&value[at + 1..])?)),
-            None => (number(value)?, None),
-        };
-        let increment = increment.unwrap_or(0);
+        if digits == 0 {
+            return None;
+        }
         if seconds == 0 && increment == 0 {
             // A period of no time.
             return Some(Speed::Unknown);

@@ -871,12 +871,29 @@ impl Scanner {
             let value_start = j + 1;
             // The closing quote; a backslash escapes the byte after it.
             j = value_start;
-            loop {
+            // An extra tag's value (a TimeControl, an Elo) is a few bytes: a
+            // plain loop finds its end sooner than a call. On a backslash or
+            // past the first bytes, the search below goes on from there.
+            let mut closed = false;
+            if matches!(name, Some(Wanted::Extra(_))) {
+                let stop = n.min(j + 24);
+                while j < stop {
+                    match line[j] {
+                        b'"' => {
+                            closed = true;
+                            break;
+                        }
+                        b'\\' => break,
+                        _ => j += 1,
+                    }
+                }
+            }
+            while !closed {
                 match memchr::memchr2(b'"', b'\\', &line[j..]) {
                     None => return,
                     Some(o) if line[j + o] == b'"' => {
                         j += o;
-                        break;
+                        closed = true;
                     }
                     Some(o) => {
                         j += o + 2;
