@@ -324,7 +324,10 @@ impl Selector {
     pub fn validate(&self) -> Result<(), crate::Error> {
         if self.names.len() > MAX_EXTRA_TAGS {
             let extra = if self.time_control.is_some()
-                && !self.exprs.iter().any(|(_, e)| e.name.as_bytes() == crate::speed::TAG)
+                && !self
+                    .exprs
+                    .iter()
+                    .any(|(_, e)| e.name.as_bytes() == crate::speed::TAG)
             {
                 " (the speed reads TimeControl, one of them)"
             } else {

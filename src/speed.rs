@@ -372,9 +372,7 @@ impl Period {
             Period::Moves {
                 seconds, increment, ..
             }
-            | Period::SuddenDeath { seconds, increment } => {
-                (seconds.atto + 40 * inc(increment), 1)
-            }
+            | Period::SuddenDeath { seconds, increment } => (seconds.atto + 40 * inc(increment), 1),
             Period::Sandclock { seconds } => (seconds.atto, 1),
         }
     }
@@ -497,7 +495,10 @@ impl TimeControl {
 /// blanks are (a tab is no more a time control than `3|2`).
 fn trim_spaces(value: &[u8]) -> &[u8] {
     let start = value.iter().position(|&b| b != b' ').unwrap_or(value.len());
-    let end = value.iter().rposition(|&b| b != b' ').map_or(start, |p| p + 1);
+    let end = value
+        .iter()
+        .rposition(|&b| b != b' ')
+        .map_or(start, |p| p + 1);
     &value[start..end]
 }
 
@@ -574,10 +575,44 @@ mod tests {
     #[test]
     fn broken_values_are_unknown() {
         for value in [
-            "", " ", "?", "G/90", "5 min", "3|2", "0/300", "180 + 2", "00:05:00", "300+3+1",
-            "３００+３", "300+", "+3", ".5", "5.", "1e3", "-300", "0", "0+0", "*0", "40/0",
-            "300:40/5400", "*60:300", "-:300", "300::60", "40/", "/300", "40//300", "*", "*60+1",
-            "40/5400+30:", ":300", "3 00", "300\t", "40.5/300", "\\\"300\\\"", "300+-3", "1/2/3",
+            "",
+            " ",
+            "?",
+            "G/90",
+            "5 min",
+            "3|2",
+            "0/300",
+            "180 + 2",
+            "00:05:00",
+            "300+3+1",
+            "３００+３",
+            "300+",
+            "+3",
+            ".5",
+            "5.",
+            "1e3",
+            "-300",
+            "0",
+            "0+0",
+            "*0",
+            "40/0",
+            "300:40/5400",
+            "*60:300",
+            "-:300",
+            "300::60",
+            "40/",
+            "/300",
+            "40//300",
+            "*",
+            "*60+1",
+            "40/5400+30:",
+            ":300",
+            "3 00",
+            "300\t",
+            "40.5/300",
+            "\\\"300\\\"",
+            "300+-3",
+            "1/2/3",
         ] {
             assert_eq!(speed(value), Speed::Unknown, "{value:?}");
             assert!(TimeControl::parse(value.as_bytes()).is_none(), "{value:?}");
@@ -592,7 +627,12 @@ mod tests {
             ("179", "180", Speed::Bullet, Speed::Blitz),
             ("479.9", "480", Speed::Blitz, Speed::Rapid),
             ("1499", "1500", Speed::Rapid, Speed::Classical),
-            ("86399.999999", "86400", Speed::Classical, Speed::Correspondence),
+            (
+                "86399.999999",
+                "86400",
+                Speed::Classical,
+                Speed::Correspondence,
+            ),
         ] {
             assert_eq!(speed(below), speed_below, "{below}");
             assert_eq!(speed(at), speed_at, "{at}");
@@ -624,9 +664,7 @@ mod tests {
     fn moves_per_period_scale_only_below_forty() {
         // 3 moves in 11.25 s: 150 s for 40 moves.
         assert_eq!(
-            TimeControl::parse(b"3/11.25")
-                .unwrap()
-                .estimated_duration(),
+            TimeControl::parse(b"3/11.25").unwrap().estimated_duration(),
             Some(150.0)
         );
         // 60 moves in 1000 s: not scaled down.
@@ -651,15 +689,25 @@ mod tests {
     #[test]
     fn the_plain_path_agrees_with_the_reader() {
         let mut values: Vec<String> = Vec::new();
-        for s in ["0", "1", "29", "30", "179", "180", "479", "480", "1499", "1500", "86399", "86400"] {
+        for s in [
+            "0", "1", "29", "30", "179", "180", "479", "480", "1499", "1500", "86399", "86400",
+        ] {
             values.push(s.to_string());
             for i in ["0", "1", "2", "5", "37", "2160", "", "x"] {
                 values.push(format!("{s}+{i}"));
             }
         }
         values.extend(
-            ["999999999999999", "9999999999999999", "1+999999999999999", "+", "1++1", "00+00", "007+1"]
-                .map(String::from),
+            [
+                "999999999999999",
+                "9999999999999999",
+                "1+999999999999999",
+                "+",
+                "1++1",
+                "00+00",
+                "007+1",
+            ]
+            .map(String::from),
         );
         for v in &values {
             let full = TimeControl::parse(v.as_bytes()).map_or(Speed::Unknown, |tc| tc.speed());

@@ -251,10 +251,15 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         // At most 42 files: indices fit a byte, below NOWHERE.
         files.files[combination(class, speed)] = Some(i as u8);
     }
-    let games = pipeline::run(inputs, &SplitJob {
+    let games = pipeline::run(
+        inputs,
+        &SplitJob {
             selection: &selection,
             by_speed,
-        }, &mut files, &options.run)?;
+        },
+        &mut files,
+        &options.run,
+    )?;
     // Commit every file that received games; the others are dropped, which
     // removes their temporary files.
     let mut summary = Summary {

@@ -120,7 +120,12 @@ fn filter_speed_splits_the_input_byte_for_byte() {
         ok(&out);
         let (mut kept, mut rest) = (String::new(), String::new());
         for (i, g) in games.iter().enumerate() {
-            if speed_of(i) == speed { &mut kept } else { &mut rest }.push_str(g);
+            if speed_of(i) == speed {
+                &mut kept
+            } else {
+                &mut rest
+            }
+            .push_str(g);
         }
         assert_eq!(std::fs::read_to_string(&a).unwrap(), kept, "{speed}");
         assert_eq!(std::fs::read_to_string(&b).unwrap(), rest, "{speed}");
@@ -156,7 +161,13 @@ fn speed_class_and_tag_selections_all_hold() {
     assert!(!want.is_empty());
     assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
     // --speed alone is a selection.
-    ok(&run(&["filter", "-q", "--speed", "unknown", input.to_str().unwrap()]));
+    ok(&run(&[
+        "filter",
+        "-q",
+        "--speed",
+        "unknown",
+        input.to_str().unwrap(),
+    ]));
 }
 
 #[test]
@@ -251,7 +262,13 @@ fn split_by_speed_counts_equal_stats() {
     let out_dir = dir.path().join("out");
     std::fs::create_dir(&out_dir).unwrap();
     let template = format!("{}/{{speed}}.pgn", out_dir.display());
-    ok(&run(&["split", "-q", "-o", &template, input.to_str().unwrap()]));
+    ok(&run(&[
+        "split",
+        "-q",
+        "-o",
+        &template,
+        input.to_str().unwrap(),
+    ]));
     let games = games();
     for speed in Speed::ALL {
         let path = out_dir.join(format!("{speed}.pgn"));
@@ -461,7 +478,9 @@ fn corpus_filter_and_split_by_speed_agree_with_stats() {
     assert!(speeds[Speed::Unknown.index()] < speeds.iter().sum::<u64>());
     // filter --speed X -o A --rest B: A and B rebuild the input, game by game.
     let rows: Vec<serde_json::Value> = {
-        let out = run(&["export", "-q", "--format", "jsonl", "--tags", "Event", joined]);
+        let out = run(&[
+            "export", "-q", "--format", "jsonl", "--tags", "Event", joined,
+        ]);
         ok(&out);
         out.stdout
             .split(|&b| b == b'\n')

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    Float64Builder, Int16Builder, Int32Builder, Int64Builder, ListBuilder, MapBuilder, MapFieldNames, StringBuilder,
+    Float64Builder, Int16Builder, Int32Builder, Int64Builder, ListBuilder, MapBuilder,
+    MapFieldNames, StringBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;

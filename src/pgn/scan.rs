@@ -656,9 +656,7 @@ impl Scanner {
             (7, KEY_VARIANT) => Some(Wanted::Tag(TagName::Variant)),
             // The first extra tag inline; the others (rare: several --tag
             // names) through a call.
-            _ if key == self.extra_first.0 && len == self.extra_first.1 => {
-                Some(Wanted::Extra(0))
-            }
+            _ if key == self.extra_first.0 && len == self.extra_first.1 => Some(Wanted::Extra(0)),
             _ if self.extra.len() > 1 => self.extra_index(key, len),
             _ => None,
         }
