@@ -207,7 +207,7 @@ impl fmt::Display for Speed {
 /// speed boundaries) and as the nearest `f64` (for export).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Seconds {
-    /// Units of 10⁻¹⁸ s; the integer part saturates at [`Seconds::CAP`] seconds
+    /// Units of 10⁻¹⁸ s; the integer part saturates at `Seconds::CAP` seconds
     /// (far beyond any boundary) and fraction digits past the 18th are not read.
     atto: u128,
     /// The value, rounded to the nearest `f64` (infinite for absurdly long

@@ -270,7 +270,7 @@ pub struct Scanner {
     /// Name keys (as [`Scanner::name_key`] makes them) and lengths of the extra
     /// tags whose values are reported ([`Event::Extra`]); usually empty.
     extra: Vec<(u64, u64)>,
-    /// The first of `extra`, or [`NO_EXTRA`]: tested inline, so that a job
+    /// The first of `extra`, or `NO_EXTRA`: tested inline, so that a job
     /// that reads one extra tag (`stats` reads `TimeControl`) pays two
     /// compares per tag name, not a call.
     extra_first: (u64, u64),
