@@ -64,6 +64,20 @@
 //! # Ok::<(), pgnfen::Problem>(())
 //! ```
 //!
+//! # Time controls
+//!
+//! [`speed`] reads the `TimeControl` tag (`300+3`, `40/5400+30:1800+30`,
+//! `10+0.1`, `-`) and gives each game a [`Speed`] (ultrabullet to
+//! correspondence, or unknown), which `filter`, `split`, `stats` and `export`
+//! select and count by:
+//!
+//! ```
+//! use pgnfen::Speed;
+//!
+//! assert_eq!(Speed::of(Some(b"900+10")), Speed::Rapid);
+//! assert_eq!(Speed::of(Some(b"1/86400")), Speed::Correspondence);
+//! ```
+//!
 //! The lower layers are public for programs that need them: [`pgn`] (the
 //! game scanner), [`classify`] (the verdict on a header's tags) and
 //! [`pipeline`] (jobs and sinks of your own over the streaming engine).

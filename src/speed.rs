@@ -140,9 +140,60 @@ impl Speed {
     /// such tag). The value is the raw one, between the quotes: a PGN escape
     /// (`\"`, `\\`) cannot be part of a time control either way.
     pub fn of(value: Option<&[u8]>) -> Speed {
-        value
-            .and_then(TimeControl::parse)
-            .map_or(Speed::Unknown, |tc| tc.speed())
+        let Some(value) = value else {
+            return Speed::Unknown;
+        };
+        Speed::of_plain(value).unwrap_or_else(|| {
+            TimeControl::read(value, false).map_or(Speed::Unknown, |tc| tc.speed())
+        })
+    }
+
+    /// The speed of the form nearly every game has, `S` or `S+I` in whole
+    /// seconds (lichess, chess.com), in one pass over the bytes; `None` for
+    /// anything else (spaces, fractions, periods, long numbers), which the
+    /// full reader decides. `stats` reads every game's value, so this is
+    /// the hot path.
+    fn of_plain(value: &[u8]) -> Option<Speed> {
+        let (mut seconds, mut increment) = (0u64, 0u64);
+        let (mut digits, mut plus) = (0usize, false);
+        for &b in value {
+            match b {
+                b'0'..=b'9' => {
+                    let d = u64::from(b - b'0');
+                    if plus {
+                        increment = increment * 10 + d;
+                    } else {
+                        seconds = seconds * 10 + d;
+                    }
+                    digits += 1;
+                    // Up to 15 digits a number: E stays far inside u64.
+                    if digits > 15 {
+                        return None;
+                    }
+                }
+                b'+' if !plus && digits > 0 => {
+                    plus = true;
+                    digits = 0;
+                }
+                _ => return None,
+            }
+        }
+        if digits == 0 {
+            return None;
+        }
+        if seconds == 0 && increment == 0 {
+            // A period of no time.
+            return Some(Speed::Unknown);
+        }
+        let e = seconds + 40 * increment;
+        Some(match e {
+            0..30 => Speed::UltraBullet,
+            30..180 => Speed::Bullet,
+            180..480 => Speed::Blitz,
+            480..1500 => Speed::Rapid,
+            1500..86400 => Speed::Classical,
+            _ => Speed::Correspondence,
+        })
     }
 }
 
@@ -156,10 +207,12 @@ impl fmt::Display for Speed {
 /// speed boundaries) and as the nearest `f64` (for export).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Seconds {
-    /// Units of 10⁻¹⁸ s; the integer part saturates at [`Seconds::CAP`] seconds
+    /// Units of 10⁻¹⁸ s; the integer part saturates at `Seconds::CAP` seconds
     /// (far beyond any boundary) and fraction digits past the 18th are not read.
     atto: u128,
-    /// The value, rounded to the nearest `f64` (infinite for absurdly long numbers).
+    /// The value, rounded to the nearest `f64` (infinite for absurdly long
+    /// numbers); NaN when only the speed was asked for ([`Speed::of`] skips
+    /// this conversion, the costliest step of reading a value).
     value: f64,
 }
 
@@ -179,7 +232,8 @@ impl Seconds {
     }
 
     /// Digits with an optional fraction (`10`, `0.1`); nothing else, no sign.
-    fn parse(s: &[u8]) -> Option<Seconds> {
+    /// `float`: also convert it to `f64`.
+    fn parse(s: &[u8], float: bool) -> Option<Seconds> {
         let (int, frac) = match memchr::memchr(b'.', s) {
             Some(p) => (&s[..p], Some(&s[p + 1..])),
             None => (s, None),
@@ -198,10 +252,14 @@ impl Seconds {
             part += u128::from(b - b'0') * scale;
         }
         // ASCII digits and one dot: always UTF-8 and a float Rust can read.
-        let value = std::str::from_utf8(s)
-            .ok()
-            .and_then(|t| t.parse::<f64>().ok())
-            .unwrap_or(f64::INFINITY);
+        let value = if float {
+            std::str::from_utf8(s)
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+                .unwrap_or(f64::INFINITY)
+        } else {
+            f64::NAN
+        };
         Some(Seconds {
             atto: whole * Seconds::SCALE + part,
             value,
@@ -236,9 +294,9 @@ pub enum Period {
 }
 
 impl Period {
-    fn parse(p: &[u8]) -> Option<Period> {
+    fn parse(p: &[u8], float: bool) -> Option<Period> {
         if let Some(rest) = p.strip_prefix(b"*") {
-            let seconds = Seconds::parse(rest)?;
+            let seconds = Seconds::parse(rest, float)?;
             return (!seconds.is_zero()).then_some(Period::Sandclock { seconds });
         }
         let (moves, clock) = match memchr::memchr(b'/', p) {
@@ -259,10 +317,10 @@ impl Period {
         };
         let (seconds, increment) = match memchr::memchr(b'+', clock) {
             Some(at) => (
-                Seconds::parse(&clock[..at])?,
-                Some(Seconds::parse(&clock[at + 1..])?),
+                Seconds::parse(&clock[..at], float)?,
+                Some(Seconds::parse(&clock[at + 1..], float)?),
             ),
-            None => (Seconds::parse(clock)?, None),
+            None => (Seconds::parse(clock, float)?, None),
         };
         // A period of no time: no clock at all, not a time control.
         if seconds.is_zero() && increment.is_none_or(Seconds::is_zero) {
@@ -373,6 +431,12 @@ pub enum TimeControl {
 impl TimeControl {
     /// Reads a raw `TimeControl` value; `None` when it is not a time control.
     pub fn parse(value: &[u8]) -> Option<TimeControl> {
+        TimeControl::read(value, true)
+    }
+
+    /// [`TimeControl::parse`]; `float`: convert the numbers to `f64` too
+    /// (without, only the speed of the result means anything).
+    fn read(value: &[u8], float: bool) -> Option<TimeControl> {
         let value = trim_spaces(value);
         if value == b"-" {
             return Some(TimeControl::NoClock);
@@ -385,7 +449,7 @@ impl TimeControl {
             if ended {
                 return None;
             }
-            let period = Period::parse(p)?;
+            let period = Period::parse(p, float)?;
             ended = !matches!(period, Period::Moves { .. });
             first.get_or_insert(period);
             periods += 1;
@@ -620,6 +684,38 @@ mod tests {
         assert_eq!(speed(&format!("0.{big}")), Speed::UltraBullet);
         let tc = TimeControl::parse(big.as_bytes()).unwrap();
         assert_eq!(tc.base(), Some(f64::INFINITY));
+    }
+
+    #[test]
+    fn the_plain_path_agrees_with_the_reader() {
+        let mut values: Vec<String> = Vec::new();
+        for s in [
+            "0", "1", "29", "30", "179", "180", "479", "480", "1499", "1500", "86399", "86400",
+        ] {
+            values.push(s.to_string());
+            for i in ["0", "1", "2", "5", "37", "2160", "", "x"] {
+                values.push(format!("{s}+{i}"));
+            }
+        }
+        values.extend(
+            [
+                "999999999999999",
+                "9999999999999999",
+                "1+999999999999999",
+                "+",
+                "1++1",
+                "00+00",
+                "007+1",
+            ]
+            .map(String::from),
+        );
+        for v in &values {
+            let full = TimeControl::parse(v.as_bytes()).map_or(Speed::Unknown, |tc| tc.speed());
+            if let Some(plain) = Speed::of_plain(v.as_bytes()) {
+                assert_eq!(plain, full, "{v}");
+            }
+            assert_eq!(Speed::of(Some(v.as_bytes())), full, "{v}");
+        }
     }
 
     #[test]
