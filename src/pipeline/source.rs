@@ -879,7 +879,14 @@ fn send_member<R: Read + ?Sized>(
                 }
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(fail(e.to_string())),
+                Err(e) => {
+                    // A member not started yet is started first, so that the
+                    // error is named `ARCHIVE:MEMBER` (as for a refused member).
+                    if first && !tx.send(ZipMessage::Member(name.clone())) {
+                        return Ok(false);
+                    }
+                    return Err(fail(e.to_string()));
+                }
             }
         }
         piece.truncate(filled);
