@@ -15,7 +15,8 @@ mod spool;
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
@@ -112,6 +113,27 @@ pub struct Options {
     /// Chunk sizes (target, maximum): 1 and 4 MiB by default; tests make them
     /// tiny so that every cut and merge path runs on small inputs.
     pub chunk_sizes: (usize, usize),
+    /// Set (from any thread) to stop the run early: a caller that cannot end
+    /// the process on Ctrl-C (the Python binding) stops the run this way. The
+    /// run ends within [`CANCEL_POLL`] plus the chunks in flight, with an error
+    /// of kind [`io::ErrorKind::Interrupted`] ([`cancelled`]); outputs are
+    /// then not committed, so their temporary files go and existing files stay.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// How often a run with [`Options::cancel`] looks at its flag while it waits.
+pub const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// The error of a run stopped through [`Options::cancel`].
+pub fn cancelled() -> io::Error {
+    io::Error::new(io::ErrorKind::Interrupted, "interrupted")
+}
+
+fn is_cancelled(options: &Options) -> bool {
+    options
+        .cancel
+        .as_ref()
+        .is_some_and(|c| c.load(Ordering::Relaxed))
 }
 
 impl Default for Options {
@@ -135,6 +157,7 @@ impl Options {
             mmap: false,
             notes: false,
             chunk_sizes: (chunk::TARGET_CHUNK, chunk::MAX_CHUNK),
+            cancel: None,
         }
     }
 }
@@ -151,6 +174,9 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     let progress = Progress::new(options.progress, total);
     let mut games = 0;
     for input in inputs {
+        if is_cancelled(options) {
+            return Err(RunError::Sink(cancelled()));
+        }
         let name = input.display_name();
         let in_err = |source: io::Error| {
             RunError::Input(InputError {
@@ -317,6 +343,10 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
             pool.in_place_scope_fifo(|tasks| {
                 loop {
                     let Ok(buf) = free_rx.recv() else { return };
+                    // A cancelled run reads no more (the merger stops on its own).
+                    if is_cancelled(options) {
+                        return;
+                    }
                     match chunker.next_chunk(buf) {
                         Ok(Some(chunk)) => {
                             sent += 1;
@@ -342,7 +372,23 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
         let mut waiting = BTreeMap::new();
         let mut next = 0u64;
         let result = loop {
-            let Ok((seq, message)) = done_rx.recv() else {
+            let received = if options.cancel.is_some() {
+                // Wait in slices, so that a cancelled run stops even while
+                // a slow input (a pipe, a large decompression) gives nothing.
+                loop {
+                    if is_cancelled(options) {
+                        return Err(RunError::Sink(cancelled()));
+                    }
+                    match done_rx.recv_timeout(CANCEL_POLL) {
+                        Ok(item) => break Some(item),
+                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break None,
+                    }
+                }
+            } else {
+                done_rx.recv().ok()
+            };
+            let Some((seq, message)) = received else {
                 break Ok(());
             };
             waiting.insert(seq, message);
