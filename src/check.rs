@@ -129,6 +129,27 @@ impl Job for CheckJob {
         }
         self.place(header, &header.verdict())
     }
+
+    /// The findings' heap: on a file of tiny games that are all problems it
+    /// is many times the input's size, which the pipeline bounds per chunk.
+    fn weight(&self, game: &GameFindings) -> usize {
+        // A heap block costs about two words beyond what it holds.
+        const BLOCK: usize = 16;
+        let strings: usize = game
+            .findings
+            .iter()
+            .map(|f| {
+                f.message.capacity()
+                    + f.help.as_ref().map_or(0, String::capacity)
+                    + f.line_text.capacity()
+                    + 3 * BLOCK
+            })
+            .sum();
+        game.findings.capacity() * std::mem::size_of::<Finding>()
+            + game.counted.capacity() * std::mem::size_of::<Code>()
+            + strings
+            + 2 * BLOCK
+    }
 }
 
 impl CheckJob {

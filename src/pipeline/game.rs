@@ -54,6 +54,14 @@ pub trait Job: Sync {
     fn all_pairs(&self) -> bool {
         false
     }
+
+    /// About how many bytes a game's result holds beyond its own size (the
+    /// heap it owns). A worker keeps the results of a whole chunk until the
+    /// merger takes them, so the pipeline bounds the sum of these per chunk;
+    /// 0 (the default) for results that own nothing worth counting.
+    fn weight(&self, _game: &Self::Game) -> usize {
+        0
+    }
 }
 
 /// The scanner a job needs: `scanner` told the extra tags and whether to

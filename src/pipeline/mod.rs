@@ -335,6 +335,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
 
     std::thread::scope(|scope| {
         let reader_done = done_tx.clone();
+        let limits = Limits::of(options);
         scope.spawn(move || {
             let (target, max) = options.chunk_sizes;
             let mut chunker = Chunker::with_sizes(source, target, max);
@@ -352,7 +353,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
                             sent += 1;
                             let tx = reader_done.clone();
                             tasks.spawn_fifo(move |_| {
-                                let scanned = scan_speculatively(job, chunk);
+                                let scanned = scan_speculatively(job, chunk, limits);
                                 let _ = tx
                                     .send((scanned.chunk.seq, Message::Scanned(Box::new(scanned))));
                             });
@@ -368,7 +369,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
         });
         drop(done_tx);
 
-        let mut merger = Merger::new(job);
+        let mut merger = Merger::new(job, limits);
         let mut waiting = BTreeMap::new();
         let mut next = 0u64;
         let result = loop {
@@ -461,7 +462,59 @@ fn recycle(mut buf: Vec<u8>) -> Vec<u8> {
     buf
 }
 
-fn scan_speculatively<J: Job>(job: &J, chunk: Chunk) -> Scanned<J::Game> {
+/// How a chunk's work is split so that its results stay bounded whatever the
+/// input holds: a chunk is scanned in pieces of whole lines, and a worker whose
+/// results pass the budget gives up (the merger then does the chunk piece by
+/// piece, handing each piece's games on before it reads the next). Without this,
+/// a file of tiny games that are all problems (`[SetUp "1"]` alone) made a few
+/// hundred bytes of findings per 16 bytes of input, for every chunk in flight.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    /// Bytes of a piece (it ends at the next line end after this many).
+    piece: usize,
+    /// Bytes of results ([`Job::weight`]) a worker may keep for one chunk.
+    budget: usize,
+}
+
+impl Limits {
+    fn of(options: &Options) -> Limits {
+        let (target, _) = options.chunk_sizes;
+        Limits {
+            piece: (target / 16).max(1),
+            budget: target.saturating_mul(2).max(1),
+        }
+    }
+}
+
+/// The pieces of `data` (whole lines of about `size` bytes, never splitting a
+/// `\r\n`; at least one, empty for empty data).
+fn pieces(data: &[u8], size: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let mut from = 0;
+    let mut first = true;
+    std::iter::from_fn(move || {
+        if from >= data.len() && !std::mem::take(&mut first) {
+            return None;
+        }
+        first = false;
+        let at = from.saturating_add(size);
+        let end = if at >= data.len() {
+            data.len()
+        } else {
+            match memchr::memchr2(b'\n', b'\r', &data[at..]) {
+                Some(i) if data[at + i] == b'\r' && data.get(at + i + 1) == Some(&b'\n') => {
+                    at + i + 2
+                }
+                Some(i) => at + i + 1,
+                None => data.len(),
+            }
+        };
+        let range = from..end;
+        from = end;
+        Some(range)
+    })
+}
+
+fn scan_speculatively<J: Job>(job: &J, chunk: Chunk, limits: Limits) -> Scanned<J::Game> {
     let mut scanner = match chunk.start {
         Start::Input => game::scanner_for(job, Scanner::new()),
         Start::Cut => game::scanner_for(job, Scanner::at_cut(chunk.offset)),
@@ -473,13 +526,40 @@ fn scan_speculatively<J: Job>(job: &J, chunk: Chunk) -> Scanned<J::Game> {
         }
     };
     let mut events = Vec::new();
-    scanner.feed(chunk.bytes(), &mut events);
-    if chunk.last {
-        scanner.finish(&mut events);
-    }
     let mut builder = Builder::default();
     let mut entries = Vec::new();
-    builder.consume(job, chunk.bytes(), chunk.offset, &events, &mut entries);
+    let mut weight = 0usize;
+    let bytes = chunk.bytes();
+    let mut over_budget = false;
+    for range in pieces(bytes, limits.piece) {
+        let piece = &bytes[range.clone()];
+        events.clear();
+        scanner.feed(piece, &mut events);
+        if chunk.last && range.end == bytes.len() {
+            scanner.finish(&mut events);
+        }
+        let before = entries.len();
+        let base = chunk.offset + range.start as u64;
+        builder.consume(job, piece, base, &events, &mut entries);
+        weight += entries[before..]
+            .iter()
+            .map(|e| {
+                std::mem::size_of::<Entry<J::Game>>()
+                    + e.result.as_ref().map_or(0, |g| job.weight(g))
+            })
+            .sum::<usize>();
+        if weight > limits.budget {
+            over_budget = true;
+            break;
+        }
+    }
+    if over_budget {
+        // Too much to hold for one chunk: the merger redoes it piece by piece.
+        return Scanned {
+            chunk,
+            speculative: None,
+        };
+    }
     Scanned {
         chunk,
         speculative: Some((scanner, builder, entries)),
@@ -497,6 +577,7 @@ struct Merger<'j, J: Job> {
     /// The true scanner state after the chunks merged so far; its lines are absolute.
     scanner: Scanner,
     builder: Builder,
+    limits: Limits,
     games: u64,
     /// The current game, once one has started.
     open: Option<OpenGame>,
@@ -519,11 +600,12 @@ struct OpenGame {
 }
 
 impl<'j, J: Job> Merger<'j, J> {
-    fn new(job: &'j J) -> Self {
+    fn new(job: &'j J, limits: Limits) -> Self {
         Merger {
             job,
             scanner: game::scanner_for(job, Scanner::new()),
             builder: Builder::default(),
+            limits,
             games: 0,
             open: None,
             pending: Spool::new(),
@@ -573,50 +655,60 @@ impl<'j, J: Job> Merger<'j, J> {
                 (std::mem::take(&mut entries), lines_before)
             }
             _ => {
-                self.events.clear();
-                self.scanner.feed(chunk.bytes(), &mut self.events);
-                if chunk.last {
-                    self.scanner.finish(&mut self.events);
-                }
+                // Scanned here, a piece at a time: each piece's games are handed
+                // on before the next is read, so their results never add up.
+                let bytes = chunk.bytes();
                 let mut entries = Vec::new();
-                self.builder.consume(
-                    self.job,
-                    chunk.bytes(),
-                    chunk.offset,
-                    &self.events,
-                    &mut entries,
-                );
-                (entries, 0)
+                for range in pieces(bytes, self.limits.piece) {
+                    let piece = &bytes[range.clone()];
+                    let last = chunk.last && range.end == bytes.len();
+                    self.events.clear();
+                    self.scanner.feed(piece, &mut self.events);
+                    if last {
+                        self.scanner.finish(&mut self.events);
+                    }
+                    let data = ChunkBytes {
+                        base: chunk.offset + range.start as u64,
+                        data: piece,
+                    };
+                    self.builder
+                        .consume(self.job, piece, data.base, &self.events, &mut entries);
+                    self.emit(&data, last, &mut entries, 0, sink)?;
+                }
+                return Ok(chunk.into_buffer());
             }
         };
-        self.emit(&chunk, &mut entries, line_delta, sink)?;
-        Ok(chunk.into_buffer())
-    }
-
-    fn emit<S: Sink<J::Game>>(
-        &mut self,
-        chunk: &Chunk,
-        entries: &mut Vec<Entry<J::Game>>,
-        line_delta: u64,
-        sink: &mut S,
-    ) -> io::Result<()> {
         let data = ChunkBytes {
             base: chunk.offset,
             data: chunk.bytes(),
         };
+        self.emit(&data, chunk.last, &mut entries, line_delta, sink)?;
+        Ok(chunk.into_buffer())
+    }
+
+    /// Hands the games of `data` (the chunk, or a piece of it) to the sink;
+    /// `last`: the input ends with it.
+    fn emit<S: Sink<J::Game>>(
+        &mut self,
+        data: &ChunkBytes<'_>,
+        last: bool,
+        entries: &mut Vec<Entry<J::Game>>,
+        line_delta: u64,
+        sink: &mut S,
+    ) -> io::Result<()> {
         let end = data.end();
         let mut pos = data.base;
         for entry in entries.drain(..) {
             if entry.continued {
                 if let Some(result) = entry.result {
-                    self.header_read(result, line_delta, &data, sink)?;
+                    self.header_read(result, line_delta, data, sink)?;
                 }
                 continue;
             }
             // Bytes before the new game's start go to the open game, or, when held
             // bytes wait for this game, to the new game with them.
             let start = entry.start.clamp(pos, end);
-            self.route(pos, start, &data, sink)?;
+            self.route(pos, start, data, sink)?;
             pos = start;
             self.games += 1;
             let game_start = if self.held.is_empty() {
@@ -632,21 +724,21 @@ impl<'j, J: Job> Merger<'j, J> {
             });
             self.held.move_into(&mut self.pending)?;
             if let Some(result) = entry.result {
-                self.header_read(result, line_delta, &data, sink)?;
+                self.header_read(result, line_delta, data, sink)?;
             }
         }
         match self.scanner.pending_game_start() {
             // Bytes from a pending game start on wait for that game.
-            Some((hold_from, _)) if !chunk.last => {
+            Some((hold_from, _)) if !last => {
                 let hold_from = hold_from.clamp(pos, end);
-                self.route(pos, hold_from, &data, sink)?;
-                self.flush_run(&data, sink)?;
+                self.route(pos, hold_from, data, sink)?;
+                self.flush_run(data, sink)?;
                 self.held.push(hold_from, data.slice(hold_from, end))
             }
             _ => {
-                self.route(pos, end, &data, sink)?;
-                self.flush_run(&data, sink)?;
-                if chunk.last {
+                self.route(pos, end, data, sink)?;
+                self.flush_run(data, sink)?;
+                if last {
                     let mut held = std::mem::take(&mut self.held);
                     if self.open.is_some() {
                         // Garbage at the end of the input belongs to the last game.
