@@ -132,11 +132,7 @@ pub fn problem_codes() -> Vec<&'static str> {
 /// input order; identity is the file's (size, mtime_ns, dev, inode) now.
 #[pyfunction]
 #[pyo3(signature = (paths, size))]
-pub fn partitions(
-    py: Python<'_>,
-    paths: &Bound<'_, PyAny>,
-    size: u64,
-) -> PyResult<Vec<PartTuple>> {
+pub fn partitions(py: Python<'_>, paths: &Bound<'_, PyAny>, size: u64) -> PyResult<Vec<PartTuple>> {
     let paths = crate::paths::paths(paths)?;
     py.detach(|| -> Result<Vec<PartTuple>, Error> {
         // Taken before the plan reads the files: a change while planning is

@@ -119,8 +119,7 @@ impl ArrowBatch {
             .take()
             .ok_or_else(|| PyValueError::new_err("this batch was already handed over"))?;
         let data = StructArray::from(batch).into_data();
-        let (array, schema) =
-            to_ffi(&data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (array, schema) = to_ffi(&data).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok((
             capsule::<FFI_ArrowSchema>(py, schema, "arrow_schema")?,
             capsule::<FFI_ArrowArray>(py, array, "arrow_array")?,
