@@ -5,7 +5,8 @@ same Rust code (no subprocess). Results mirror the JSON of the commands:
 
 * ``fen(record)``: the object of ``pgnfen fen --format json`` for one record.
 * ``stats(*paths)``: the object of ``pgnfen stats --format json``.
-* ``check(*paths, warnings=False)``: the objects of ``pgnfen check --format json``.
+* ``check(*paths, warnings=False)``: the objects of ``pgnfen check --format json``,
+  as a lazy iterator (bounded memory; ``list()`` of it gives them all).
 * ``filter(*paths, output=..., classes=[...])`` and
   ``convert(*paths, output=..., to=...)``: write files as the commands do and
   return a dict of counts.
@@ -17,16 +18,21 @@ same Rust code (no subprocess). Results mirror the JSON of the commands:
 ``read_headers`` on a Dask cluster, partition by partition, with results equal
 to one machine's.
 
-Paths are ``str`` or ``os.PathLike``, plain or compressed (gzip, bzip2,
-zstd). I/O errors raise ``OSError`` (``FileNotFoundError`` for a missing
-file), bad arguments ``ValueError``, with the messages of the command line.
-The GIL is released while the work runs on ``threads`` worker threads.
+Paths are ``str``, ``bytes`` or ``os.PathLike`` (a file name need not be
+UTF-8), plain or compressed (gzip, bzip2, zstd). I/O errors raise ``OSError``
+(``FileNotFoundError`` for a missing file), bad arguments ``ValueError``, with
+the messages of the command line. The GIL is released while the work runs on
+``threads`` worker threads; Ctrl-C stops a call within a fraction of a second,
+removes its temporary files, leaves existing outputs alone and raises
+``KeyboardInterrupt``.
 """
 
 from ._pgnfen import (  # noqa: F401  (re-exported)
+    ArrowBatch,
     ArrowStream,
     Game,
     GameIterator,
+    ProblemIterator,
     __version__,
     check,
     convert,
@@ -59,7 +65,8 @@ def scan(*paths, tags=None, threads=None, encoding=None):
     ``polars.from_arrow(reader)``, ``duckdb.sql("select ... from reader")`` and
     ``reader.read_pandas()`` take it without a copy. The batches are built on
     ``threads`` worker threads (default: one per core) with bounded memory; the
-    reader can be read once.
+    reader can be read once. Reading it looks for Ctrl-C between batches
+    (``KeyboardInterrupt`` stops the export).
 
     >>> reader = pgnfen.scan("a.pgn.zst")
     >>> table = reader.read_all()
@@ -74,13 +81,29 @@ def scan(*paths, tags=None, threads=None, encoding=None):
             "pgnfen.scan() returns a pyarrow.RecordBatchReader: pip install pyarrow"
         ) from e
     stream = scan_stream(*paths, tags=tags, threads=threads, encoding=encoding)
-    return pyarrow.RecordBatchReader.from_stream(stream)
+    # Batch by batch through Python rather than pyarrow's import of the C
+    # stream: pyarrow reads an imported stream without looking for signals,
+    # so Ctrl-C would wait for the whole export; `next_batch` waits in slices
+    # and raises KeyboardInterrupt, which pyarrow passes on unchanged. Each
+    # batch still crosses without a copy (the Arrow C data interface).
+    schema = pyarrow.schema(stream)
+
+    def batches():
+        while True:
+            batch = stream.next_batch()
+            if batch is None:
+                return
+            yield pyarrow.record_batch(batch)
+
+    return pyarrow.RecordBatchReader.from_batches(schema, batches())
 
 
 __all__ = [
+    "ArrowBatch",
     "ArrowStream",
     "Game",
     "GameIterator",
+    "ProblemIterator",
     "check",
     "convert",
     "fen",

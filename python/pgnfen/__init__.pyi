@@ -3,9 +3,9 @@
 import os
 
 import pyarrow
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-_Path = Union[str, "os.PathLike[str]"]
+_Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 __version__: str
 
@@ -62,10 +62,20 @@ def fen(record: str, /) -> Dict[str, Any]:
 def stats(*paths: _Path, threads: Optional[int] = None) -> Dict[str, Any]:
     """The object of ``pgnfen stats --format json`` for these files."""
 
+class ProblemIterator(Iterator[Dict[str, Any]]):
+    """The lazy iterator of ``check()``; also a context manager that closes it."""
+
+    def __iter__(self) -> "ProblemIterator": ...
+    def __next__(self) -> Dict[str, Any]: ...
+    def close(self) -> None:
+        """Stop reading now."""
+    def __enter__(self) -> "ProblemIterator": ...
+    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> bool: ...
+
 def check(
     *paths: _Path, warnings: bool = False, threads: Optional[int] = None
-) -> List[Dict[str, Any]]:
-    """The objects of ``pgnfen check --format json`` for these files."""
+) -> ProblemIterator:
+    """The objects of ``pgnfen check --format json`` for these files, lazily."""
 
 def filter(
     *paths: _Path,
@@ -94,6 +104,14 @@ def games(
 ) -> GameIterator:
     """Stream the games of these files, in input order."""
 
+class ArrowBatch:
+    """One record batch of an export (the Arrow PyCapsule interface, once)."""
+
+    def __arrow_c_array__(
+        self, requested_schema: Optional[object] = None
+    ) -> Tuple[object, object]:
+        """Hands the batch over as (schema, array) PyCapsules."""
+
 class ArrowStream:
     """The rows of an export as an Arrow C stream (consumed once)."""
 
@@ -102,6 +120,10 @@ class ArrowStream:
         """The column names, in order."""
     def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
         """Hands the stream over as a PyCapsule (the Arrow PyCapsule interface)."""
+    def __arrow_c_schema__(self) -> object:
+        """The schema as a PyCapsule (the Arrow PyCapsule interface)."""
+    def next_batch(self) -> Optional[ArrowBatch]:
+        """The next batch, or None at the end (Ctrl-C raises KeyboardInterrupt)."""
 
 def scan_stream(
     *paths: _Path,

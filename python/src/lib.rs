@@ -3,12 +3,12 @@
 //! (`fen`, `stats`, `check --format json`) because they are built by the same
 //! code; `filter`/`convert` write the same bytes as the commands.
 //!
-//! Every function releases the GIL while Rust works; `games()` releases it
-//! while it waits for the next game, in slices, so that Ctrl-C is noticed.
+//! Every function releases the GIL while Rust works, and waits for the work
+//! in slices, taking the GIL back between them to run Python's signal
+//! handlers, so that Ctrl-C stops a long call ([`interrupt`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -28,7 +28,10 @@ use pgnfen::pipeline::{Input, Options, RunError, check_inputs_exist};
 use pgnfen::select::Selector;
 use pgnfen::{Class, Error, Speed, filter};
 
+mod interrupt;
 mod partitions;
+mod paths;
+mod problems;
 mod scan;
 
 /// How long `games()` waits with the GIL released before it looks for Ctrl-C.
@@ -63,8 +66,8 @@ fn run_error(e: RunError) -> PyErr {
 
 // ---- arguments ----
 
-/// The inputs: each a `str` or `os.PathLike`; `-` is standard input, as on
-/// the command line.
+/// The inputs: each a `str`, `bytes` or `os.PathLike`; `-` is standard
+/// input, as on the command line.
 fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
     if paths.is_empty() {
         return Err(PyValueError::new_err(format!(
@@ -74,7 +77,7 @@ fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
     paths
         .iter()
         .map(|p| {
-            let path: PathBuf = p.extract()?;
+            let path = paths::path(&p)?;
             Ok(if path.as_os_str() == "-" {
                 Input::Stdin
             } else {
@@ -95,6 +98,16 @@ fn options(threads: Option<usize>) -> PyResult<Options> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     Ok(Options::new(threads, false))
+}
+
+/// The options of a run that stops when `cancel` is set (Ctrl-C: [`interrupt`]).
+fn cancellable(
+    threads: Option<usize>,
+) -> PyResult<(Options, std::sync::Arc<std::sync::atomic::AtomicBool>)> {
+    let cancel = interrupt::flag();
+    let mut options = options(threads)?;
+    options.cancel = Some(cancel.clone());
+    Ok((options, cancel))
 }
 
 /// A value of one of the CLI's closed sets, by its CLI name; a bad one is a
@@ -167,8 +180,8 @@ fn stats(
     threads: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "stats")?;
-    let options = options(threads)?;
-    let json = py.detach(|| -> PyResult<Vec<u8>> {
+    let (options, cancel) = cancellable(threads)?;
+    let json = interrupt::run(py, &cancel, || -> PyResult<Vec<u8>> {
         let options = pgnfen::stats::Options {
             run: options,
             ..pgnfen::stats::Options::default()
@@ -177,43 +190,10 @@ fn stats(
         let mut json = Vec::new();
         pgnfen::stats::write_json(&mut json, &counts).map_err(|e| io_error("<memory>", &e))?;
         Ok(json)
-    })?;
+    })??;
     let value: serde_json::Value =
         serde_json::from_slice(&json).map_err(|e| PyValueError::new_err(e.to_string()))?;
     to_py(py, &value)
-}
-
-/// Every problem of the SetUp/FEN/Variant headers of PGN files.
-///
-/// Returns a list of dicts, the objects that ``pgnfen check --format json``
-/// prints, in input order: ``file``, ``game`` (1-based in its file), ``line``,
-/// ``column``, ``tag``, ``code``, ``severity``, ``message``. Errors only,
-/// unless ``warnings`` is true.
-/// Raises OSError (FileNotFoundError, ...) when a file cannot be read.
-#[pyfunction]
-#[pyo3(signature = (*paths, warnings=false, threads=None))]
-fn check(
-    py: Python<'_>,
-    paths: &Bound<'_, PyTuple>,
-    warnings: bool,
-    threads: Option<usize>,
-) -> PyResult<Py<PyAny>> {
-    let inputs = inputs(paths, "check")?;
-    let options = options(threads)?;
-    let values = py.detach(|| -> PyResult<Vec<serde_json::Value>> {
-        let mut values = Vec::new();
-        let options = pgnfen::check::Options {
-            run: options,
-            warnings,
-        };
-        pgnfen::check::run(&inputs, &options, |d| {
-            values.push(serde_json::to_value(d).map_err(io::Error::other)?);
-            Ok(())
-        })
-        .map_err(command_error)?;
-        Ok(values)
-    })?;
-    to_py(py, &values)
 }
 
 /// Copy the games that match, byte for byte and in input order, to ``output``
@@ -240,16 +220,18 @@ fn check(
 fn filter_games(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
-    output: PathBuf,
+    output: &Bound<'_, PyAny>,
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
-    rest: Option<PathBuf>,
+    rest: Option<&Bound<'_, PyAny>>,
     chess960_positions: Option<Vec<i64>>,
     speeds: Option<Vec<String>>,
     threads: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "filter")?;
-    let options = options(threads)?;
+    let output = paths::path(output)?;
+    let rest = paths::optional(rest)?;
+    let (options, cancel) = cancellable(threads)?;
     let tags = tags
         .unwrap_or_default()
         .iter()
@@ -307,9 +289,8 @@ fn filter_games(
         rest,
         run: options,
     };
-    let filter::Summary { games, kept } = py
-        .detach(|| filter::run(&inputs, &options))
-        .map_err(command_error)?;
+    let filter::Summary { games, kept } =
+        interrupt::run(py, &cancel, || filter::run(&inputs, &options))?.map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;
     counts.set_item("kept", kept)?;
@@ -332,14 +313,15 @@ fn filter_games(
 fn convert(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
-    output: PathBuf,
+    output: &Bound<'_, PyAny>,
     to: &str,
     ep: Option<&str>,
     repair: bool,
     threads: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "convert")?;
-    let options = options(threads)?;
+    let output = paths::path(output)?;
+    let (options, cancel) = cancellable(threads)?;
     let options = pgnfen::convert::Options {
         to: choice::<Dialect>("to", to)?,
         ep: ep.map(|ep| choice::<EpPolicy>("ep", ep)).transpose()?,
@@ -351,8 +333,7 @@ fn convert(
         games,
         converted,
         unchanged,
-    } = py
-        .detach(|| pgnfen::convert::run(&inputs, &options))
+    } = interrupt::run(py, &cancel, || pgnfen::convert::run(&inputs, &options))?
         .map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;
@@ -412,6 +393,16 @@ struct GameIterator {
     encoding: Encoding,
 }
 
+impl Drop for GameIterator {
+    fn drop(&mut self) {
+        // Dropping the stream waits for the pipeline to stop: without the
+        // GIL, as a reader may wait on a Python thread (one feeding a pipe).
+        if let Some(games) = self.games.take() {
+            Python::attach(|py| py.detach(|| drop(games)));
+        }
+    }
+}
+
 /// The most games taken from the stream per release of the GIL.
 const BATCH: usize = 256;
 
@@ -456,8 +447,13 @@ impl GameIterator {
             });
             if end {
                 self.games = None;
-            } else if self.ready.is_empty() {
-                py.check_signals()?;
+            } else if self.ready.is_empty()
+                && let Err(e) = py.check_signals()
+            {
+                // Ctrl-C ends the iteration: the pipeline stops now rather
+                // than filling its queue for a loop that is gone.
+                self.close(py);
+                return Err(e);
             }
         }
     }
@@ -634,12 +630,13 @@ fn tag_name<'py>(py: Python<'py>, name: &str) -> Bound<'py, PyString> {
 fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fen_record, m)?)?;
     m.add_function(wrap_pyfunction!(stats, m)?)?;
-    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(problems::check, m)?)?;
     m.add_function(wrap_pyfunction!(filter_games, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan_stream, m)?)?;
     m.add_class::<scan::ArrowStream>()?;
+    m.add_class::<scan::ArrowBatch>()?;
     m.add_function(wrap_pyfunction!(partitions::partitions, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::problem_codes, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::judge, m)?)?;
@@ -647,8 +644,10 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partitions::partition_stats, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_filter, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::partition_unchanged, m)?)?;
     m.add_class::<PyGame>()?;
     m.add_class::<GameIterator>()?;
+    m.add_class::<problems::ProblemIterator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

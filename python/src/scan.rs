@@ -8,9 +8,12 @@
 //! so memory stays bounded whatever the size of the input.
 
 use std::ffi::CString;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, to_ffi};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_array::{Array, RecordBatch, RecordBatchReader, StructArray};
 use arrow_schema::{ArrowError, SchemaRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -19,13 +22,15 @@ use pyo3::types::{PyCapsule, PyTuple};
 use pgnfen::export::{self, Batches, ExportOptions, TagColumns};
 use pgnfen::select::Selector;
 
-use crate::{command_error, inputs, options};
+use crate::{cancellable, command_error, inputs, interrupt};
 
 /// The rows of an export not yet handed over: a stream for one consumer.
 #[pyclass(module = "pgnfen", name = "ArrowStream")]
 pub struct ArrowStream {
     schema: SchemaRef,
     batches: Option<Batches>,
+    /// Stops the export's run (Ctrl-C in [`ArrowStream::next_batch`]).
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// The batches as an Arrow `RecordBatchReader`; an input error ends the stream
@@ -58,7 +63,67 @@ impl ArrowStream {
         ArrowStream {
             schema: batches.schema(),
             batches: Some(batches),
+            cancel: None,
         }
+    }
+}
+
+impl Drop for ArrowStream {
+    fn drop(&mut self) {
+        // Dropping the batches waits for the export's run to stop: without
+        // the GIL, as a reader may wait on a Python thread (one feeding a pipe).
+        if let Some(batches) = self.batches.take() {
+            if let Some(cancel) = &self.cancel {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            Python::attach(|py| py.detach(|| drop(batches)));
+        }
+    }
+}
+
+/// A capsule of an Arrow C data interface structure under its standard name.
+fn capsule<'py, T: Send + 'static>(
+    py: Python<'py>,
+    value: T,
+    name: &str,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    let name = CString::new(name).expect("no NUL in the name");
+    // The consumer moves the structure out (leaving its release callback
+    // null); the capsule's copy then releases nothing when dropped.
+    PyCapsule::new(py, value, Some(name))
+}
+
+/// One record batch, handed over through the Arrow PyCapsule interface
+/// (``pyarrow.record_batch(batch)`` takes it without a copy).
+#[pyclass(module = "pgnfen", name = "ArrowBatch")]
+pub struct ArrowBatch {
+    batch: Option<RecordBatch>,
+}
+
+#[pymethods]
+impl ArrowBatch {
+    /// The batch as a struct array (the Arrow PyCapsule interface); once.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(
+        &mut self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+        if requested_schema.is_some_and(|s| !s.is_none()) {
+            return Err(PyValueError::new_err(
+                "pgnfen batches have the export's own schema; cast them after reading",
+            ));
+        }
+        let batch = self
+            .batch
+            .take()
+            .ok_or_else(|| PyValueError::new_err("this batch was already handed over"))?;
+        let data = StructArray::from(batch).into_data();
+        let (array, schema) = to_ffi(&data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok((
+            capsule::<FFI_ArrowSchema>(py, schema, "arrow_schema")?,
+            capsule::<FFI_ArrowArray>(py, array, "arrow_array")?,
+        ))
     }
 }
 
@@ -93,6 +158,45 @@ impl ArrowStream {
         // null); dropping the capsule's copy then releases nothing, and an
         // unconsumed stream is released, which stops the export.
         PyCapsule::new(py, stream, Some(name))
+    }
+
+    /// The schema (the Arrow PyCapsule interface).
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        capsule(py, schema, "arrow_schema")
+    }
+
+    /// The next batch (an ``ArrowBatch``), or None at the end. Waits with the
+    /// GIL released, looking for Ctrl-C every few tens of milliseconds: a
+    /// signal handler's exception stops the export and is raised here.
+    fn next_batch(&mut self, py: Python<'_>) -> PyResult<Option<ArrowBatch>> {
+        loop {
+            let Some(batches) = self.batches.as_mut() else {
+                return Ok(None);
+            };
+            match py.detach(|| batches.next_timeout(interrupt::POLL)) {
+                Some(Some(Ok(batch))) => return Ok(Some(ArrowBatch { batch: Some(batch) })),
+                Some(Some(Err(e))) => {
+                    self.batches = None;
+                    return Err(command_error(pgnfen::Error::from(e)));
+                }
+                Some(None) => {
+                    self.batches = None;
+                    return Ok(None);
+                }
+                None => {}
+            }
+            if let Err(e) = py.check_signals() {
+                if let Some(cancel) = &self.cancel {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+                // Dropping the batches stops and joins the export's run.
+                let batches = self.batches.take();
+                py.detach(|| drop(batches));
+                return Err(e);
+            }
+        }
     }
 
     /// The column names, in order.
@@ -134,7 +238,7 @@ pub fn scan_stream(
 ) -> PyResult<ArrowStream> {
     let encoding = crate::encoding_arg(encoding)?;
     let inputs = inputs(paths, "scan")?;
-    let pipeline = options(threads)?;
+    let (pipeline, cancel) = cancellable(threads)?;
     let export_options = ExportOptions {
         tags: tag_columns(tags)?,
         selector: Selector::default(),
@@ -147,12 +251,14 @@ pub fn scan_stream(
     }
     pgnfen::pipeline::check_inputs_exist(&inputs).map_err(command_error)?;
     // `tags="all"` reads the inputs once for the names: without the GIL.
-    let columns = py
-        .detach(|| export::columns(&inputs, &export_options, &pipeline))
-        .map_err(|e| command_error(e.into()))?;
+    let columns = interrupt::run(py, &cancel, || {
+        export::columns(&inputs, &export_options, &pipeline)
+    })?
+    .map_err(|e| command_error(e.into()))?;
     let batches = export::batches(&inputs, columns, &export_options, &pipeline);
     Ok(ArrowStream {
         schema: batches.schema(),
         batches: Some(batches),
+        cancel: Some(cancel),
     })
 }

@@ -108,7 +108,7 @@ def test_check_equals_the_json_lines_of_the_cli(path):
     for warnings in (False, True):
         flags = ["--warnings"] if warnings else []
         expected = [json.loads(l) for l in cli("check", "--format", "json", *flags, path).splitlines()]
-        assert pgnfen.check(str(path), warnings=warnings) == expected
+        assert list(pgnfen.check(str(path), warnings=warnings)) == expected
 
 
 # ---- filter and convert ----
@@ -213,7 +213,7 @@ def test_games_give_the_file_back_and_agree_with_the_cli(path):
         for g in games
     ]
     assert got == expected
-    assert [p for g in games for p in g.problems] == pgnfen.check(path, warnings=True)
+    assert [p for g in games for p in g.problems] == list(pgnfen.check(path, warnings=True))
     for g in games:
         assert len(g.raw) == g.length and data[g.offset : g.offset + g.length] == g.raw
 

@@ -210,6 +210,25 @@ impl Batches {
     }
 }
 
+impl Batches {
+    /// The next item, waiting at most `timeout`: `None` when none came in
+    /// time (a caller that must stay responsive, such as the Python binding
+    /// looking for Ctrl-C, waits in slices with this), `Some(None)` at the end.
+    pub fn next_timeout(
+        &mut self,
+        timeout: std::time::Duration,
+    ) -> Option<Option<Result<RecordBatch, RunError>>> {
+        if let Some(rx) = &self.rx {
+            match rx.recv_timeout(timeout) {
+                Ok(batch) => return Some(Some(Ok(batch))),
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => return None,
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {}
+            }
+        }
+        Some(self.next())
+    }
+}
+
 impl Iterator for Batches {
     type Item = Result<RecordBatch, RunError>;
 

@@ -16,7 +16,8 @@ mod spool;
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
@@ -113,6 +114,27 @@ pub struct Options {
     /// Chunk sizes (target, maximum): 1 and 4 MiB by default; tests make them
     /// tiny so that every cut and merge path runs on small inputs.
     pub chunk_sizes: (usize, usize),
+    /// Set (from any thread) to stop the run early: a caller that cannot end
+    /// the process on Ctrl-C (the Python binding) stops the run this way. The
+    /// run ends within [`CANCEL_POLL`] plus the chunks in flight, with an error
+    /// of kind [`io::ErrorKind::Interrupted`] ([`cancelled`]); outputs are
+    /// then not committed, so their temporary files go and existing files stay.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// How often a run with [`Options::cancel`] looks at its flag while it waits.
+pub const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// The error of a run stopped through [`Options::cancel`].
+pub fn cancelled() -> io::Error {
+    io::Error::new(io::ErrorKind::Interrupted, "interrupted")
+}
+
+fn is_cancelled(options: &Options) -> bool {
+    options
+        .cancel
+        .as_ref()
+        .is_some_and(|c| c.load(Ordering::Relaxed))
 }
 
 impl Default for Options {
@@ -136,6 +158,7 @@ impl Options {
             mmap: false,
             notes: false,
             chunk_sizes: (chunk::TARGET_CHUNK, chunk::MAX_CHUNK),
+            cancel: None,
         }
     }
 }
@@ -161,6 +184,9 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     let progress = Progress::new(options.progress, total);
     let mut games = 0;
     for input in inputs {
+        if is_cancelled(options) {
+            return Err(RunError::Sink(cancelled()));
+        }
         let name = input.display_name();
         let in_err = |source: io::Error| {
             RunError::Input(InputError {
@@ -414,6 +440,10 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
                         Some(chunk) => chunk,
                         None => {
                             let Ok(buf) = free_rx.recv() else { return };
+                            // A cancelled run reads no more (the merger stops on its own).
+                            if is_cancelled(options) {
+                                return;
+                            }
                             match chunker.next_chunk(buf) {
                                 Ok(Some(chunk)) => chunk,
                                 Ok(None) => return,
@@ -438,7 +468,23 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
         let mut waiting = BTreeMap::new();
         let mut next = 0u64;
         let result = loop {
-            let Ok((seq, message)) = done_rx.recv() else {
+            let received = if options.cancel.is_some() {
+                // Wait in slices, so that a cancelled run stops even while
+                // a slow input (a pipe, a large decompression) gives nothing.
+                loop {
+                    if is_cancelled(options) {
+                        return Err(RunError::Sink(cancelled()));
+                    }
+                    match done_rx.recv_timeout(CANCEL_POLL) {
+                        Ok(item) => break Some(item),
+                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break None,
+                    }
+                }
+            } else {
+                done_rx.recv().ok()
+            };
+            let Some((seq, message)) = received else {
                 break Ok(());
             };
             waiting.insert(seq, message);
@@ -986,5 +1032,74 @@ mod tests {
             useful_threads(&[Input::Stdin], &Options::new(1 << 20, false)),
             MAX_THREADS
         );
+    }
+}
+
+#[cfg(test)]
+mod cancel_tests {
+    use super::*;
+    use crate::stats::{Counts, StatsJob};
+
+    /// Games for ever, a few at a time: only cancelling ends a run on it.
+    struct Endless;
+
+    impl io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            const GAME: &[u8] = b"[Event \"e\"]\n[SetUp \"1\"]\n\n*\n\n";
+            let n = buf.len() / GAME.len() * GAME.len();
+            for piece in buf[..n].chunks_mut(GAME.len()) {
+                piece.copy_from_slice(GAME);
+            }
+            Ok(n.max(buf.len().min(1)))
+        }
+    }
+
+    fn cancellable() -> (Options, Arc<AtomicBool>) {
+        let flag = Arc::new(AtomicBool::new(false));
+        let options = Options {
+            cancel: Some(flag.clone()),
+            ..Options::new(2, false)
+        };
+        (options, flag)
+    }
+
+    #[test]
+    fn a_cancelled_run_stops_with_interrupted() {
+        let (options, flag) = cancellable();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            flag.store(true, Ordering::Relaxed);
+            std::time::Instant::now()
+        });
+        let mut counts = Counts::default();
+        let result = run_reader(
+            &Input::Stdin,
+            Box::new(Endless),
+            &StatsJob,
+            &mut counts,
+            &options,
+        );
+        let stopped = std::time::Instant::now();
+        let cancelled_at = stopper.join().unwrap();
+        match result {
+            Err(RunError::Sink(e)) => assert_eq!(e.kind(), io::ErrorKind::Interrupted),
+            other => panic!("expected an interrupted run, got {other:?}"),
+        }
+        assert!(counts.games > 0, "it ran before it was cancelled");
+        assert!(
+            stopped.duration_since(cancelled_at) < Duration::from_millis(300),
+            "stopped {:?} after the flag",
+            stopped.duration_since(cancelled_at)
+        );
+    }
+
+    #[test]
+    fn a_run_cancelled_before_it_starts_reads_nothing() {
+        let (options, flag) = cancellable();
+        flag.store(true, Ordering::Relaxed);
+        let mut counts = Counts::default();
+        let result = run(&[Input::Stdin], &StatsJob, &mut counts, &options);
+        assert!(matches!(result, Err(RunError::Sink(e)) if e.kind() == io::ErrorKind::Interrupted));
+        assert_eq!(counts.games, 0);
     }
 }
