@@ -70,6 +70,7 @@
 #![warn(missing_docs)]
 
 pub mod archive;
+pub mod book;
 pub mod check;
 pub mod class;
 pub mod classify;

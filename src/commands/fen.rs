@@ -7,26 +7,17 @@
 //! the book. Blank lines and `#` lines are copied as they are; every line keeps
 //! its own line end (`\n`, `\r\n` or a lone `\r`).
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use rayon::prelude::*;
-
 use crate::cli::{FenArgs, Format, Global};
 use crate::commands::{Error, Outcome, check_inputs_exist, options};
+use pgnfen::book::{self, Line, Render, StreamError};
 use pgnfen::fen::{self, Record, VariantHint};
 use pgnfen::pipeline::Input;
 use pgnfen::pipeline::output::Output;
-use pgnfen::problem::{Code, Problem};
-
-/// Bytes read at a time.
-const BLOCK: usize = 1 << 20;
-/// A line longer than this is no record: it is passed through (with `--to`) or
-/// reported, never held in memory whole.
-const MAX_LINE: usize = 1 << 20;
-/// Lines handled by one task on the worker threads.
-const RUN: usize = 2048;
+use pgnfen::problem::Problem;
 
 /// What the records of a run, a block or the whole command came to.
 #[derive(Clone, Copy, Debug, Default)]
@@ -55,6 +46,8 @@ struct Rendered {
 struct Converter<'a> {
     args: &'a FenArgs,
     quiet: bool,
+    /// The input's name in diagnostics.
+    file: String,
 }
 
 pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
@@ -74,11 +67,15 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         .num_threads(options(global).threads)
         .build()
         .map_err(|e| Error::Usage(format!("cannot start the worker threads: {e}")))?;
-    let converter = Converter {
+    let converter = |file: String| Converter {
         args,
         quiet: global.quiet,
+        file,
     };
-    let mut counts = Counts::default();
+    let mut sink = Emit {
+        out: &mut out,
+        counts: Counts::default(),
+    };
 
     // Literal records come first, in the order given, then the files.
     if !args.records.is_empty() {
@@ -87,9 +84,12 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
             text.extend_from_slice(r.as_bytes());
             text.push(b'\n');
         }
-        let lines = split_lines(&text, true).0;
-        let r = pool.install(|| converter.block(&text, &lines, "<argument>", 1));
-        counts.add(emit(&mut out, r).map_err(write_err)?);
+        let lines = book::split_lines(&text, true).0;
+        let converter = converter("<argument>".into());
+        let runs = pool.install(|| book::render_block(&converter, &text, &lines, 1));
+        for r in runs {
+            book::Sink::emit(&mut sink, r).map_err(write_err)?;
+        }
     }
     for input in &inputs {
         let file = input.display_name();
@@ -97,13 +97,16 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
             file: file.clone(),
             source,
         };
-        let reader = input.open(Arc::new(AtomicU64::new(0))).map_err(read_err)?;
-        let c = pool.install(|| converter.stream(reader, &file, &mut out, input == &Input::Stdin));
-        counts.add(c.map_err(|e| match e {
-            StreamError::Read(e) => read_err(e),
-            StreamError::Write(e) => write_err(e),
-        })?);
+        let mut reader = input.open(Arc::new(AtomicU64::new(0))).map_err(read_err)?;
+        let converter = converter(file.clone());
+        let interactive = input == &Input::Stdin;
+        pool.install(|| book::stream(&mut *reader, &converter, interactive, &mut sink))
+            .map_err(|e| match e {
+                StreamError::Read(e) => read_err(e),
+                StreamError::Sink(e) => write_err(e),
+            })?;
     }
+    let counts = sink.counts;
     out.commit().map_err(write_err)?;
     if !global.quiet && args.format == Format::Text && (counts.invalid + counts.unwritable) > 0 {
         let mut msg = format!(
@@ -129,161 +132,52 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     })
 }
 
-enum StreamError {
-    Read(io::Error),
-    Write(io::Error),
+/// Writes the rendered runs and their diagnostics, in order, and adds up their counts.
+struct Emit<'a> {
+    out: &'a mut Output,
+    counts: Counts,
 }
 
-/// One line of a block: where its text and its line end lie.
-#[derive(Clone, Copy, Debug)]
-struct Line {
-    start: usize,
-    text_end: usize,
-    end: usize,
-}
+impl book::Sink<Rendered> for Emit<'_> {
+    type Error = io::Error;
 
-/// Splits `data` into lines at `\n`, `\r\n` and lone `\r`. Without `eof` the
-/// bytes after the last line end (and a final `\r`, whose `\n` may follow in
-/// the next block) are left over: the second value is where they start.
-fn split_lines(data: &[u8], eof: bool) -> (Vec<Line>, usize) {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut at = 0;
-    while let Some(k) = memchr::memchr2(b'\n', b'\r', &data[at..]) {
-        let i = at + k;
-        let end = if data[i] == b'\r' {
-            match data.get(i + 1) {
-                Some(b'\n') => i + 2,
-                Some(_) => i + 1,
-                None if eof => i + 1,
-                None => break,
-            }
-        } else {
-            i + 1
-        };
-        lines.push(Line {
-            start,
-            text_end: i,
-            end,
-        });
-        start = end;
-        at = end;
-    }
-    if eof && start < data.len() {
-        lines.push(Line {
-            start,
-            text_end: data.len(),
-            end: data.len(),
-        });
-        start = data.len();
-    }
-    (lines, start)
-}
-
-fn is_blank_or_comment(text: &[u8]) -> bool {
-    text.first() == Some(&b'#') || text.iter().all(|&b| b == b' ' || b == b'\t')
-}
-
-impl Converter<'_> {
-    /// Converts one input, block by block.
-    fn stream(
-        &self,
-        mut reader: Box<dyn Read + Send>,
-        file: &str,
-        out: &mut Output,
-        interactive: bool,
-    ) -> Result<Counts, StreamError> {
-        let mut counts = Counts::default();
-        // `cur` holds the bytes of this round, `next` receives the next block
-        // (after this round's left-over bytes) while this one is rendered.
-        let mut cur: Vec<u8> = Vec::with_capacity(BLOCK * 2);
-        let mut next: Vec<u8> = Vec::with_capacity(BLOCK * 2);
-        let mut n = read_block(&mut reader, &mut cur).map_err(StreamError::Read)?;
-        let mut line_no = 1u64;
-        // Inside a line longer than MAX_LINE: the line number where it started.
-        let mut long: Option<u64> = None;
-        loop {
-            let eof = n == 0;
-            let (all, rest) = split_lines(&cur, eof);
-            let mut lines = all.as_slice();
-            let mut consumed = rest;
-            if let Some(start) = long {
-                if let Some((first, tail)) = lines.split_first() {
-                    self.pass(out, &cur[..first.text_end])?;
-                    let r = self.long_line_end(&cur[first.text_end..first.end], file, start);
-                    counts.add(emit(out, [r]).map_err(StreamError::Write)?);
-                    line_no += 1;
-                    long = None;
-                    lines = tail;
-                } else {
-                    // Still inside the line; a final '\r' may be half of a CRLF.
-                    consumed = cur.len() - usize::from(cur.last() == Some(&b'\r'));
-                    self.pass(out, &cur[..consumed])?;
-                }
-            }
-            let render = || {
-                if lines.is_empty() {
-                    Vec::new()
-                } else {
-                    self.block(&cur, lines, file, line_no)
-                }
-            };
-            let mut read_next = || -> io::Result<usize> {
-                next.clear();
-                if eof {
-                    return Ok(0);
-                }
-                next.extend_from_slice(&cur[consumed..]);
-                read_block(&mut reader, &mut next)
-            };
-            // Standard input is read after the answer is written, so that a line
-            // typed at a terminal is answered at once; other inputs are read
-            // beside the rendering, which keeps both cores busy.
-            let (runs, read) = if interactive {
-                let runs = render();
-                counts.add(emit(out, runs).map_err(StreamError::Write)?);
-                out.flush().map_err(StreamError::Write)?;
-                (Vec::new(), read_next())
-            } else {
-                rayon::join(render, read_next)
-            };
-            line_no += lines.len() as u64;
-            counts.add(emit(out, runs).map_err(StreamError::Write)?);
-            if eof {
-                break;
-            }
-            n = read.map_err(StreamError::Read)?;
-            std::mem::swap(&mut cur, &mut next);
-            let carry = cur.len() - n;
-            if long.is_none() && carry >= MAX_LINE {
-                // No line end in sight: pass the line through instead of holding it.
-                long = Some(line_no);
-                let upto = carry - usize::from(cur[carry - 1] == b'\r');
-                self.pass(out, &cur[..upto])?;
-                cur.drain(..upto);
-            }
-        }
-        if let Some(start) = long {
-            let r = self.long_line_end(b"", file, start);
-            counts.add(emit(out, [r]).map_err(StreamError::Write)?);
-        }
-        Ok(counts)
-    }
-
-    /// Copies part of an over-long line to the output (only `--to` copies lines).
-    fn pass(&self, out: &mut Output, bytes: &[u8]) -> Result<(), StreamError> {
-        if self.args.to.is_some() && self.args.format == Format::Text {
-            out.write_all(bytes).map_err(StreamError::Write)?;
-        }
+    fn emit(&mut self, r: Rendered) -> io::Result<()> {
+        self.counts.add(emit(self.out, [r])?);
         Ok(())
     }
 
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Render for Converter<'_> {
+    type Run = Rendered;
+
+    fn run(&self, data: &[u8], lines: &[Line], first: u64) -> Rendered {
+        let mut r = Rendered {
+            out: Vec::with_capacity(lines.len() * 96),
+            ..Rendered::default()
+        };
+        for (i, line) in lines.iter().enumerate() {
+            self.line(data, line, first + i as u64, &mut r);
+        }
+        r
+    }
+
+    /// Only `--to` copies lines (an over-long one unchanged).
+    fn long_part(&self, bytes: &[u8]) -> Option<Rendered> {
+        (self.args.to.is_some() && self.args.format == Format::Text).then(|| Rendered {
+            out: bytes.to_vec(),
+            ..Rendered::default()
+        })
+    }
+
     /// The verdict on a line too long to be a record, once its end is seen.
-    fn long_line_end(&self, line_end: &[u8], file: &str, line: u64) -> Rendered {
+    fn long_line_end(&self, line_end: &[u8], line: u64) -> Rendered {
         let mut r = Rendered::default();
         r.counts.records = 1;
         r.counts.invalid = 1;
-        let message = format!("the line is longer than {MAX_LINE} bytes; no FEN or EPD record is");
         match (self.args.format, self.args.to) {
             (Format::Text, Some(_)) => r.out.extend_from_slice(line_end),
             (Format::Text, None) => {
@@ -292,48 +186,27 @@ impl Converter<'_> {
                     .extend_from_slice(if line_end.is_empty() { b"\n" } else { line_end });
             }
             (Format::Json, _) => {
-                let report = serde_json::json!({
-                    "input": null, "valid": false, "class": "malformed", "board": null,
-                    "chess960_position": null, "fen": null, "xfen": null, "shredder": null,
-                    "problems": [{"code": Code::FenSyntax.as_str(), "severity": "error",
-                                  "message": message, "column": 1}],
-                    "operations": null,
-                });
-                r.out.extend_from_slice(report.to_string().as_bytes());
+                r.out
+                    .extend_from_slice(book::long_line_report().to_string().as_bytes());
                 r.out.push(b'\n');
             }
         }
         if !self.quiet && self.args.format == Format::Text {
-            r.diagnostics = format!("{file}:{line}:1: error[fen-syntax]: {message}\n");
+            r.diagnostics = format!(
+                "{}:{line}:1: error[fen-syntax]: {}\n",
+                self.file,
+                book::long_line_message()
+            );
         }
         r
     }
+}
 
-    /// Renders the `lines` of `data` (the first is line number `first`).
-    fn block(&self, data: &[u8], lines: &[Line], file: &str, first: u64) -> Vec<Rendered> {
-        let render_run = |(k, run): (usize, &[Line])| {
-            let mut r = Rendered {
-                out: Vec::with_capacity(run.len() * 96),
-                ..Rendered::default()
-            };
-            for (i, line) in run.iter().enumerate() {
-                let no = first + (k * RUN + i) as u64;
-                self.line(data, line, file, no, &mut r);
-            }
-            r
-        };
-        let runs: Vec<Rendered> = if lines.len() > RUN {
-            lines.par_chunks(RUN).enumerate().map(render_run).collect()
-        } else {
-            vec![render_run((0, lines))]
-        };
-        runs
-    }
-
-    fn line(&self, data: &[u8], line: &Line, file: &str, no: u64, r: &mut Rendered) {
-        let text = &data[line.start..line.text_end];
-        let ending = &data[line.text_end..line.end];
-        if is_blank_or_comment(text) {
+impl Converter<'_> {
+    fn line(&self, data: &[u8], line: &Line, no: u64, r: &mut Rendered) {
+        let text = line.text(data);
+        let ending = line.ending(data);
+        if book::is_blank_or_comment(text) {
             if self.args.format == Format::Text {
                 r.out.extend_from_slice(&data[line.start..line.end]);
             }
@@ -375,24 +248,18 @@ impl Converter<'_> {
             }
         }
         if !self.quiet && self.args.format == Format::Text {
-            self.diagnose(&record, unwritable.as_ref(), file, no, &mut r.diagnostics);
+            self.diagnose(&record, unwritable.as_ref(), no, &mut r.diagnostics);
         }
     }
 
-    fn diagnose(
-        &self,
-        record: &Record,
-        unwritable: Option<&Problem>,
-        file: &str,
-        no: u64,
-        out: &mut String,
-    ) {
+    fn diagnose(&self, record: &Record, unwritable: Option<&Problem>, no: u64, out: &mut String) {
         use std::fmt::Write as _;
         let errors = record.analysis.problems.iter().filter(|p| p.is_error());
         for p in errors.chain(unwritable) {
             let _ = write!(
                 out,
-                "{file}:{no}:{}: {}[{}]: {}{}",
+                "{}:{no}:{}: {}[{}]: {}{}",
+                self.file,
                 p.column(),
                 p.severity(),
                 p.code,
@@ -411,25 +278,6 @@ impl Converter<'_> {
     }
 }
 
-/// Appends up to one block read from `reader` to `buf`; returns how many bytes
-/// (0 at the end of the input).
-fn read_block(reader: &mut Box<dyn Read + Send>, buf: &mut Vec<u8>) -> io::Result<usize> {
-    let filled = buf.len();
-    buf.resize(filled + BLOCK, 0);
-    let n = loop {
-        match reader.read(&mut buf[filled..]) {
-            Ok(n) => break n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                buf.truncate(filled);
-                return Err(e);
-            }
-        }
-    };
-    buf.truncate(filled + n);
-    Ok(n)
-}
-
 /// Writes rendered runs and their diagnostics in order; returns their counts.
 fn emit(out: &mut Output, runs: impl IntoIterator<Item = Rendered>) -> io::Result<Counts> {
     let mut counts = Counts::default();
@@ -441,38 +289,4 @@ fn emit(out: &mut Output, runs: impl IntoIterator<Item = Rendered>) -> io::Resul
         counts.add(r.counts);
     }
     Ok(counts)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A line's text and its line end.
-    type Piece<'a> = (&'a [u8], &'a [u8]);
-
-    fn pieces(data: &[u8], eof: bool) -> (Vec<Piece<'_>>, usize) {
-        let (lines, rest) = split_lines(data, eof);
-        (
-            lines
-                .iter()
-                .map(|l| (&data[l.start..l.text_end], &data[l.text_end..l.end]))
-                .collect(),
-            rest,
-        )
-    }
-
-    #[test]
-    fn lines_keep_their_ends() {
-        let data = b"a\nb\r\nc\rd";
-        let (l, rest) = pieces(data, false);
-        assert_eq!(l, [(&b"a"[..], &b"\n"[..]), (b"b", b"\r\n"), (b"c", b"\r")]);
-        assert_eq!(&data[rest..], b"d");
-        let (l, _) = pieces(data, true);
-        assert_eq!(l.last(), Some(&(&b"d"[..], &b""[..])));
-        // A final '\r' waits for the next block: it may be half of a CRLF.
-        let (l, rest) = pieces(b"x\r", false);
-        assert!(l.is_empty() && rest == 0);
-        let (l, _) = pieces(b"x\r", true);
-        assert_eq!(l, [(&b"x"[..], &b"\r"[..])]);
-    }
 }
