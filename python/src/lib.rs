@@ -8,15 +8,10 @@
 //! handlers, so that Ctrl-C stops a long call ([`interrupt`]).
 
 use std::collections::{HashMap, VecDeque};
-use std::io;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::ValueEnum;
-use pyo3::exceptions::{
-    PyBrokenPipeError, PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyPermissionError,
-    PyValueError,
-};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
@@ -27,6 +22,9 @@ use pgnfen::pipeline::{Input, Options, RunError, check_inputs_exist};
 use pgnfen::select::Selector;
 use pgnfen::{Class, Error, filter};
 
+mod books;
+mod errors;
+mod files;
 mod interrupt;
 mod partitions;
 mod paths;
@@ -36,26 +34,15 @@ mod scan;
 /// How long `games()` waits with the GIL released before it looks for Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
-// ---- errors: the CLI's messages, as OSError (by kind) and ValueError ----
+// ---- errors: the CLI's messages, as pgnfen.Error subclasses ([`errors`]) ----
 
-/// An I/O error as the CLI words it (`FILE: what`), as the `OSError` subclass
-/// Python itself would raise for its kind.
-fn io_error(file: &str, source: &io::Error) -> PyErr {
-    let message = format!("{file}: {source}");
-    match source.kind() {
-        io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
-        io::ErrorKind::PermissionDenied => PyPermissionError::new_err(message),
-        io::ErrorKind::IsADirectory => PyIsADirectoryError::new_err(message),
-        io::ErrorKind::BrokenPipe => PyBrokenPipeError::new_err(message),
-        _ => PyOSError::new_err(message),
-    }
-}
+use errors::io_error;
 
 fn command_error(e: Error) -> PyErr {
     match e {
-        Error::Usage(message) => PyValueError::new_err(message),
+        Error::Usage(message) => errors::usage(message),
         Error::Io { file, source } => io_error(&file, &source),
-        Error::BrokenPipe => PyBrokenPipeError::new_err("broken pipe"),
+        Error::BrokenPipe => errors::broken_pipe(),
     }
 }
 
@@ -69,7 +56,7 @@ fn run_error(e: RunError) -> PyErr {
 /// input, as on the command line.
 fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
     if paths.is_empty() {
-        return Err(PyValueError::new_err(format!(
+        return Err(crate::errors::usage(format!(
             "{function}() needs at least one path"
         )));
     }
@@ -89,7 +76,7 @@ fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
 fn options(threads: Option<usize>) -> PyResult<Options> {
     let threads = match threads {
         Some(0) => {
-            return Err(PyValueError::new_err(
+            return Err(crate::errors::usage(
                 "invalid value '0' for threads: at least 1 (None: one per core)",
             ));
         }
@@ -118,7 +105,7 @@ fn choice<T: ValueEnum>(argument: &str, value: &str) -> PyResult<T> {
             .filter_map(|v| v.to_possible_value())
             .map(|v| v.get_name().to_string())
             .collect();
-        PyValueError::new_err(format!(
+        crate::errors::usage(format!(
             "invalid value '{value}' for {argument} [possible values: {}]",
             allowed.join(", ")
         ))
@@ -127,7 +114,7 @@ fn choice<T: ValueEnum>(argument: &str, value: &str) -> PyResult<T> {
 
 fn to_py(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
     Ok(pythonize::pythonize(py, value)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?
+        .map_err(|e| errors::internal(e.to_string()))?
         .unbind())
 }
 
@@ -189,7 +176,7 @@ fn stats(
         Ok(json)
     })??;
     let value: serde_json::Value =
-        serde_json::from_slice(&json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        serde_json::from_slice(&json).map_err(|e| errors::internal(e.to_string()))?;
     to_py(py, &value)
 }
 
@@ -231,11 +218,11 @@ fn filter_games(
         .iter()
         .map(|expr| {
             pgnfen::select::parse_tag_expr(expr)
-                .map_err(|e| PyValueError::new_err(format!("invalid tag expression: {e}")))
+                .map_err(|e| crate::errors::usage(format!("invalid tag expression: {e}")))
         })
         .collect::<PyResult<Vec<_>>>()?;
     if classes.is_none() && chess960_positions.is_none() && tags.is_empty() {
-        return Err(PyValueError::new_err(
+        return Err(crate::errors::usage(
             "filter() needs classes, chess960_positions or tags",
         ));
     }
@@ -244,7 +231,7 @@ fn filter_games(
         .into_iter()
         .map(|n| {
             u16::try_from(n).ok().filter(|&n| n < 960).ok_or_else(|| {
-                PyValueError::new_err(format!(
+                crate::errors::usage(format!(
                     "invalid value '{n}' for chess960_positions: a start position is 0-959"
                 ))
             })
@@ -259,7 +246,7 @@ fn filter_games(
         None => Vec::new(),
     };
     if rest.as_ref() == Some(&output) {
-        return Err(PyValueError::new_err(format!(
+        return Err(crate::errors::usage(format!(
             "output and rest name the same file: {}",
             output_name(&output)
         )));
@@ -271,7 +258,7 @@ fn filter_games(
     };
     selection
         .validate("filter")
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        .map_err(|e| crate::errors::usage(e.to_string()))?;
     let options = filter::Options {
         selection,
         output: Some(output),
@@ -580,6 +567,10 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(filter_games, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(files::split, m)?)?;
+    m.add_function(wrap_pyfunction!(files::export_table, m)?)?;
+    m.add_function(wrap_pyfunction!(books::fen_records, m)?)?;
+    m.add_class::<books::FenRecordIterator>()?;
     m.add_function(wrap_pyfunction!(scan::scan_stream, m)?)?;
     m.add_class::<scan::ArrowStream>()?;
     m.add_class::<scan::ArrowBatch>()?;
