@@ -113,7 +113,6 @@ fn read_books(
 /// input), plain or compressed. The books are read as the loop goes, on
 /// ``threads`` worker threads, with bounded memory.
 ///
-/// >>> import pgnfen
 /// >>> records = list(pgnfen.fen_records("samples/positions.fen"))
 /// >>> records[0]["class"], records[0]["valid"]
 /// ('standard', True)

@@ -27,11 +27,11 @@ use crate::{cancellable, choice, command_error, errors, inputs, interrupt, paths
 ///
 /// Returns a dict of the games written to each file, by path, in class order.
 ///
-/// >>> import pgnfen, tempfile, os
+/// >>> import tempfile, os
 /// >>> out = tempfile.mkdtemp()
 /// >>> counts = pgnfen.split("samples/mixed.pgn", template=os.path.join(out, "{class}.pgn"))
 /// >>> sorted(os.path.basename(p) for p in counts)
-/// ['chess960.pgn', 'crc.pgn', 'malformed.pgn', 'setup.pgn', 'standard.pgn']
+/// ['chess960.pgn', 'crc.pgn', 'malformed.pgn', 'other.pgn', 'setup.pgn', 'standard.pgn']
 ///
 /// Raises pgnfen.UsageError (a ValueError) for a template without
 /// ``{class}``, a bad class or tag expression or a missing folder;
@@ -117,7 +117,7 @@ fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
 /// "games_with_dropped_pairs": n}``: tag pairs beyond the bounded header
 /// memory of a game are not exported, and counted.
 ///
-/// >>> import pgnfen, tempfile, os
+/// >>> import tempfile, os
 /// >>> path = os.path.join(tempfile.mkdtemp(), "headers.jsonl")
 /// >>> pgnfen.export("samples/standard.pgn", output=path)["rows"]
 /// 3

@@ -155,7 +155,13 @@ fn fen_record(py: Python<'_>, record: &str) -> PyResult<Py<PyAny>> {
 ///
 /// paths: one or more files (str or os.PathLike), plain or compressed (gzip,
 /// bzip2, zstd). threads: worker threads (default: one per core).
-/// Raises OSError (FileNotFoundError, ...) when a file cannot be read.
+///
+/// >>> counts = pgnfen.stats("samples/mixed.pgn")
+/// >>> counts["games"], counts["classes"]["chess960"], counts["chess960_positions"]
+/// (13, 3, {'0': 1, '325': 1})
+///
+/// Raises pgnfen.InputError (an OSError; pgnfen.MissingFileError, a
+/// FileNotFoundError, for a missing file) when a file cannot be read.
 #[pyfunction]
 #[pyo3(signature = (*paths, threads=None))]
 fn stats(
@@ -195,7 +201,14 @@ fn stats(
 /// under their name only when the run succeeds.
 ///
 /// Returns ``{"games": N, "kept": n, "rest": n}``.
-/// Raises ValueError for a bad class, position or tag expression, OSError for I/O errors.
+///
+/// >>> import os, tempfile
+/// >>> out = os.path.join(tempfile.mkdtemp(), "chess960.pgn")
+/// >>> pgnfen.filter("samples/mixed.pgn", output=out, classes=["chess960"])
+/// {'games': 13, 'kept': 3, 'rest': 10}
+///
+/// Raises pgnfen.UsageError (a ValueError) for a bad class, position or tag
+/// expression, pgnfen.InputError (an OSError) for I/O errors.
 #[pyfunction(name = "filter")]
 #[pyo3(signature = (*paths, output, classes=None, tags=None, rest=None, chess960_positions=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
@@ -283,7 +296,14 @@ fn filter_games(
 /// cannot be read or written in the dialect is left as it was and counted.
 ///
 /// Returns ``{"games": N, "converted": n, "unchanged": n}`` (FEN tags).
-/// Raises ValueError for a bad dialect or policy, OSError for I/O errors.
+///
+/// >>> import os, tempfile
+/// >>> out = os.path.join(tempfile.mkdtemp(), "shredder.pgn")
+/// >>> pgnfen.convert("samples/chess960.pgn", output=out, to="shredder")
+/// {'games': 3, 'converted': 3, 'unchanged': 0}
+///
+/// Raises pgnfen.UsageError (a ValueError) for a bad dialect or policy,
+/// pgnfen.InputError (an OSError) for I/O errors.
 #[pyfunction]
 #[pyo3(signature = (*paths, output, to, ep=None, repair=false, threads=None))]
 fn convert(
@@ -324,12 +344,15 @@ fn convert(
 /// one per core) ahead of the loop, with bounded memory whatever the size of
 /// the input; leaving the loop early (``break``) stops the reading.
 ///
-/// >>> for game in pgnfen.games("a.pgn.zst"):
-/// ...     print(game.game, game.class_, game.headers.get("White"))
+/// >>> for game in pgnfen.games("samples/chess960.pgn"):
+/// ...     print(game.game, game.class_, game.chess960_position, game.headers["White"])
+/// 1 chess960 0 Player A
+/// 2 chess960 325 Player C
+/// 3 chess960 None ?
 ///
-/// A missing file raises FileNotFoundError at once; an input that turns out
-/// unreadable (a corrupt .zst) raises OSError from the loop, after its
-/// readable games.
+/// A missing file raises pgnfen.MissingFileError (a FileNotFoundError) at
+/// once; an input that turns out unreadable (a corrupt .zst) raises
+/// pgnfen.InputError (an OSError) from the loop, after its readable games.
 #[pyfunction]
 #[pyo3(signature = (*paths, threads=None))]
 fn games(paths: &Bound<'_, PyTuple>, threads: Option<usize>) -> PyResult<GameIterator> {
