@@ -5,7 +5,14 @@
 # `maturin develop`); installs mypy there. PYTHON names the venv's python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$(pwd)"
 PYTHON="${PYTHON:-.venv/bin/python}"
+# An absolute path: the checks below run from other folders.
+case "$PYTHON" in
+  /*) ;;
+  */*) PYTHON="$root/$PYTHON" ;;
+  *) PYTHON="$(command -v "$PYTHON")" ;;
+esac
 
 "$PYTHON" -m pip install --quiet --disable-pip-version-check "mypy>=1.10"
 
@@ -15,7 +22,11 @@ echo "== mypy --strict python/examples"
 (cd python && "$PYTHON" -m mypy --strict --no-incremental examples)
 
 echo "== stubtest pgnfen"
-# Run from the repository root so that `import pgnfen` is the installed
-# package (the native module included), not a source folder without it.
-"$PYTHON" -m mypy.stubtest pgnfen pgnfen.types pgnfen.dask \
-  --allowlist .ci/stubtest-allowlist.txt --mypy-config-file /dev/null
+# From an empty folder, so that `import pgnfen` is the installed package (its
+# native module included), whether pip installed it or maturin develop linked
+# it; pgnfen.types and pgnfen.dask are checked as its submodules.
+empty="$(mktemp -d)"
+trap 'rm -rf "$empty"' EXIT
+(cd "$empty" && "$PYTHON" -m mypy.stubtest pgnfen \
+  --allowlist "$root/.ci/stubtest-allowlist.txt" \
+  --mypy-config-file "$root/python/pyproject.toml")

@@ -33,7 +33,15 @@ removes its temporary files, leaves existing outputs alone and raises
 ``KeyboardInterrupt``.
 """
 
-from ._errors import Error, InputError, MissingFileError, UsageError
+from ._errors import (  # noqa: F401  (the private kinds: pickled by name)
+    Error,
+    InputError,
+    MissingFileError,
+    UsageError,
+    _BrokenPipeError,
+    _IsADirectoryError,
+    _PermissionError,
+)
 from ._pgnfen import (  # noqa: F401  (re-exported)
     ArrowBatch,
     ArrowStream,

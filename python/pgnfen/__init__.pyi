@@ -17,6 +17,7 @@ from typing import (
     Sequence,
     Tuple,
     Union,
+    final,
 )
 from types import TracebackType
 
@@ -57,6 +58,8 @@ class MissingFileError(InputError, builtins.FileNotFoundError):
 
 # ---- games ----
 
+# A native class: it cannot be subclassed.
+@final
 class Game:
     """One game of a PGN file, as ``games()`` yields it."""
 
@@ -91,6 +94,8 @@ class Game:
     def raw(self) -> bytes:
         """The bytes of the game exactly as in the input."""
 
+# A native class: it cannot be subclassed.
+@final
 class GameIterator(Iterator[Game]):
     """The iterator of ``games()``; also a context manager that closes it."""
 
@@ -109,6 +114,8 @@ class GameIterator(Iterator[Game]):
 def fen(record: str, /) -> FenReport:
     """The object of ``pgnfen fen --format json`` for one bare FEN record."""
 
+# A native class: it cannot be subclassed.
+@final
 class FenRecordIterator(Iterator[FenReport]):
     """The lazy iterator of ``fen_records()``; also a context manager that closes it."""
 
@@ -130,6 +137,8 @@ def fen_records(*paths: _Path, threads: Optional[int] = None) -> FenRecordIterat
 def stats(*paths: _Path, threads: Optional[int] = None) -> Stats:
     """The object of ``pgnfen stats --format json`` for these files."""
 
+# A native class: it cannot be subclassed.
+@final
 class ProblemIterator(Iterator[CheckProblem]):
     """The lazy iterator of ``check()``; also a context manager that closes it."""
 
@@ -192,6 +201,8 @@ def export(
 def games(*paths: _Path, threads: Optional[int] = None) -> GameIterator:
     """Stream the games of these files, in input order."""
 
+# A native class: it cannot be subclassed.
+@final
 class ArrowBatch:
     """One record batch of an export (the Arrow PyCapsule interface, once)."""
 
@@ -200,6 +211,8 @@ class ArrowBatch:
     ) -> Tuple[object, object]:
         """Hands the batch over as (schema, array) PyCapsules."""
 
+# A native class: it cannot be subclassed.
+@final
 class ArrowStream:
     """The rows of an export as an Arrow C stream (consumed once)."""
 

@@ -43,3 +43,17 @@ class _IsADirectoryError(InputError, builtins.IsADirectoryError):
 
 class _BrokenPipeError(InputError, builtins.BrokenPipeError):
     """The reader of an output went away."""
+
+
+# Shown (and pickled) as ``pgnfen.X``, where the package re-exports them.
+for _class in (
+    Error,
+    UsageError,
+    InputError,
+    MissingFileError,
+    _PermissionError,
+    _IsADirectoryError,
+    _BrokenPipeError,
+):
+    _class.__module__ = "pgnfen"
+del _class

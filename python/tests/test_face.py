@@ -17,6 +17,7 @@ import time
 import pytest
 
 import pgnfen
+import pgnfen._errors
 import pgnfen.types
 from conftest import CLI, ROOT, SAMPLES, cli
 
@@ -102,10 +103,11 @@ def test_a_corrupt_input_is_an_input_error_and_an_os_error(tmp_path):
     assert not (tmp_path / "h.jsonl").exists()
 
 
-def test_a_folder_given_as_input_keeps_its_builtin_kind(tmp_path):
-    with pytest.raises(IsADirectoryError) as e:
+def test_a_folder_given_as_input_is_an_input_error(tmp_path):
+    with pytest.raises(pgnfen.InputError) as e:
         pgnfen.stats(tmp_path)
-    assert isinstance(e.value, pgnfen.InputError)
+    assert isinstance(e.value, OSError) and str(tmp_path) in str(e.value)
+    assert type(e.value).__module__ == "pgnfen"
 
 
 def test_the_errors_pickle_by_name():
@@ -114,6 +116,7 @@ def test_the_errors_pickle_by_name():
         pgnfen.UsageError("bad"),
         pgnfen.InputError("a.pgn: unreadable"),
         pgnfen.MissingFileError("a.pgn: No such file"),
+        pgnfen._errors._PermissionError("a.pgn: Permission denied"),
     ):
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is type(error) and str(back) == str(error)
@@ -169,7 +172,7 @@ def test_split_returns_counts_per_file_in_class_order(tmp_path):
 
 
 @pytest.mark.parametrize("name,format", [("h.jsonl", None), ("h.csv", None), ("h.out", "csv"), ("h.jsonl.gz", None)])
-@pytest.mark.parametrize("tags", [None, ["White", "FEN"], "all"])
+@pytest.mark.parametrize("tags", [None, ["White", "ECO"], "all"])
 def test_export_writes_the_table_of_the_command_line(name, format, tags, tmp_path):
     args = []
     if format:
