@@ -246,4 +246,37 @@ mod tests {
         assert!(!s.keeps(Class::Standard, None));
         assert!(s.keeps(Class::Chess960, Some(518)));
     }
+
+    #[test]
+    fn a_cancelled_run_leaves_no_temporary_file_and_the_output_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.pgn");
+        std::fs::write(&input, b"[Event \"e\"]\n\n1. e4 *\n\n".repeat(1000)).unwrap();
+        let output = dir.path().join("out.pgn");
+        std::fs::write(&output, b"existing").unwrap();
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let options = Options {
+            selection: Selection {
+                classes: vec![Class::Standard],
+                ..Selection::default()
+            },
+            output: Some(output.clone()),
+            rest: Some(dir.path().join("rest.pgn")),
+            run: pipeline::Options {
+                cancel: Some(cancel),
+                ..pipeline::Options::new(1, false)
+            },
+        };
+        let Err(Error::Io { source, .. }) = run(&[Input::File(input)], &options) else {
+            panic!("a cancelled run fails");
+        };
+        assert_eq!(source.kind(), io::ErrorKind::Interrupted);
+        assert_eq!(std::fs::read(&output).unwrap(), b"existing");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["in.pgn", "out.pgn"]);
+    }
 }

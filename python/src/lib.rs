@@ -376,6 +376,16 @@ struct GameIterator {
     ready: VecDeque<Result<Game, RunError>>,
 }
 
+impl Drop for GameIterator {
+    fn drop(&mut self) {
+        // Dropping the stream waits for the pipeline to stop: without the
+        // GIL, as a reader may wait on a Python thread (one feeding a pipe).
+        if let Some(games) = self.games.take() {
+            Python::attach(|py| py.detach(|| drop(games)));
+        }
+    }
+}
+
 /// The most games taken from the stream per release of the GIL.
 const BATCH: usize = 256;
 

@@ -68,6 +68,19 @@ impl ArrowStream {
     }
 }
 
+impl Drop for ArrowStream {
+    fn drop(&mut self) {
+        // Dropping the batches waits for the export's run to stop: without
+        // the GIL, as a reader may wait on a Python thread (one feeding a pipe).
+        if let Some(batches) = self.batches.take() {
+            if let Some(cancel) = &self.cancel {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            Python::attach(|py| py.detach(|| drop(batches)));
+        }
+    }
+}
+
 /// A capsule of an Arrow C data interface structure under its standard name.
 fn capsule<'py, T: Send + 'static>(
     py: Python<'py>,

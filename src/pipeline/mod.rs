@@ -873,3 +873,72 @@ struct Run {
     start: u64,
     end: u64,
 }
+
+#[cfg(test)]
+mod cancel_tests {
+    use super::*;
+    use crate::stats::{Counts, StatsJob};
+
+    /// Games for ever, a few at a time: only cancelling ends a run on it.
+    struct Endless;
+
+    impl io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            const GAME: &[u8] = b"[Event \"e\"]\n[SetUp \"1\"]\n\n*\n\n";
+            let n = buf.len() / GAME.len() * GAME.len();
+            for piece in buf[..n].chunks_mut(GAME.len()) {
+                piece.copy_from_slice(GAME);
+            }
+            Ok(n.max(buf.len().min(1)))
+        }
+    }
+
+    fn cancellable() -> (Options, Arc<AtomicBool>) {
+        let flag = Arc::new(AtomicBool::new(false));
+        let options = Options {
+            cancel: Some(flag.clone()),
+            ..Options::new(2, false)
+        };
+        (options, flag)
+    }
+
+    #[test]
+    fn a_cancelled_run_stops_with_interrupted() {
+        let (options, flag) = cancellable();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            flag.store(true, Ordering::Relaxed);
+            std::time::Instant::now()
+        });
+        let mut counts = Counts::default();
+        let result = run_reader(
+            &Input::Stdin,
+            Box::new(Endless),
+            &StatsJob,
+            &mut counts,
+            &options,
+        );
+        let stopped = std::time::Instant::now();
+        let cancelled_at = stopper.join().unwrap();
+        match result {
+            Err(RunError::Sink(e)) => assert_eq!(e.kind(), io::ErrorKind::Interrupted),
+            other => panic!("expected an interrupted run, got {other:?}"),
+        }
+        assert!(counts.games > 0, "it ran before it was cancelled");
+        assert!(
+            stopped.duration_since(cancelled_at) < Duration::from_millis(300),
+            "stopped {:?} after the flag",
+            stopped.duration_since(cancelled_at)
+        );
+    }
+
+    #[test]
+    fn a_run_cancelled_before_it_starts_reads_nothing() {
+        let (options, flag) = cancellable();
+        flag.store(true, Ordering::Relaxed);
+        let mut counts = Counts::default();
+        let result = run(&[Input::Stdin], &StatsJob, &mut counts, &options);
+        assert!(matches!(result, Err(RunError::Sink(e)) if e.kind() == io::ErrorKind::Interrupted));
+        assert_eq!(counts.games, 0);
+    }
+}
