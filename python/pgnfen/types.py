@@ -46,6 +46,7 @@ class FenProblem(TypedDict):
     message: str
     column: int
 
+
 # "class" is a keyword: the functional form of TypedDict.
 FenReport = TypedDict(
     "FenReport",
@@ -123,6 +124,7 @@ class ExportCounts(TypedDict):
     rows: int
     dropped_pairs: int
     games_with_dropped_pairs: int
+
 
 #: ``split()``: games written to each file, by path.
 SplitCounts = Dict[str, int]
