@@ -58,7 +58,8 @@ CHILD = textwrap.dedent(
         elif call == "convert":
             pgnfen.convert(fifo, output=out, to="shredder")
         elif call == "scan":
-            pgnfen.scan(fifo).read_all()
+            for _ in pgnfen.scan(fifo):  # batch by batch: no stop handler of pyarrow
+                pass
         elif call == "games":
             for _ in pgnfen.games(fifo):
                 pass
