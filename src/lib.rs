@@ -84,6 +84,7 @@
 #![warn(missing_docs)]
 
 pub mod archive;
+pub mod book;
 pub mod check;
 pub mod ci;
 pub mod class;

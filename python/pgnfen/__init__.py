@@ -13,33 +13,52 @@ same Rust code (no subprocess). Results mirror the JSON of the commands:
 * ``games(*paths)``: a streaming iterator of ``Game`` objects, in input order.
 * ``scan(*paths, tags=None)``: the rows of ``pgnfen export`` as a
   ``pyarrow.RecordBatchReader`` (needs pyarrow: ``pip install ./python[arrow]``).
+* ``split(*paths, template=...)`` and ``export(*paths, output=...)``: write
+  files as the commands do and return a dict of counts.
+* ``fen_records(*paths)``: the objects of ``pgnfen fen --format json`` for
+  every record of FEN/EPD books, as a lazy iterator.
 
 ``pgnfen.dask`` (``pip install ./python[dask]``) runs ``stats``, ``filter`` and
 ``read_headers`` on a Dask cluster, partition by partition, with results equal
 to one machine's.
 
 Paths are ``str``, ``bytes`` or ``os.PathLike`` (a file name need not be
-UTF-8), plain or compressed (gzip, bzip2, zstd). I/O errors raise ``OSError``
-(``FileNotFoundError`` for a missing file), bad arguments ``ValueError``, with
-the messages of the command line. The GIL is released while the work runs on
+UTF-8), plain or compressed (gzip, bzip2, zstd). Every error is a
+``pgnfen.Error``: I/O errors a ``pgnfen.InputError``, which is an ``OSError``
+(a missing file a ``pgnfen.MissingFileError``, also a ``FileNotFoundError``),
+bad arguments a ``pgnfen.UsageError``, which is a ``ValueError``; the messages
+are those of the command line. The GIL is released while the work runs on
 ``threads`` worker threads; Ctrl-C stops a call within a fraction of a second,
 removes its temporary files, leaves existing outputs alone and raises
 ``KeyboardInterrupt``.
 """
 
+from ._errors import (  # noqa: F401  (the private kinds: pickled by name)
+    Error,
+    InputError,
+    MissingFileError,
+    UsageError,
+    _BrokenPipeError,
+    _IsADirectoryError,
+    _PermissionError,
+)
 from ._pgnfen import (  # noqa: F401  (re-exported)
     ArrowBatch,
     ArrowStream,
+    FenRecordIterator,
     Game,
     GameIterator,
     ProblemIterator,
     __version__,
     check,
     convert,
+    export,
     fen,
+    fen_records,
     filter,
     games,
     scan_stream,
+    split,
     stats,
 )
 
@@ -68,8 +87,10 @@ def scan(*paths, tags=None, threads=None, encoding=None):
     reader can be read once. Reading it looks for Ctrl-C between batches
     (``KeyboardInterrupt`` stops the export).
 
-    >>> reader = pgnfen.scan("a.pgn.zst")
+    >>> reader = pgnfen.scan("samples/mixed.pgn", tags=["White", "Black"])
     >>> table = reader.read_all()
+    >>> table.num_rows, table.column("class")[0].as_py()
+    (13, 'standard')
 
     Raises FileNotFoundError/OSError for a file that cannot be read, ValueError
     for bad tag names, ImportError when pyarrow is not installed.
@@ -101,14 +122,22 @@ def scan(*paths, tags=None, threads=None, encoding=None):
 __all__ = [
     "ArrowBatch",
     "ArrowStream",
+    "Error",
+    "FenRecordIterator",
     "Game",
     "GameIterator",
+    "InputError",
+    "MissingFileError",
     "ProblemIterator",
+    "UsageError",
     "check",
     "convert",
+    "export",
     "fen",
+    "fen_records",
     "filter",
     "games",
     "scan",
+    "split",
     "stats",
 ]

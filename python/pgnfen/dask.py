@@ -45,6 +45,7 @@ import shutil
 import uuid
 
 from . import _pgnfen
+from ._errors import UsageError
 
 #: The largest partition size chosen by default (and the size used when no
 #: cluster is known): big enough that a partition's fixed costs vanish.
@@ -86,7 +87,7 @@ def _paths(paths):
         paths = [paths]
     paths = [os.fsdecode(os.fspath(p)) for p in paths]
     if not paths:
-        raise ValueError("pgnfen.dask needs at least one path")
+        raise UsageError("pgnfen.dask needs at least one path")
     return paths
 
 
@@ -212,7 +213,7 @@ def _same_file(a, b):
 
 
 def _refuse_self_overwrite(parts, out_dir):
-    """A ``ValueError`` before anything is written when an input is a file the
+    """A ``pgnfen.UsageError`` (a ``ValueError``) before anything is written when an input is a file the
     run would replace or remove: a part file of ``out_dir`` (the folder is the
     run's, its ``part-*.pgn`` files are replaced), compared by device and
     inode so that links and other spellings of the path are caught too."""
@@ -230,7 +231,7 @@ def _refuse_self_overwrite(parts, out_dir):
         except OSError:
             continue
         if any(_same_file(st, o) for o in owned):
-            raise ValueError(
+            raise UsageError(
                 f"pgnfen.dask.filter: the input {path} is a part file of the output folder "
                 f"{os.fsdecode(out_dir)}, which this run replaces; write into another folder "
                 "(the folder's part-*.pgn files are the run's own)"
@@ -267,10 +268,10 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
     folder inside ``out_dir`` and moved into place only when every partition
     succeeded, so a failed or interrupted run (Ctrl-C) leaves ``out_dir`` as
     it was. An input that is one of ``out_dir``'s part files is refused
-    (``ValueError``) before anything is written: the run would replace what
+    (``pgnfen.UsageError``, a ``ValueError``) before anything is written: the run would replace what
     its partitions read."""
     if not classes and not tags:
-        raise ValueError("filter() needs classes or tags")
+        raise UsageError("filter() needs classes or tags")
     client = _client(client)
     out_dir = os.fsdecode(os.fspath(out_dir))
     parts = partitions(paths, partition_size, client)
@@ -345,7 +346,7 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
     import dask.dataframe as dd
 
     if isinstance(tags, str):
-        raise ValueError('read_headers(tags=...) takes a list of tag names ("all" is not supported)')
+        raise UsageError('read_headers(tags=...) takes a list of tag names ("all" is not supported)')
     client = _client(client)
     parts = partitions(paths, partition_size, client)
     resolved = _resolve(client, parts, _stats_task)

@@ -8,15 +8,10 @@
 //! handlers, so that Ctrl-C stops a long call ([`interrupt`]).
 
 use std::collections::{HashMap, VecDeque};
-use std::io;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::ValueEnum;
-use pyo3::exceptions::{
-    PyBrokenPipeError, PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyPermissionError,
-    PyValueError,
-};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
@@ -28,6 +23,9 @@ use pgnfen::pipeline::{Input, Options, RunError, check_inputs_exist};
 use pgnfen::select::Selector;
 use pgnfen::{Class, Error, Speed, filter};
 
+mod books;
+mod errors;
+mod files;
 mod interrupt;
 mod partitions;
 mod paths;
@@ -37,26 +35,15 @@ mod scan;
 /// How long `games()` waits with the GIL released before it looks for Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
-// ---- errors: the CLI's messages, as OSError (by kind) and ValueError ----
+// ---- errors: the CLI's messages, as pgnfen.Error subclasses ([`errors`]) ----
 
-/// An I/O error as the CLI words it (`FILE: what`), as the `OSError` subclass
-/// Python itself would raise for its kind.
-fn io_error(file: &str, source: &io::Error) -> PyErr {
-    let message = format!("{file}: {source}");
-    match source.kind() {
-        io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
-        io::ErrorKind::PermissionDenied => PyPermissionError::new_err(message),
-        io::ErrorKind::IsADirectory => PyIsADirectoryError::new_err(message),
-        io::ErrorKind::BrokenPipe => PyBrokenPipeError::new_err(message),
-        _ => PyOSError::new_err(message),
-    }
-}
+use errors::io_error;
 
 fn command_error(e: Error) -> PyErr {
     match e {
-        Error::Usage(message) => PyValueError::new_err(message),
+        Error::Usage(message) => errors::usage(message),
         Error::Io { file, source } => io_error(&file, &source),
-        Error::BrokenPipe => PyBrokenPipeError::new_err("broken pipe"),
+        Error::BrokenPipe => errors::broken_pipe(),
     }
 }
 
@@ -70,7 +57,7 @@ fn run_error(e: RunError) -> PyErr {
 /// input, as on the command line.
 fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
     if paths.is_empty() {
-        return Err(PyValueError::new_err(format!(
+        return Err(crate::errors::usage(format!(
             "{function}() needs at least one path"
         )));
     }
@@ -90,7 +77,7 @@ fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
 fn options(threads: Option<usize>) -> PyResult<Options> {
     let threads = match threads {
         Some(0) => {
-            return Err(PyValueError::new_err(
+            return Err(crate::errors::usage(
                 "invalid value '0' for threads: at least 1 (None: one per core)",
             ));
         }
@@ -119,7 +106,7 @@ fn choice<T: ValueEnum>(argument: &str, value: &str) -> PyResult<T> {
             .filter_map(|v| v.to_possible_value())
             .map(|v| v.get_name().to_string())
             .collect();
-        PyValueError::new_err(format!(
+        crate::errors::usage(format!(
             "invalid value '{value}' for {argument} [possible values: {}]",
             allowed.join(", ")
         ))
@@ -128,7 +115,7 @@ fn choice<T: ValueEnum>(argument: &str, value: &str) -> PyResult<T> {
 
 fn to_py(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
     Ok(pythonize::pythonize(py, value)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?
+        .map_err(|e| errors::internal(e.to_string()))?
         .unbind())
 }
 
@@ -171,7 +158,13 @@ fn fen_record(py: Python<'_>, record: &str) -> PyResult<Py<PyAny>> {
 ///
 /// paths: one or more files (str or os.PathLike), plain or compressed (gzip,
 /// bzip2, zstd). threads: worker threads (default: one per core).
-/// Raises OSError (FileNotFoundError, ...) when a file cannot be read.
+///
+/// >>> counts = pgnfen.stats("samples/mixed.pgn")
+/// >>> counts["games"], counts["classes"]["chess960"], counts["chess960_positions"]
+/// (13, 3, {'0': 1, '325': 1})
+///
+/// Raises pgnfen.InputError (an OSError; pgnfen.MissingFileError, a
+/// FileNotFoundError, for a missing file) when a file cannot be read.
 #[pyfunction]
 #[pyo3(signature = (*paths, threads=None))]
 fn stats(
@@ -192,7 +185,7 @@ fn stats(
         Ok(json)
     })??;
     let value: serde_json::Value =
-        serde_json::from_slice(&json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        serde_json::from_slice(&json).map_err(|e| errors::internal(e.to_string()))?;
     to_py(py, &value)
 }
 
@@ -213,7 +206,14 @@ fn stats(
 /// under their name only when the run succeeds.
 ///
 /// Returns ``{"games": N, "kept": n, "rest": n}``.
-/// Raises ValueError for a bad class, position or tag expression, OSError for I/O errors.
+///
+/// >>> import os, tempfile
+/// >>> out = os.path.join(tempfile.mkdtemp(), "chess960.pgn")
+/// >>> pgnfen.filter("samples/mixed.pgn", output=out, classes=["chess960"])
+/// {'games': 13, 'kept': 3, 'rest': 10}
+///
+/// Raises pgnfen.UsageError (a ValueError) for a bad class, position or tag
+/// expression, pgnfen.InputError (an OSError) for I/O errors.
 #[pyfunction(name = "filter")]
 #[pyo3(signature = (*paths, output, classes=None, tags=None, rest=None, chess960_positions=None, speeds=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
@@ -237,11 +237,11 @@ fn filter_games(
         .iter()
         .map(|expr| {
             pgnfen::select::parse_tag_expr(expr)
-                .map_err(|e| PyValueError::new_err(format!("invalid tag expression: {e}")))
+                .map_err(|e| crate::errors::usage(format!("invalid tag expression: {e}")))
         })
         .collect::<PyResult<Vec<_>>>()?;
     if classes.is_none() && chess960_positions.is_none() && tags.is_empty() && speeds.is_none() {
-        return Err(PyValueError::new_err(
+        return Err(crate::errors::usage(
             "filter() needs classes, chess960_positions, tags or speeds",
         ));
     }
@@ -255,7 +255,7 @@ fn filter_games(
         .into_iter()
         .map(|n| {
             u16::try_from(n).ok().filter(|&n| n < 960).ok_or_else(|| {
-                PyValueError::new_err(format!(
+                crate::errors::usage(format!(
                     "invalid value '{n}' for chess960_positions: a start position is 0-959"
                 ))
             })
@@ -270,7 +270,7 @@ fn filter_games(
         None => Vec::new(),
     };
     if rest.as_ref() == Some(&output) {
-        return Err(PyValueError::new_err(format!(
+        return Err(crate::errors::usage(format!(
             "output and rest name the same file: {}",
             output_name(&output)
         )));
@@ -282,7 +282,7 @@ fn filter_games(
     };
     selection
         .validate("filter")
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        .map_err(|e| crate::errors::usage(e.to_string()))?;
     let options = filter::Options {
         selection,
         output: Some(output),
@@ -307,7 +307,14 @@ fn filter_games(
 /// cannot be read or written in the dialect is left as it was and counted.
 ///
 /// Returns ``{"games": N, "converted": n, "unchanged": n}`` (FEN tags).
-/// Raises ValueError for a bad dialect or policy, OSError for I/O errors.
+///
+/// >>> import os, tempfile
+/// >>> out = os.path.join(tempfile.mkdtemp(), "shredder.pgn")
+/// >>> pgnfen.convert("samples/chess960.pgn", output=out, to="shredder")
+/// {'games': 3, 'converted': 3, 'unchanged': 0}
+///
+/// Raises pgnfen.UsageError (a ValueError) for a bad dialect or policy,
+/// pgnfen.InputError (an OSError) for I/O errors.
 #[pyfunction]
 #[pyo3(signature = (*paths, output, to, ep=None, repair=false, threads=None))]
 fn convert(
@@ -348,12 +355,15 @@ fn convert(
 /// one per core) ahead of the loop, with bounded memory whatever the size of
 /// the input; leaving the loop early (``break``) stops the reading.
 ///
-/// >>> for game in pgnfen.games("a.pgn.zst"):
-/// ...     print(game.game, game.class_, game.headers.get("White"))
+/// >>> for game in pgnfen.games("samples/chess960.pgn"):
+/// ...     print(game.game, game.class_, game.chess960_position, game.headers["White"])
+/// 1 chess960 0 Player A
+/// 2 chess960 325 Player C
+/// 3 chess960 None ?
 ///
-/// A missing file raises FileNotFoundError at once; an input that turns out
-/// unreadable (a corrupt .zst) raises OSError from the loop, after its
-/// readable games.
+/// A missing file raises pgnfen.MissingFileError (a FileNotFoundError) at
+/// once; an input that turns out unreadable (a corrupt .zst) raises
+/// pgnfen.InputError (an OSError) from the loop, after its readable games.
 #[pyfunction]
 #[pyo3(signature = (*paths, threads=None, encoding=None))]
 fn games(
@@ -634,6 +644,10 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(filter_games, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(files::split, m)?)?;
+    m.add_function(wrap_pyfunction!(files::export_table, m)?)?;
+    m.add_function(wrap_pyfunction!(books::fen_records, m)?)?;
+    m.add_class::<books::FenRecordIterator>()?;
     m.add_function(wrap_pyfunction!(scan::scan_stream, m)?)?;
     m.add_class::<scan::ArrowStream>()?;
     m.add_class::<scan::ArrowBatch>()?;

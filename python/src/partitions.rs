@@ -7,7 +7,6 @@ use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -79,7 +78,7 @@ fn partition(t: &PartTuple) -> PyResult<Partition> {
         "zstd-frames" => Kind::ZstdFrames,
         "whole" => Kind::Whole,
         other => {
-            return Err(PyValueError::new_err(format!(
+            return Err(crate::errors::usage(format!(
                 "unknown partition kind {other:?}"
             )));
         }
@@ -110,7 +109,7 @@ fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict
 fn outcome(d: &Bound<'_, PyDict>) -> PyResult<Outcome> {
     let get = |k: &str| -> PyResult<Bound<'_, PyAny>> {
         d.get_item(k)?
-            .ok_or_else(|| PyValueError::new_err(format!("outcome without {k:?}")))
+            .ok_or_else(|| crate::errors::usage(format!("outcome without {k:?}")))
     };
     Ok(Outcome {
         first: get("first")?.extract()?,
@@ -270,7 +269,7 @@ pub fn partition_filter<'py>(
         .iter()
         .map(|e| {
             e.parse()
-                .map_err(|e| PyValueError::new_err(format!("invalid tag expression: {e}")))
+                .map_err(|e| crate::errors::usage(format!("invalid tag expression: {e}")))
         })
         .collect::<PyResult<Vec<_>>>()?;
     let selection = Selection {
@@ -280,7 +279,7 @@ pub fn partition_filter<'py>(
     };
     selection
         .validate("filter")
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        .map_err(|e| crate::errors::usage(e.to_string()))?;
     let name = output.display().to_string();
     let (o, kept) = py
         .detach(|| -> Result<(Outcome, u64), Error> {

@@ -35,8 +35,12 @@ const BATCH: usize = 256;
 /// as the loop goes, with bounded memory; ``list(pgnfen.check(...))`` gives
 /// them all. Leaving the loop early (or ``close()``) stops the reading.
 ///
-/// Raises FileNotFoundError at once for a missing file; OSError from the
-/// loop when a file turns out unreadable.
+/// >>> [p["code"] for p in pgnfen.check("samples/malformed.pgn")][:3]
+/// ['fen-syntax', 'setup-without-fen', 'castling-rights']
+///
+/// Raises pgnfen.MissingFileError (a FileNotFoundError) at once for a missing
+/// file; pgnfen.InputError (an OSError) from the loop when a file turns out
+/// unreadable.
 #[pyfunction]
 #[pyo3(signature = (*paths, warnings=false, threads=None))]
 pub fn check(

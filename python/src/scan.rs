@@ -15,7 +15,7 @@ use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, to_ffi};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{Array, RecordBatch, RecordBatchReader, StructArray};
 use arrow_schema::{ArrowError, SchemaRef};
-use pyo3::exceptions::PyValueError;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 
@@ -110,16 +110,16 @@ impl ArrowBatch {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
         if requested_schema.is_some_and(|s| !s.is_none()) {
-            return Err(PyValueError::new_err(
+            return Err(crate::errors::usage(
                 "pgnfen batches have the export's own schema; cast them after reading",
             ));
         }
         let batch = self
             .batch
             .take()
-            .ok_or_else(|| PyValueError::new_err("this batch was already handed over"))?;
+            .ok_or_else(|| crate::errors::usage("this batch was already handed over"))?;
         let data = StructArray::from(batch).into_data();
-        let (array, schema) = to_ffi(&data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (array, schema) = to_ffi(&data).map_err(|e| crate::errors::internal(e.to_string()))?;
         Ok((
             capsule::<FFI_ArrowSchema>(py, schema, "arrow_schema")?,
             capsule::<FFI_ArrowArray>(py, array, "arrow_array")?,
@@ -139,12 +139,12 @@ impl ArrowStream {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         if requested_schema.is_some_and(|s| !s.is_none()) {
-            return Err(PyValueError::new_err(
+            return Err(crate::errors::usage(
                 "pgnfen.scan() streams the export's own schema; cast the batches after reading",
             ));
         }
         let batches = self.batches.take().ok_or_else(|| {
-            PyValueError::new_err(
+            crate::errors::usage(
                 "this pgnfen stream was already consumed; call pgnfen.scan() again",
             )
         })?;
@@ -163,7 +163,7 @@ impl ArrowStream {
     /// The schema (the Arrow PyCapsule interface).
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
         let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            .map_err(|e| crate::errors::internal(e.to_string()))?;
         capsule(py, schema, "arrow_schema")
     }
 
@@ -212,16 +212,16 @@ impl ArrowStream {
 
 /// The tag columns a `tags` argument names: None (the default columns),
 /// "all", or a list of names (a str is one name list separated by commas).
-fn tag_columns(tags: Option<&Bound<'_, PyAny>>) -> PyResult<TagColumns> {
+pub(crate) fn tag_columns(tags: Option<&Bound<'_, PyAny>>) -> PyResult<TagColumns> {
     let Some(tags) = tags.filter(|t| !t.is_none()) else {
         return Ok(TagColumns::Default);
     };
     if let Ok(s) = tags.extract::<String>() {
-        return TagColumns::parse(&s).map_err(PyValueError::new_err);
+        return TagColumns::parse(&s).map_err(crate::errors::usage);
     }
     let names: Vec<String> = tags
         .extract()
-        .map_err(|_| PyValueError::new_err("tags must be None, \"all\" or a list of tag names"))?;
+        .map_err(|_| crate::errors::usage("tags must be None, \"all\" or a list of tag names"))?;
     Ok(TagColumns::Named(names))
 }
 
@@ -247,7 +247,7 @@ pub fn scan_stream(
     };
     if let TagColumns::Named(names) = &export_options.tags {
         export::Columns::named(names)
-            .map_err(|m| PyValueError::new_err(format!("invalid tags: {m}")))?;
+            .map_err(|m| crate::errors::usage(format!("invalid tags: {m}")))?;
     }
     pgnfen::pipeline::check_inputs_exist(&inputs).map_err(command_error)?;
     // `tags="all"` reads the inputs once for the names: without the GIL.
