@@ -150,10 +150,9 @@ pub enum Command {
     /// Copy the games of the given classes, Chess960 start positions, tag values or speeds byte for byte
     #[command(after_help = concat!(
         "Examples:\n",
-        "  pgnfen filter --class standard -o classical.pgn.zst --rest others.pgn.zst lichess.pgn.zst\n",
+        "  pgnfen filter --class standard --speed classical -o classical.pgn.zst --rest others.pgn.zst lichess.pgn.zst\n",
         "  pgnfen filter --class chess960 --chess960-position 518,0 tcec.pgn\n",
         "  pgnfen filter --tag 'WhiteElo>=2500' --tag 'Event~Classical' -o strong.pgn lichess.pgn.zst\n",
-        "  pgnfen filter --class standard --speed classical -o classical.pgn lichess.pgn.zst\n",
         "\n",
         exit_status_plain!()
     ))]
