@@ -189,6 +189,7 @@ def split(
     template: _Path,
     classes: Optional[Sequence[ClassName]] = None,
     tags: Optional[Sequence[str]] = None,
+    speeds: Optional[Sequence[str]] = None,
     threads: Optional[int] = None,
 ) -> SplitCounts:
     """Write every game to the file of its class; returns the games per file written."""

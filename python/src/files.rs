@@ -37,22 +37,25 @@ use crate::{cancellable, choice, command_error, errors, inputs, interrupt, paths
 /// ``{class}``, a bad class or tag expression or a missing folder;
 /// pgnfen.InputError (an OSError) when a file cannot be read or written.
 #[pyfunction]
-#[pyo3(signature = (*paths, template, classes=None, tags=None, threads=None))]
+#[pyo3(signature = (*paths, template, classes=None, tags=None, speeds=None, threads=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn split(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     template: &Bound<'_, PyAny>,
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
+    speeds: Option<Vec<String>>,
     threads: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "split")?;
-    // The library fills the template in as text: a file name that is not
-    // UTF-8 cannot take part in it.
-    let template = paths::path(template)?
-        .into_os_string()
-        .into_string()
-        .map_err(|t| errors::usage(format!("split: the template {t:?} is not UTF-8")))?;
+    // The library fills the template in on its bytes: any file name works.
+    let template = paths::path(template)?;
+    let speeds = speeds
+        .unwrap_or_default()
+        .iter()
+        .map(|name| crate::choice::<pgnfen::Speed>("speeds", name))
+        .collect::<PyResult<Vec<_>>>()?;
     let classes = classes
         .unwrap_or_default()
         .iter()
@@ -70,6 +73,7 @@ pub fn split(
     let options = pgnfen::split::Options {
         template,
         classes,
+        speeds,
         tags,
         run,
     };

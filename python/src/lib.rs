@@ -99,7 +99,7 @@ fn cancellable(
 
 /// A value of one of the CLI's closed sets, by its CLI name; a bad one is a
 /// `ValueError` naming the allowed values, as clap does on the command line.
-fn choice<T: ValueEnum>(argument: &str, value: &str) -> PyResult<T> {
+pub(crate) fn choice<T: ValueEnum>(argument: &str, value: &str) -> PyResult<T> {
     T::from_str(value, false).map_err(|_| {
         let allowed: Vec<String> = T::value_variants()
             .iter()
@@ -387,7 +387,7 @@ fn games(
 /// when valid, else Windows-1252), "utf-8" or "latin-1".
 pub(crate) fn encoding_arg(encoding: Option<&str>) -> PyResult<Encoding> {
     encoding.map_or(Ok(Encoding::Auto), |e| {
-        e.parse::<Encoding>().map_err(PyValueError::new_err)
+        e.parse::<Encoding>().map_err(crate::errors::usage)
     })
 }
 
