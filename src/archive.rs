@@ -246,6 +246,10 @@ pub struct GameProblem {
     pub line: u64,
     /// Its column (1-based, in characters) in that line.
     pub column: usize,
+    /// The column just past the part at fault (as `check --format json`'s `end_column`).
+    pub end_column: usize,
+    /// How to fix it, when there is something to say.
+    pub help: Option<String>,
 }
 
 /// The streaming iterator of [`Archive::games`].
@@ -381,10 +385,12 @@ impl Sink<Facts> for GameSink {
             .map(|f| GameProblem {
                 code: f.code,
                 severity: f.code.severity(),
-                message: f.message,
-                tag: f.tag,
+                end_column: f.end_column(),
                 line: f.line + info.line_delta,
                 column: f.column,
+                message: f.message,
+                tag: f.tag,
+                help: f.help,
             })
             .collect();
         self.current = Some(Game {
@@ -560,8 +566,13 @@ mod tests {
             problems: Vec::new(),
             raw: b"[White \"O\\\"Neil \\\\ \xC3\xA9\xFF\"]\n".to_vec(),
         };
-        // Not valid UTF-8 as a whole (the 0xFF), so the value is read as
-        // Windows-1252, every byte a character (docs/encodings.md).
+        assert_eq!(
+            game.tags_in(Encoding::Utf8)
+                .map(|(n, v)| (n.into_owned(), v.into_owned()))
+                .collect::<Vec<_>>(),
+            vec![pair("White", "O\"Neil \\ \u{e9}\u{fffd}")]
+        );
+        // Not valid UTF-8 as a whole: the value is read as Windows-1252.
         assert_eq!(
             game.headers(),
             vec![pair("White", "O\"Neil \\ \u{c3}\u{a9}\u{ff}")]

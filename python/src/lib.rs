@@ -561,7 +561,7 @@ impl PyGame {
 
     /// Its problems, errors and warnings: dicts with the keys of
     /// ``check --format json`` (file, game, line, column, tag, code,
-    /// severity, message).
+    /// severity, message, end_column, help).
     #[getter]
     fn problems<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
@@ -575,6 +575,8 @@ impl PyGame {
             d.set_item("code", p.code.as_str())?;
             d.set_item("severity", p.severity.as_str())?;
             d.set_item("message", &p.message)?;
+            d.set_item("end_column", p.end_column)?;
+            d.set_item("help", p.help.as_deref())?;
             list.append(d)?;
         }
         Ok(list)

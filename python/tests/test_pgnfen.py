@@ -257,10 +257,11 @@ def quote_inside_value(raw, name):
 def test_headers_agree_with_python_chess(path):
     """Pairing: pgnfen cuts the file into games; python-chess reads the headers
     of each game's raw text on its own (decoded as UTF-8 with U+FFFD for bad
-    bytes, as pgnfen decodes values). Where python-chess reads a header, the
-    two dicts must be equal, but for a value with an unescaped quote inside."""
+    bytes, as pgnfen decodes values with encoding="utf-8"). Where python-chess
+    reads a header, the two dicts must be equal, but for a value with an
+    unescaped quote inside."""
     compared = 0
-    for game in pgnfen.games(path):
+    for game in pgnfen.games(path, encoding="utf-8"):
         headers = chess.pgn.read_headers(io.StringIO(game.raw.decode("utf-8", "replace")))
         if headers is None:
             continue
