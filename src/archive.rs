@@ -4,7 +4,7 @@
 //! its problems and its raw bytes.
 //!
 //! The games are cut and classified by the same parallel pipeline as the
-//! commands (README, "How it works"), on a background thread that feeds a
+//! commands (ARCHITECTURE.md), on a background thread that feeds a
 //! bounded channel: memory stays bounded whatever the size of the input, and
 //! dropping the iterator stops the pipeline promptly.
 //!
@@ -175,7 +175,7 @@ impl Game {
     /// may come twice, as it does in the input.
     ///
     /// The tag lines are read from [`Game::raw`], as the scanner reads them
-    /// (README, "What counts as a game"): lines before the first tag line are a
+    /// (docs/games.md): lines before the first tag line are a
     /// preamble, blank and `%` lines may lie between tag lines, the first other
     /// line starts the movetext, and a line may hold several pairs. A pair that
     /// does not close (`[White ""Name""]`: a quote inside the value that is not

@@ -1,5 +1,5 @@
-//! The verdict on one game's start-position tags: the classes (README, "The classes") for whole games and the
-//! tag rules of §5 (SetUp, FEN and Variant consistency).
+//! The verdict on one game's start-position tags: the classes (docs/classes.md) for whole games and the
+//! tag rules of the problem codes (docs/codes.md: SetUp, FEN and Variant consistency).
 //!
 //! Pure and allocation-free for the common game without FEN or Variant tag
 //! (FEN analyses go through a small per-thread cache, which changes no result).

@@ -1,4 +1,4 @@
-//! Every flag of pgnfen, in one place (README, "Commands").
+//! Every flag of pgnfen, in one place (docs/commands.md).
 
 use std::path::PathBuf;
 

@@ -19,16 +19,20 @@ import chess.pgn
 import pytest
 
 import pgnfen
-from conftest import CLI, CORPUS, SAMPLES, cli, corpus_files, file_id, real_files
+from conftest import CLI, CORPUS, SAMPLES, cli, corpus_files, file_id, needs_corpus, real_files
 
 FILES = corpus_files()
 
 
-def test_the_corpus_or_the_samples_are_there():
-    # Without the corpus the samples still exercise everything below.
-    assert len(FILES) >= 5, FILES
-    if not CORPUS.is_dir():
-        print(f"note: {CORPUS} not found; comparing on samples/ only")
+def test_the_repository_files_are_there():
+    # Without the corpus the samples and tests/data still exercise everything below.
+    assert len(FILES) >= 25, FILES
+
+
+@needs_corpus
+def test_the_corpus_is_there():
+    # With PGNFEN_CORPUS the parametrised tests also run on its 42 real files.
+    assert len(real_files()) >= 40, CORPUS
 
 
 # ---- fen ----
@@ -248,7 +252,7 @@ def quote_inside_value(raw, name):
     return False
 
 
-@pytest.mark.skipif(not REAL, reason="the corpus (../shared/corpus/real) is not present")
+@needs_corpus
 @pytest.mark.parametrize("path", REAL, ids=file_id)
 def test_headers_agree_with_python_chess(path):
     """Pairing: pgnfen cuts the file into games; python-chess reads the headers

@@ -7,7 +7,7 @@
 //! for byte: they are parsed only far enough to find where the position ends and
 //! to reject a broken line (an unterminated string, a missing `;`, an opcode that
 //! does not start with a letter), with the column of the fault. Decisions (also
-//! in the README):
+//! in docs/decisions.md):
 //!
 //! * A string operand runs from `"` to the next `"` not escaped by a backslash,
 //!   so `c0 "with ; inside";` is one operation whose `;` is part of the string.

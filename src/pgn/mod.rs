@@ -1,4 +1,4 @@
-//! The PGN stream: where games begin and end (README, "What counts as a game")
+//! The PGN stream: where games begin and end (docs/games.md)
 //! and where their SetUp, FEN and Variant tag values lie.
 
 pub mod scan;

@@ -1,4 +1,4 @@
-//! The game cut (README, "What counts as a game"), as a resumable byte-level state machine.
+//! The game cut (docs/games.md), as a resumable byte-level state machine.
 //!
 //! The scanner is fed consecutive pieces of one input (split anywhere) and
 //! reports where each game starts and where its SetUp/FEN/Variant tag values
@@ -6,7 +6,7 @@
 //! carry-over between pieces (at most 4 bytes of a possible termination
 //! marker, plus the running hash of a tag name), so memory stays bounded.
 //!
-//! # The rule (corpus README, "The game-boundary rule")
+//! # The rule (docs/games.md)
 //!
 //! Lines end at `\n`, `\r\n` or a lone `\r`. Outside `{...}` comments a line is
 //! *blank* (spaces and tabs only; a `%` line, `%` in column 1, counts as blank),
