@@ -21,7 +21,7 @@ pub fn github_property(s: &str) -> String {
 }
 
 /// What a rule of the SARIF log says about a code: a one-line description, a
-/// longer one, and how to fix it (the same texts as the README's "Problem codes").
+/// longer one, and how to fix it (the same texts as docs/codes.md).
 pub fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
     match code {
         Code::FenSyntax => (

@@ -18,6 +18,9 @@ const EVIL_SHOWN: &str = "2\\u{1b}]0;TITLE\\u{7}\\u{1b}[31mRED";
 
 /// Peak resident memory (KiB) of `pgnfen ARGS` with standard output thrown
 /// away, from the kernel's accounting of the child (`wait4`).
+// The child is reaped by `wait4` below (which also gives its peak memory),
+// not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn peak_kib(args: &[&str]) -> (u64, i32) {
     let child = bin()
         .arg("-q")

@@ -80,14 +80,21 @@ impl<W: Write> Report<W> {
                 let text = &f.line_text;
                 let start = f.span.start.min(text.len());
                 let end = f.span.end.clamp(start, text.len());
-                let (source, span) = if text.is_char_boundary(start) && text.is_char_boundary(end) {
-                    let before = pgnfen::escape::controls(&text[..start]).len();
-                    let inside = pgnfen::escape::controls(&text[start..end]).len();
-                    (pgnfen::escape::controls(text), before..before + inside)
-                } else {
-                    (pgnfen::escape::controls(text), f.span.clone())
+                // Tabs are left to the renderer, which lines them up.
+                let shown = |s: &str| -> String {
+                    s.split('\t')
+                        .map(|part| pgnfen::escape::controls(part))
+                        .collect::<Vec<_>>()
+                        .join("\t")
                 };
-                let snippet = Snippet::source(source.as_ref())
+                let (source, span) = if text.is_char_boundary(start) && text.is_char_boundary(end) {
+                    let before = shown(&text[..start]).len();
+                    let inside = shown(&text[start..end]).len();
+                    (shown(text), before..before + inside)
+                } else {
+                    (shown(text), f.span.clone())
+                };
+                let snippet = Snippet::source(source.as_str())
                     .line_start(line as usize)
                     .annotation(AnnotationKind::Primary.span(span));
                 let help = f.help.as_deref().map(pgnfen::escape::controls);

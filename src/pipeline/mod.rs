@@ -1010,6 +1010,25 @@ struct Run {
 mod tests {
     use super::*;
 
+    fn cut(data: &[u8], size: usize) -> Vec<&[u8]> {
+        pieces(data, size).map(|r| &data[r]).collect()
+    }
+
+    #[test]
+    fn pieces_are_whole_lines_covering_the_data() {
+        assert_eq!(cut(b"", 4), [b""]);
+        assert_eq!(cut(b"ab\ncd\nef", 1), [&b"ab\n"[..], b"cd\n", b"ef"]);
+        // A CRLF is never split; a lone CR ends a line.
+        assert_eq!(cut(b"a\r\nb\rc", 1), [&b"a\r\n"[..], b"b\r", b"c"]);
+        assert_eq!(cut(b"abc\r", 1), [&b"abc\r"[..]]);
+        // Larger pieces gather lines; a line longer than a piece stays whole.
+        assert_eq!(cut(b"a\nb\nc\nd\n", 3), [&b"a\nb\n"[..], b"c\nd\n"]);
+        assert_eq!(cut(b"xxxxxxxx\ny", 2), [&b"xxxxxxxx\n"[..], b"y"]);
+        let data: Vec<u8> = b"[SetUp \"1\"]\n\n*\n\n".repeat(1000);
+        let joined: Vec<u8> = cut(&data, 100).concat();
+        assert_eq!(joined, data);
+    }
+
     #[test]
     fn threads_follow_the_work() {
         let dir = tempfile::tempdir().unwrap();
