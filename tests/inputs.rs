@@ -444,3 +444,17 @@ fn file_names_need_not_be_utf8() {
     assert!(err.contains("missing\u{fffd}.pgn"), "{err}");
     assert!(!Path::new(&missing).exists());
 }
+
+#[test]
+fn xz_needing_more_memory_than_the_bound_is_refused_by_name() {
+    // Made by `xz --lzma2=dict=192MiB,mf=hc3` from 50 games: its decoder
+    // would need 193 MiB, past the run's memory bound.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dict-192mib.pgn.xz");
+    let run = bin().arg("stats").arg(&path).output().unwrap();
+    let err = stderr(&run);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("dict-192mib.pgn.xz") && err.contains("more than 72 MiB"),
+        "{err}"
+    );
+}
