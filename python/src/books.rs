@@ -25,21 +25,33 @@ use crate::{command_error, inputs, interrupt, options, to_py};
 /// thread and the loop.
 const QUEUE: usize = 4;
 
-/// Every line of a book that holds a record, as its JSON object.
-struct Reports;
+/// Every line of a book that holds a record, as its JSON object, with the
+/// file and line it was read from first (as `fen --format json` writes them).
+struct Reports {
+    file: String,
+}
 
 impl Render for Reports {
     type Run = Vec<Value>;
 
-    fn run(&self, data: &[u8], lines: &[Line], _first: u64) -> Vec<Value> {
+    fn run(&self, data: &[u8], lines: &[Line], first: u64) -> Vec<Value> {
         lines
             .iter()
-            .map(|line| line.text(data))
-            .filter(|text| !book::is_blank_or_comment(text))
-            .map(|text| {
+            .zip(first..)
+            .map(|(line, number)| (line.text(data), number))
+            .filter(|(text, _)| !book::is_blank_or_comment(text))
+            .map(|(text, number)| {
                 let record = fen::analyse_record(text, VariantHint::StandardLike);
+                let mut object = serde_json::Map::new();
+                object.insert("file".into(), Value::from(self.file.as_str()));
+                object.insert("line".into(), Value::from(number));
                 // A report of strings and numbers always serializes.
-                serde_json::to_value(fen::report_record(text, &record)).unwrap_or(Value::Null)
+                if let Ok(Value::Object(fields)) =
+                    serde_json::to_value(fen::report_record(text, &record))
+                {
+                    object.extend(fields);
+                }
+                Value::Object(object)
             })
             .collect()
     }
@@ -48,8 +60,14 @@ impl Render for Reports {
         None
     }
 
-    fn long_line_end(&self, _line_end: &[u8], _line: u64) -> Vec<Value> {
-        vec![book::long_line_report()]
+    fn long_line_end(&self, _line_end: &[u8], line: u64) -> Vec<Value> {
+        let mut object = serde_json::Map::new();
+        object.insert("file".into(), Value::from(self.file.as_str()));
+        object.insert("line".into(), Value::from(line));
+        if let Value::Object(fields) = book::long_line_report() {
+            object.extend(fields);
+        }
+        vec![Value::Object(object)]
     }
 }
 
@@ -94,7 +112,8 @@ fn read_books(
             source,
         };
         let mut reader = input.open(Arc::new(AtomicU64::new(0))).map_err(read_err)?;
-        match pool.install(|| book::stream(&mut *reader, &Reports, false, &mut queue)) {
+        let reports = Reports { file: file.clone() };
+        match pool.install(|| book::stream(&mut *reader, &reports, false, &mut queue)) {
             Ok(()) => {}
             Err(StreamError::Read(e)) => return Err(read_err(e)),
             Err(StreamError::Sink(Stopped)) => return Ok(()),

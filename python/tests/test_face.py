@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 import time
 
 import pytest
@@ -47,7 +48,7 @@ def test_error_classes_are_pgnfen_errors_and_the_builtin_kind():
         lambda tmp: pgnfen.convert(MIXED, output=tmp / "o.pgn", to="fenn"),
         lambda tmp: pgnfen.split(MIXED, template=tmp / "no-placeholder.pgn"),
         lambda tmp: pgnfen.split(MIXED, template=tmp / "{class}.pgn", classes=["nope"]),
-        lambda tmp: pgnfen.split(MIXED, template=tmp / "missing" / "{class}.pgn"),
+        lambda tmp: pgnfen.split(MIXED, template=Path(MIXED) / "{class}.pgn"),
         lambda tmp: pgnfen.export(MIXED, output=tmp / "h.txt"),
         lambda tmp: pgnfen.export(MIXED, output=tmp / "h.csv", format="xml"),
         lambda tmp: pgnfen.export(MIXED, output=tmp / "h.csv", tags=["file"]),
@@ -212,6 +213,8 @@ def test_fen_records_are_the_objects_of_the_command_line():
     assert records == _cli_records(book)
     assert len(records) > 0
     # Each is what fen() says of its line.
+    for r in records:
+        assert (r.pop("file"), type(r.pop("line"))) == (str(book), int)
     assert all(r == pgnfen.fen(r["input"]) for r in records if r["operations"] is None)
 
 
