@@ -204,7 +204,7 @@ pub fn write(batches: Batches, format: Format, output: Output) -> Result<Summary
     write_with(batches, format, output, false)
 }
 
-/// [`write`], with `csv_raw`: CSV text cells written as they are, without
+/// [`write()`], with `csv_raw`: CSV text cells written as they are, without
 /// escaping control characters or neutralising formula starts (`--csv-raw`).
 pub fn write_with(
     mut batches: Batches,

@@ -2,7 +2,7 @@
 //! in the same folder and renamed into place on success, compressed by its
 //! ending (`.gz`, `.bz2`, `.zst`). A `.zst` file is written as independent
 //! frames in pzstd's layout, compressed on threads of its own
-//! ([`super::frame_writer`]), so that it can be read back in parallel.
+//! (`frame_writer`), so that it can be read back in parallel.
 //!
 //! The file looks like any other the user makes: a new one gets the mode the
 //! umask gives, a replaced one keeps its mode (and owner and group, where
