@@ -9,7 +9,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int32Type, Int64Type};
+use arrow_array::types::{Float64Type, Int16Type, Int32Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Value, json};
@@ -250,6 +250,9 @@ fn parquet_rows(path: &Path) -> Vec<Value> {
                         arrow_schema::DataType::Int16 => {
                             json!(col.as_primitive::<Int16Type>().value(i))
                         }
+                        arrow_schema::DataType::Float64 => {
+                            json!(col.as_primitive::<Float64Type>().value(i))
+                        }
                         arrow_schema::DataType::List(_) => {
                             let l = col.as_list::<i32>().value(i);
                             let s = l.as_string::<i32>();
@@ -301,6 +304,8 @@ fn csv_rows(path: &Path) -> Vec<Value> {
                                 | "chess960_position"
                                 | "WhiteElo"
                                 | "BlackElo"
+                                | "time_base"
+                                | "time_increment"
                         ))
                     {
                         serde_json::from_str(f).unwrap()
@@ -338,7 +343,8 @@ fn three_formats_agree(input: &Path, dir: &Path) -> usize {
     let csv_path = dir.join("o.csv");
     let jl = dir.join("o.jsonl.zst");
     ok(&export(&["-o", pq.to_str().unwrap(), i]));
-    ok(&export(&["-o", csv_path.to_str().unwrap(), i]));
+    // Raw cells: the values as written (no quote before a formula-like cell).
+    ok(&export(&["--csv-raw", "-o", csv_path.to_str().unwrap(), i]));
     ok(&export(&["-o", jl.to_str().unwrap(), i]));
     let from_parquet = parquet_rows(&pq);
     let jl_bytes = zstd::decode_all(File::open(&jl).unwrap()).unwrap();

@@ -307,7 +307,23 @@ pub fn analyse_record(line: &[u8], hint: VariantHint) -> Record {
     };
     let mut analysis = analyse(&line[split.position], hint);
     analysis.problems.retain(|p| p.code != Code::MissingClocks);
-    match check_operations(line, ops.clone(), &mut analysis.problems) {
+    let before = analysis.problems.len();
+    let unreadable = analysis.position.is_none();
+    let clocks = check_operations(line, ops.clone(), &mut analysis.problems);
+    if unreadable {
+        // A record whose position cannot be read is reported by that error
+        // alone: a missing last ';' is no deviation of a record never read
+        // (random text of four words and a fifth would otherwise get one).
+        let mut i = before;
+        while i < analysis.problems.len() {
+            if analysis.problems[i].code == Code::Noncanonical {
+                analysis.problems.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+    match clocks {
         Some(clocks) => {
             if let Some(p) = &mut analysis.position {
                 p.halfmove = clocks.halfmove.unwrap_or(p.halfmove);
