@@ -48,7 +48,7 @@ use rayon::prelude::*;
 use crate::problem::Code;
 
 /// Bytes read at a time.
-const BLOCK: usize = 1 << 20;
+pub const BLOCK: usize = 1 << 20;
 /// A line longer than this is no record: it is passed through in parts, never
 /// held in memory whole.
 pub const MAX_LINE: usize = 1 << 20;
@@ -294,7 +294,7 @@ pub fn stream<R: Render, S: Sink<R::Run>>(
 
 /// Appends up to one block read from `reader` to `buf`; returns how many bytes
 /// (0 at the end of the input).
-fn read_block(reader: &mut (dyn Read + Send), buf: &mut Vec<u8>) -> io::Result<usize> {
+pub fn read_block(reader: &mut (dyn Read + Send), buf: &mut Vec<u8>) -> io::Result<usize> {
     let filled = buf.len();
     buf.resize(filled + BLOCK, 0);
     let n = loop {

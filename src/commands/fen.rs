@@ -16,16 +16,12 @@ use rayon::prelude::*;
 
 use crate::cli::{FenArgs, Format, Global};
 use crate::commands::{Error, Outcome, check_inputs_exist, options, refuse_output_among_inputs};
+use pgnfen::book::{BLOCK, Line, MAX_LINE, is_blank_or_comment, read_block, split_lines};
 use pgnfen::fen::{self, Dialect, Record, VariantHint};
 use pgnfen::pipeline::Input;
 use pgnfen::pipeline::output::Output;
 use pgnfen::problem::{Code, Problem};
 
-/// Bytes read at a time.
-const BLOCK: usize = 1 << 20;
-/// A line longer than this is no record: it is passed through (with `--to`) or
-/// reported, never held in memory whole.
-const MAX_LINE: usize = 1 << 20;
 /// Lines handled by one task on the worker threads.
 const RUN: usize = 2048;
 
@@ -179,56 +175,6 @@ enum StreamError {
     Write(io::Error),
 }
 
-/// One line of a block: where its text and its line end lie.
-#[derive(Clone, Copy, Debug)]
-struct Line {
-    start: usize,
-    text_end: usize,
-    end: usize,
-}
-
-/// Splits `data` into lines at `\n`, `\r\n` and lone `\r`. Without `eof` the
-/// bytes after the last line end (and a final `\r`, whose `\n` may follow in
-/// the next block) are left over: the second value is where they start.
-fn split_lines(data: &[u8], eof: bool) -> (Vec<Line>, usize) {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut at = 0;
-    while let Some(k) = memchr::memchr2(b'\n', b'\r', &data[at..]) {
-        let i = at + k;
-        let end = if data[i] == b'\r' {
-            match data.get(i + 1) {
-                Some(b'\n') => i + 2,
-                Some(_) => i + 1,
-                None if eof => i + 1,
-                None => break,
-            }
-        } else {
-            i + 1
-        };
-        lines.push(Line {
-            start,
-            text_end: i,
-            end,
-        });
-        start = end;
-        at = end;
-    }
-    if eof && start < data.len() {
-        lines.push(Line {
-            start,
-            text_end: data.len(),
-            end: data.len(),
-        });
-        start = data.len();
-    }
-    (lines, start)
-}
-
-fn is_blank_or_comment(text: &[u8]) -> bool {
-    text.first() == Some(&b'#') || text.iter().all(|&b| b == b' ' || b == b'\t')
-}
-
 impl Converter<'_> {
     /// Converts one input into `out` (named `out_name` in messages): each
     /// stream of it on its own, so that a zip member is named as
@@ -264,7 +210,7 @@ impl Converter<'_> {
         // (after this round's left-over bytes) while this one is rendered.
         let mut cur: Vec<u8> = Vec::with_capacity(BLOCK * 2);
         let mut next: Vec<u8> = Vec::with_capacity(BLOCK * 2);
-        let mut n = read_block(&mut reader, &mut cur).map_err(StreamError::Read)?;
+        let mut n = read_block(&mut *reader, &mut cur).map_err(StreamError::Read)?;
         // Only the text output with --to copies line ends as they are; the
         // other outputs end every line themselves.
         let copies_line_ends = self.args.to.is_some() && self.args.format == Format::Text;
@@ -307,7 +253,7 @@ impl Converter<'_> {
                     return Ok(0);
                 }
                 next.extend_from_slice(&cur[consumed..]);
-                read_block(&mut reader, &mut next)
+                read_block(&mut *reader, &mut next)
             };
             // Standard input is read after the answer is written, so that a line
             // typed at a terminal is answered at once; other inputs are read
@@ -497,23 +443,6 @@ impl Converter<'_> {
 
 /// Appends up to one block read from `reader` to `buf`; returns how many bytes
 /// (0 at the end of the input).
-fn read_block(reader: &mut Box<dyn Read + Send>, buf: &mut Vec<u8>) -> io::Result<usize> {
-    let filled = buf.len();
-    buf.resize(filled + BLOCK, 0);
-    let n = loop {
-        match reader.read(&mut buf[filled..]) {
-            Ok(n) => break n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                buf.truncate(filled);
-                return Err(e);
-            }
-        }
-    };
-    buf.truncate(filled + n);
-    Ok(n)
-}
-
 /// Writes rendered runs and their diagnostics in order; returns their counts.
 fn emit(out: &mut Output, runs: impl IntoIterator<Item = Rendered>) -> io::Result<Counts> {
     let mut counts = Counts::default();
