@@ -17,7 +17,7 @@ import bz2, gzip, json, os, re, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "pgnfen")
-CORPUS = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+CORPUS = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
 CLASSES = ["standard", "setup", "chess960", "crc", "other", "malformed"]
 failures = []
 

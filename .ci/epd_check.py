@@ -17,7 +17,7 @@ import json, os, random, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "pgnfen")
-CORPUS = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+CORPUS = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
 POSITIONS = os.path.join(CORPUS, "generated", "positions.fen")
 KNOWN = os.path.join(ROOT, "tests", "known-disagreements.txt")
 VENV = os.path.join(ROOT, "target", "epd-venv")

@@ -12,11 +12,14 @@ that differs from a column only in case, an Elo that is no number):
     `read_headers` for every game where python-chess reads the same games and the
     same tag names (it keeps the last of a repeated tag, and reads only one pair a
     line): the games compared and left out are counted;
-  * `other_tags` holds exactly the remaining tags (first value of each name; FEN
+  * `other_tags` holds exactly the remaining tags (first value of each name, later ones as NAME#n; FEN
     and Variant are the `fen`/`variant` columns); `WhiteElo`/`BlackElo` are an
     integer where the value is one, else null;
   * the CSV (.csv.zst) and JSON lines (.jsonl) exports hold the same rows;
-  * DuckDB's `select class, count(*) from 'x.parquet' group by class` equals `stats`;
+  * `speed`, `time_base`, `time_increment` equal a model of SPEC §10 written here
+    (exact fractions) on the first TimeControl value;
+  * DuckDB's `select class, count(*) from 'x.parquet' group by class` equals `stats`,
+    and so does `group by speed` its `speeds`;
   * `--tags all` has a column for every tag name met (in order of first appearance)
     and then an empty `other_tags`.
 Exits 1 on any disagreement, 0 with a reason when the corpus is not there. Needs
@@ -36,8 +39,8 @@ BIN = os.path.join(ROOT, "target", "release", "pgnfen")
 CORPUS = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
 DEFAULT_TAGS = ["Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo",
                 "BlackElo", "ECO", "Opening", "TimeControl", "Termination", "UTCDate", "UTCTime"]
-FIXED = ["file", "game", "offset", "length", "line", "class", "chess960_position", "variant",
-         "fen", "problems"]
+FIXED = ["file", "game", "offset", "length", "line", "class", "chess960_position", "speed",
+         "time_base", "time_increment", "variant", "fen", "problems"]
 INTEGER = re.compile(r"^[+-]?[0-9]+$")
 
 failures = []
@@ -92,24 +95,98 @@ def header_pairs(game):
     return pairs
 
 
+def decoded(b):
+    """UTF-8 when valid, else Windows-1252 with every byte a character (the five
+    bytes Windows-1252 leaves undefined keep their Latin-1 meaning): what
+    `export --encoding auto` does, value by value."""
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        return "".join(bytes([c]).decode("cp1252", errors="ignore") or chr(c) for c in b)
+
+
 def text(raw):
-    return re.sub(rb'\\([\\"])', rb"\1", raw).decode("utf-8", errors="replace")
+    return decoded(re.sub(rb'\\([\\"])', rb"\1", raw))
+
+
+def placeholder(v):
+    return v.strip() in ("", "?", "-")
 
 
 def expected_row(pairs, tags):
     """The tag part of a row: columns (first value), variant, fen, other tags."""
-    first = {}
+    first, repeats, seen = {}, {}, {}
     for name, raw in pairs:
-        first.setdefault(name.decode("utf-8", errors="replace"), text(raw))
+        key = decoded(name)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] == 1:
+            first[key] = text(raw)
+        else:
+            # A repeated tag is kept in other_tags as NAME#n (n counts its pairs).
+            repeats[f"{key}#{seen[key]}"] = text(raw)
     want = {t: first.get(t) for t in tags}
+    kept = {}
     for t in ("WhiteElo", "BlackElo"):
         if t in want and want[t] is not None:
             v = want[t]
             want[t] = int(v) if INTEGER.match(v) and -2**31 <= int(v) < 2**31 else None
+            # A value that is no number (and no "unknown" placeholder) is kept as written.
+            if want[t] is None and not placeholder(v):
+                kept[t] = v
     want["variant"] = first.get("Variant")
     want["fen"] = first.get("FEN")
-    want["other_tags"] = {k: v for k, v in first.items() if k not in tags and k not in ("FEN", "Variant")}
+    other = {k: v for k, v in first.items() if k not in tags and k not in ("FEN", "Variant")}
+    other.update(kept)
+    other.update(repeats)
+    want["other_tags"] = other
     return want
+
+
+# --- The speed model (SPEC §10), independent of the Rust reader ----------------------
+
+NUMBER = re.compile(r"^[0-9]+(\.[0-9]+)?$")
+SPEEDS = [(30, "ultrabullet"), (180, "bullet"), (480, "blitz"), (1500, "rapid"), (86400, "classical")]
+
+
+def model_clock(value):
+    """(speed or None for unknown, base, increment) of a raw TimeControl value."""
+    from fractions import Fraction
+    if value is None:
+        return (None, None, None)
+    v = value.strip(" ")
+    if v == "-":
+        return ("correspondence", None, None)
+    periods = []
+    for p in v.split(":"):
+        if periods and periods[-1][0] != "moves":
+            return (None, None, None)  # sudden death or sandclock not last
+        if p.startswith("*"):
+            if not NUMBER.match(p[1:]) or Fraction(p[1:]) == 0:
+                return (None, None, None)
+            periods.append(("sand", None, p[1:], None))
+            continue
+        moves = None
+        if "/" in p:
+            m, p = p.split("/", 1)
+            if not re.match(r"^[0-9]+$", m) or int(m) == 0:
+                return (None, None, None)
+            moves = int(m)
+        s, _, i = p.partition("+")
+        if not NUMBER.match(s) or ("+" in p and not NUMBER.match(i)):
+            return (None, None, None)
+        if Fraction(s) == 0 and (not i or Fraction(i) == 0):
+            return (None, None, None)
+        periods.append(("moves" if moves else "sudden", moves, s, i or None))
+    kind, moves, s, i = periods[0]
+    S, I = Fraction(s), Fraction(i or 0)
+    if kind == "sand":
+        e = S
+    elif moves is not None and moves < 40:
+        e = S * 40 / moves + 40 * I
+    else:
+        e = S + 40 * I
+    speed = next((name for limit, name in SPEEDS if e < limit), "correspondence")
+    return (speed, float(s), float(i) if i else 0.0)
 
 
 # --- Reading the three formats back -------------------------------------------------
@@ -142,6 +219,8 @@ def csv_rows(path):
                 row[k] = json.loads(v)
             elif k in ("game", "offset", "length", "line", "chess960_position", "WhiteElo", "BlackElo"):
                 row[k] = int(v)
+            elif k in ("time_base", "time_increment"):
+                row[k] = float(v)
             else:
                 row[k] = v
         out.append(row)
@@ -169,13 +248,15 @@ def check_file(path, tmp):
     name = os.path.relpath(path, CORPUS) if path.startswith(CORPUS) else os.path.basename(path)
     pqf, jl, cs = (os.path.join(tmp, "o." + e) for e in ("parquet", "jsonl", "csv.zst"))
     for out in (pqf, jl, cs):
-        run(["export", "-o", out, path])
+        # CSV cells raw: a cell like "-" is compared as written (no leading quote).
+        run(["export", *(["--csv-raw"] if out == cs else []), "-o", out, path])
     schema, rows = parquet_rows(pqf)
     names = [f.name for f in schema]
     if names != FIXED + DEFAULT_TAGS + ["other_tags"]:
         fail(f"{name}: columns {names}")
     for col, typ in [("offset", "int64"), ("length", "int64"), ("line", "int64"),
-                     ("chess960_position", "int16"), ("WhiteElo", "int32"), ("BlackElo", "int32")]:
+                     ("chess960_position", "int16"), ("WhiteElo", "int32"), ("BlackElo", "int32"),
+                     ("speed", "string"), ("time_base", "double"), ("time_increment", "double")]:
         if str(schema.field(col).type) != typ:
             fail(f"{name}: {col} is {schema.field(col).type}, not {typ}")
     index = [json.loads(l) for l in run(["index", path]).stdout.splitlines()]
@@ -195,6 +276,10 @@ def check_file(path, tmp):
         if have != want:
             diff = {k: (have[k], want[k]) for k in want if have[k] != want[k]}
             fail(f"{name}: game {ix['game']}: (export, model) {diff}")
+        tc = next((text(raw) for n, raw in pairs if n == b"TimeControl"), None)
+        clock = (r["speed"], r["time_base"], r["time_increment"])
+        if clock != model_clock(tc):
+            fail(f"{name}: game {ix['game']}: TimeControl {tc!r}: export {clock}, model {model_clock(tc)}")
         for t in ("WhiteElo", "BlackElo"):
             if r[t] is not None and not isinstance(r[t], int):
                 fail(f"{name}: game {ix['game']}: {t} {r[t]!r} is no integer")
@@ -215,14 +300,29 @@ def check_file(path, tmp):
                 counted["chess_skipped_games"] += 1
                 continue
             counted["chess_games"] += 1
+            def as_chess(v):
+                # python-chess reads the file as UTF-8 with U+FFFD for bad bytes;
+                # pgnfen reads such a value as Windows-1252: compare as python-chess sees it.
+                if not isinstance(v, str):
+                    return v
+                try:
+                    v.encode("utf-8").decode("utf-8")
+                    raw = v.encode("cp1252")
+                    return raw.decode("utf-8", errors="replace")
+                except (UnicodeEncodeError, UnicodeDecodeError):
+                    return v
             for t in DEFAULT_TAGS:
                 v = h.get(t)
                 if t in ("WhiteElo", "BlackElo") and v is not None:
                     v = int(v) if INTEGER.match(v) else None
-                if r[t] != v:
+                if r[t] != v and as_chess(r[t]) != v:
                     fail(f"{name}: game {ix['game']}: {t} {r[t]!r}, python-chess {v!r}")
             other = {k: v for k, v in h.items() if k not in DEFAULT_TAGS and k not in ("FEN", "Variant")}
-            if r["other_tags"] != other or r["fen"] != h.get("FEN") or r["variant"] != h.get("Variant"):
+            # Unreadable Elo values pgnfen keeps in other_tags are no tags of
+            # their own for python-chess.
+            ours = {as_chess(k): as_chess(v) for k, v in r["other_tags"].items() if k not in ("WhiteElo", "BlackElo")}
+            other = {as_chess(k): as_chess(v) for k, v in other.items()}
+            if ours != other or as_chess(r["fen"]) != h.get("FEN") or as_chess(r["variant"]) != h.get("Variant"):
                 fail(f"{name}: game {ix['game']}: other_tags/fen/variant differ from python-chess")
     # The text formats hold the same rows.
     if jsonl_rows(jl) != rows:
@@ -234,6 +334,10 @@ def check_file(path, tmp):
     want = {c: n for c, n in stats["classes"].items() if n}
     if got != want:
         fail(f"{name}: DuckDB classes {got}, stats {want}")
+    got = dict(duckdb.sql(f"select coalesce(speed, 'unknown'), count(*) from read_parquet('{pqf}') group by 1").fetchall())
+    want = {s: n for s, n in stats["speeds"].items() if n}
+    if got != want:
+        fail(f"{name}: DuckDB speeds {got}, stats {want}")
     counted["files"] += 1
     counted["rows"] += len(rows)
 
@@ -257,7 +361,8 @@ def check_all_tags(tmp):
         fail(f"--tags all: columns {cols[len(FIXED):]}")
     if rows[0]["White"] != "first" or rows[0]["Event"] != 'a "q"' or rows[0]["WhiteElo"] is not None:
         fail(f"--tags all: first row {rows[0]}")
-    if rows[0]["other_tags"] != {long_name: "long", "class": "c"} or rows[1]["other_tags"] != {}:
+    # The second White is kept as White#2 (a repeated tag is never dropped).
+    if rows[0]["other_tags"] != {long_name: "long", "class": "c", "White#2": "second"} or rows[1]["other_tags"] != {}:
         fail(f"--tags all: other_tags {rows[0]['other_tags']} {rows[1]['other_tags']}")
     if rows[1]["BlackElo"] != 2400 or rows[1]["Tag2"] != "t" or rows[1]["White"] is not None:
         fail(f"--tags all: second row {rows[1]}")

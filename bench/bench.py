@@ -2,7 +2,7 @@
 """Whole-command benchmark of pgnfen against grep, wc and pgn-extract, in one run.
 
 Builds up to three archives of about SIZE_MB each (default 1024) from the corpus PGN
-files ($PGNFEN_CORPUS, else ../shared/corpus, else samples/), under bench/out/:
+files ($PGNFEN_CORPUS, else samples/), under bench/out/:
 
   ordinary  archive.pgn           the corpus files repeated (about 13 % of the games
                                   carry a FEN; every FEN repeats once per copy)
@@ -59,8 +59,8 @@ FULLMOVE_STEP = 1000
 
 
 def corpus_block():
-    corpus = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
-    files = sorted(glob.glob(os.path.join(corpus, "**", "*.pgn"), recursive=True)) or sorted(glob.glob(os.path.join(ROOT, "samples", "*.pgn")))
+    corpus = os.environ.get("PGNFEN_CORPUS", "")
+    files = (sorted(glob.glob(os.path.join(corpus, "**", "*.pgn"), recursive=True)) if corpus else []) or sorted(glob.glob(os.path.join(ROOT, "samples", "*.pgn")))
     # Keep every game whole: each file is followed by a blank line.
     return b"".join(open(f, "rb").read().rstrip(b"\r\n") + b"\n\n" for f in files)
 
@@ -354,10 +354,10 @@ def export_bench(archive, mb, stats_time, runs):
 
     # python-chess read_headers -> pandas -> Parquet, on the real corpus.
     py = os.path.join(ROOT, ".venv", "bin", "python")
-    corpus = os.path.join(os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus")), "real")
+    corpus = os.path.join(os.environ.get("PGNFEN_CORPUS", ""), "real")
     check = subprocess.run([py, "-c", "import chess, pandas, pyarrow"], capture_output=True) if os.path.exists(py) else None
     if not os.path.isdir(corpus) or check is None or check.returncode != 0:
-        print("python-chess comparison skipped: needs ../shared/corpus/real and .venv with chess, pandas, pyarrow")
+        print("python-chess comparison skipped: needs PGNFEN_CORPUS (its real/ folder) and .venv with chess, pandas, pyarrow")
         shutil.rmtree(tmp, ignore_errors=True)
         return
     real = os.path.join(tmp, "real.pgn")

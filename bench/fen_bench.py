@@ -11,13 +11,13 @@
     board.epd(shredder=True, en_passant="fen", **ops)) on the same lines in the same run.
 
 Usage: python3 bench/fen_bench.py [FILE]  (default generated/positions.fen of $PGNFEN_CORPUS
-or ../shared/corpus, else samples/positions.fen). Needs: pip install chess.
+else samples/positions.fen). Needs: pip install chess.
 """
 import os, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "pgnfen")
-CORPUS = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+CORPUS = os.environ.get("PGNFEN_CORPUS", "")
 DEFAULT = os.path.join(CORPUS, "generated", "positions.fen")
 
 

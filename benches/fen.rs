@@ -1,5 +1,6 @@
 //! Throughput of the FEN model over `generated/positions.fen` of the corpus
-//! (`$PGNFEN_CORPUS`, else `../shared/corpus`): `analyse` alone, `analyse` +
+//! (the folder `$PGNFEN_CORPUS` names; else the repository's
+//! `samples/positions.fen`, far smaller): `analyse` alone, `analyse` +
 //! writing one dialect (what `convert` does), and + writing all three.
 //! `cargo bench --bench fen`; `python3 bench/fen_bench.py` runs python-chess on
 //! the same records in the same run.
@@ -12,12 +13,13 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pgnfen::fen::{Dialect, VariantHint, analyse};
 
 fn records() -> Option<Vec<Vec<u8>>> {
-    let corpus = std::env::var_os("PGNFEN_CORPUS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-        PathBuf::from,
+    let path = std::env::var_os("PGNFEN_CORPUS").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/positions.fen"),
+        |corpus| PathBuf::from(corpus).join("generated/positions.fen"),
     );
-    let path = corpus.join("generated/positions.fen");
-    let bytes = std::fs::read(path).ok()?;
+    eprintln!("records of {}", path.display());
+    let bytes =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (PGNFEN_CORPUS)", path.display()));
     Some(
         bytes
             .split(|&b| b == b'\n')
@@ -70,8 +72,7 @@ fn rate(name: &str, n: usize, f: impl Fn() -> usize) {
 
 fn bench(c: &mut Criterion) {
     let Some(records) = records() else {
-        println!("skipped: the corpus (PGNFEN_CORPUS or ../shared/corpus) not found");
-        return;
+        panic!("no records read");
     };
     let n = records.len();
     rate("analyse", n, || analyse_all(&records));

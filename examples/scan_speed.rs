@@ -1,5 +1,6 @@
 //! Scanner throughput: builds ~200 MB by repeating the corpus `.pgn` files
-//! (`../shared/corpus`, or the files/directories given as arguments), scans it
+//! (the folder `$PGNFEN_CORPUS` names, or the files/directories given as
+//! arguments, else the repository's samples/), scans it
 //! with `Scanner::feed` in 4 MiB pieces, and times `grep -c '^\[Event '` on the
 //! same bytes written to a temporary file.
 //!
@@ -50,7 +51,10 @@ fn main() {
         }
     }
     if paths.is_empty() {
-        paths.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+        paths.push(std::env::var_os("PGNFEN_CORPUS").map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"),
+            PathBuf::from,
+        ));
     }
     let mut files = Vec::new();
     for p in &paths {

@@ -2,7 +2,7 @@
 
     .venv/bin/python python/bench.py [--repeat N] [FILE...]
 
-Without files: the real corpus (../shared/corpus/real/*.pgn). The files are
+Without files: the real files of the corpus ($PGNFEN_CORPUS/real/*.pgn). The files are
 concatenated, N times (default 4, so that start-up costs do not dominate),
 into one temporary file so that each measurement reads the same bytes.
 Measures, in one run on the same file:
@@ -15,6 +15,7 @@ Measures, in one run on the same file:
 
 import io
 import subprocess
+import os
 import sys
 import tempfile
 import time
@@ -47,10 +48,13 @@ def main(argv):
     if argv:
         paths = [Path(p) for p in argv]
     else:
-        real = ROOT.parent / "shared" / "corpus" / "real"
+        corpus = os.environ.get("PGNFEN_CORPUS")
+        if not corpus:
+            sys.exit("no files given and PGNFEN_CORPUS (the corpus folder) not set")
+        real = Path(corpus) / "real"
         paths = sorted(real.glob("*.pgn"))
         if not paths:
-            sys.exit(f"no files given and {real} not found")
+            sys.exit(f"no files given and {real} holds no .pgn file")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.pgn"
         with open(path, "wb") as out:

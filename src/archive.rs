@@ -4,7 +4,7 @@
 //! its problems and its raw bytes.
 //!
 //! The games are cut and classified by the same parallel pipeline as the
-//! commands (README, "How it works"), on a background thread that feeds a
+//! commands (ARCHITECTURE.md), on a background thread that feeds a
 //! bounded channel: memory stays bounded whatever the size of the input, and
 //! dropping the iterator stops the pipeline promptly.
 //!
@@ -42,9 +42,11 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 
 use crate::check::{CheckJob, Finding};
 use crate::class::Class;
+use crate::pgn::encoding::Encoding;
 use crate::pgn::tags::decode_value;
 use crate::pipeline::{self, GameInfo, Header, Input, InputError, Job, Options, RunError, Sink};
 use crate::problem::{Code, Severity};
+use crate::speed::{Clock, Speed};
 
 /// Games waiting between the pipeline and the consumer. With the pipeline's
 /// own chunks in flight this bounds memory (a game is held whole, so one huge
@@ -175,7 +177,7 @@ impl Game {
     /// may come twice, as it does in the input.
     ///
     /// The tag lines are read from [`Game::raw`], as the scanner reads them
-    /// (README, "What counts as a game"): lines before the first tag line are a
+    /// (docs/games.md): lines before the first tag line are a
     /// preamble, blank and `%` lines may lie between tag lines, the first other
     /// line starts the movetext, and a line may hold several pairs. A pair that
     /// does not close (`[White ""Name""]`: a quote inside the value that is not
@@ -188,15 +190,43 @@ impl Game {
             .collect()
     }
 
+    /// The game's speed ([`crate::speed`]) from its first `TimeControl` pair,
+    /// read when asked for (the games stream does not read it).
+    pub fn speed(&self) -> Speed {
+        self.clock().speed
+    }
+
+    /// The game's speed and the clock of the first period of its first
+    /// `TimeControl` pair, as the columns of `export` hold them.
+    pub fn clock(&self) -> Clock {
+        let value = tag_pairs(&self.raw)
+            .into_iter()
+            .find(|(name, _)| *name == crate::speed::TAG)
+            .map(|(_, value)| value);
+        Clock::of(value)
+    }
+
     /// The pairs of [`Game::headers`], borrowed from [`Game::raw`] where no
     /// unescaping or repair was needed (no allocation for most tags).
     pub fn tags(&self) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
-        tag_pairs(&self.raw).into_iter().map(|(name, raw)| {
+        self.tags_in(Encoding::Auto)
+    }
+
+    /// Every tag pair as [`Game::tags`] gives them, decoded as `encoding`
+    /// says (see [`crate::pgn::encoding`]): names with invalid bytes are
+    /// decoded so that distinct names stay distinct.
+    pub fn tags_in(
+        &self,
+        encoding: Encoding,
+    ) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
+        tag_pairs(&self.raw).into_iter().map(move |(name, raw)| {
             let value = match decode_value(raw) {
-                Cow::Borrowed(bytes) => String::from_utf8_lossy(bytes),
-                Cow::Owned(bytes) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+                Cow::Borrowed(bytes) => crate::pgn::encoding::decode(bytes, encoding),
+                Cow::Owned(bytes) => {
+                    Cow::Owned(crate::pgn::encoding::decode(&bytes, encoding).into_owned())
+                }
             };
-            (String::from_utf8_lossy(name), value)
+            (crate::pgn::encoding::decode_name(name, encoding), value)
         })
     }
 }
@@ -216,6 +246,10 @@ pub struct GameProblem {
     pub line: u64,
     /// Its column (1-based, in characters) in that line.
     pub column: usize,
+    /// The column just past the part at fault (as `check --format json`'s `end_column`).
+    pub end_column: usize,
+    /// How to fix it, when there is something to say.
+    pub help: Option<String>,
 }
 
 /// The streaming iterator of [`Archive::games`].
@@ -310,6 +344,11 @@ impl Job for ArchiveJob {
             findings: CheckJob { warnings: true }.place(header, &verdict).findings,
         }
     }
+
+    /// The findings' heap (see [`crate::check::findings_weight`]).
+    fn weight(&self, facts: &Facts) -> usize {
+        crate::check::findings_weight(&facts.findings) + crate::check::HEAP_BLOCK
+    }
 }
 
 /// Assembles the games on the merger thread and hands each to the channel.
@@ -346,10 +385,12 @@ impl Sink<Facts> for GameSink {
             .map(|f| GameProblem {
                 code: f.code,
                 severity: f.code.severity(),
-                message: f.message,
-                tag: f.tag,
+                end_column: f.end_column(),
                 line: f.line + info.line_delta,
                 column: f.column,
+                message: f.message,
+                tag: f.tag,
+                help: f.help,
             })
             .collect();
         self.current = Some(Game {
@@ -526,8 +567,15 @@ mod tests {
             raw: b"[White \"O\\\"Neil \\\\ \xC3\xA9\xFF\"]\n".to_vec(),
         };
         assert_eq!(
-            game.headers(),
+            game.tags_in(Encoding::Utf8)
+                .map(|(n, v)| (n.into_owned(), v.into_owned()))
+                .collect::<Vec<_>>(),
             vec![pair("White", "O\"Neil \\ \u{e9}\u{fffd}")]
+        );
+        // Not valid UTF-8 as a whole: the value is read as Windows-1252.
+        assert_eq!(
+            game.headers(),
+            vec![pair("White", "O\"Neil \\ \u{c3}\u{a9}\u{ff}")]
         );
     }
 

@@ -164,6 +164,31 @@ impl Job for CheckJob {
         }
         self.place(header, &header.verdict())
     }
+
+    /// The findings' heap: on a file of tiny games that are all problems it
+    /// is many times the input's size, which the pipeline bounds per chunk.
+    fn weight(&self, game: &GameFindings) -> usize {
+        findings_weight(&game.findings)
+            + game.counted.capacity() * std::mem::size_of::<Code>()
+            + 2 * HEAP_BLOCK
+    }
+}
+
+/// About what a heap block costs beyond what it holds.
+pub(crate) const HEAP_BLOCK: usize = 16;
+
+/// The heap a list of findings holds (for [`crate::pipeline::Job::weight`]).
+pub(crate) fn findings_weight(findings: &Vec<Finding>) -> usize {
+    let strings: usize = findings
+        .iter()
+        .map(|f| {
+            f.message.capacity()
+                + f.help.as_ref().map_or(0, String::capacity)
+                + f.line_text.capacity()
+                + 3 * HEAP_BLOCK
+        })
+        .sum();
+    findings.capacity() * std::mem::size_of::<Finding>() + strings
 }
 
 impl CheckJob {
@@ -280,12 +305,30 @@ impl Diagnostic<'_> {
     pub fn severity(&self) -> Severity {
         self.finding.code.severity()
     }
+
+    /// The column just past the part at fault (as SARIF's `endColumn`): the
+    /// start column plus the characters under the text format's carets.
+    pub fn end_column(&self) -> usize {
+        self.finding.end_column()
+    }
+}
+
+impl Finding {
+    /// The column just past the part of the line at fault, in characters.
+    pub fn end_column(&self) -> usize {
+        let width = self
+            .line_text
+            .get(self.span.clone())
+            .map_or(0, |s| s.chars().count());
+        self.column + width
+    }
 }
 
 impl Serialize for Diagnostic<'_> {
     /// The object `pgnfen check --format json` prints: `file`, `game`, `line`,
-    /// `column`, `tag`, `code`, `severity`, `message`; for `illegal-move` also
-    /// `ply` and `move`, with `tag` null.
+    /// `column`, `tag`, `code`, `severity`, `message`, then `end_column` and
+    /// `help` (null when there is no advice); for `illegal-move` also `ply` and
+    /// `move`, with `tag` null.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         struct Row<'a> {
@@ -297,6 +340,8 @@ impl Serialize for Diagnostic<'_> {
             code: &'a str,
             severity: &'a str,
             message: &'a str,
+            end_column: usize,
+            help: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
             ply: Option<u32>,
             #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
@@ -313,6 +358,8 @@ impl Serialize for Diagnostic<'_> {
             code: f.code.as_str(),
             severity: self.severity().as_str(),
             message: &f.message,
+            end_column: self.end_column(),
+            help: f.help.as_deref(),
             ply: f.ply,
             move_text: f.move_text.as_deref(),
         }

@@ -1,9 +1,9 @@
-//! The classes (README, "The classes"): what kind of game a start position makes.
+//! The classes (docs/classes.md): what kind of game a start position makes.
 
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
-/// The kind of game a header describes (see the README, "Classes").
+/// The kind of game a header describes (see docs/classes.md).
 pub enum Class {
     /// Orthodox chess from the initial position (no FEN tag, or the initial FEN)
     Standard,

@@ -1,5 +1,5 @@
-//! The verdict on one game's start-position tags: the classes (README, "The classes") for whole games and the
-//! tag rules of §5 (SetUp, FEN and Variant consistency).
+//! The verdict on one game's start-position tags: the classes (docs/classes.md) for whole games and the
+//! tag rules of the problem codes (docs/codes.md: SetUp, FEN and Variant consistency).
 //!
 //! Pure and allocation-free for the common game without FEN or Variant tag
 //! (FEN analyses go through a small per-thread cache, which changes no result).
@@ -322,16 +322,20 @@ fn report_duplicates(tags: &[TagInput<'_>], problems: &mut Vec<TagProblem>) {
 /// megabytes long, and every duplicate's message quotes the first value).
 const SHOWN_VALUE: usize = 200;
 
-/// A raw value for a message: lossy UTF-8, cut after 200 bytes with `…`.
+/// A raw value for a message: lossy UTF-8, control characters escaped
+/// (`crate::escape::controls`), cut after 200 bytes with `…`.
 pub fn shown_value(raw: &[u8]) -> String {
     if raw.len() <= SHOWN_VALUE {
-        return String::from_utf8_lossy(raw).into_owned();
+        return crate::escape::controls(&String::from_utf8_lossy(raw)).into_owned();
     }
     let mut cut = SHOWN_VALUE;
     while cut > 0 && (raw[cut] & 0xC0) == 0x80 {
         cut -= 1;
     }
-    format!("{}…", String::from_utf8_lossy(&raw[..cut]))
+    format!(
+        "{}…",
+        crate::escape::controls(&String::from_utf8_lossy(&raw[..cut]))
+    )
 }
 
 /// Whether a repeated tag `name` with raw value `later` says the same as the

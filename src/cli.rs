@@ -1,4 +1,4 @@
-//! Every flag of pgnfen, in one place (README, "Commands").
+//! Every flag of pgnfen, in one place (docs/commands.md).
 
 use std::path::PathBuf;
 
@@ -8,13 +8,86 @@ use clap_complete::Shell;
 
 use pgnfen::class::Class;
 use pgnfen::fen::{Dialect, EpPolicy};
+use pgnfen::pipeline::MAX_THREADS;
+use pgnfen::speed::Speed;
 
-/// The exit statuses, ending every command's `--help` (and in the man page).
+/// The exit statuses of the whole program, ending the top-level `--help` (the
+/// man page lists them in its own section).
 macro_rules! exit_status {
     () => {
         "Exit status: 0 on success; 1 when `check` found an error (or a warning, with \
          --deny-warnings) or `fen` an invalid record; 2 on a usage or I/O error."
     };
+}
+
+/// The exit statuses of a command that never exits with 1: each command's
+/// `--help` says only what applies to it.
+macro_rules! exit_status_plain {
+    () => {
+        "Exit status: 0 on success; 2 on a usage or I/O error."
+    };
+}
+
+/// The commands that read no input (`man`, `completions`, `explain`): the
+/// global options (`-j`, `-q`, `--progress`, `--no-mmap`, ...) mean nothing to
+/// them, so their `--help` and the completions offered after them leave those out.
+const NO_INPUT_COMMANDS: [&str; 3] = ["man", "completions", "explain"];
+
+/// The command-line definition as parsed and completed: [`Cli`]'s, with the
+/// global options hidden after the commands that read no input. clap copies a
+/// global option into every command when the definition is built, except into
+/// a command that already has an argument of that name: those commands get a
+/// hidden copy first (still accepted, so `pgnfen -j4 man` is no error).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let globals: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .map(|a| a.clone().global(false).hide(true))
+        .collect();
+    // Every command in turn (`mut_subcommand` moves a command to the end of
+    // the list, so touching all of them in order keeps the order of `--help`).
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        let hidden = NO_INPUT_COMMANDS.contains(&name.as_str());
+        let globals = globals.clone();
+        cmd = cmd.mut_subcommand(name, |sub| if hidden { sub.args(globals) } else { sub });
+    }
+    cmd
+}
+
+/// The definition the completion scripts are generated from: as [`command`],
+/// but with the global options copied by hand into the commands that read
+/// input instead of made global, because some generators (bash's) offer
+/// hidden options too; after `man`, `completions` and `explain` none is offered.
+pub fn completion_command() -> clap::Command {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let globals: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .map(|a| a.clone().global(false))
+        .collect();
+    for a in &globals {
+        cmd = cmd.mut_arg(a.get_id().clone(), |a| a.global(false));
+    }
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        let takes_input = !NO_INPUT_COMMANDS.contains(&name.as_str());
+        let globals = globals.clone();
+        cmd = cmd.mut_subcommand(
+            name,
+            |sub| if takes_input { sub.args(globals) } else { sub },
+        );
+    }
+    cmd
 }
 
 #[derive(Debug, Parser)]
@@ -41,7 +114,7 @@ pub struct Cli {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Global options")]
 pub struct Global {
-    /// Worker threads (default: all cores)
+    /// Worker threads, 1 to 1024 (default: all cores; never more than the input can keep busy)
     #[arg(short = 'j', long = "threads", global = true, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// No progress bar and no summaries on standard error
@@ -59,10 +132,14 @@ pub struct Global {
     pub no_mmap: bool,
 }
 
-/// `-j N`: at least one thread (`0` would silently mean "all cores").
+/// `-j N`: at least one thread (`0` would silently mean "all cores"), at most
+/// [`MAX_THREADS`] (a million threads would take minutes just to start).
 fn parse_threads(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(0) => Err("must be at least 1 (leave -j out to use every core)".into()),
+        Ok(n) if n > MAX_THREADS => Err(format!(
+            "must be at most {MAX_THREADS} (leave -j out to use every core)"
+        )),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
     }
@@ -70,33 +147,34 @@ fn parse_threads(s: &str) -> Result<usize, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Copy the games of the given classes, Chess960 start positions or tag values byte for byte
+    /// Copy the games of the given classes, Chess960 start positions, tag values or speeds byte for byte
     #[command(after_help = concat!(
         "Examples:\n",
-        "  pgnfen filter --class standard -o classical.pgn.zst --rest others.pgn.zst lichess.pgn.zst\n",
+        "  pgnfen filter --class standard --speed classical -o classical.pgn.zst --rest others.pgn.zst lichess.pgn.zst\n",
         "  pgnfen filter --class chess960 --chess960-position 518,0 tcec.pgn\n",
         "  pgnfen filter --tag 'WhiteElo>=2500' --tag 'Event~Classical' -o strong.pgn lichess.pgn.zst\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Filter(FilterArgs),
-    /// Write each game to a file per class, in one pass
+    /// Write each game to a file per class or speed, in one pass
     #[command(after_help = concat!(
         "Examples:\n",
         "  pgnfen split -o 'by-class/{class}.pgn.zst' lichess.pgn.zst\n",
         "  pgnfen split --class chess960,crc --tag 'WhiteElo>=2000' -o 'out/{class}.pgn' tcec.pgn\n",
+        "  pgnfen split -o 'out/{speed}-{class}.pgn' lichess.pgn.zst\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Split(SplitArgs),
     /// Rewrite FEN tags in another castling dialect, changing nothing else
     #[command(after_help = concat!(
         "Examples:\n",
         "  pgnfen convert --to shredder -o out.pgn in.pgn\n",
-        "  pgnfen convert --to xfen --repair -o book.pgn book.pgn\n",
+        "  pgnfen convert --to xfen --repair --in-place a.pgn b.pgn.gz c.pgn.zst\n",
         "  pgnfen convert --to fen --ep legal games.pgn.gz > games.pgn\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Convert(ConvertArgs),
     /// Report malformed or inconsistent SetUp/FEN/Variant headers
@@ -106,16 +184,16 @@ pub enum Command {
         "  pgnfen check --format github --deny-warnings book.pgn\n",
         "  pgnfen check --format sarif book.pgn > pgnfen.sarif\n",
         "\n",
-        exit_status!()
+        "Exit status: 0 when no error was found; 1 when an error was (or a warning, with --deny-warnings); 2 on a usage or I/O error."
     ))]
     Check(CheckArgs),
-    /// Count games by class, Chess960 start position and problem
+    /// Count games by class, speed, Chess960 start position and problem
     #[command(after_help = concat!(
         "Examples:\n",
         "  pgnfen stats archive.pgn.zst\n",
         "  pgnfen stats --format json archive.pgn | jq .classes\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Stats(StatsArgs),
     /// Write every game's headers as a table: Parquet, CSV or JSON lines
@@ -125,10 +203,11 @@ pub enum Command {
         "  pgnfen export --tags White,Black,WhiteElo,BlackElo -o elo.csv.zst tcec.pgn\n",
         "  pgnfen export --tags all --tag 'Variant~960' -o chess960.jsonl games.pgn\n",
         "\n",
-        "Columns: file, game, offset, length, line, class, chess960_position, variant, fen,\n",
+        "Columns: file, game, offset, length, line, class, chess960_position, speed,\n",
+        "time_base, time_increment, variant, fen,\n",
         "problems, the tag columns (WhiteElo and BlackElo as integers), other_tags.\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Export(ExportArgs),
     /// Convert and classify bare FEN records
@@ -136,8 +215,9 @@ pub enum Command {
         "Examples:\n",
         "  echo 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' | pgnfen fen --to shredder\n",
         "  pgnfen fen --format json < positions.fen\n",
+        "  pgnfen fen --to shredder --in-place book.epd openings.epd.gz\n",
         "\n",
-        exit_status!()
+        "Exit status: 0 on success; 1 when a record is invalid; 2 on a usage or I/O error."
     ))]
     Fen(FenArgs),
     /// Print a completion script for a shell
@@ -147,16 +227,25 @@ pub enum Command {
         "  pgnfen completions zsh > ~/.zfunc/_pgnfen\n",
         "  pgnfen completions fish > ~/.config/fish/completions/pgnfen.fish\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Completions(CompletionsArgs),
+    /// Print the reference page of a problem code (as in docs/codes.md)
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  pgnfen explain fen-syntax\n",
+        "  pgnfen explain missing-clocks | less\n",
+        "\n",
+        "Exit status: 0 on success; 2 when CODE is not a problem code."
+    ))]
+    Explain(ExplainArgs),
     /// Print the manual page (roff)
     #[command(after_help = concat!(
         "Examples:\n",
         "  pgnfen man > ~/.local/share/man/man1/pgnfen.1\n",
         "  pgnfen man | man -l -\n",
         "\n",
-        exit_status!()
+        exit_status_plain!()
     ))]
     Man,
     /// Print each game's byte span, first line and class as JSON lines (for tests and tools)
@@ -172,9 +261,16 @@ pub struct CompletionsArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A problem code, as reports print it (`fen-syntax`, `missing-clocks`, ...)
+    #[arg(value_name = "CODE")]
+    pub code: String,
+}
+
+#[derive(Debug, Args)]
 pub struct IndexArgs {
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -188,6 +284,9 @@ pub struct FilterArgs {
     /// Keep only games whose tag satisfies EXPR: NAME OP VALUE, OP one of = != ~ !~ < <= > >= (repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
+    /// Keep only games of these speeds, from the TimeControl tag: ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    pub speed: Vec<Speed>,
     /// Output for the kept games (default: standard output)
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -199,7 +298,7 @@ pub struct FilterArgs {
     #[arg(long, value_name = "first|all", value_parser = parse_moves)]
     pub moves: Option<pgnfen::moves::MovesMode>,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 /// `first` or `all` (the values of `--moves`), listed for `--help` and completions.
@@ -225,11 +324,16 @@ pub struct SplitArgs {
     /// Write only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
-    /// Output file name, `{class}` replaced by each game's class (e.g. 'out/{class}.pgn.zst')
+    /// Write only games of these speeds (as for filter; default: every speed)
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    pub speed: Vec<Speed>,
+    /// Output file name, `{class}` and `{speed}` replaced by each game's class
+    /// and speed (at least one of them; e.g. 'out/{speed}-{class}.pgn.zst');
+    /// missing folders are created, as `mkdir -p` does
     #[arg(short, long, value_name = "TEMPLATE", required = true)]
-    pub output: String,
+    pub output: PathBuf,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -244,11 +348,16 @@ pub struct ConvertArgs {
     /// for a Chess960 game without a Variant tag
     #[arg(long)]
     pub repair: bool,
-    /// Output file (default: standard output)
+    /// Output file (default: standard output); with several inputs it may not
+    /// name one of them (use --in-place)
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Rewrite each input file to itself, atomically, keeping its mode and its
+    /// compression (gzip, bzip2, zstd or none)
+    #[arg(long, conflicts_with = "output")]
+    pub in_place: bool,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -267,8 +376,13 @@ pub struct CheckArgs {
     /// only, or `all` of them (an unplayable move is the error illegal-move)
     #[arg(long, value_name = "first|all", value_parser = parse_moves)]
     pub moves: Option<pgnfen::moves::MovesMode>,
+    /// With --format csv: write cells as they are, without the single quote put
+    /// before a cell that starts with =, +, -, @, tab or CR (a spreadsheet
+    /// formula)
+    #[arg(long)]
+    pub csv_raw: bool,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -282,8 +396,11 @@ pub struct StatsArgs {
     /// only, or `all` of them (counts games checked, illegal and not checked)
     #[arg(long, value_name = "first|all", value_parser = parse_moves)]
     pub moves: Option<pgnfen::moves::MovesMode>,
+    /// Count only games of these speeds (as for filter)
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    pub speed: Vec<Speed>,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -301,11 +418,22 @@ pub struct ExportArgs {
     /// Export only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
+    /// Export only games of these speeds (as for filter)
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    pub speed: Vec<Speed>,
+    /// How tag names and values are decoded: auto (UTF-8 when valid, else
+    /// Windows-1252, each value on its own), utf-8, or latin-1 (Windows-1252)
+    #[arg(long, value_name = "ENCODING", default_value = "auto", value_parser = ["auto", "utf-8", "latin-1"])]
+    pub encoding: String,
     /// Output file (default: standard output); .csv and .jsonl may end in .gz, .bz2 or .zst
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// CSV: write text cells as they are (by default control characters are
+    /// escaped and a cell starting with =, +, -, @, tab or CR gets a leading ')
+    #[arg(long)]
+    pub csv_raw: bool,
     /// PGN files (`-` for standard input, the default)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -338,13 +466,17 @@ pub struct FenArgs {
         allow_hyphen_values = true
     )]
     pub records: Vec<String>,
-    /// Output file (default: standard output); may name an input, which is read
-    /// before it is replaced
+    /// Output file (default: standard output); may name a single input, which
+    /// is read before it is replaced (with several inputs, use --in-place)
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Rewrite each FILE to itself with --to, atomically, keeping its mode and
+    /// its compression (gzip, bzip2, zstd or none)
+    #[arg(long, conflicts_with_all = ["output", "records"], requires = "to")]
+    pub in_place: bool,
     /// FEN or EPD files, one record a line, compressed or not (`-` for standard
     /// input, the default when neither a FILE nor -r is given)
-    pub inputs: Vec<String>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -375,5 +507,32 @@ mod tests {
     #[test]
     fn flags_are_consistent() {
         Cli::command().debug_assert();
+        command().debug_assert();
+        completion_command().debug_assert();
+    }
+
+    #[test]
+    fn commands_without_input_take_no_global_option_in_help_or_completions() {
+        for name in NO_INPUT_COMMANDS {
+            let mut cmd = command();
+            cmd.build();
+            let sub = cmd.find_subcommand(name).unwrap();
+            let threads = sub
+                .get_arguments()
+                .find(|a| a.get_id() == "threads")
+                .unwrap();
+            assert!(threads.is_hide_set(), "{name}");
+            let mut cmd = completion_command();
+            cmd.build();
+            let sub = cmd.find_subcommand(name).unwrap();
+            assert!(
+                sub.get_arguments().all(|a| a.get_id() != "threads"),
+                "{name}"
+            );
+        }
+        let mut cmd = completion_command();
+        cmd.build();
+        let filter = cmd.find_subcommand("filter").unwrap();
+        assert!(filter.get_arguments().any(|a| a.get_id() == "threads"));
     }
 }

@@ -153,6 +153,25 @@ impl Job for ConvertJob {
         out.edits.sort_by_key(|e| e.offset);
         out
     }
+
+    /// The edits' and notes' heap: a file of tiny games each with a FEN to
+    /// rewrite holds several times its size in edits.
+    fn weight(&self, game: &GameEdits) -> usize {
+        let block = crate::check::HEAP_BLOCK;
+        game.edits.capacity() * std::mem::size_of::<Edit>()
+            + game
+                .edits
+                .iter()
+                .map(|e| e.insert.capacity() + block)
+                .sum::<usize>()
+            + game.unchanged.capacity() * std::mem::size_of::<Unchanged>()
+            + game
+                .unchanged
+                .iter()
+                .map(|u| u.message.capacity() + block)
+                .sum::<usize>()
+            + 2 * block
+    }
 }
 
 /// What becomes of one FEN value.
@@ -318,7 +337,7 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
                     u.column,
                     u.code.severity(),
                     u.code,
-                    u.message
+                    crate::escape::controls(&u.message)
                 );
             }
         }
@@ -418,6 +437,73 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let path = options.output.as_deref().filter(|p| p.as_os_str() != "-");
     let name = output_name(path);
     let out = Output::create(path).map_err(|e| Error::writing(&name, e))?;
+    convert_into(inputs, out, &name, options)
+}
+
+/// Rewrites each of `inputs` to itself (`--in-place`), one after the other:
+/// each file is written under a temporary name beside it, in the compression
+/// it had (gzip, bzip2, zstd or plain, recognised by its first bytes), and
+/// renamed over it with its mode kept once it is done, so a failure leaves
+/// that file as it was (those before it are already converted).
+/// `options.output` is not used. Returns the sum over the files.
+///
+/// # Errors
+///
+/// [`Error::Usage`], before anything is written, when an input is standard
+/// input, a zip archive or not a regular file; [`Error::Io`] when an input
+/// cannot be read or written back.
+pub fn run_in_place(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
+    let paths = in_place_paths(inputs)?;
+    let mut total = Summary {
+        games: 0,
+        converted: 0,
+        unchanged: 0,
+    };
+    for path in paths {
+        let name = path.display().to_string();
+        let out = Output::in_place(path).map_err(|e| Error::writing(&name, e))?;
+        let one = convert_into(&[Input::File(path.to_path_buf())], out, &name, options)?;
+        total.games += one.games;
+        total.converted += one.converted;
+        total.unchanged += one.unchanged;
+    }
+    Ok(total)
+}
+
+/// The files `--in-place` rewrites, checked before any is touched: each must
+/// be a regular file (not standard input, not a zip archive).
+pub fn in_place_paths(inputs: &[Input]) -> Result<Vec<&std::path::Path>, Error> {
+    check_inputs_exist(inputs)?;
+    let mut paths = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let Input::File(path) = input else {
+            return Err(Error::Usage(
+                "--in-place rewrites files: standard input cannot be rewritten in place".into(),
+            ));
+        };
+        match crate::pipeline::output::in_place_compression(path) {
+            Ok(_) => paths.push(path.as_path()),
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
+                return Err(Error::Usage(format!("{}: {e}", path.display())));
+            }
+            Err(e) => {
+                return Err(Error::Io {
+                    file: path.display().to_string(),
+                    source: e,
+                });
+            }
+        }
+    }
+    Ok(paths)
+}
+
+/// Converts `inputs` into `out` (named `name` in messages) and commits it.
+fn convert_into(
+    inputs: &[Input],
+    out: Output,
+    name: &str,
+    options: &Options,
+) -> Result<Summary, Error> {
     let job = ConvertJob {
         dialect: options.to,
         ep: options.ep,
@@ -428,7 +514,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let (converted, unchanged) = (sink.converted, sink.unchanged);
     sink.into_inner()
         .commit()
-        .map_err(|e| Error::writing(&name, e))?;
+        .map_err(|e| Error::writing(name, e))?;
     Ok(Summary {
         games,
         converted,

@@ -29,6 +29,7 @@ use crate::moves::{Moved, MovesMode, WithMoves};
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
 use crate::select::Selector;
+use crate::speed::Speed;
 
 /// Which games to keep.
 #[derive(Clone, Debug, Default)]
@@ -37,7 +38,8 @@ pub struct Selection {
     pub classes: Vec<Class>,
     /// When not empty, Chess960 games are kept only from these start positions.
     pub chess960_positions: Vec<u16>,
-    /// The `--tag` expressions, all of which must hold.
+    /// The `--tag` expressions, all of which must hold, and the `--speed`
+    /// list ([`Selector::with_speeds`]).
     pub tags: Selector,
 }
 
@@ -60,16 +62,27 @@ impl Selection {
         true
     }
 
-    /// The class of the game and whether it is kept (class, position and tags).
+    /// The class of the game and whether it is kept (class, position, tags
+    /// and speed).
     pub fn judge(&self, header: &Header<'_>) -> (Class, bool) {
+        let (class, _, keep) = self.judge_speed(header);
+        (class, keep)
+    }
+
+    /// [`Selection::judge`], and the game's speed when the selector reads it
+    /// ([`Selector::with_time_control`], [`Selector::with_speeds`]).
+    pub fn judge_speed(&self, header: &Header<'_>) -> (Class, Option<Speed>, bool) {
         let (class, position) = if header.is_empty() {
             (Class::Standard, None)
         } else {
             let verdict = header.verdict();
             (verdict.class, verdict.chess960_position)
         };
-        let keep = self.keeps(class, position) && self.tags.matches(|i| header.extra(i));
-        (class, keep)
+        // `judge` notes the tags for every game, also one the class already
+        // rules out: a tag held only by such games was still seen (no false
+        // warning about an unseen --tag name).
+        let (matched, speed) = self.tags.judge(|i| header.extra(i));
+        (class, speed, self.keeps(class, position) && matched)
     }
 
     /// Nothing asked for: no class, position or tag expression.
@@ -82,7 +95,7 @@ impl Selection {
     pub fn validate(&self, command: &str) -> Result<(), Error> {
         if self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty() {
             return Err(Error::Usage(format!(
-                "{command}: say which games to keep with --class, --chess960-position or --tag"
+                "{command}: say which games to keep with --class, --chess960-position, --tag or --speed"
             )));
         }
         self.tags.validate()?;
@@ -294,5 +307,39 @@ mod tests {
         };
         assert!(!s.keeps(Class::Standard, None));
         assert!(s.keeps(Class::Chess960, Some(518)));
+    }
+
+    #[test]
+    fn a_cancelled_run_leaves_no_temporary_file_and_the_output_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.pgn");
+        std::fs::write(&input, b"[Event \"e\"]\n\n1. e4 *\n\n".repeat(1000)).unwrap();
+        let output = dir.path().join("out.pgn");
+        std::fs::write(&output, b"existing").unwrap();
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let options = Options {
+            selection: Selection {
+                classes: vec![Class::Standard],
+                ..Selection::default()
+            },
+            output: Some(output.clone()),
+            rest: Some(dir.path().join("rest.pgn")),
+            moves: None,
+            run: pipeline::Options {
+                cancel: Some(cancel),
+                ..pipeline::Options::new(1, false)
+            },
+        };
+        let Err(Error::Io { source, .. }) = run(&[Input::File(input)], &options) else {
+            panic!("a cancelled run fails");
+        };
+        assert_eq!(source.kind(), io::ErrorKind::Interrupted);
+        assert_eq!(std::fs::read(&output).unwrap(), b"existing");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["in.pgn", "out.pgn"]);
     }
 }

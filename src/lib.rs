@@ -64,17 +64,34 @@
 //! # Ok::<(), pgnfen::Problem>(())
 //! ```
 //!
+//! # Time controls
+//!
+//! [`speed`] reads the `TimeControl` tag (`300+3`, `40/5400+30:1800+30`,
+//! `10+0.1`, `-`) and gives each game a [`Speed`] (ultrabullet to
+//! correspondence, or unknown), which `filter`, `split`, `stats` and `export`
+//! select and count by:
+//!
+//! ```
+//! use pgnfen::Speed;
+//!
+//! assert_eq!(Speed::of(Some(b"900+10")), Speed::Rapid);
+//! assert_eq!(Speed::of(Some(b"1/86400")), Speed::Correspondence);
+//! ```
+//!
 //! The lower layers are public for programs that need them: [`pgn`] (the
 //! game scanner), [`classify`] (the verdict on a header's tags) and
 //! [`pipeline`] (jobs and sinks of your own over the streaming engine).
 #![warn(missing_docs)]
 
 pub mod archive;
+pub mod book;
 pub mod check;
+pub mod ci;
 pub mod class;
 pub mod classify;
 pub mod convert;
 mod error;
+pub mod escape;
 pub mod export;
 pub mod fen;
 pub mod filter;
@@ -88,6 +105,7 @@ pub mod pgn;
 pub mod pipeline;
 pub mod problem;
 pub mod select;
+pub mod speed;
 pub mod split;
 pub mod stats;
 
@@ -96,3 +114,4 @@ pub use class::Class;
 pub use error::Error;
 pub use problem::{Code, Problem, Severity};
 pub use select::TagExpr;
+pub use speed::Speed;

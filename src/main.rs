@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 
 mod cli;
 mod commands;
@@ -12,7 +12,12 @@ use cli::{Cli, Command};
 use commands::{Error, Outcome};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // Parsed with the definition that hides the global options where they do
+    // not apply (`cli::command`), so that `--help` shows what `man` would.
+    let parsed = cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -35,12 +40,16 @@ fn main() -> ExitCode {
         Command::Index(args) => commands::index::run(&cli.global, args),
         Command::Completions(args) => commands::manual::run_completions(args.shell),
         Command::Man => commands::manual::run_man(),
+        Command::Explain(args) => commands::explain::run(&args.code),
     };
     match result {
         Ok(Outcome::Clean) | Err(Error::BrokenPipe) => ExitCode::SUCCESS,
         Ok(Outcome::Problems) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("pgnfen: {e}");
+            // One line whatever a name or a library's message holds: control
+            // characters escaped, so that nothing in it can start a line of its
+            // own (a GitHub workflow command reads standard error too).
+            eprintln!("pgnfen: {}", pgnfen::escape::controls(&e.to_string()));
             ExitCode::from(2)
         }
     }

@@ -87,11 +87,18 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
             file: path.display().to_string(),
             source,
         };
-        let mut file = File::open(path).map_err(io_err)?;
+        let file = File::open(path).map_err(io_err)?;
         let len = file.metadata().map_err(io_err)?.len();
-        let mut head = [0u8; 8];
-        let n = read_up_to(&mut file, &mut head).map_err(io_err)?;
-        let ranges: Vec<(Kind, std::ops::Range<u64>)> = match Compression::sniff(&head[..n]) {
+        // As many bytes as the magic of every known format needs (a tar header).
+        let head = crate::pipeline::source::head_of(&file).map_err(io_err)?;
+        let ranges: Vec<(Kind, std::ops::Range<u64>)> = match Compression::sniff(&head) {
+            // Refused here already: plain partitions of a tar would be read as PGN.
+            refused @ Compression::Refused(_) => {
+                return Err(io_err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{}, not PGN text: unpack it first", refused.describe()),
+                )));
+            }
             Compression::None => (0..len.div_ceil(target).max(1))
                 .map(|i| (Kind::Plain, i * target..((i + 1) * target).min(len)))
                 .collect(),
@@ -118,17 +125,6 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
         );
     }
     Ok(parts)
-}
-
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match file.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
 }
 
 /// Where a run of a partition starts reading games.
@@ -543,5 +539,27 @@ impl<G, S: Sink<G>> Sink<G> for Bounded<'_, S> {
 
     fn wants_bytes(&self) -> bool {
         self.inner.wants_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_format_is_not_cut_into_plain_partitions() {
+        let dir = tempfile::tempdir().unwrap();
+        // A 7z archive: read as plain text, its partitions would be junk games.
+        let path = dir.path().join("games.pgn");
+        let mut data = b"7z\xbc\xaf\x27\x1c\x00\x04".to_vec();
+        data.extend(b"[Event \"x\"]\n\n1. e4 *\n\n".repeat(100));
+        std::fs::write(&path, &data).unwrap();
+        match plan(&[&path], 64) {
+            Err(Error::Io { file, source }) => {
+                assert!(file.ends_with("games.pgn"), "{file}");
+                assert!(source.to_string().contains("a 7z archive"), "{source}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

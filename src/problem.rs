@@ -1,4 +1,4 @@
-//! Problem codes (README, "Problem codes"): what can be wrong with a start-position header.
+//! Problem codes (docs/codes.md): what can be wrong with a start-position header.
 
 use std::fmt;
 use std::ops::Range;
@@ -83,7 +83,7 @@ impl Code {
         Code::IllegalMove,
     ];
 
-    /// The code as reports write it (`fen-syntax`, ...; see the README, "Problem codes").
+    /// The code as reports write it (`fen-syntax`, ...; see docs/codes.md).
     pub fn as_str(self) -> &'static str {
         match self {
             Code::FenSyntax => "fen-syntax",

@@ -20,11 +20,14 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 use regex::bytes::Regex;
 
 use crate::pgn::scan::MAX_EXTRA_TAGS;
 use crate::pgn::tags::decode_value;
+use crate::speed::Speed;
 
 /// A comparison operator of `--tag`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +85,11 @@ pub struct TagExpr {
     numeric: bool,
     /// The compiled regular expression, for `~`/`!~`.
     regex: Option<Regex>,
+    /// Whether a game of the run held the tag at all, shared by every clone of
+    /// the expression: the command keeps its own copy and asks
+    /// [`TagExpr::was_seen`] after the run, so that a misspelled name
+    /// (`whiteelo`) is reported instead of silently selecting nothing.
+    seen: Arc<AtomicBool>,
 }
 
 /// Why an expression is malformed, and where (byte range in the expression).
@@ -195,7 +203,22 @@ impl TagExpr {
             value: value.to_string(),
             numeric: Decimal::parse(value.as_bytes()).is_some(),
             regex,
+            seen: Arc::new(AtomicBool::new(false)),
         })
+    }
+
+    /// Whether a game read by a run that used this expression (or a clone of
+    /// it) held the tag.
+    pub fn was_seen(&self) -> bool {
+        self.seen.load(AtomicOrdering::Relaxed)
+    }
+
+    /// Notes that a game held the tag. A load before the store: once set, the
+    /// flag's cache line is only read, never written again by every worker.
+    fn mark_seen(&self) {
+        if !self.seen.load(AtomicOrdering::Relaxed) {
+            self.seen.store(true, AtomicOrdering::Relaxed);
+        }
     }
 
     /// Whether a game whose tag `NAME` has the raw (still escaped) value
@@ -244,13 +267,23 @@ impl std::str::FromStr for TagExpr {
 
 impl std::error::Error for ExprError {}
 
-/// Every `--tag` of a command: the distinct tag names they read (the scanner
-/// reports only these) and the expressions, all of which must hold.
+/// Every `--tag` of a command, and its `--speed` list: the distinct tag names
+/// they read (the scanner reports only these) and the expressions, all of
+/// which must hold.
+///
+/// The `TimeControl` tag is among the names only when a speed is needed (a
+/// `--speed` list, [`Selector::with_time_control`]): reading one more tag's
+/// value costs every game a little, so the commands that do not need it do
+/// not pay for it.
 #[derive(Clone, Debug, Default)]
 pub struct Selector {
     names: Vec<Vec<u8>>,
     /// Each expression with the index of its name in `names`.
     exprs: Vec<(usize, TagExpr)>,
+    /// The speeds a game must have one of (none: any speed).
+    speeds: Vec<Speed>,
+    /// The index of `TimeControl` in `names`, when it is read.
+    time_control: Option<usize>,
 }
 
 impl Selector {
@@ -258,29 +291,72 @@ impl Selector {
     pub fn new(exprs: &[TagExpr]) -> Selector {
         let mut s = Selector::default();
         for e in exprs {
-            let name = e.name.as_bytes().to_vec();
-            let i = match s.names.iter().position(|n| *n == name) {
-                Some(i) => i,
-                None => {
-                    s.names.push(name);
-                    s.names.len() - 1
-                }
-            };
+            let i = s.name_index(e.name.as_bytes());
             s.exprs.push((i, e.clone()));
         }
         s
     }
 
-    /// Whether there is no expression (every game matches).
+    /// The index of `name` in the names read, added when missing.
+    fn name_index(&mut self, name: &[u8]) -> usize {
+        match self.names.iter().position(|n| n == name) {
+            Some(i) => i,
+            None => {
+                self.names.push(name.to_vec());
+                self.names.len() - 1
+            }
+        }
+    }
+
+    /// Also requires a game's speed to be one of `speeds` (nothing more when
+    /// the list is empty), reading its `TimeControl` tag for that.
+    pub fn with_speeds(mut self, speeds: &[Speed]) -> Selector {
+        if !speeds.is_empty() {
+            self.speeds = speeds.to_vec();
+            self = self.with_time_control();
+        }
+        self
+    }
+
+    /// Reads each game's `TimeControl` tag, so that [`Selector::judge`] tells
+    /// its speed (for `split`'s `{speed}` and `stats`), selecting nothing more.
+    pub fn with_time_control(mut self) -> Selector {
+        if self.time_control.is_none() {
+            self.time_control = Some(self.name_index(crate::speed::TAG));
+        }
+        self
+    }
+
+    /// Whether each game's speed is read.
+    pub fn reads_time_control(&self) -> bool {
+        self.time_control.is_some()
+    }
+
+    /// The speeds a game must have one of (empty: any).
+    pub fn speeds(&self) -> &[Speed] {
+        &self.speeds
+    }
+
+    /// Whether there is no expression and no speed list (every game matches).
     pub fn is_empty(&self) -> bool {
-        self.exprs.is_empty()
+        self.exprs.is_empty() && self.speeds.is_empty()
     }
 
     /// More distinct tag names than the scanner can look for are a usage error.
     pub fn validate(&self) -> Result<(), crate::Error> {
         if self.names.len() > MAX_EXTRA_TAGS {
+            let extra = if self.time_control.is_some()
+                && !self
+                    .exprs
+                    .iter()
+                    .any(|(_, e)| e.name.as_bytes() == crate::speed::TAG)
+            {
+                " (the speed reads TimeControl, one of them)"
+            } else {
+                ""
+            };
             return Err(crate::Error::Usage(format!(
-                "--tag names {} different tags; at most {MAX_EXTRA_TAGS} can be used in one run",
+                "--tag names {} different tags{extra}; at most {MAX_EXTRA_TAGS} can be used in one run",
                 self.names.len()
             )));
         }
@@ -292,11 +368,136 @@ impl Selector {
         &self.names
     }
 
-    /// Whether every expression holds; `value(i)` gives the raw value of the
-    /// first pair of tag `names()[i]` in the game, if any.
+    /// Whether every expression holds and the speed is listed; `value(i)`
+    /// gives the raw value of the first pair of tag `names()[i]` in the game,
+    /// if any.
     pub fn matches<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> bool {
-        self.exprs.iter().all(|(i, e)| e.holds(value(*i)))
+        self.judge(value).0
     }
+
+    /// [`Selector::matches`], and the game's speed when it is read (see
+    /// [`Selector::with_time_control`]).
+    /// Every expression's tag is noted as seen when the game holds it
+    /// ([`TagExpr::was_seen`]), also past the first expression that fails.
+    pub fn judge<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> (bool, Option<Speed>) {
+        self.note_seen(&value);
+        let speed = self.time_control.map(|i| Speed::of(value(i)));
+        let listed = self.speeds.is_empty() || speed.is_some_and(|s| self.speeds.contains(&s));
+        (
+            listed && self.exprs.iter().all(|(i, e)| e.holds(value(*i))),
+            speed,
+        )
+    }
+
+    /// Notes which of the expressions' tags the game holds, without judging
+    /// it: for callers that may decide on a game before its tags are looked
+    /// at (`filter` by class).
+    pub fn note_seen<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) {
+        for (i, e) in &self.exprs {
+            if value(*i).is_some() {
+                e.mark_seen();
+            }
+        }
+    }
+}
+
+/// The tag names no game of a run held: the names of the expressions of
+/// `exprs` (each once, in order) that [`TagExpr::was_seen`] says were never seen.
+pub fn unseen_names(exprs: &[TagExpr]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for e in exprs {
+        if !e.was_seen() && !names.contains(&e.name.as_str()) {
+            names.push(&e.name);
+        }
+    }
+    names
+}
+
+/// How much of each input [`tag_names_at_start`] reads: the first games of a
+/// file hold the names its other games use, and a misspelling warning must
+/// not cost a second pass over a large archive.
+pub const NAMES_SAMPLE: u64 = 1 << 20;
+
+/// The distinct tag names of the tag lines in the first [`NAMES_SAMPLE`]
+/// bytes (decompressed) of each input, in order of appearance: candidates for
+/// a `did you mean` after a run in which a `--tag` name was never seen. Only
+/// regular files are read again (standard input and pipes cannot be); an
+/// input that cannot be read gives no names (the run already said why).
+pub fn tag_names_at_start(inputs: &[crate::pipeline::Input]) -> Vec<String> {
+    use std::io::Read;
+    const MAX_NAMES: usize = 1000;
+    let mut names: Vec<String> = Vec::new();
+    for input in inputs {
+        let crate::pipeline::Input::File(path) = input else {
+            continue;
+        };
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let count = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let Ok(reader) = input.open(count) else {
+            continue;
+        };
+        let mut head = Vec::new();
+        if reader.take(NAMES_SAMPLE).read_to_end(&mut head).is_err() && head.is_empty() {
+            continue;
+        }
+        for line in head.split(|&b| b == b'\n' || b == b'\r') {
+            let line = line.trim_ascii_start();
+            let Some(rest) = line.strip_prefix(b"[") else {
+                continue;
+            };
+            let rest = rest.trim_ascii_start();
+            let len = rest.iter().take_while(|&&b| is_name_byte(b)).count();
+            if len == 0 {
+                continue;
+            }
+            let name = String::from_utf8_lossy(&rest[..len]);
+            if !names.iter().any(|n| *n == name) {
+                names.push(name.into_owned());
+                if names.len() >= MAX_NAMES {
+                    return names;
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The number of single-character edits (insertions, deletions,
+/// substitutions) between `a` and `b`, ignoring ASCII case: `whiteelo` is 0
+/// from `WhiteElo`, `WhiteEl` 1.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let b: Vec<char> = b.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// The name of `candidates` nearest to `name` (`did you mean ...?`): the
+/// nearest in edit distance (case ignored), among those close enough to be a
+/// slip of the keyboard (at most a third of the name, at least 2 edits); a
+/// name differing only in case is preferred to any other.
+pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    let limit = (name.chars().count() / 3).max(2);
+    candidates
+        .into_iter()
+        .filter(|c| *c != name)
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|&(d, _)| d <= limit)
+        .min()
+        .map(|(_, c)| c)
 }
 
 /// A decimal number `[+-]digits[.digits]`, normalised for exact comparison
@@ -458,6 +659,91 @@ mod tests {
         assert!(s.matches(|i| values[i]));
         let values = [Some(b"2600".as_slice()), Some(b"2050".as_slice())];
         assert!(!s.matches(|i| values[i]));
+    }
+
+    #[test]
+    fn every_expression_notes_its_tag_even_after_one_fails() {
+        let exprs: Vec<_> = ["WhiteElo>=2500", "Event=x"]
+            .iter()
+            .map(|e| TagExpr::parse(e).unwrap())
+            .collect();
+        let s = Selector::new(&exprs);
+        assert_eq!(unseen_names(&exprs), ["WhiteElo", "Event"]);
+        // WhiteElo fails first: Event is still noted (the clones share the flag).
+        let values = [Some(b"1000".as_slice()), Some(b"y".as_slice())];
+        assert!(!s.matches(|i| values[i]));
+        assert!(exprs.iter().all(TagExpr::was_seen));
+        assert!(unseen_names(&exprs).is_empty());
+    }
+
+    #[test]
+    fn names_are_read_from_the_start_of_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.pgn");
+        std::fs::write(
+            &path,
+            "[Event \"x\"]\r\n [WhiteElo \"2500\"]\n[Event \"y\"]\n\n1. e4 *\n",
+        )
+        .unwrap();
+        let inputs = [
+            crate::pipeline::Input::Stdin,
+            crate::pipeline::Input::File(path),
+            crate::pipeline::Input::File(dir.path().join("missing.pgn")),
+        ];
+        assert_eq!(tag_names_at_start(&inputs), ["Event", "WhiteElo"]);
+    }
+
+    #[test]
+    fn nearest_names() {
+        assert_eq!(edit_distance("whiteelo", "WhiteElo"), 0);
+        assert_eq!(edit_distance("WhiteEl", "WhiteElo"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        let seen = ["White", "WhiteElo", "BlackElo", "Event"];
+        assert_eq!(closest("whiteelo", seen), Some("WhiteElo"));
+        assert_eq!(closest("WhitElo", seen), Some("WhiteElo"));
+        assert_eq!(closest("Evnt", seen), Some("Event"));
+        assert_eq!(closest("TimeControl", seen), None);
+    }
+
+    #[test]
+    fn speeds_compose_with_expressions() {
+        let exprs = [TagExpr::parse("WhiteElo>=2000").unwrap()];
+        let s = Selector::new(&exprs).with_speeds(&[Speed::Blitz, Speed::Unknown]);
+        assert!(!s.is_empty());
+        assert_eq!(s.names(), [b"WhiteElo".to_vec(), b"TimeControl".to_vec()]);
+        let game = |elo: &'static str, tc: Option<&'static str>| {
+            let values = [Some(elo.as_bytes()), tc.map(str::as_bytes)];
+            s.judge(move |i| values[i])
+        };
+        assert_eq!(game("2100", Some("300+3")), (true, Some(Speed::Blitz)));
+        assert_eq!(game("2100", None), (true, Some(Speed::Unknown)));
+        assert_eq!(game("2100", Some("3|2")), (true, Some(Speed::Unknown)));
+        assert_eq!(game("2100", Some("600+0")), (false, Some(Speed::Rapid)));
+        assert_eq!(game("1900", Some("300+3")), (false, Some(Speed::Blitz)));
+        // A --tag on TimeControl shares the name.
+        let s = Selector::new(&[TagExpr::parse("TimeControl~^300").unwrap()])
+            .with_speeds(&[Speed::Blitz]);
+        assert_eq!(s.names().len(), 1);
+        assert!(s.matches(|_| Some(b"300+3".as_slice())));
+        assert!(!s.matches(|_| Some(b"3000".as_slice())));
+        // Reading the speed selects nothing.
+        let s = Selector::new(&[]).with_time_control();
+        assert!(s.is_empty());
+        assert_eq!(s.judge(|_| None), (true, Some(Speed::Unknown)));
+        assert_eq!(Selector::new(&[]).judge(|_| None), (true, None));
+    }
+
+    #[test]
+    fn the_speed_counts_against_the_name_limit() {
+        let exprs: Vec<_> = (0..MAX_EXTRA_TAGS)
+            .map(|i| TagExpr::parse(&format!("T{i}=x")).unwrap())
+            .collect();
+        assert!(Selector::new(&exprs).validate().is_ok());
+        let e = Selector::new(&exprs)
+            .with_speeds(&[Speed::Blitz])
+            .validate()
+            .unwrap_err();
+        assert!(e.to_string().contains("TimeControl"), "{e}");
     }
 
     #[test]

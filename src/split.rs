@@ -1,11 +1,14 @@
-//! Splitting an archive by class (what `pgnfen split` does): every game to
-//! the file named by a template with `{class}` replaced by the game's class,
-//! in one pass, byte for byte, in input order.
+//! Splitting an archive by class and speed (what `pgnfen split` does): every
+//! game to the file named by a template with `{class}` replaced by the game's
+//! class and `{speed}` by its speed ([`crate::speed`]), in one pass, byte for
+//! byte, in input order. A template needs at least one of the two; games
+//! whose placeholders give the same name share the file.
 //!
 //! Every file that may receive games is opened (under a temporary name, next
-//! to its final name) before any input is read, so that a missing folder or a
-//! folder without write permission is reported at once and nothing is
-//! written. At the end only the files that received games are moved into
+//! to its final name) before any input is read, so that a folder without
+//! write permission is reported at once and nothing is written. Missing
+//! folders of the template are created first (as `mkdir -p`); those left
+//! empty at the end are removed again. At the end only the files that received games are moved into
 //! place: the others are removed, and an existing file of that name is left
 //! as it was (so six runs on six small inputs do not leave a litter of empty
 //! files; the summary names the files written).
@@ -19,32 +22,84 @@ use crate::filter::Selection;
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
 use crate::select::{Selector, TagExpr};
+use crate::speed::Speed;
 
-/// The placeholder a template must hold.
+/// The class placeholder of a template.
 pub const PLACEHOLDER: &str = "{class}";
 
-/// The file of each class: the template with `{class}` replaced (every occurrence).
-pub fn class_path(template: &str, class: Class) -> PathBuf {
-    PathBuf::from(template.replace(PLACEHOLDER, class.as_str()))
+/// The speed placeholder of a template.
+pub const SPEED_PLACEHOLDER: &str = "{speed}";
+
+/// Whether `template` holds `placeholder` (in its bytes: the rest of the name
+/// need not be UTF-8).
+fn names(template: &Path, placeholder: &str) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    memchr::memmem::find(template.as_os_str().as_bytes(), placeholder.as_bytes()).is_some()
 }
 
-/// Each game's class when it is written, `None` when it is not.
-struct SplitJob<'a>(&'a Selection);
+/// `template` with every occurrence of `placeholder` replaced by `value`,
+/// in the template's bytes.
+fn replace(template: &Path, placeholder: &str, value: &str) -> PathBuf {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut rest = template.as_os_str().as_bytes();
+    let mut path = Vec::with_capacity(rest.len() + 8);
+    while let Some(at) = memchr::memmem::find(rest, placeholder.as_bytes()) {
+        path.extend_from_slice(&rest[..at]);
+        path.extend_from_slice(value.as_bytes());
+        rest = &rest[at + placeholder.len()..];
+    }
+    path.extend_from_slice(rest);
+    PathBuf::from(std::ffi::OsString::from_vec(path))
+}
+
+/// The file of each class: the template with `{class}` replaced (every
+/// occurrence).
+pub fn class_path(template: &Path, class: Class) -> PathBuf {
+    replace(template, PLACEHOLDER, class.as_str())
+}
+
+/// The file of a game of this class and speed: the template with `{class}`
+/// and `{speed}` replaced (every occurrence).
+pub fn file_path(template: &Path, class: Class, speed: Speed) -> PathBuf {
+    replace(
+        &class_path(template, class),
+        SPEED_PLACEHOLDER,
+        speed.as_str(),
+    )
+}
+
+/// Each game's class and speed (class-major, [`combination`]) when it is
+/// written, `None` when it is not.
+struct SplitJob<'a> {
+    selection: &'a Selection,
+    /// Whether the template names the speed (else every written game is
+    /// filed under [`Speed::Unknown`], which the name does not show).
+    by_speed: bool,
+}
+
+/// The index of a (class, speed) pair, class-major: below 6 × 7.
+fn combination(class: Class, speed: Speed) -> usize {
+    class.index() * Speed::ALL.len() + speed.index()
+}
 
 impl Job for SplitJob<'_> {
-    type Game = Option<Class>;
+    type Game = Option<u8>;
 
-    fn game(&self, header: &Header<'_>) -> Option<Class> {
-        let (class, keep) = self.0.judge(header);
-        keep.then_some(class)
+    fn game(&self, header: &Header<'_>) -> Option<u8> {
+        let (class, speed, keep) = self.selection.judge_speed(header);
+        let speed = match speed {
+            Some(speed) if self.by_speed => speed,
+            _ => Speed::Unknown,
+        };
+        keep.then(|| combination(class, speed) as u8)
     }
 
     fn extra_tags(&self) -> &[Vec<u8>] {
-        self.0.tags.names()
+        self.selection.tags.names()
     }
 }
 
-/// A class's output and the games written to it.
+/// A file's output and the games written to it.
 struct ClassOutput {
     path: PathBuf,
     output: Output,
@@ -52,36 +107,42 @@ struct ClassOutput {
 }
 
 struct Files {
-    /// By class index; `None` for classes not written (not in `--class`).
-    outputs: Vec<Option<ClassOutput>>,
+    /// The distinct files, in order of their first (class, speed).
+    outputs: Vec<ClassOutput>,
+    /// The file of each (class, speed) combination; `None` for those not
+    /// written (not in `--class` or `--speed`).
+    files: Vec<Option<u8>>,
     /// Where the current game's bytes go (`None`: nowhere).
     current: Option<usize>,
-    /// Games not written (their class not listed, or a `--tag` did not hold).
+    /// Games not written (their class or speed not listed, or a `--tag` did not hold).
     skipped: u64,
 }
 
 /// The destination of games that are not written.
 const NOWHERE: u8 = u8::MAX;
 
-impl Sink<Option<Class>> for Files {
-    fn begin_game(&mut self, _info: &GameInfo, class: Option<Class>) -> io::Result<()> {
-        self.current = class.map(Class::index);
-        match self.current.and_then(|i| self.outputs[i].as_mut()) {
-            Some(out) => out.games += 1,
-            None => {
-                self.current = None;
-                self.skipped += 1;
-            }
+impl Files {
+    fn file(&self, game: Option<u8>) -> Option<u8> {
+        game.and_then(|c| self.files.get(usize::from(c)).copied().flatten())
+    }
+}
+
+impl Sink<Option<u8>> for Files {
+    fn begin_game(&mut self, _info: &GameInfo, game: Option<u8>) -> io::Result<()> {
+        self.current = self.file(game).map(usize::from);
+        match self.current {
+            Some(i) => self.outputs[i].games += 1,
+            None => self.skipped += 1,
         }
         Ok(())
     }
 
-    fn destination(&self, class: &Option<Class>) -> Option<u8> {
-        Some(class.map_or(NOWHERE, |c| c.index() as u8))
+    fn destination(&self, game: &Option<u8>) -> Option<u8> {
+        Some(self.file(*game).unwrap_or(NOWHERE))
     }
 
     fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
-        match self.current.and_then(|i| self.outputs[i].as_mut()) {
+        match self.current.map(|i| &mut self.outputs[i]) {
             Some(out) => out
                 .output
                 .write_all(data)
@@ -91,35 +152,73 @@ impl Sink<Option<Class>> for Files {
     }
 }
 
-/// The folder a file will be created in must exist (checked before reading).
-fn check_folder(path: &Path) -> Result<(), Error> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(Error::Usage(format!(
-            "split: cannot write {}: {} is not a folder",
-            path.display(),
-            dir.display()
-        ))),
-        Err(e) => Err(Error::Usage(format!(
-            "split: cannot write {}: folder {}: {e}",
-            path.display(),
-            dir.display()
-        ))),
+/// The folders `split` created for its files, outermost first. Whatever is
+/// left empty at the end (no game of the class, or a failed run, whose
+/// temporary files are gone by then) is removed again, so a run leaves only
+/// the folders that hold its files; a folder that existed is never touched.
+#[derive(Default)]
+struct CreatedFolders(Vec<PathBuf>);
+
+impl Drop for CreatedFolders {
+    fn drop(&mut self) {
+        for dir in self.0.iter().rev() {
+            // Fails, as it should, on a folder that holds anything.
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+impl CreatedFolders {
+    /// Creates the folder `path` goes in and any missing folder above it, as
+    /// `mkdir -p` does (checked before any input is read).
+    fn make_for(&mut self, path: &Path) -> Result<(), Error> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut missing = Vec::new();
+        for d in dir.ancestors().filter(|d| !d.as_os_str().is_empty()) {
+            match std::fs::metadata(d) {
+                Ok(meta) if meta.is_dir() => break,
+                Ok(_) => {
+                    return Err(Error::Usage(format!(
+                        "split: cannot write {}: {} is not a folder",
+                        path.display(),
+                        d.display()
+                    )));
+                }
+                Err(_) => missing.push(d),
+            }
+        }
+        for d in missing.into_iter().rev() {
+            match std::fs::create_dir(d) {
+                Ok(()) => self.0.push(d.to_path_buf()),
+                // Made meanwhile by someone else: theirs, not ours to remove.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                Err(e) => {
+                    return Err(Error::Usage(format!(
+                        "split: cannot write {}: cannot create the folder {}: {e}",
+                        path.display(),
+                        d.display()
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
 /// What `split` does.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// The path of each class's file, with `{class}` in it (replaced by the
-    /// class name; a `.gz`, `.bz2` or `.zst` ending compresses).
-    pub template: String,
+    /// The path of each file, with `{class}` or `{speed}` (or both) in it,
+    /// replaced by the game's class and speed names; a `.gz`, `.bz2`, `.xz` or
+    /// `.zst` ending compresses. Missing folders are created.
+    pub template: PathBuf,
     /// The classes written (every class when empty).
     pub classes: Vec<Class>,
+    /// The speeds written (every speed when empty).
+    pub speeds: Vec<Speed>,
     /// Only the games for which all of these hold are written.
     pub tags: Vec<TagExpr>,
     /// Threads, progress, reading.
@@ -131,58 +230,100 @@ pub struct Options {
 pub struct Summary {
     /// Games read.
     pub games: u64,
-    /// The files written, in class order, and the games each received.
+    /// The files written, in class order (then speed order), and the games
+    /// each received.
     pub files: Vec<(PathBuf, u64)>,
-    /// Games not written (their class not listed, or a tag expression did not hold).
+    /// Games not written (their class or speed not listed, or a tag
+    /// expression did not hold).
     pub skipped: u64,
 }
 
-/// Writes every game of `inputs` to its class's file, in one pass.
+/// Writes every game of `inputs` to the file of its class and speed, in one pass.
 ///
 /// # Errors
 ///
-/// [`Error::Usage`] for a template without `{class}`, a malformed tag
-/// expression or a missing folder, before anything is read; [`Error::Io`]
-/// when an input cannot be read or a file written.
+/// [`Error::Usage`] for a template with neither `{class}` nor `{speed}`, a
+/// malformed tag expression or a folder that cannot be created, before
+/// anything is read; [`Error::Io`] when an input cannot be read or a file
+/// written.
 pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
-    let template = &options.template;
-    if !template.contains(PLACEHOLDER) {
+    let template = options.template.as_path();
+    let by_speed = names(template, SPEED_PLACEHOLDER);
+    if !names(template, PLACEHOLDER) && !by_speed {
         return Err(Error::Usage(format!(
-            "split: the output template {template:?} has no {PLACEHOLDER}; write e.g. -o 'out/{PLACEHOLDER}.pgn'",
+            "split: the output template {:?} has neither {PLACEHOLDER} nor {SPEED_PLACEHOLDER}; write e.g. -o 'out/{PLACEHOLDER}.pgn' or -o 'out/{SPEED_PLACEHOLDER}-{PLACEHOLDER}.pgn'",
+            template.display().to_string(),
         )));
+    }
+    let mut tags = Selector::new(&options.tags).with_speeds(&options.speeds);
+    // The speed is read only when a file name or the selection needs it.
+    if by_speed {
+        tags = tags.with_time_control();
     }
     let selection = Selection {
         classes: options.classes.clone(),
         chess960_positions: Vec::new(),
-        tags: Selector::new(&options.tags),
+        tags,
     };
     selection.tags.validate()?;
-    let written: Vec<Class> = Class::ALL
+    let speeds: Vec<Speed> = if by_speed {
+        Speed::ALL
+            .iter()
+            .copied()
+            .filter(|s| options.speeds.is_empty() || options.speeds.contains(s))
+            .collect()
+    } else {
+        // Not in the name: every written game is filed under one speed.
+        vec![Speed::Unknown]
+    };
+    let mut combos: Vec<(Class, Speed, PathBuf)> = Vec::new();
+    for &class in Class::ALL
         .iter()
-        .copied()
         .filter(|c| selection.classes.is_empty() || selection.classes.contains(c))
-        .collect();
-    for &class in &written {
-        check_folder(&class_path(template, class))?;
+    {
+        for &speed in &speeds {
+            combos.push((class, speed, file_path(template, class, speed)));
+        }
     }
     check_inputs_exist(inputs)?;
-    let mut outputs: Vec<Option<ClassOutput>> = Class::ALL.iter().map(|_| None).collect();
-    for &class in &written {
-        let path = class_path(template, class);
-        let output = Output::create(Some(&path))
-            .map_err(|e| Error::writing(&path.display().to_string(), e))?;
-        outputs[class.index()] = Some(ClassOutput {
-            path,
-            output,
-            games: 0,
-        });
+    // Declared before the outputs, so dropped after them: their temporary
+    // files are gone before the folders are tried for removal.
+    let mut folders = CreatedFolders::default();
+    for (_, _, path) in &combos {
+        folders.make_for(path)?;
     }
     let mut files = Files {
-        outputs,
+        outputs: Vec::new(),
+        files: vec![None; Class::ALL.len() * Speed::ALL.len()],
         current: None,
         skipped: 0,
     };
-    let games = pipeline::run(inputs, &SplitJob(&selection), &mut files, &options.run)?;
+    for (class, speed, path) in combos {
+        let i = match files.outputs.iter().position(|o| o.path == path) {
+            Some(i) => i,
+            None => {
+                let output = Output::create(Some(&path))
+                    .map_err(|e| Error::writing(&path.display().to_string(), e))?;
+                files.outputs.push(ClassOutput {
+                    path,
+                    output,
+                    games: 0,
+                });
+                files.outputs.len() - 1
+            }
+        };
+        // At most 42 files: indices fit a byte, below NOWHERE.
+        files.files[combination(class, speed)] = Some(i as u8);
+    }
+    let games = pipeline::run(
+        inputs,
+        &SplitJob {
+            selection: &selection,
+            by_speed,
+        },
+        &mut files,
+        &options.run,
+    )?;
     // Commit every file that received games; the others are dropped, which
     // removes their temporary files.
     let mut summary = Summary {
@@ -190,7 +331,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         files: Vec::new(),
         skipped: files.skipped,
     };
-    for out in files.outputs.into_iter().flatten() {
+    for out in files.outputs {
         if out.games == 0 {
             continue;
         }

@@ -1,5 +1,5 @@
-//! Counting an archive: games by class, Chess960 start positions and problem
-//! codes (what `pgnfen stats` prints).
+//! Counting an archive: games by class and speed, Chess960 start positions
+//! and problem codes (what `pgnfen stats` prints).
 //!
 //! ```no_run
 //! use pgnfen::pipeline::Input;
@@ -24,6 +24,7 @@ use crate::moves::{Moved, MovesMode, WithMoves};
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
 use crate::problem::Code;
 use crate::select::{Selector, TagExpr};
+use crate::speed::Speed;
 
 /// What to count.
 #[derive(Clone, Debug, Default)]
@@ -34,6 +35,9 @@ pub struct Options {
     /// Replay each game's mainline (`--moves`) and count the games checked,
     /// with an illegal move, and not checked ([`Counts::moves`]).
     pub moves: Option<MovesMode>,
+    /// Count only the games of these speeds (every speed when empty; the
+    /// others are counted in [`Counts::unmatched`]).
+    pub speeds: Vec<Speed>,
     /// Threads, progress, reading.
     pub run: pipeline::Options,
 }
@@ -45,7 +49,9 @@ pub struct Options {
 /// [`Error::Io`] when an input cannot be read, [`Error::Usage`] for a tag
 /// expression whose regular expression does not compile.
 pub fn run(inputs: &[Input], options: &Options) -> Result<Counts, Error> {
-    let tags = Selector::new(&options.tags);
+    let tags = Selector::new(&options.tags)
+        .with_speeds(&options.speeds)
+        .with_time_control();
     tags.validate()?;
     check_inputs_exist(inputs)?;
     let mut counts = Counts {
@@ -85,36 +91,52 @@ pub struct GameFacts {
     pub problems: [u16; Code::ALL.len()],
     /// `duplicate-tag` problems beyond the tags a header keeps (not in `problems`).
     pub unlisted_duplicates: u64,
-    /// Whether the game satisfies the `--tag` expressions (always without any).
+    /// The game's speed, from its `TimeControl` tag.
+    pub speed: Speed,
+    /// Whether the game satisfies the `--tag` expressions and `--speed` list
+    /// (always without any).
     pub matched: bool,
 }
 
-/// The pipeline job of counting: classifies each game.
+/// The one extra tag [`StatsJob`] reads.
+static TIME_CONTROL: std::sync::LazyLock<[Vec<u8>; 1]> =
+    std::sync::LazyLock::new(|| [crate::speed::TAG.to_vec()]);
+
+/// The pipeline job of counting: classifies each game and reads its speed.
 pub struct StatsJob;
 
 impl Job for StatsJob {
     type Game = GameFacts;
 
     fn game(&self, header: &Header<'_>) -> GameFacts {
-        facts(header)
+        facts(header, Speed::of(header.extra(0)))
+    }
+
+    fn extra_tags(&self) -> &[Vec<u8>] {
+        &*TIME_CONTROL
     }
 }
 
-/// Classifies each game and tells whether it satisfies the `--tag` expressions.
+/// Classifies each game and tells whether it satisfies the `--tag`
+/// expressions and `--speed` list of the selector, which must read the
+/// speed ([`Selector::with_time_control`]; unknown otherwise).
 pub struct TaggedStatsJob<'a>(pub &'a Selector);
 
 impl Job for TaggedStatsJob<'_> {
     type Game = GameFacts;
 
     fn game(&self, header: &Header<'_>) -> GameFacts {
-        if self.0.matches(|i| header.extra(i)) {
-            facts(header)
+        let (matched, speed) = self.0.judge(|i| header.extra(i));
+        let speed = speed.unwrap_or(Speed::Unknown);
+        if matched {
+            facts(header, speed)
         } else {
             GameFacts {
                 class: Class::Standard,
                 chess960_position: None,
                 problems: [0; Code::ALL.len()],
                 unlisted_duplicates: 0,
+                speed,
                 matched: false,
             }
         }
@@ -125,7 +147,7 @@ impl Job for TaggedStatsJob<'_> {
     }
 }
 
-fn facts(header: &Header<'_>) -> GameFacts {
+fn facts(header: &Header<'_>, speed: Speed) -> GameFacts {
     let mut problems = [0u16; Code::ALL.len()];
     if header.is_empty() {
         return GameFacts {
@@ -133,6 +155,7 @@ fn facts(header: &Header<'_>) -> GameFacts {
             chess960_position: None,
             problems,
             unlisted_duplicates: 0,
+            speed,
             matched: true,
         };
     }
@@ -146,6 +169,7 @@ fn facts(header: &Header<'_>) -> GameFacts {
         chess960_position: verdict.chess960_position,
         problems,
         unlisted_duplicates: verdict.unlisted_duplicates,
+        speed,
         matched: true,
     }
 }
@@ -163,6 +187,10 @@ pub struct Counts {
     pub chess960_unnumbered: u64,
     /// Games by class, indexed by [`Class::index`].
     pub classes: [u64; Class::ALL.len()],
+    /// Games by speed, indexed by [`Speed::index`].
+    pub speeds: [u64; Speed::ALL.len()],
+    /// Games by speed and class, indexed by [`Speed::index`] then [`Class::index`].
+    pub speed_classes: [[u64; Class::ALL.len()]; Speed::ALL.len()],
     /// Chess960 games by start position.
     pub chess960_positions: BTreeMap<u16, u64>,
     /// Problems by code, indexed by `Code as usize`.
@@ -189,6 +217,11 @@ impl Counts {
         self.classes[class.index()]
     }
 
+    /// The games of `speed`.
+    pub fn speed(&self, speed: Speed) -> u64 {
+        self.speeds[speed.index()]
+    }
+
     /// The problems with `code`.
     pub fn problem(&self, code: Code) -> u64 {
         self.problems[code as usize]
@@ -202,6 +235,8 @@ impl Counts {
         }
         self.games += 1;
         self.classes[facts.class.index()] += 1;
+        self.speeds[facts.speed.index()] += 1;
+        self.speed_classes[facts.speed.index()][facts.class.index()] += 1;
         if let Some(n) = facts.chess960_position {
             *self.chess960_positions.entry(n).or_default() += 1;
         } else if facts.class == Class::Chess960 {
@@ -275,6 +310,7 @@ struct JsonStats {
     #[serde(skip_serializing_if = "Option::is_none")]
     unmatched: Option<u64>,
     classes: serde_json::Map<String, serde_json::Value>,
+    speeds: serde_json::Map<String, serde_json::Value>,
     chess960_positions: serde_json::Map<String, serde_json::Value>,
     problems: serde_json::Map<String, serde_json::Value>,
     /// Only with `--moves`.
@@ -283,14 +319,19 @@ struct JsonStats {
 }
 
 /// Writes `counts` as one line of JSON, the object `pgnfen stats --format json`
-/// prints: `{"games": N, "classes": {...}, "chess960_positions": {...},
-/// "problems": {...}}`, every class key present, with `"unmatched"` after
-/// `"games"` when tag expressions were given.
+/// prints: `{"games": N, "classes": {...}, "speeds": {...},
+/// "chess960_positions": {...}, "problems": {...}}`, every class and speed key
+/// present, with `"unmatched"` after `"games"` when tag expressions or speeds
+/// were given.
 pub fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
     let tagged = counts.tagged;
     let classes = Class::ALL
         .iter()
         .map(|c| (c.as_str().to_string(), counts.classes[c.index()].into()))
+        .collect();
+    let speeds = Speed::ALL
+        .iter()
+        .map(|s| (s.as_str().to_string(), counts.speeds[s.index()].into()))
         .collect();
     let chess960_positions = counts
         .top_positions(usize::MAX)
@@ -306,6 +347,7 @@ pub fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
         games: counts.games,
         unmatched: tagged.then_some(counts.unmatched),
         classes,
+        speeds,
         chess960_positions,
         problems,
         moves: counts.moves,

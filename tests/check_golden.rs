@@ -328,7 +328,7 @@ fn timing_is_masked() {
     );
 }
 
-/// README.md's "Problem codes" section quotes the first line of every golden of a
+/// docs/codes.md (what `pgnfen explain` prints) quotes the first line of every golden of a
 /// problem code; keep it in step when messages change.
 #[test]
 fn readme_quotes_the_goldens() {
@@ -336,7 +336,7 @@ fn readme_quotes_the_goldens() {
         return; // the goldens are being rewritten by the other tests
     }
     let readme =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/codes.md")).unwrap();
     for code in [
         "fen-syntax",
         "illegal-position",
@@ -363,7 +363,7 @@ fn readme_quotes_the_goldens() {
             .replace("$DIR/", "");
         assert!(
             readme.contains(&first),
-            "README.md does not quote the {code} golden:\n{first}"
+            "docs/codes.md does not quote the {code} golden:\n{first}"
         );
     }
 }

@@ -226,7 +226,16 @@ fn check_json_and_csv() {
     assert_eq!(
         reader.headers().unwrap().iter().collect::<Vec<_>>(),
         [
-            "file", "game", "line", "column", "tag", "code", "severity", "message"
+            "file",
+            "game",
+            "line",
+            "column",
+            "tag",
+            "code",
+            "severity",
+            "message",
+            "end_column",
+            "help"
         ]
     );
     assert_eq!(reader.records().count(), 7);

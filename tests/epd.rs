@@ -4,24 +4,9 @@
 mod common;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{run, run_stdin};
-
-fn corpus(name: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!(
-            "skipped: {} not found (../shared/corpus is absent)",
-            p.display()
-        );
-        None
-    }
-}
+use common::{corpus, run, run_stdin};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -59,10 +44,10 @@ fn book_round_trip_xfen_shredder_xfen_keeps_every_byte() {
     let out = run_stdin(&["fen", "--to", "xfen"], SHREDDER_BOOK.as_bytes());
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8(out.stdout).unwrap(), XFEN_BOOK);
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // Only the summary on standard error.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pgnfen: 4 records, 4 written as xfen, 0 left unchanged (0 invalid, 0 not writable in xfen)\n"
     );
 }
 
@@ -137,9 +122,14 @@ fn a_broken_line_is_reported_and_the_others_converted() {
     let lines: Vec<&str> = stdout.lines().collect();
     let want_first = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - bm e4; id \"BK.01\";";
     assert_eq!(lines[0], want_first);
-    for (have, want) in lines.iter().zip(input.lines()).take(4).skip(1) {
-        assert_eq!(have, &want, "left unchanged");
-    }
+    assert_eq!(lines[1], input.lines().nth(1).unwrap(), "left unchanged");
+    // A last operation without its ';' is a warning: the record is converted,
+    // its operations kept as written.
+    assert_eq!(
+        lines[2],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - bm e4"
+    );
+    assert_eq!(lines[3], input.lines().nth(3).unwrap(), "left unchanged");
     assert_eq!(lines[4], "4k3/8/8/8/8/8/8/R3K2R w HA - id \"ok\";");
     let stderr = String::from_utf8(out.stderr).unwrap();
     let name = s(&book);
@@ -147,15 +137,15 @@ fn a_broken_line_is_reported_and_the_others_converted() {
         stderr.contains(&format!("{name}:2:57: error[fen-syntax]: record left unchanged: unterminated string; expected a closing '\"'")),
         "{stderr}"
     );
-    assert!(
-        stderr.contains(&format!("{name}:3:59: error[fen-syntax]: record left unchanged: the operation 'bm' has no ending ';'; expected ';'")),
-        "{stderr}"
-    );
+    assert!(!stderr.contains(&format!("{name}:3:")), "{stderr}");
     assert!(
         stderr.contains(&format!("{name}:4:54: error[fen-syntax]")),
         "{stderr}"
     );
-    assert!(stderr.contains("5 records, 3 invalid"), "{stderr}");
+    assert!(
+        stderr.contains("5 records, 3 written as shredder, 2 left unchanged (2 invalid,"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -235,7 +225,12 @@ fn compressed_books_give_the_same_output() {
         for p in [&gz, &zst] {
             let got = run(&[&["fen"], args.as_slice(), &[s(p)]].concat());
             assert_eq!(got.status.code(), Some(0));
-            assert_eq!(got.stdout, want.stdout, "{}", p.display());
+            assert_eq!(
+                without_file(&got.stdout, s(p)),
+                without_file(&want.stdout, s(&plain)),
+                "{}",
+                p.display()
+            );
         }
     }
 }
@@ -267,7 +262,7 @@ fn stored_zip(members: &[(&str, &[u8])]) -> Vec<u8> {
         central.extend_from_slice(b"PK\x01\x02");
         central.extend_from_slice(&20u16.to_le_bytes()); // version made by
         common(&mut central);
-        central.extend_from_slice(&[0; 8]); // comment len, disk, internal attrs
+        central.extend_from_slice(&[0; 6]); // comment len, disk, internal attrs
         central.extend_from_slice(&0u32.to_le_bytes()); // external attrs
         central.extend_from_slice(&offset.to_le_bytes());
         central.extend_from_slice(name.as_bytes());
@@ -300,8 +295,30 @@ fn zipped_book_gives_the_same_output() {
             "{}",
             String::from_utf8_lossy(&got.stderr)
         );
-        assert_eq!(got.stdout, want.stdout);
+        assert_eq!(
+            without_file(&got.stdout, &format!("{}:book.epd", s(&zip))),
+            without_file(&want.stdout, s(&plain))
+        );
     }
+}
+
+/// The output with each JSON object's `file` (which names the input read)
+/// checked against `file` and taken out, so that outputs of the same book
+/// read from different files compare equal. Text output is returned as is.
+fn without_file(stdout: &[u8], file: &str) -> Vec<u8> {
+    let text = String::from_utf8_lossy(stdout);
+    if !text.starts_with('{') {
+        return stdout.to_vec();
+    }
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut o: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(o["file"], file, "{line}");
+        o.as_object_mut().unwrap().remove("file");
+        out.extend_from_slice(o.to_string().as_bytes());
+        out.push(b'\n');
+    }
+    out
 }
 
 #[test]
@@ -327,10 +344,9 @@ fn a_line_longer_than_a_record_can_be_is_passed_through() {
 }
 
 #[test]
+#[ignore = "needs PGNFEN_CORPUS"]
 fn the_real_shredder_book_round_trips() {
-    let Some(book) = corpus("real/dfrc-openings-shredder-fen-cut.epd") else {
-        return;
-    };
+    let book = corpus("real/dfrc-openings-shredder-fen-cut.epd");
     let original = std::fs::read(&book).unwrap();
     let records = original
         .split(|&b| b == b'\n')
@@ -344,7 +360,10 @@ fn the_real_shredder_book_round_trips() {
     );
     let xfen = run(&["fen", "--to", "xfen", s(&book)]);
     assert_eq!(xfen.status.code(), Some(0));
-    assert!(xfen.stderr.is_empty());
+    // Only the summary: nothing invalid, nothing left unchanged.
+    let summary = String::from_utf8_lossy(&xfen.stderr);
+    assert_eq!(summary.lines().count(), 1, "{summary}");
+    assert!(summary.contains(", 0 left unchanged"), "{summary}");
     let back = run_stdin(&["fen", "--to", "shredder"], &xfen.stdout);
     assert_eq!(back.status.code(), Some(0));
     assert!(
@@ -354,14 +373,13 @@ fn the_real_shredder_book_round_trips() {
 }
 
 #[test]
+#[ignore = "needs PGNFEN_CORPUS"]
 fn the_other_real_books_are_read_and_round_trip() {
     for name in [
         "real/frc-openings-xfen.epd",
         "real/frc-3moves-xfen-crlf-cut.epd",
     ] {
-        let Some(book) = corpus(name) else {
-            return;
-        };
+        let book = corpus(name);
         let original = std::fs::read(&book).unwrap();
         let shredder = run(&["fen", "--to", "shredder", s(&book)]);
         assert_eq!(shredder.status.code(), Some(0), "{name}");
@@ -412,10 +430,9 @@ fn repair_inserts_the_variant_tag_of_chess960_games() {
 }
 
 #[test]
+#[ignore = "needs PGNFEN_CORPUS"]
 fn repair_leaves_the_real_chess960_file_without_warnings() {
-    let Some(pgn) = corpus("real/chess960-startpos-shredder-fen-no-setup.pgn") else {
-        return;
-    };
+    let pgn = corpus("real/chess960-startpos-shredder-fen-no-setup.pgn");
     let before = run(&["check", "--warnings", "--format", "json", s(&pgn)]);
     assert!(String::from_utf8_lossy(&before.stdout).contains("missing-variant"));
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! `pgnfen export`: rows against `index` and `stats`, tag values against the
 //! file, Parquet read back with the parquet crate against JSON lines and CSV,
-//! `--tags` lists and `all`, usage errors; on the shared corpus when present.
+//! `--tags` lists and `all`, usage errors; on the corpus (`PGNFEN_CORPUS`, ignored test).
 
 mod common;
 
@@ -9,12 +9,13 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int32Type, Int64Type};
+use arrow_array::types::{Float64Type, Int16Type, Int32Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Value, json};
 
 use common::run;
+use pgnfen::export::columns::FIXED;
 
 /// Games with what a table must get right: escapes, duplicates (the first
 /// pair counts), several pairs on a line, an empty value, Elo that is no
@@ -82,7 +83,8 @@ fn rows_of_tricky_games() {
     assert_eq!(r["Black"], Value::Null, "absent");
     assert_eq!(
         r["other_tags"],
-        json!({"Annotator": "A", "Empty": "", "ThisIsAVeryLongTagNameIndeedOfSomeLength": "long"})
+        // A repeated tag keeps its later values as NAME#2, ... (nothing vanishes).
+        json!({"Annotator": "A", "Empty": "", "ThisIsAVeryLongTagNameIndeedOfSomeLength": "long", "White#2": "second", "Annotator#2": "B"})
     );
     assert_eq!(r["problems"], json!([]));
     let r = &rows[1];
@@ -94,7 +96,11 @@ fn rows_of_tricky_games() {
         "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
     );
     assert_eq!(r["BlackElo"], -5);
-    assert_eq!(r["Black"], "caf\u{FFFD}", "invalid UTF-8 becomes U+FFFD");
+    // Not UTF-8: read as Windows-1252 (the default --encoding auto).
+    assert_eq!(
+        r["Black"], "café",
+        "a Latin-1 byte is decoded, not replaced"
+    );
     // SetUp has no column: it is in other_tags; FEN and Variant are not.
     assert_eq!(r["other_tags"], json!({"SetUp": "1"}));
     let r = &rows[2];
@@ -113,7 +119,7 @@ fn named_and_all_tag_columns() {
     let rows = export_jsonl(&["--tags", "Annotator,WhiteElo,Nope", p]);
     let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
     assert_eq!(
-        keys[10..],
+        keys[FIXED.len()..],
         ["Annotator", "WhiteElo", "Nope", "other_tags"]
             .iter()
             .collect::<Vec<_>>()[..]
@@ -126,7 +132,7 @@ fn named_and_all_tag_columns() {
     let rows = export_jsonl(&["--tags", "all", p]);
     let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
     assert_eq!(
-        keys[10..],
+        keys[FIXED.len()..],
         [
             "Event",
             "Site",
@@ -143,7 +149,15 @@ fn named_and_all_tag_columns() {
         .iter()
         .collect::<Vec<_>>()[..]
     );
-    assert!(rows.iter().all(|r| r["other_tags"] == json!({})));
+    // Every tag has a column; only the repeated ones (NAME#2) stay in other_tags.
+    assert!(
+        rows.iter().all(|r| r["other_tags"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .all(|k| k.contains('#'))),
+        "{rows:?}"
+    );
     assert_eq!(rows[2]["SetUp"], "1");
     assert_eq!(rows[1]["BlackElo"], -5);
 }
@@ -163,7 +177,7 @@ fn all_with_many_and_colliding_names() {
     let rows = export_jsonl(&["--tags", "all", path.to_str().unwrap()]);
     assert_eq!(rows.len(), 3);
     let keys = rows[0].as_object().unwrap().len();
-    assert_eq!(keys, 10 + 900 + 1);
+    assert_eq!(keys, FIXED.len() + 900 + 1);
     for (g, r) in rows.iter().enumerate() {
         assert_eq!(r[format!("T{g}x299")], "299");
         assert_eq!(r["other_tags"], json!({"Class": "c", "t0X0": "d"}));
@@ -236,6 +250,9 @@ fn parquet_rows(path: &Path) -> Vec<Value> {
                         arrow_schema::DataType::Int16 => {
                             json!(col.as_primitive::<Int16Type>().value(i))
                         }
+                        arrow_schema::DataType::Float64 => {
+                            json!(col.as_primitive::<Float64Type>().value(i))
+                        }
                         arrow_schema::DataType::List(_) => {
                             let l = col.as_list::<i32>().value(i);
                             let s = l.as_string::<i32>();
@@ -287,6 +304,8 @@ fn csv_rows(path: &Path) -> Vec<Value> {
                                 | "chess960_position"
                                 | "WhiteElo"
                                 | "BlackElo"
+                                | "time_base"
+                                | "time_increment"
                         ))
                     {
                         serde_json::from_str(f).unwrap()
@@ -324,7 +343,8 @@ fn three_formats_agree(input: &Path, dir: &Path) -> usize {
     let csv_path = dir.join("o.csv");
     let jl = dir.join("o.jsonl.zst");
     ok(&export(&["-o", pq.to_str().unwrap(), i]));
-    ok(&export(&["-o", csv_path.to_str().unwrap(), i]));
+    // Raw cells: the values as written (no quote before a formula-like cell).
+    ok(&export(&["--csv-raw", "-o", csv_path.to_str().unwrap(), i]));
     ok(&export(&["-o", jl.to_str().unwrap(), i]));
     let from_parquet = parquet_rows(&pq);
     let jl_bytes = zstd::decode_all(File::open(&jl).unwrap()).unwrap();
@@ -372,16 +392,9 @@ fn formats_agree_on_small_files() {
 }
 
 #[test]
+#[ignore = "needs PGNFEN_CORPUS"]
 fn corpus_files() {
-    // PGNFEN_CORPUS names the corpus of a checkout that has no ../shared.
-    let corpus = std::env::var_os("PGNFEN_CORPUS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-        PathBuf::from,
-    );
-    if !corpus.is_dir() {
-        println!("skipped: {} not found", corpus.display());
-        return;
-    }
+    let corpus = common::corpus("");
     let dir = tempfile::tempdir().unwrap();
     let mut files = 0;
     for sub in ["real", "generated", "generated/edge"] {

@@ -241,7 +241,7 @@ fn every_format_reports_the_move() {
     let mut rows = csv.lines();
     assert_eq!(
         rows.next(),
-        Some("file,game,line,column,tag,code,severity,message")
+        Some("file,game,line,column,tag,code,severity,message,end_column,help")
     );
     let row = rows.next().unwrap();
     assert!(

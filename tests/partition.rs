@@ -80,28 +80,29 @@ fn partitioned(path: &Path, size: u64) -> (Games, Vec<Partition>) {
     (all, parts)
 }
 
-fn corpus_files() -> Vec<PathBuf> {
+/// The `.pgn` files of the repository (samples and test files) or, with
+/// `corpus`, of the corpus folder `PGNFEN_CORPUS` names.
+fn pgn_files(corpus: bool) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("samples"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    let corpus = std::env::var_os("PGNFEN_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared/corpus"));
-    if corpus.is_dir() {
-        for sub in ["real", "generated", "generated/edge"] {
-            if let Ok(dir) = std::fs::read_dir(corpus.join(sub)) {
-                files.extend(
-                    dir.map(|e| e.unwrap().path())
-                        .filter(|p| p.extension().is_some_and(|e| e == "pgn")),
-                );
-            }
-        }
+    let dirs: Vec<PathBuf> = if corpus {
+        let corpus = PathBuf::from(std::env::var_os("PGNFEN_CORPUS").expect("needs PGNFEN_CORPUS"));
+        ["real", "generated", "generated/edge"]
+            .iter()
+            .map(|d| corpus.join(d))
+            .collect()
     } else {
-        eprintln!(
-            "partition: {} not found, only samples/ are used",
-            corpus.display()
+        ["samples", "tests/data", "tests/data/edge"]
+            .iter()
+            .map(|d| root.join(d))
+            .collect()
+    };
+    let mut files = Vec::new();
+    for dir in dirs {
+        files.extend(
+            std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "pgn")),
         );
     }
     files.sort();
@@ -158,8 +159,18 @@ fn check(path: &Path, sizes: &[u64]) {
 
 #[test]
 fn plain_partitions_combine_to_the_one_machine_run() {
+    plain_partitions_combine(false);
+}
+
+#[test]
+#[ignore = "needs PGNFEN_CORPUS"]
+fn plain_partitions_of_the_corpus_combine_to_the_one_machine_run() {
+    plain_partitions_combine(true);
+}
+
+fn plain_partitions_combine(corpus: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let mut files = corpus_files();
+    let mut files = pgn_files(corpus);
     files.push(tricky_file(dir.path()));
     for path in &files {
         let len = std::fs::metadata(path).unwrap().len();
@@ -175,12 +186,24 @@ fn plain_partitions_combine_to_the_one_machine_run() {
 
 #[test]
 fn zstd_frame_partitions_combine_to_the_one_machine_run() {
+    zstd_frame_partitions_combine(false);
+}
+
+#[test]
+#[ignore = "needs PGNFEN_CORPUS"]
+fn zstd_frame_partitions_of_the_corpus_combine_to_the_one_machine_run() {
+    zstd_frame_partitions_combine(true);
+}
+
+fn zstd_frame_partitions_combine(corpus: bool) {
     let dir = tempfile::tempdir().unwrap();
     let mut files = vec![tricky_file(dir.path())];
+    // Files of several frames (the repository's malformed cases are 39 KB).
+    let least = if corpus { 64 << 10 } else { 16 << 10 };
     files.extend(
-        corpus_files().into_iter().filter(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.len() > 64 << 10 && m.len() < 8 << 20)
-        }),
+        pgn_files(corpus)
+            .into_iter()
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > least && m.len() < 8 << 20)),
     );
     for (i, path) in files.iter().enumerate() {
         let data = std::fs::read(path).unwrap();

@@ -155,40 +155,47 @@ fn same_everywhere(path: &Path, input: &[u8]) {
     }
 }
 
-fn corpus_and_samples() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("samples"))
+/// The `.pgn` files under `dir`; with `small`, only those under 400 KB (big
+/// files with tiny chunks take long: the small ones cover the paths).
+fn pgn_files(dir: &Path, small: bool) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .filter(|p| !small || std::fs::metadata(p).unwrap().len() < 400_000)
         .collect();
-    let corpus = root.join("../shared/corpus");
-    if corpus.is_dir() {
-        for dir in ["generated", "generated/edge", "real"] {
-            for e in std::fs::read_dir(corpus.join(dir)).unwrap() {
-                let p = e.unwrap().path();
-                // Big files with tiny chunks take long: the small ones cover the paths.
-                if p.extension().is_some_and(|e| e == "pgn")
-                    && std::fs::metadata(&p).unwrap().len() < 400_000
-                {
-                    files.push(p);
-                }
-            }
-        }
-    } else {
-        println!("corpus part skipped: ../shared/corpus not found");
-    }
+    files.sort();
     files
 }
 
-#[test]
-fn corpus_files_cut_the_same_with_any_chunks() {
-    let files = corpus_and_samples();
-    for path in &files {
+fn all_cut_the_same(files: &[PathBuf]) {
+    for path in files {
         let input = std::fs::read(path).unwrap();
         same_everywhere(path, &input);
     }
     println!("{} files cut identically with every chunking", files.len());
+}
+
+#[test]
+fn repository_files_cut_the_same_with_any_chunks() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = pgn_files(&root.join("samples"), false);
+    files.extend(pgn_files(&root.join("tests/data"), false));
+    files.extend(pgn_files(&root.join("tests/data/edge"), false));
+    assert!(files.len() > 25, "{files:?}");
+    all_cut_the_same(&files);
+}
+
+#[test]
+#[ignore = "needs PGNFEN_CORPUS"]
+fn corpus_files_cut_the_same_with_any_chunks() {
+    let corpus = PathBuf::from(std::env::var_os("PGNFEN_CORPUS").expect("needs PGNFEN_CORPUS"));
+    let mut files = Vec::new();
+    for dir in ["generated", "generated/edge", "real"] {
+        files.extend(pgn_files(&corpus.join(dir), true));
+    }
+    assert!(files.len() > 40, "{}: {files:?}", corpus.display());
+    all_cut_the_same(&files);
 }
 
 /// Pieces of PGN and of what breaks it.

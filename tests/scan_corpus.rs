@@ -1,4 +1,4 @@
-//! The scanner over the shared corpus (`../shared/corpus`, when present): game
+//! The scanner over the corpus (the folder `PGNFEN_CORPUS` names): game
 //! counts against `expected.json`, the same events whatever the piece sizes,
 //! and the speculative cut of the pipeline.
 
@@ -9,14 +9,19 @@ use std::path::{Path, PathBuf};
 
 use util::*;
 
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if p.join("expected.json").is_file() {
-        Some(p)
-    } else {
-        println!("skipped: ../shared/corpus not found");
-        None
-    }
+/// The corpus folder named by `PGNFEN_CORPUS` (outside the repository); the
+/// tests that need it are ignored unless asked for, and fail without it.
+fn corpus() -> PathBuf {
+    let dir = PathBuf::from(
+        std::env::var_os("PGNFEN_CORPUS")
+            .expect("this test needs PGNFEN_CORPUS (the corpus folder)"),
+    );
+    assert!(
+        dir.join("expected.json").is_file(),
+        "{}: not the corpus folder",
+        dir.display()
+    );
+    dir
 }
 
 fn pgn_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -51,8 +56,9 @@ fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
+#[ignore = "needs PGNFEN_CORPUS"]
 fn game_counts_match_expected() {
-    let Some(root) = corpus() else { return };
+    let root = corpus();
     let expected: serde_json::Value =
         serde_json::from_slice(&std::fs::read(root.join("expected.json")).expect("expected.json"))
             .expect("expected.json parses");
@@ -88,8 +94,9 @@ fn game_counts_match_expected() {
 }
 
 #[test]
+#[ignore = "needs PGNFEN_CORPUS"]
 fn events_do_not_depend_on_piece_sizes() {
-    let Some(root) = corpus() else { return };
+    let root = corpus();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut n = 0;
     for (key, data) in files(&root) {
@@ -113,8 +120,9 @@ fn events_do_not_depend_on_piece_sizes() {
 }
 
 #[test]
+#[ignore = "needs PGNFEN_CORPUS"]
 fn speculative_cuts_agree() {
-    let Some(root) = corpus() else { return };
+    let root = corpus();
     let mut all = CutStats::default();
     let mut real = CutStats::default();
     for (key, data) in files(&root) {

@@ -219,7 +219,10 @@ fn malformed_expressions_are_usage_errors() {
 fn filter_needs_something_to_select() {
     let out = run(&["filter", sample("mixed.pgn").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--class, --chess960-position or --tag"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--class, --chess960-position, --tag or --speed")
+    );
 }
 
 #[test]

@@ -72,7 +72,13 @@ fn each_file_is_the_filter_of_its_class() {
 fn compressed_templates_compress() {
     let dir = split_matches_filter(&sample("mixed.pgn"), ".zst");
     let bytes = std::fs::read(dir.path().join("standard.pgn.zst")).unwrap();
-    assert_eq!(&bytes[..4], &[0x28, 0xB5, 0x2F, 0xFD], "zstd magic");
+    // pzstd's layout: a skippable frame announcing the first zstd frame.
+    assert_eq!(
+        &bytes[..4],
+        &[0x50, 0x2A, 0x4D, 0x18],
+        "skippable frame magic"
+    );
+    assert_eq!(&bytes[12..16], &[0x28, 0xB5, 0x2F, 0xFD], "zstd magic");
     let dir = split_matches_filter(&sample("mixed.pgn"), ".gz");
     let bytes = std::fs::read(dir.path().join("crc.pgn.gz")).unwrap();
     assert_eq!(&bytes[..2], &[0x1F, 0x8B], "gzip magic");
@@ -109,14 +115,18 @@ fn class_and_tag_restrict_what_is_written() {
 #[test]
 fn bad_templates_and_folders_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
+    // A folder of the template that is a file (kept outside `dir`, which must stay empty).
+    let other = tempfile::tempdir().unwrap();
+    let file = other.path().join("plain");
+    std::fs::write(&file, "x").unwrap();
     for (template, message) in [
         (
             format!("{}/out.pgn", dir.path().display()),
-            "has no {class}",
+            "has neither {class} nor {speed}",
         ),
         (
-            format!("{}/missing/{{class}}.pgn", dir.path().display()),
-            "missing",
+            format!("{}/{{class}}.pgn", file.display()),
+            "is not a folder",
         ),
     ] {
         let out = run(&[
@@ -131,9 +141,13 @@ fn bad_templates_and_folders_write_nothing() {
         assert!(!err.contains(".pgn."), "no temporary name: {err}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
-    // A missing input: nothing written either.
+    // A missing input: nothing written (nor any folder created) either.
     let template = format!("{}/{{class}}.pgn", dir.path().display());
     let out = run(&["split", "-o", &template, "/nonexistent/x.pgn"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    let nested = format!("{}/new/{{class}}.pgn", dir.path().display());
+    let out = run(&["split", "-o", &nested, "/nonexistent/x.pgn"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     // A bad expression: a usage error before anything is read or created.
@@ -147,4 +161,67 @@ fn bad_templates_and_folders_write_nothing() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn split_creates_the_folders_its_template_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let mixed = sample("mixed.pgn");
+    // `a/b/{class}.pgn` relative to the working folder, neither folder there.
+    let out = common::bin()
+        .current_dir(dir.path())
+        .args(["split", "-o", "a/b/{class}.pgn", mixed.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let folder = dir.path().join("a/b");
+    let mut total = 0;
+    for class in CLASSES {
+        let path = folder.join(format!("{class}.pgn"));
+        let want = filter_class(class, &mixed);
+        assert_eq!(path.exists(), !want.is_empty(), "{class}");
+        if path.exists() {
+            assert_eq!(std::fs::read(&path).unwrap(), want, "{class}");
+            total += want.len();
+        }
+    }
+    assert_eq!(total as u64, std::fs::metadata(&mixed).unwrap().len());
+    // A folder per class: only the folders of classes that got games remain.
+    let out = common::bin()
+        .current_dir(dir.path())
+        .args([
+            "split",
+            "--class",
+            "chess960,crc,setup",
+            "-o",
+            "by/{class}/games.pgn",
+            mixed.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut made: Vec<String> = std::fs::read_dir(dir.path().join("by"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    made.sort();
+    let mut want: Vec<&str> = ["chess960", "crc", "setup"]
+        .into_iter()
+        .filter(|c| !filter_class(c, &mixed).is_empty())
+        .collect();
+    want.sort();
+    assert_eq!(made, want);
+    // A path through a file is no folder: a usage error, nothing written.
+    let file = dir.path().join("plain");
+    std::fs::write(&file, "x").unwrap();
+    let template = format!("{}/sub/{{class}}.pgn", file.display());
+    let out = run(&["split", "-o", &template, mixed.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not a folder"), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
 }

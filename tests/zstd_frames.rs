@@ -9,19 +9,31 @@ use std::process::Command;
 
 use common::bin;
 
-/// The corpus's PGN files concatenated (~30 MB; `PGNFEN_CORPUS` names the
-/// corpus when ../shared is not beside the checkout), or the repository's
-/// samples when there is no corpus.
-fn corpus_archive(dir: &Path) -> PathBuf {
+/// Where the test archive's games come from.
+#[derive(Clone, Copy)]
+enum Games {
+    /// The repository's samples and test files, repeated to ~3 MB (frames of
+    /// 256 KB then cut games, comments and CRLF pairs everywhere).
+    Repository,
+    /// The corpus's PGN files (~30 MB; the folder `PGNFEN_CORPUS` names).
+    Corpus,
+}
+
+/// The games of `from` concatenated into one plain file in `dir`.
+fn archive(dir: &Path, from: Games) -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = std::env::var_os("PGNFEN_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest.join("../shared/corpus"));
-    let mut dirs = vec![root.join("real"), root.join("generated")];
-    if !root.is_dir() {
-        println!("../shared/corpus not found: the archive is made of samples/ instead");
-        dirs = vec![manifest.join("samples")];
-    }
+    let dirs = match from {
+        Games::Repository => vec![
+            manifest.join("samples"),
+            manifest.join("tests/data"),
+            manifest.join("tests/data/edge"),
+        ],
+        Games::Corpus => {
+            let root =
+                PathBuf::from(std::env::var_os("PGNFEN_CORPUS").expect("needs PGNFEN_CORPUS"));
+            vec![root.join("real"), root.join("generated")]
+        }
+    };
     let mut files = Vec::new();
     for d in dirs {
         for entry in std::fs::read_dir(d).unwrap() {
@@ -35,6 +47,12 @@ fn corpus_archive(dir: &Path) -> PathBuf {
     let mut all = Vec::new();
     for f in files {
         all.extend(std::fs::read(f).unwrap());
+    }
+    if let Games::Repository = from {
+        let once = all.clone();
+        while all.len() < 3 << 20 {
+            all.extend_from_slice(&once);
+        }
     }
     let path = dir.join("all.pgn");
     std::fs::write(&path, all).unwrap();
@@ -138,8 +156,26 @@ fn assert_same(a: &[(String, Vec<u8>)], b: &[(String, Vec<u8>)], label: &str) {
 
 #[test]
 fn many_frames_give_the_plain_results() {
+    frames_give_the_plain_results(Games::Repository, false);
+}
+
+#[test]
+#[ignore = "needs PGNFEN_CORPUS"]
+fn many_frames_of_the_corpus_give_the_plain_results() {
+    frames_give_the_plain_results(Games::Corpus, false);
+}
+
+#[test]
+#[ignore = "needs pzstd"]
+fn a_file_written_by_pzstd_gives_the_plain_results() {
+    frames_give_the_plain_results(Games::Repository, true);
+}
+
+/// Every command on `from`'s games as zstd archives of many frames (and, with
+/// `pzstd`, as the real pzstd writes them) gives what it gives on the plain file.
+fn frames_give_the_plain_results(from: Games, pzstd: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let plain = corpus_archive(dir.path());
+    let plain = archive(dir.path(), from);
     let data = std::fs::read(&plain).unwrap();
     let mut archives = Vec::new();
     // Small frames (cut anywhere: inside games, comments, CRLF pairs): with
@@ -154,16 +190,17 @@ fn many_frames_give_the_plain_results() {
         std::fs::write(&path, frames(&data, frame, announce, sized)).unwrap();
         archives.push(path);
     }
-    // The real pzstd, when installed (.ci/run installs Debian's zstd package).
-    let pz = dir.path().join("pzstd.pgn.zst");
-    let made = Command::new("pzstd")
-        .args(["-q", "-p2", "-1", "-f", "-o"])
-        .arg(&pz)
-        .arg(&plain)
-        .status();
-    match made {
-        Ok(s) if s.success() => archives.push(pz),
-        _ => println!("pzstd not found: the pzstd-written archive is skipped"),
+    if pzstd {
+        // The real pzstd (.ci/run installs Debian's zstd package).
+        let pz = dir.path().join("pzstd.pgn.zst");
+        let made = Command::new("pzstd")
+            .args(["-q", "-p2", "-1", "-f", "-o"])
+            .arg(&pz)
+            .arg(&plain)
+            .status()
+            .expect("pzstd runs (apt-get install zstd)");
+        assert!(made.success());
+        archives = vec![pz];
     }
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
@@ -263,7 +300,7 @@ fn a_pzstd_file_on_standard_input_is_decoded_too() {
     // Standard input keeps the sequential decoder; pzstd's leading skippable
     // frame must still be recognised as zstd (it once was read as text).
     let dir = tempfile::tempdir().unwrap();
-    let plain = corpus_archive(dir.path());
+    let plain = archive(dir.path(), Games::Repository);
     let data = std::fs::read(&plain).unwrap();
     let packed = pzstd_like(&data, 64 << 10, true);
     let from_stdin = common::run_stdin(&["stats", "--format", "json", "-"], &packed);

@@ -1,14 +1,65 @@
-"""Type stubs of pgnfen (the native module re-exported by the package)."""
+"""Type stubs of pgnfen (the native module re-exported by the package).
 
+Every result is typed precisely: the dicts are TypedDicts with the keys of the
+command line's JSON. pyarrow (an optional extra) is imported for type checking
+only.
+"""
+
+import builtins
 import os
+from typing import (
+    TYPE_CHECKING,
+    Dict,
+    Iterator,
+    List,
+    Literal,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    final,
+)
+from types import TracebackType
 
-import pyarrow
-from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Union
+if TYPE_CHECKING:
+    import pyarrow
 
-_Path = Union[str, "os.PathLike[str]"]
+_Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+
+from .types import (
+    CheckProblem as CheckProblem,
+    ClassCounts as ClassCounts,
+    ClassName as ClassName,
+    ConvertCounts as ConvertCounts,
+    ExportCounts as ExportCounts,
+    FenProblem as FenProblem,
+    FenReport as FenReport,
+    FilterCounts as FilterCounts,
+    SeverityName as SeverityName,
+    SplitCounts as SplitCounts,
+    Stats as Stats,
+)
 
 __version__: str
 
+# ---- errors (pgnfen/_errors.py) ----
+
+class Error(Exception):
+    """The base class of every error pgnfen raises."""
+
+class UsageError(Error, ValueError):
+    """A bad argument: nothing was read or written."""
+
+class InputError(Error, OSError):
+    """Reading an input or writing an output failed."""
+
+class MissingFileError(InputError, builtins.FileNotFoundError):
+    """An input that does not exist (also a ``FileNotFoundError``)."""
+
+# ---- games ----
+
+# A native class: it cannot be subclassed.
+@final
 class Game:
     """One game of a PGN file, as ``games()`` yields it."""
 
@@ -28,13 +79,16 @@ class Game:
     def line(self) -> int:
         """The game's first line (1-based) in the input."""
     @property
-    def class_(self) -> str:
+    def class_(self) -> ClassName:
         """standard, setup, chess960, crc, other or malformed."""
     @property
     def chess960_position(self) -> Optional[int]:
         """The Chess960 start position number (0-959), or None."""
     @property
-    def problems(self) -> List[Dict[str, Any]]:
+    def speed(self) -> Literal["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown"]:
+        """ultrabullet, bullet, blitz, rapid, classical, correspondence or unknown."""
+    @property
+    def problems(self) -> List[CheckProblem]:
         """Problems as ``check --format json`` gives them, warnings included."""
     @property
     def headers(self) -> Dict[str, str]:
@@ -43,6 +97,8 @@ class Game:
     def raw(self) -> bytes:
         """The bytes of the game exactly as in the input."""
 
+# A native class: it cannot be subclassed.
+@final
 class GameIterator(Iterator[Game]):
     """The iterator of ``games()``; also a context manager that closes it."""
 
@@ -51,49 +107,125 @@ class GameIterator(Iterator[Game]):
     def close(self) -> None:
         """Stop reading now."""
     def __enter__(self) -> "GameIterator": ...
-    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> bool: ...
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc_value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> bool: ...
 
-def fen(record: str, /) -> Dict[str, Any]:
+def fen(record: str, /) -> FenReport:
     """The object of ``pgnfen fen --format json`` for one bare FEN record."""
+
+# A native class: it cannot be subclassed.
+@final
+class FenRecordIterator(Iterator[FenReport]):
+    """The lazy iterator of ``fen_records()``; also a context manager that closes it."""
+
+    def __iter__(self) -> "FenRecordIterator": ...
+    def __next__(self) -> FenReport: ...
+    def close(self) -> None:
+        """Stop reading now."""
+    def __enter__(self) -> "FenRecordIterator": ...
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc_value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> bool: ...
+
+def fen_records(*paths: _Path, threads: Optional[int] = None) -> FenRecordIterator:
+    """The objects of ``pgnfen fen --format json`` for every record of these books, lazily."""
 
 def stats(
     *paths: _Path, threads: Optional[int] = None, moves: Optional[Literal["first", "all"]] = None
-) -> Dict[str, Any]:
+) -> Stats:
     """The object of ``pgnfen stats --format json`` for these files."""
+
+# A native class: it cannot be subclassed.
+@final
+class ProblemIterator(Iterator[CheckProblem]):
+    """The lazy iterator of ``check()``; also a context manager that closes it."""
+
+    def __iter__(self) -> "ProblemIterator": ...
+    def __next__(self) -> CheckProblem: ...
+    def close(self) -> None:
+        """Stop reading now."""
+    def __enter__(self) -> "ProblemIterator": ...
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc_value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> bool: ...
 
 def check(
     *paths: _Path,
     warnings: bool = False,
     threads: Optional[int] = None,
     moves: Optional[Literal["first", "all"]] = None,
-) -> List[Dict[str, Any]]:
-    """The objects of ``pgnfen check --format json`` for these files."""
+) -> ProblemIterator:
+    """The objects of ``pgnfen check --format json`` for these files, lazily."""
 
 def filter(
     *paths: _Path,
     output: _Path,
-    classes: Optional[Sequence[str]] = None,
+    classes: Optional[Sequence[ClassName]] = None,
     tags: Optional[Sequence[str]] = None,
     rest: Optional[_Path] = None,
     chess960_positions: Optional[Sequence[int]] = None,
+    speeds: Optional[Sequence[str]] = None,
     threads: Optional[int] = None,
     moves: Optional[Literal["first", "all"]] = None,
-) -> Dict[str, int]:
+) -> FilterCounts:
     """Copy the matching games to ``output``; returns games, kept, rest counts."""
 
 def convert(
     *paths: _Path,
     output: _Path,
-    to: str,
-    ep: Optional[str] = None,
+    to: Literal["fen", "xfen", "shredder"],
+    ep: Optional[Literal["as-is", "pseudo-legal", "legal"]] = None,
     repair: bool = False,
     threads: Optional[int] = None,
-) -> Dict[str, int]:
+) -> ConvertCounts:
     """Rewrite FEN tags in dialect ``to``; returns games, converted, unchanged counts."""
 
-def games(*paths: _Path, threads: Optional[int] = None) -> GameIterator:
+def split(
+    *paths: _Path,
+    template: _Path,
+    classes: Optional[Sequence[ClassName]] = None,
+    tags: Optional[Sequence[str]] = None,
+    speeds: Optional[Sequence[str]] = None,
+    threads: Optional[int] = None,
+) -> SplitCounts:
+    """Write every game to the file of its class; returns the games per file written."""
+
+def export(
+    *paths: _Path,
+    output: _Path,
+    format: Optional[Literal["parquet", "csv", "jsonl"]] = None,
+    tags: Union[None, str, Sequence[str]] = None,
+    threads: Optional[int] = None,
+) -> ExportCounts:
+    """Write every game's headers as a table (the rows of ``scan()``); returns counts."""
+
+def games(
+    *paths: _Path, threads: Optional[int] = None, encoding: Optional[str] = None
+) -> GameIterator:
     """Stream the games of these files, in input order."""
 
+# A native class: it cannot be subclassed.
+@final
+class ArrowBatch:
+    """One record batch of an export (the Arrow PyCapsule interface, once)."""
+
+    def __arrow_c_array__(
+        self, requested_schema: Optional[object] = None
+    ) -> Tuple[object, object]:
+        """Hands the batch over as (schema, array) PyCapsules."""
+
+# A native class: it cannot be subclassed.
+@final
 class ArrowStream:
     """The rows of an export as an Arrow C stream (consumed once)."""
 
@@ -102,11 +234,16 @@ class ArrowStream:
         """The column names, in order."""
     def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
         """Hands the stream over as a PyCapsule (the Arrow PyCapsule interface)."""
+    def __arrow_c_schema__(self) -> object:
+        """The schema as a PyCapsule (the Arrow PyCapsule interface)."""
+    def next_batch(self) -> Optional[ArrowBatch]:
+        """The next batch, or None at the end (Ctrl-C raises KeyboardInterrupt)."""
 
 def scan_stream(
     *paths: _Path,
     tags: Union[None, str, Sequence[str]] = None,
     threads: Optional[int] = None,
+    encoding: Optional[str] = None,
 ) -> ArrowStream:
     """The native half of ``scan``: the export's rows as an ``ArrowStream``."""
 
@@ -114,5 +251,29 @@ def scan(
     *paths: _Path,
     tags: Union[None, str, Sequence[str]] = None,
     threads: Optional[int] = None,
+    encoding: Optional[str] = None,
 ) -> "pyarrow.RecordBatchReader":
     """The rows of ``pgnfen export`` as a ``pyarrow.RecordBatchReader``."""
+
+__all__ = [
+    "ArrowBatch",
+    "ArrowStream",
+    "Error",
+    "FenRecordIterator",
+    "Game",
+    "GameIterator",
+    "InputError",
+    "MissingFileError",
+    "ProblemIterator",
+    "UsageError",
+    "check",
+    "convert",
+    "export",
+    "fen",
+    "fen_records",
+    "filter",
+    "games",
+    "scan",
+    "split",
+    "stats",
+]

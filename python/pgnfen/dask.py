@@ -21,6 +21,16 @@ concatenated in order, byte for byte the output of ``pgnfen filter``.
 The files must be readable at the same paths on every worker (a shared file
 system), and ``filter``'s ``out_dir`` writable from every worker.
 
+The partitions are planned from the files as they are when the call starts
+(size, modification time, inode); every partition checks its file against
+that before and after its work, so a file appended to, truncated or replaced
+during the run is an ``OSError`` naming it, never a mix of two files.
+
+``partition_size`` (bytes) defaults to a size chosen from the cluster: the
+inputs' total size over twice the worker threads, so that every thread gets
+at least two partitions, within ``MIN_PARTITION_SIZE`` (1 MiB) and
+``DEFAULT_PARTITION_SIZE`` (256 MiB).
+
     import pgnfen.dask
     from dask.distributed import Client
     client = Client("scheduler:8786")           # or LocalCluster()
@@ -30,12 +40,35 @@ system), and ``filter``'s ``out_dir`` writable from every worker.
 """
 
 import os
+import re
+import shutil
+import uuid
 
 from . import _pgnfen
+from ._errors import UsageError
 
+#: The largest partition size chosen by default (and the size used when no
+#: cluster is known): big enough that a partition's fixed costs vanish.
 DEFAULT_PARTITION_SIZE = 256 << 20
+#: The smallest partition size chosen by default: below it a partition costs
+#: more in scheduling than in work.
+MIN_PARTITION_SIZE = 1 << 20
+#: Partitions per worker thread the default size aims at: two, so that a
+#: thread whose partition ends early has another one to take.
+PARTITIONS_PER_THREAD = 2
 
-__all__ = ["stats", "read_headers", "filter", "partitions", "DEFAULT_PARTITION_SIZE"]
+__all__ = [
+    "stats",
+    "read_headers",
+    "filter",
+    "partitions",
+    "default_partition_size",
+    "DEFAULT_PARTITION_SIZE",
+    "MIN_PARTITION_SIZE",
+]
+
+# The part files ``filter`` writes (and owns) in its output folder.
+_PART = re.compile(r"part-[0-9]+\.pgn\Z")
 
 
 def _client(client):
@@ -47,17 +80,48 @@ def _client(client):
 
 
 def _paths(paths):
-    if isinstance(paths, (str, os.PathLike)):
+    """The paths as ``str`` (str, bytes or os.PathLike accepted; a name that is
+    not UTF-8 becomes a str with surrogate escapes, which pickles to workers
+    and gives back the same bytes)."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    paths = [os.fspath(p) for p in paths]
+    paths = [os.fsdecode(os.fspath(p)) for p in paths]
     if not paths:
-        raise ValueError("pgnfen.dask needs at least one path")
+        raise UsageError("pgnfen.dask needs at least one path")
     return paths
 
 
-def partitions(paths, partition_size=DEFAULT_PARTITION_SIZE):
-    """The partitions of ``paths``: (path, kind, index, start, end) tuples, in order."""
-    return _pgnfen.partitions(_paths(paths), int(partition_size))
+def default_partition_size(paths, client=None):
+    """The partition size used when none is given: the inputs' total size
+    divided by ``PARTITIONS_PER_THREAD`` times the cluster's worker threads
+    (so that every thread has work), rounded up and kept within
+    ``MIN_PARTITION_SIZE`` and ``DEFAULT_PARTITION_SIZE``. Without a client
+    (none given and no default one) it is ``DEFAULT_PARTITION_SIZE``."""
+    if client is None:
+        try:
+            client = _client(None)
+        except (ValueError, ImportError):
+            return DEFAULT_PARTITION_SIZE
+    threads = max(1, sum(client.nthreads().values()))
+    total = 0
+    for path in _paths(paths):
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            pass  # the plan names the file in its error
+    size = -(-total // (PARTITIONS_PER_THREAD * threads))
+    return max(MIN_PARTITION_SIZE, min(DEFAULT_PARTITION_SIZE, size))
+
+
+def partitions(paths, partition_size=None, client=None):
+    """The partitions of ``paths``: (path, kind, index, start, end, identity)
+    tuples, in order; identity is what the file was when planned (size,
+    modification time, device, inode). ``partition_size``: bytes, or None for
+    ``default_partition_size(paths, client)``."""
+    paths = _paths(paths)
+    if partition_size is None:
+        partition_size = default_partition_size(paths, client)
+    return _pgnfen.partitions(paths, int(partition_size))
 
 
 def _resolve(client, parts, run):
@@ -69,6 +133,16 @@ def _resolve(client, parts, run):
     nothing is the one ``run`` gave with ``own_nothing=True``.
     """
     futures = [client.submit(run, p, None, False, pure=False) for p in parts]
+    try:
+        return _walk(client, parts, futures, run)
+    except BaseException:
+        # An error or Ctrl-C: the partitions still queued or running are of
+        # no use any more.
+        client.cancel(futures)
+        raise
+
+
+def _walk(client, parts, futures, run):
     final = []
     previous = None
     for part, future in zip(parts, futures):
@@ -103,19 +177,23 @@ def _stats_task(part, at, own_nothing):
 
 def _add_stats(total, counts):
     total["games"] += counts["games"]
-    for group in ("classes", "chess960_positions", "problems"):
+    for group in ("classes", "speeds", "chess960_positions", "problems"):
         for key, n in counts[group].items():
             total[group][key] = total[group].get(key, 0) + n
 
 
-def stats(paths, client=None, partition_size=DEFAULT_PARTITION_SIZE):
-    """Counts by class, Chess960 start position and problem code: the dict
+def stats(paths, client=None, partition_size=None):
+    """Counts by class, speed, Chess960 start position and problem code: the dict
     ``pgnfen.stats(*paths)`` returns, computed on the cluster."""
     client = _client(client)
-    parts = partitions(paths, partition_size)
+    parts = partitions(paths, partition_size, client)
     total = {
         "games": 0,
         "classes": {c: 0 for c in ("standard", "setup", "chess960", "crc", "other", "malformed")},
+        "speeds": {
+            s: 0
+            for s in ("ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown")
+        },
         "chess960_positions": {},
         "problems": {},
     }
@@ -130,29 +208,99 @@ def stats(paths, client=None, partition_size=DEFAULT_PARTITION_SIZE):
     return total
 
 
-def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=DEFAULT_PARTITION_SIZE):
+def _same_file(a, b):
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _refuse_self_overwrite(parts, out_dir):
+    """A ``pgnfen.UsageError`` (a ``ValueError``) before anything is written when an input is a file the
+    run would replace or remove: a part file of ``out_dir`` (the folder is the
+    run's, its ``part-*.pgn`` files are replaced), compared by device and
+    inode so that links and other spellings of the path are caught too."""
+    try:
+        owned = [
+            os.stat(os.path.join(out_dir, name))
+            for name in os.listdir(out_dir)
+            if _PART.match(name)
+        ]
+    except FileNotFoundError:
+        return
+    for path in dict.fromkeys(part[0] for part in parts):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if any(_same_file(st, o) for o in owned):
+            raise UsageError(
+                f"pgnfen.dask.filter: the input {path} is a part file of the output folder "
+                f"{os.fsdecode(out_dir)}, which this run replaces; write into another folder "
+                "(the folder's part-*.pgn files are the run's own)"
+            )
+
+
+def _remove_tree(path):
+    """Removes a staging folder, also while cancelled tasks may still be
+    writing their last temporary file into it."""
+    for _ in range(50):
+        try:
+            shutil.rmtree(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            import time
+
+            time.sleep(0.02)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=None):
     """Writes the games that match (``classes`` and ``tags`` as in
     ``pgnfen.filter``) to one file per partition in ``out_dir``, named
     ``part-00000.pgn``, ``part-00001.pgn``, ... in input order (a partition
     that keeps no game gets an empty file). Returns the list of paths: their
     contents, concatenated in this order, are byte for byte what ``pgnfen
-    filter`` writes."""
+    filter`` writes.
+
+    ``out_dir`` is the run's own: after a successful run its ``part-*.pgn``
+    files are exactly this run's (those of an earlier run are removed; other
+    files are left alone). The parts are written into a hidden staging
+    folder inside ``out_dir`` and moved into place only when every partition
+    succeeded, so a failed or interrupted run (Ctrl-C) leaves ``out_dir`` as
+    it was. An input that is one of ``out_dir``'s part files is refused
+    (``pgnfen.UsageError``, a ``ValueError``) before anything is written: the run would replace what
+    its partitions read."""
+    if not classes and not tags:
+        raise UsageError("filter() needs classes or tags")
     client = _client(client)
-    parts = partitions(paths, partition_size)
+    out_dir = os.fsdecode(os.fspath(out_dir))
+    parts = partitions(paths, partition_size, client)
+    _refuse_self_overwrite(parts, out_dir)
     os.makedirs(out_dir, exist_ok=True)
     width = max(5, len(str(len(parts) - 1)))
-    names = [os.path.join(out_dir, f"part-{i:0{width}d}.pgn") for i in range(len(parts))]
-    by_part = {part: name for part, name in zip(parts, names)}
-    if not classes and not tags:
-        raise ValueError("filter() needs classes or tags")
+    names = [f"part-{i:0{width}d}.pgn" for i in range(len(parts))]
+    staging = os.path.join(out_dir, f".pgnfen-staging-{uuid.uuid4().hex}")
+    os.mkdir(staging)
+    by_part = {part: os.path.join(staging, name) for part, name in zip(parts, names)}
 
     def task(part, at, own_nothing):
         return _pgnfen.partition_filter(
             part, by_part[part], at, classes=classes, tags=tags, own_nothing=own_nothing, threads=1
         )
 
-    _resolve(client, parts, task)
-    return names
+    try:
+        _resolve(client, parts, task)
+        # Every partition succeeded: the earlier run's parts go, this run's
+        # come in (each rename replaces a file of the same name atomically).
+        wanted = set(names)
+        for name in os.listdir(out_dir):
+            if _PART.match(name) and name not in wanted:
+                os.remove(os.path.join(out_dir, name))
+        for name in names:
+            os.replace(os.path.join(staging, name), os.path.join(out_dir, name))
+    finally:
+        _remove_tree(staging)
+    return [os.path.join(out_dir, name) for name in names]
 
 
 def _meta(tags):
@@ -160,7 +308,7 @@ def _meta(tags):
     import pyarrow as pa
 
     stream = _pgnfen.partition_rows(
-        (os.devnull, "plain", 0, 0, 0), 0, (0, 0, 0), tags=tags, threads=1
+        (os.devnull, "plain", 0, 0, 0, None), 0, (0, 0, 0), tags=tags, threads=1
     )
     return _to_pandas(pa.RecordBatchReader.from_stream(stream).read_all())
 
@@ -178,10 +326,13 @@ def _rows(args):
 
     part, at, bases, tags = args
     stream = _pgnfen.partition_rows(part, at, bases, tags=tags, threads=1)
-    return _to_pandas(pa.RecordBatchReader.from_stream(stream).read_all())
+    table = pa.RecordBatchReader.from_stream(stream).read_all()
+    # The rows are read: the file must still be the one planned.
+    _pgnfen.partition_unchanged(part)
+    return _to_pandas(table)
 
 
-def read_headers(paths, tags=None, client=None, partition_size=DEFAULT_PARTITION_SIZE):
+def read_headers(paths, tags=None, client=None, partition_size=None):
     """The rows of ``pgnfen export`` as a ``dask.dataframe``, one partition of
     the frame per partition of the input that owns games, in input order. The
     columns are Arrow-backed (``pandas.ArrowDtype``): ``problems`` a list of
@@ -195,9 +346,9 @@ def read_headers(paths, tags=None, client=None, partition_size=DEFAULT_PARTITION
     import dask.dataframe as dd
 
     if isinstance(tags, str):
-        raise ValueError('read_headers(tags=...) takes a list of tag names ("all" is not supported)')
+        raise UsageError('read_headers(tags=...) takes a list of tag names ("all" is not supported)')
     client = _client(client)
-    parts = partitions(paths, partition_size)
+    parts = partitions(paths, partition_size, client)
     resolved = _resolve(client, parts, _stats_task)
     pieces = []
     bases = (0, 0, 0)

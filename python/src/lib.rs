@@ -3,56 +3,47 @@
 //! (`fen`, `stats`, `check --format json`) because they are built by the same
 //! code; `filter`/`convert` write the same bytes as the commands.
 //!
-//! Every function releases the GIL while Rust works; `games()` releases it
-//! while it waits for the next game, in slices, so that Ctrl-C is noticed.
+//! Every function releases the GIL while Rust works, and waits for the work
+//! in slices, taking the GIL back between them to run Python's signal
+//! handlers, so that Ctrl-C stops a long call ([`interrupt`]).
 
 use std::collections::{HashMap, VecDeque};
-use std::io;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::ValueEnum;
-use pyo3::exceptions::{
-    PyBrokenPipeError, PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyPermissionError,
-    PyValueError,
-};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use pgnfen::archive::{Archive, Game, Games};
 use pgnfen::fen::{Dialect, EpPolicy, VariantHint};
 use pgnfen::filter::Selection;
+use pgnfen::pgn::encoding::Encoding;
 use pgnfen::pipeline::{Input, Options, RunError, check_inputs_exist};
 use pgnfen::select::Selector;
-use pgnfen::{Class, Error, filter};
+use pgnfen::{Class, Error, Speed, filter};
 
+mod books;
+mod errors;
+mod files;
+mod interrupt;
 mod partitions;
+mod paths;
+mod problems;
 mod scan;
 
 /// How long `games()` waits with the GIL released before it looks for Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
-// ---- errors: the CLI's messages, as OSError (by kind) and ValueError ----
+// ---- errors: the CLI's messages, as pgnfen.Error subclasses ([`errors`]) ----
 
-/// An I/O error as the CLI words it (`FILE: what`), as the `OSError` subclass
-/// Python itself would raise for its kind.
-fn io_error(file: &str, source: &io::Error) -> PyErr {
-    let message = format!("{file}: {source}");
-    match source.kind() {
-        io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
-        io::ErrorKind::PermissionDenied => PyPermissionError::new_err(message),
-        io::ErrorKind::IsADirectory => PyIsADirectoryError::new_err(message),
-        io::ErrorKind::BrokenPipe => PyBrokenPipeError::new_err(message),
-        _ => PyOSError::new_err(message),
-    }
-}
+use errors::io_error;
 
 fn command_error(e: Error) -> PyErr {
     match e {
-        Error::Usage(message) => PyValueError::new_err(message),
+        Error::Usage(message) => errors::usage(message),
         Error::Io { file, source } => io_error(&file, &source),
-        Error::BrokenPipe => PyBrokenPipeError::new_err("broken pipe"),
+        Error::BrokenPipe => errors::broken_pipe(),
     }
 }
 
@@ -62,18 +53,18 @@ fn run_error(e: RunError) -> PyErr {
 
 // ---- arguments ----
 
-/// The inputs: each a `str` or `os.PathLike`; `-` is standard input, as on
-/// the command line.
+/// The inputs: each a `str`, `bytes` or `os.PathLike`; `-` is standard
+/// input, as on the command line.
 fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
     if paths.is_empty() {
-        return Err(PyValueError::new_err(format!(
+        return Err(crate::errors::usage(format!(
             "{function}() needs at least one path"
         )));
     }
     paths
         .iter()
         .map(|p| {
-            let path: PathBuf = p.extract()?;
+            let path = paths::path(&p)?;
             Ok(if path.as_os_str() == "-" {
                 Input::Stdin
             } else {
@@ -86,7 +77,7 @@ fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
 fn options(threads: Option<usize>) -> PyResult<Options> {
     let threads = match threads {
         Some(0) => {
-            return Err(PyValueError::new_err(
+            return Err(crate::errors::usage(
                 "invalid value '0' for threads: at least 1 (None: one per core)",
             ));
         }
@@ -96,16 +87,26 @@ fn options(threads: Option<usize>) -> PyResult<Options> {
     Ok(Options::new(threads, false))
 }
 
+/// The options of a run that stops when `cancel` is set (Ctrl-C: [`interrupt`]).
+fn cancellable(
+    threads: Option<usize>,
+) -> PyResult<(Options, std::sync::Arc<std::sync::atomic::AtomicBool>)> {
+    let cancel = interrupt::flag();
+    let mut options = options(threads)?;
+    options.cancel = Some(cancel.clone());
+    Ok((options, cancel))
+}
+
 /// A value of one of the CLI's closed sets, by its CLI name; a bad one is a
 /// `ValueError` naming the allowed values, as clap does on the command line.
-fn choice<T: ValueEnum>(argument: &str, value: &str) -> PyResult<T> {
+pub(crate) fn choice<T: ValueEnum>(argument: &str, value: &str) -> PyResult<T> {
     T::from_str(value, false).map_err(|_| {
         let allowed: Vec<String> = T::value_variants()
             .iter()
             .filter_map(|v| v.to_possible_value())
             .map(|v| v.get_name().to_string())
             .collect();
-        PyValueError::new_err(format!(
+        crate::errors::usage(format!(
             "invalid value '{value}' for {argument} [possible values: {}]",
             allowed.join(", ")
         ))
@@ -114,7 +115,7 @@ fn choice<T: ValueEnum>(argument: &str, value: &str) -> PyResult<T> {
 
 fn to_py(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
     Ok(pythonize::pythonize(py, value)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?
+        .map_err(|e| errors::internal(e.to_string()))?
         .unbind())
 }
 
@@ -146,18 +147,26 @@ fn fen_record(py: Python<'_>, record: &str) -> PyResult<Py<PyAny>> {
     to_py(py, &report)
 }
 
-/// Count the games of PGN files by class, Chess960 start position and problem.
+/// Count the games of PGN files by class, speed, Chess960 start position and problem.
 ///
 /// Returns the object that ``pgnfen stats --format json`` prints:
 /// ``{"games": N, "classes": {"standard": n, "setup": n, "chess960": n,
-/// "crc": n, "other": n, "malformed": n}, "chess960_positions": {"518": n, ...},
+/// "crc": n, "other": n, "malformed": n}, "speeds": {"ultrabullet": n,
+/// "bullet": n, "blitz": n, "rapid": n, "classical": n, "correspondence": n,
+/// "unknown": n}, "chess960_positions": {"518": n, ...},
 /// "problems": {"CODE": n, ...}}``.
 ///
 /// paths: one or more files (str or os.PathLike), plain or compressed (gzip,
 /// bzip2, zstd). threads: worker threads (default: one per core).
 /// moves: "first" or "all" replays each game's mainline from its start
 /// position and adds ``"moves": {"checked", "illegal", "not_checked"}``.
-/// Raises OSError (FileNotFoundError, ...) when a file cannot be read.
+///
+/// >>> counts = pgnfen.stats("samples/mixed.pgn")
+/// >>> counts["games"], counts["classes"]["chess960"], counts["chess960_positions"]
+/// (13, 3, {'0': 1, '325': 1})
+///
+/// Raises pgnfen.InputError (an OSError; pgnfen.MissingFileError, a
+/// FileNotFoundError, for a missing file) when a file cannot be read.
 #[pyfunction]
 #[pyo3(signature = (*paths, threads=None, moves=None))]
 fn stats(
@@ -167,60 +176,22 @@ fn stats(
     moves: Option<String>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "stats")?;
-    let options = options(threads)?;
+    let (options, cancel) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
-    let json = py.detach(|| -> PyResult<Vec<u8>> {
+    let json = interrupt::run(py, &cancel, || -> PyResult<Vec<u8>> {
         let options = pgnfen::stats::Options {
-            tags: Vec::new(),
             moves,
             run: options,
+            ..pgnfen::stats::Options::default()
         };
         let counts = pgnfen::stats::run(&inputs, &options).map_err(command_error)?;
         let mut json = Vec::new();
         pgnfen::stats::write_json(&mut json, &counts).map_err(|e| io_error("<memory>", &e))?;
         Ok(json)
-    })?;
+    })??;
     let value: serde_json::Value =
-        serde_json::from_slice(&json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        serde_json::from_slice(&json).map_err(|e| errors::internal(e.to_string()))?;
     to_py(py, &value)
-}
-
-/// Every problem of the SetUp/FEN/Variant headers of PGN files.
-///
-/// Returns a list of dicts, the objects that ``pgnfen check --format json``
-/// prints, in input order: ``file``, ``game`` (1-based in its file), ``line``,
-/// ``column``, ``tag``, ``code``, ``severity``, ``message``. Errors only,
-/// unless ``warnings`` is true. moves: "first" or "all" replays each game's
-/// mainline from its start position; an unplayable move is the problem
-/// ``illegal-move`` (``"tag": None``, with ``"ply"`` and ``"move"``).
-/// Raises OSError (FileNotFoundError, ...) when a file cannot be read.
-#[pyfunction]
-#[pyo3(signature = (*paths, warnings=false, threads=None, moves=None))]
-fn check(
-    py: Python<'_>,
-    paths: &Bound<'_, PyTuple>,
-    warnings: bool,
-    threads: Option<usize>,
-    moves: Option<String>,
-) -> PyResult<Py<PyAny>> {
-    let inputs = inputs(paths, "check")?;
-    let options = options(threads)?;
-    let moves = moves_mode(moves)?;
-    let values = py.detach(|| -> PyResult<Vec<serde_json::Value>> {
-        let mut values = Vec::new();
-        let options = pgnfen::check::Options {
-            run: options,
-            warnings,
-            moves,
-        };
-        pgnfen::check::run(&inputs, &options, |d| {
-            values.push(serde_json::to_value(d).map_err(io::Error::other)?);
-            Ok(())
-        })
-        .map_err(command_error)?;
-        Ok(values)
-    })?;
-    to_py(py, &values)
 }
 
 /// Copy the games that match, byte for byte and in input order, to ``output``
@@ -232,51 +203,73 @@ fn check(
 /// that must all hold, as ``pgnfen filter --tag``: ``NAME OP VALUE`` with OP one
 /// of = != ~ (regular expression) !~ < <= > >=, e.g. "WhiteElo>=2500"
 /// (numbers compare as numbers, other values byte by byte; a game without the
-/// tag satisfies only != and !~). At least one of classes,
-/// chess960_positions, tags must be given (or moves). moves: "first" or
-/// "all" replays each game's mainline; a game with an illegal move goes to
-/// ``rest``.
+/// tag satisfies only != and !~). speeds: speeds to keep, from
+/// "ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence",
+/// "unknown" (read from the TimeControl tag). moves: "first" or "all" replays
+/// each game's mainline; a game with an illegal move goes to ``rest``. At
+/// least one of classes, chess960_positions, tags, speeds, moves must be
+/// given; all that are given must hold.
 /// output, rest: paths; an ending .gz, .bz2 or .zst compresses. Files appear
 /// under their name only when the run succeeds.
 ///
 /// Returns ``{"games": N, "kept": n, "rest": n}``.
-/// Raises ValueError for a bad class, position or tag expression, OSError for I/O errors.
+///
+/// >>> import os, tempfile
+/// >>> out = os.path.join(tempfile.mkdtemp(), "chess960.pgn")
+/// >>> pgnfen.filter("samples/mixed.pgn", output=out, classes=["chess960"])
+/// {'games': 13, 'kept': 3, 'rest': 10}
+///
+/// Raises pgnfen.UsageError (a ValueError) for a bad class, position or tag
+/// expression, pgnfen.InputError (an OSError) for I/O errors.
 #[pyfunction(name = "filter")]
-#[pyo3(signature = (*paths, output, classes=None, tags=None, rest=None, chess960_positions=None, threads=None, moves=None))]
+#[pyo3(signature = (*paths, output, classes=None, tags=None, rest=None, chess960_positions=None, speeds=None, threads=None, moves=None))]
 #[allow(clippy::too_many_arguments)]
 fn filter_games(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
-    output: PathBuf,
+    output: &Bound<'_, PyAny>,
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
-    rest: Option<PathBuf>,
+    rest: Option<&Bound<'_, PyAny>>,
     chess960_positions: Option<Vec<i64>>,
+    speeds: Option<Vec<String>>,
     threads: Option<usize>,
     moves: Option<String>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "filter")?;
-    let options = options(threads)?;
+    let output = paths::path(output)?;
+    let rest = paths::optional(rest)?;
+    let (options, cancel) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
     let tags = tags
         .unwrap_or_default()
         .iter()
         .map(|expr| {
             pgnfen::select::parse_tag_expr(expr)
-                .map_err(|e| PyValueError::new_err(format!("invalid tag expression: {e}")))
+                .map_err(|e| crate::errors::usage(format!("invalid tag expression: {e}")))
         })
         .collect::<PyResult<Vec<_>>>()?;
-    if classes.is_none() && chess960_positions.is_none() && tags.is_empty() && moves.is_none() {
-        return Err(PyValueError::new_err(
-            "filter() needs classes, chess960_positions, tags or moves",
+    if classes.is_none()
+        && chess960_positions.is_none()
+        && tags.is_empty()
+        && speeds.is_none()
+        && moves.is_none()
+    {
+        return Err(crate::errors::usage(
+            "filter() needs classes, chess960_positions, tags, speeds or moves",
         ));
     }
+    let speeds = speeds
+        .unwrap_or_default()
+        .iter()
+        .map(|name| choice::<Speed>("speeds", name))
+        .collect::<PyResult<Vec<Speed>>>()?;
     let positions = chess960_positions
         .unwrap_or_default()
         .into_iter()
         .map(|n| {
             u16::try_from(n).ok().filter(|&n| n < 960).ok_or_else(|| {
-                PyValueError::new_err(format!(
+                crate::errors::usage(format!(
                     "invalid value '{n}' for chess960_positions: a start position is 0-959"
                 ))
             })
@@ -291,7 +284,7 @@ fn filter_games(
         None => Vec::new(),
     };
     if rest.as_ref() == Some(&output) {
-        return Err(PyValueError::new_err(format!(
+        return Err(crate::errors::usage(format!(
             "output and rest name the same file: {}",
             output_name(&output)
         )));
@@ -299,12 +292,12 @@ fn filter_games(
     let selection = Selection {
         classes,
         chess960_positions: positions,
-        tags: Selector::new(&tags),
+        tags: Selector::new(&tags).with_speeds(&speeds),
     };
     if moves.is_none() || !selection.is_empty() {
         selection
             .validate("filter")
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            .map_err(|e| crate::errors::usage(e.to_string()))?;
     }
     let options = filter::Options {
         selection,
@@ -313,9 +306,8 @@ fn filter_games(
         moves,
         run: options,
     };
-    let filter::Summary { games, kept } = py
-        .detach(|| filter::run(&inputs, &options))
-        .map_err(command_error)?;
+    let filter::Summary { games, kept } =
+        interrupt::run(py, &cancel, || filter::run(&inputs, &options))?.map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;
     counts.set_item("kept", kept)?;
@@ -326,7 +318,7 @@ fn filter_games(
 /// The ``moves=`` argument: None, "first" or "all".
 fn moves_mode(moves: Option<String>) -> PyResult<Option<pgnfen::moves::MovesMode>> {
     moves
-        .map(|m| m.parse().map_err(PyValueError::new_err))
+        .map(|m| m.parse().map_err(crate::errors::usage))
         .transpose()
 }
 
@@ -339,20 +331,28 @@ fn moves_mode(moves: Option<String>) -> PyResult<Option<pgnfen::moves::MovesMode
 /// cannot be read or written in the dialect is left as it was and counted.
 ///
 /// Returns ``{"games": N, "converted": n, "unchanged": n}`` (FEN tags).
-/// Raises ValueError for a bad dialect or policy, OSError for I/O errors.
+///
+/// >>> import os, tempfile
+/// >>> out = os.path.join(tempfile.mkdtemp(), "shredder.pgn")
+/// >>> pgnfen.convert("samples/chess960.pgn", output=out, to="shredder")
+/// {'games': 3, 'converted': 3, 'unchanged': 0}
+///
+/// Raises pgnfen.UsageError (a ValueError) for a bad dialect or policy,
+/// pgnfen.InputError (an OSError) for I/O errors.
 #[pyfunction]
 #[pyo3(signature = (*paths, output, to, ep=None, repair=false, threads=None))]
 fn convert(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
-    output: PathBuf,
+    output: &Bound<'_, PyAny>,
     to: &str,
     ep: Option<&str>,
     repair: bool,
     threads: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "convert")?;
-    let options = options(threads)?;
+    let output = paths::path(output)?;
+    let (options, cancel) = cancellable(threads)?;
     let options = pgnfen::convert::Options {
         to: choice::<Dialect>("to", to)?,
         ep: ep.map(|ep| choice::<EpPolicy>("ep", ep)).transpose()?,
@@ -364,8 +364,7 @@ fn convert(
         games,
         converted,
         unchanged,
-    } = py
-        .detach(|| pgnfen::convert::run(&inputs, &options))
+    } = interrupt::run(py, &cancel, || pgnfen::convert::run(&inputs, &options))?
         .map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;
@@ -380,15 +379,23 @@ fn convert(
 /// one per core) ahead of the loop, with bounded memory whatever the size of
 /// the input; leaving the loop early (``break``) stops the reading.
 ///
-/// >>> for game in pgnfen.games("a.pgn.zst"):
-/// ...     print(game.game, game.class_, game.headers.get("White"))
+/// >>> for game in pgnfen.games("samples/chess960.pgn"):
+/// ...     print(game.game, game.class_, game.chess960_position, game.headers["White"])
+/// 1 chess960 0 Player A
+/// 2 chess960 325 Player C
+/// 3 chess960 None ?
 ///
-/// A missing file raises FileNotFoundError at once; an input that turns out
-/// unreadable (a corrupt .zst) raises OSError from the loop, after its
-/// readable games.
+/// A missing file raises pgnfen.MissingFileError (a FileNotFoundError) at
+/// once; an input that turns out unreadable (a corrupt .zst) raises
+/// pgnfen.InputError (an OSError) from the loop, after its readable games.
 #[pyfunction]
-#[pyo3(signature = (*paths, threads=None))]
-fn games(paths: &Bound<'_, PyTuple>, threads: Option<usize>) -> PyResult<GameIterator> {
+#[pyo3(signature = (*paths, threads=None, encoding=None))]
+fn games(
+    paths: &Bound<'_, PyTuple>,
+    threads: Option<usize>,
+    encoding: Option<&str>,
+) -> PyResult<GameIterator> {
+    let encoding = encoding_arg(encoding)?;
     let inputs = inputs(paths, "games")?;
     let options = options(threads)?;
     check_inputs_exist(&inputs).map_err(command_error)?;
@@ -396,6 +403,15 @@ fn games(paths: &Bound<'_, PyTuple>, threads: Option<usize>) -> PyResult<GameIte
     Ok(GameIterator {
         games: Some(archive.games()),
         ready: VecDeque::new(),
+        encoding,
+    })
+}
+
+/// The `encoding=` argument of `games()` and `scan()`: None or "auto" (UTF-8
+/// when valid, else Windows-1252), "utf-8" or "latin-1".
+pub(crate) fn encoding_arg(encoding: Option<&str>) -> PyResult<Encoding> {
+    encoding.map_or(Ok(Encoding::Auto), |e| {
+        e.parse::<Encoding>().map_err(crate::errors::usage)
     })
 }
 
@@ -407,6 +423,18 @@ struct GameIterator {
     /// GIL takes every game that is ready (up to [`BATCH`]), as releasing and
     /// taking it back for every game would cost more than the game itself.
     ready: VecDeque<Result<Game, RunError>>,
+    /// How each game's `headers` are decoded.
+    encoding: Encoding,
+}
+
+impl Drop for GameIterator {
+    fn drop(&mut self) {
+        // Dropping the stream waits for the pipeline to stop: without the
+        // GIL, as a reader may wait on a Python thread (one feeding a pipe).
+        if let Some(games) = self.games.take() {
+            Python::attach(|py| py.detach(|| drop(games)));
+        }
+    }
 }
 
 /// The most games taken from the stream per release of the GIL.
@@ -421,7 +449,12 @@ impl GameIterator {
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyGame>> {
         loop {
             match self.ready.pop_front() {
-                Some(Ok(game)) => return Ok(Some(PyGame { game })),
+                Some(Ok(game)) => {
+                    return Ok(Some(PyGame {
+                        game,
+                        encoding: self.encoding,
+                    }));
+                }
                 Some(Err(e)) => {
                     self.games = None;
                     return Err(run_error(e));
@@ -448,8 +481,13 @@ impl GameIterator {
             });
             if end {
                 self.games = None;
-            } else if self.ready.is_empty() {
-                py.check_signals()?;
+            } else if self.ready.is_empty()
+                && let Err(e) = py.check_signals()
+            {
+                // Ctrl-C ends the iteration: the pipeline stops now rather
+                // than filling its queue for a loop that is gone.
+                self.close(py);
+                return Err(e);
             }
         }
     }
@@ -482,13 +520,15 @@ impl GameIterator {
 ///
 /// Attributes: file (the path as given), game (1-based number in its file),
 /// offset and length (bytes, in the decompressed input), line (1-based first
-/// line), class_ (its class), chess960_position (0-959 or None), problems
+/// line), class_ (its class), chess960_position (0-959 or None), speed (from
+/// the TimeControl tag: ultrabullet ... correspondence, or unknown), problems
 /// (list of dicts as ``check`` gives them, warnings included), headers (dict
 /// of every tag, values unescaped; a repeated tag keeps its last value) and
 /// raw (the bytes of the game exactly as in the file).
 #[pyclass(frozen, module = "pgnfen", name = "Game")]
 struct PyGame {
     game: Game,
+    encoding: Encoding,
 }
 
 #[pymethods]
@@ -535,9 +575,17 @@ impl PyGame {
         self.game.chess960_position
     }
 
+    /// Its speed from its first TimeControl tag: ultrabullet, bullet, blitz,
+    /// rapid, classical, correspondence, or unknown (no tag, or a value that is
+    /// not a time control). Read when asked for.
+    #[getter]
+    fn speed(&self) -> &'static str {
+        self.game.speed().as_str()
+    }
+
     /// Its problems, errors and warnings: dicts with the keys of
     /// ``check --format json`` (file, game, line, column, tag, code,
-    /// severity, message).
+    /// severity, message, end_column, help).
     #[getter]
     fn problems<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
@@ -551,17 +599,21 @@ impl PyGame {
             d.set_item("code", p.code.as_str())?;
             d.set_item("severity", p.severity.as_str())?;
             d.set_item("message", &p.message)?;
+            d.set_item("end_column", p.end_column)?;
+            d.set_item("help", p.help.as_deref())?;
             list.append(d)?;
         }
         Ok(list)
     }
 
     /// Every tag of the header as a dict (a new one at each access), values
-    /// PGN-unescaped and read as UTF-8 (invalid bytes become U+FFFD).
+    /// PGN-unescaped and decoded as ``games(encoding=...)`` says: by default
+    /// UTF-8 when valid, else Windows-1252 (Latin-1), so that nothing becomes
+    /// U+FFFD; ``raw`` keeps the bytes as they are.
     #[getter]
     fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (name, value) in self.game.tags() {
+        for (name, value) in self.game.tags_in(self.encoding) {
             d.set_item(tag_name(py, &name), &*value)?;
         }
         Ok(d)
@@ -614,12 +666,17 @@ fn tag_name<'py>(py: Python<'py>, name: &str) -> Bound<'py, PyString> {
 fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fen_record, m)?)?;
     m.add_function(wrap_pyfunction!(stats, m)?)?;
-    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(problems::check, m)?)?;
     m.add_function(wrap_pyfunction!(filter_games, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(files::split, m)?)?;
+    m.add_function(wrap_pyfunction!(files::export_table, m)?)?;
+    m.add_function(wrap_pyfunction!(books::fen_records, m)?)?;
+    m.add_class::<books::FenRecordIterator>()?;
     m.add_function(wrap_pyfunction!(scan::scan_stream, m)?)?;
     m.add_class::<scan::ArrowStream>()?;
+    m.add_class::<scan::ArrowBatch>()?;
     m.add_function(wrap_pyfunction!(partitions::partitions, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::problem_codes, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::judge, m)?)?;
@@ -627,8 +684,10 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partitions::partition_stats, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_filter, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::partition_unchanged, m)?)?;
     m.add_class::<PyGame>()?;
     m.add_class::<GameIterator>()?;
+    m.add_class::<problems::ProblemIterator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

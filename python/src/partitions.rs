@@ -3,9 +3,10 @@
 //! (python/pgnfen/dask.py) schedules these; everything it passes around is
 //! plain tuples and dicts, so that tasks pickle to any worker.
 
-use std::path::PathBuf;
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -20,8 +21,48 @@ use pgnfen::{Class, Error};
 use crate::scan::ArrowStream;
 use crate::{choice, command_error, options};
 
-/// A partition as Python holds it: (path, kind, index, start, end).
-type PartTuple = (PathBuf, String, usize, u64, u64);
+/// A partition as Python holds it: (path, kind, index, start, end,
+/// identity). The identity is the file's when the partitions were planned
+/// (None: not checked, for the empty frame Dask's metadata is built from).
+type PartTuple = (PathBuf, String, usize, u64, u64, Option<Identity>);
+
+/// What tells a file's contents changed: size, modification time
+/// (nanoseconds), device and inode (a file replaced by another under the
+/// same name has another inode).
+type Identity = (u64, i128, u64, u64);
+
+fn identity(path: &Path) -> io::Result<Identity> {
+    let meta = std::fs::metadata(path)?;
+    let mtime = i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec());
+    Ok((meta.len(), mtime, meta.dev(), meta.ino()))
+}
+
+/// An error naming the file when it is no longer what it was when the
+/// partitions were planned: a partition checks this before and after its
+/// work, as a one-machine run checks its input after reading it, so that a
+/// file appended to, truncated or replaced during a Dask run is an error
+/// rather than a mix of two files' games.
+fn check_unchanged(t: &PartTuple) -> Result<(), Error> {
+    let Some(planned) = t.5 else { return Ok(()) };
+    let io_err = |source| Error::Io {
+        file: t.0.display().to_string(),
+        source,
+    };
+    let now = identity(&t.0).map_err(io_err)?;
+    if now == planned {
+        return Ok(());
+    }
+    let what = if (now.2, now.3) != (planned.2, planned.3) {
+        "replaced by another file".to_string()
+    } else if now.0 != planned.0 {
+        format!("size {} when planned, {} now", planned.0, now.0)
+    } else {
+        "modified".to_string()
+    };
+    Err(io_err(io::Error::other(format!(
+        "the file changed during the Dask run ({what}); nothing was written"
+    ))))
+}
 
 fn kind_name(kind: Kind) -> &'static str {
     match kind {
@@ -37,7 +78,7 @@ fn partition(t: &PartTuple) -> PyResult<Partition> {
         "zstd-frames" => Kind::ZstdFrames,
         "whole" => Kind::Whole,
         other => {
-            return Err(PyValueError::new_err(format!(
+            return Err(crate::errors::usage(format!(
                 "unknown partition kind {other:?}"
             )));
         }
@@ -68,7 +109,7 @@ fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict
 fn outcome(d: &Bound<'_, PyDict>) -> PyResult<Outcome> {
     let get = |k: &str| -> PyResult<Bound<'_, PyAny>> {
         d.get_item(k)?
-            .ok_or_else(|| PyValueError::new_err(format!("outcome without {k:?}")))
+            .ok_or_else(|| crate::errors::usage(format!("outcome without {k:?}")))
     };
     Ok(Outcome {
         first: get("first")?.extract()?,
@@ -85,26 +126,54 @@ pub fn problem_codes() -> Vec<&'static str> {
     pgnfen::Code::ALL.iter().map(|c| c.as_str()).collect()
 }
 
-/// Cuts files into partitions of about `size` bytes: a list of
-/// (path, kind, index, start, end) tuples, in input order.
+/// Cuts files (str, bytes or os.PathLike) into partitions of about `size`
+/// bytes: a list of (path, kind, index, start, end, identity) tuples, in
+/// input order; identity is the file's (size, mtime_ns, dev, inode) now.
 #[pyfunction]
 #[pyo3(signature = (paths, size))]
-pub fn partitions(py: Python<'_>, paths: Vec<PathBuf>, size: u64) -> PyResult<Vec<PartTuple>> {
-    let parts = py
-        .detach(|| partition::plan(&paths, size))
-        .map_err(command_error)?;
-    Ok(parts
-        .into_iter()
-        .map(|p| {
-            (
-                p.path,
-                kind_name(p.kind).to_string(),
-                p.index,
-                p.start,
-                p.end,
-            )
-        })
-        .collect())
+pub fn partitions(py: Python<'_>, paths: &Bound<'_, PyAny>, size: u64) -> PyResult<Vec<PartTuple>> {
+    let paths = crate::paths::paths(paths)?;
+    py.detach(|| -> Result<Vec<PartTuple>, Error> {
+        // Taken before the plan reads the files: a change while planning is
+        // then caught too.
+        let identities = paths
+            .iter()
+            .map(|p| {
+                identity(p).map_err(|source| Error::Io {
+                    file: p.display().to_string(),
+                    source,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>();
+        let parts = partition::plan(&paths, size)?;
+        let identities = identities?;
+        Ok(parts
+            .into_iter()
+            .map(|p| {
+                let id = paths
+                    .iter()
+                    .position(|q| *q == p.path)
+                    .map(|i| identities[i]);
+                (
+                    p.path,
+                    kind_name(p.kind).to_string(),
+                    p.index,
+                    p.start,
+                    p.end,
+                    id,
+                )
+            })
+            .collect())
+    })
+    .map_err(command_error)
+}
+
+/// Raises OSError naming the partition's file when the file is no longer
+/// what it was when the partitions were planned (for work done outside the
+/// native calls, such as reading a partition's Arrow rows).
+#[pyfunction]
+pub fn partition_unchanged(py: Python<'_>, part: PartTuple) -> PyResult<()> {
+    py.detach(|| check_unchanged(&part)).map_err(command_error)
 }
 
 /// Judges a partition's outcome by its predecessor's final outcome (None for
@@ -150,12 +219,15 @@ pub fn partition_stats<'py>(
     at: Option<u64>,
     threads: Option<usize>,
 ) -> PyResult<(Bound<'py, PyDict>, String)> {
-    let part = partition(&part)?;
+    let tuple = part;
+    let part = partition(&tuple)?;
     let run = options(threads)?;
     let (o, json) = py
         .detach(|| -> Result<(Outcome, Vec<u8>), Error> {
+            check_unchanged(&tuple)?;
             let mut counts = Counts::default();
             let o = partition::run(&part, start(at), None, &StatsJob, &mut counts, &run)?;
+            check_unchanged(&tuple)?;
             let mut json = Vec::new();
             pgnfen::stats::write_json(&mut json, &counts)
                 .map_err(|e| Error::writing("<memory>", e))?;
@@ -176,14 +248,16 @@ pub fn partition_stats<'py>(
 pub fn partition_filter<'py>(
     py: Python<'py>,
     part: PartTuple,
-    output: PathBuf,
+    output: &Bound<'_, PyAny>,
     at: Option<u64>,
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
     own_nothing: bool,
     threads: Option<usize>,
 ) -> PyResult<(Bound<'py, PyDict>, u64)> {
-    let part = partition(&part)?;
+    let tuple = part;
+    let part = partition(&tuple)?;
+    let output = crate::paths::path(output)?;
     let run = options(threads)?;
     let classes = classes
         .unwrap_or_default()
@@ -195,7 +269,7 @@ pub fn partition_filter<'py>(
         .iter()
         .map(|e| {
             e.parse()
-                .map_err(|e| PyValueError::new_err(format!("invalid tag expression: {e}")))
+                .map_err(|e| crate::errors::usage(format!("invalid tag expression: {e}")))
         })
         .collect::<PyResult<Vec<_>>>()?;
     let selection = Selection {
@@ -205,10 +279,11 @@ pub fn partition_filter<'py>(
     };
     selection
         .validate("filter")
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        .map_err(|e| crate::errors::usage(e.to_string()))?;
     let name = output.display().to_string();
     let (o, kept) = py
         .detach(|| -> Result<(Outcome, u64), Error> {
+            check_unchanged(&tuple)?;
             let out = Output::create(Some(&output)).map_err(|e| Error::writing(&name, e))?;
             if own_nothing {
                 out.commit().map_err(|e| Error::writing(&name, e))?;
@@ -224,6 +299,8 @@ pub fn partition_filter<'py>(
                 &run,
             )?;
             let kept = split.kept_games;
+            // Checked before the output appears: a changed input leaves none.
+            check_unchanged(&tuple)?;
             split.kept.commit().map_err(|e| Error::writing(&name, e))?;
             Ok((o, kept))
         })
@@ -243,7 +320,10 @@ pub fn partition_rows(
     tags: Option<Vec<String>>,
     threads: Option<usize>,
 ) -> PyResult<ArrowStream> {
-    let part = partition(&part)?;
+    let tuple = part;
+    let part = partition(&tuple)?;
+    py.detach(|| check_unchanged(&tuple))
+        .map_err(command_error)?;
     let run = options(threads)?;
     let export_options = ExportOptions {
         tags: tags.map_or(TagColumns::Default, TagColumns::Named),

@@ -8,24 +8,29 @@
 //! so memory stays bounded whatever the size of the input.
 
 use std::ffi::CString;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, to_ffi};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_array::{Array, RecordBatch, RecordBatchReader, StructArray};
 use arrow_schema::{ArrowError, SchemaRef};
-use pyo3::exceptions::PyValueError;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 
 use pgnfen::export::{self, Batches, ExportOptions, TagColumns};
 use pgnfen::select::Selector;
 
-use crate::{command_error, inputs, options};
+use crate::{cancellable, command_error, inputs, interrupt};
 
 /// The rows of an export not yet handed over: a stream for one consumer.
 #[pyclass(module = "pgnfen", name = "ArrowStream")]
 pub struct ArrowStream {
     schema: SchemaRef,
     batches: Option<Batches>,
+    /// Stops the export's run (Ctrl-C in [`ArrowStream::next_batch`]).
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// The batches as an Arrow `RecordBatchReader`; an input error ends the stream
@@ -58,7 +63,67 @@ impl ArrowStream {
         ArrowStream {
             schema: batches.schema(),
             batches: Some(batches),
+            cancel: None,
         }
+    }
+}
+
+impl Drop for ArrowStream {
+    fn drop(&mut self) {
+        // Dropping the batches waits for the export's run to stop: without
+        // the GIL, as a reader may wait on a Python thread (one feeding a pipe).
+        if let Some(batches) = self.batches.take() {
+            if let Some(cancel) = &self.cancel {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            Python::attach(|py| py.detach(|| drop(batches)));
+        }
+    }
+}
+
+/// A capsule of an Arrow C data interface structure under its standard name.
+fn capsule<'py, T: Send + 'static>(
+    py: Python<'py>,
+    value: T,
+    name: &str,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    let name = CString::new(name).expect("no NUL in the name");
+    // The consumer moves the structure out (leaving its release callback
+    // null); the capsule's copy then releases nothing when dropped.
+    PyCapsule::new(py, value, Some(name))
+}
+
+/// One record batch, handed over through the Arrow PyCapsule interface
+/// (``pyarrow.record_batch(batch)`` takes it without a copy).
+#[pyclass(module = "pgnfen", name = "ArrowBatch")]
+pub struct ArrowBatch {
+    batch: Option<RecordBatch>,
+}
+
+#[pymethods]
+impl ArrowBatch {
+    /// The batch as a struct array (the Arrow PyCapsule interface); once.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(
+        &mut self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+        if requested_schema.is_some_and(|s| !s.is_none()) {
+            return Err(crate::errors::usage(
+                "pgnfen batches have the export's own schema; cast them after reading",
+            ));
+        }
+        let batch = self
+            .batch
+            .take()
+            .ok_or_else(|| crate::errors::usage("this batch was already handed over"))?;
+        let data = StructArray::from(batch).into_data();
+        let (array, schema) = to_ffi(&data).map_err(|e| crate::errors::internal(e.to_string()))?;
+        Ok((
+            capsule::<FFI_ArrowSchema>(py, schema, "arrow_schema")?,
+            capsule::<FFI_ArrowArray>(py, array, "arrow_array")?,
+        ))
     }
 }
 
@@ -74,12 +139,12 @@ impl ArrowStream {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         if requested_schema.is_some_and(|s| !s.is_none()) {
-            return Err(PyValueError::new_err(
+            return Err(crate::errors::usage(
                 "pgnfen.scan() streams the export's own schema; cast the batches after reading",
             ));
         }
         let batches = self.batches.take().ok_or_else(|| {
-            PyValueError::new_err(
+            crate::errors::usage(
                 "this pgnfen stream was already consumed; call pgnfen.scan() again",
             )
         })?;
@@ -95,6 +160,45 @@ impl ArrowStream {
         PyCapsule::new(py, stream, Some(name))
     }
 
+    /// The schema (the Arrow PyCapsule interface).
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
+            .map_err(|e| crate::errors::internal(e.to_string()))?;
+        capsule(py, schema, "arrow_schema")
+    }
+
+    /// The next batch (an ``ArrowBatch``), or None at the end. Waits with the
+    /// GIL released, looking for Ctrl-C every few tens of milliseconds: a
+    /// signal handler's exception stops the export and is raised here.
+    fn next_batch(&mut self, py: Python<'_>) -> PyResult<Option<ArrowBatch>> {
+        loop {
+            let Some(batches) = self.batches.as_mut() else {
+                return Ok(None);
+            };
+            match py.detach(|| batches.next_timeout(interrupt::POLL)) {
+                Some(Some(Ok(batch))) => return Ok(Some(ArrowBatch { batch: Some(batch) })),
+                Some(Some(Err(e))) => {
+                    self.batches = None;
+                    return Err(command_error(pgnfen::Error::from(e)));
+                }
+                Some(None) => {
+                    self.batches = None;
+                    return Ok(None);
+                }
+                None => {}
+            }
+            if let Err(e) = py.check_signals() {
+                if let Some(cancel) = &self.cancel {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+                // Dropping the batches stops and joins the export's run.
+                let batches = self.batches.take();
+                py.detach(|| drop(batches));
+                return Err(e);
+            }
+        }
+    }
+
     /// The column names, in order.
     #[getter]
     fn column_names(&self) -> Vec<String> {
@@ -108,48 +212,53 @@ impl ArrowStream {
 
 /// The tag columns a `tags` argument names: None (the default columns),
 /// "all", or a list of names (a str is one name list separated by commas).
-fn tag_columns(tags: Option<&Bound<'_, PyAny>>) -> PyResult<TagColumns> {
+pub(crate) fn tag_columns(tags: Option<&Bound<'_, PyAny>>) -> PyResult<TagColumns> {
     let Some(tags) = tags.filter(|t| !t.is_none()) else {
         return Ok(TagColumns::Default);
     };
     if let Ok(s) = tags.extract::<String>() {
-        return TagColumns::parse(&s).map_err(PyValueError::new_err);
+        return TagColumns::parse(&s).map_err(crate::errors::usage);
     }
     let names: Vec<String> = tags
         .extract()
-        .map_err(|_| PyValueError::new_err("tags must be None, \"all\" or a list of tag names"))?;
+        .map_err(|_| crate::errors::usage("tags must be None, \"all\" or a list of tag names"))?;
     Ok(TagColumns::Named(names))
 }
 
 /// The native half of ``pgnfen.scan``: starts the export and returns its
 /// stream (``pgnfen.scan`` wraps it in a ``pyarrow.RecordBatchReader``).
 #[pyfunction]
-#[pyo3(signature = (*paths, tags=None, threads=None))]
+#[pyo3(signature = (*paths, tags=None, threads=None, encoding=None))]
 pub fn scan_stream(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     tags: Option<&Bound<'_, PyAny>>,
     threads: Option<usize>,
+    encoding: Option<&str>,
 ) -> PyResult<ArrowStream> {
+    let encoding = crate::encoding_arg(encoding)?;
     let inputs = inputs(paths, "scan")?;
-    let pipeline = options(threads)?;
+    let (pipeline, cancel) = cancellable(threads)?;
     let export_options = ExportOptions {
         tags: tag_columns(tags)?,
         selector: Selector::default(),
+        encoding,
         ..ExportOptions::default()
     };
     if let TagColumns::Named(names) = &export_options.tags {
         export::Columns::named(names)
-            .map_err(|m| PyValueError::new_err(format!("invalid tags: {m}")))?;
+            .map_err(|m| crate::errors::usage(format!("invalid tags: {m}")))?;
     }
     pgnfen::pipeline::check_inputs_exist(&inputs).map_err(command_error)?;
     // `tags="all"` reads the inputs once for the names: without the GIL.
-    let columns = py
-        .detach(|| export::columns(&inputs, &export_options, &pipeline))
-        .map_err(|e| command_error(e.into()))?;
+    let columns = interrupt::run(py, &cancel, || {
+        export::columns(&inputs, &export_options, &pipeline)
+    })?
+    .map_err(|e| command_error(e.into()))?;
     let batches = export::batches(&inputs, columns, &export_options, &pipeline);
     Ok(ArrowStream {
         schema: batches.schema(),
         batches: Some(batches),
+        cancel: Some(cancel),
     })
 }

@@ -7,14 +7,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = ROOT / "target" / "release" / "pgnfen"
-CORPUS = Path(os.environ.get("PGNFEN_CORPUS", ROOT.parent / "shared" / "corpus"))
+# The binary `cargo test --release` built (CARGO_TARGET_DIR moves it).
+CLI = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "pgnfen"
+# The test corpus lives outside the repository; PGNFEN_CORPUS names its folder.
+# Without it the tests that need it are skipped (visibly, with that reason).
+CORPUS = Path(os.environ.get("PGNFEN_CORPUS", "/nonexistent/PGNFEN_CORPUS-not-set"))
 SAMPLES = ROOT / "samples"
+TEST_DATA = ROOT / "tests" / "data"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="needs PGNFEN_CORPUS")
 
 
 def corpus_files():
-    """Every PGN-like file of the corpus (when present) and of samples/."""
+    """Every PGN file of samples/ and tests/data/, and of the corpus when
+    PGNFEN_CORPUS names it."""
     files = sorted(SAMPLES.glob("*.pgn"))
+    files += sorted(TEST_DATA.glob("*.pgn")) + sorted((TEST_DATA / "edge").glob("*.pgn"))
     if CORPUS.is_dir():
         for sub in ("real", "generated", "generated/edge"):
             files += sorted(

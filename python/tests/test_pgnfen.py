@@ -19,16 +19,20 @@ import chess.pgn
 import pytest
 
 import pgnfen
-from conftest import CLI, CORPUS, SAMPLES, cli, corpus_files, file_id, real_files
+from conftest import CLI, CORPUS, SAMPLES, cli, corpus_files, file_id, needs_corpus, real_files
 
 FILES = corpus_files()
 
 
-def test_the_corpus_or_the_samples_are_there():
-    # Without the corpus the samples still exercise everything below.
-    assert len(FILES) >= 5, FILES
-    if not CORPUS.is_dir():
-        print(f"note: {CORPUS} not found; comparing on samples/ only")
+def test_the_repository_files_are_there():
+    # Without the corpus the samples and tests/data still exercise everything below.
+    assert len(FILES) >= 25, FILES
+
+
+@needs_corpus
+def test_the_corpus_is_there():
+    # With PGNFEN_CORPUS the parametrised tests also run on its 42 real files.
+    assert len(real_files()) >= 40, CORPUS
 
 
 # ---- fen ----
@@ -48,12 +52,15 @@ def test_fen_equals_the_json_of_the_cli_for_every_record(path):
         objects = [json.loads(line) for line in cli("fen", "--format", "json", stdin=f).splitlines()]
     assert len(objects) >= 5
     for expected in objects:
+        # A record given as a string was read from no file: no file, no line.
+        del expected["file"], expected["line"]
         assert pgnfen.fen(expected["input"]) == expected
 
 
 def test_fen_of_an_epd_record_equals_the_cli():
     record = 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 bm e5; id "x;y";'
     expected = json.loads(cli("fen", "--format", "json", "-r", record))
+    assert (expected.pop("file"), expected.pop("line")) == ("<argument>", 1)
     got = pgnfen.fen(record)
     assert got == expected
     assert got["operations"] == 'bm e5; id "x;y";'
@@ -104,7 +111,7 @@ def test_check_equals_the_json_lines_of_the_cli(path):
     for warnings in (False, True):
         flags = ["--warnings"] if warnings else []
         expected = [json.loads(l) for l in cli("check", "--format", "json", *flags, path).splitlines()]
-        assert pgnfen.check(str(path), warnings=warnings) == expected
+        assert list(pgnfen.check(str(path), warnings=warnings)) == expected
 
 
 # ---- filter and convert ----
@@ -209,7 +216,7 @@ def test_games_give_the_file_back_and_agree_with_the_cli(path):
         for g in games
     ]
     assert got == expected
-    assert [p for g in games for p in g.problems] == pgnfen.check(path, warnings=True)
+    assert [p for g in games for p in g.problems] == list(pgnfen.check(path, warnings=True))
     for g in games:
         assert len(g.raw) == g.length and data[g.offset : g.offset + g.length] == g.raw
 
@@ -248,15 +255,16 @@ def quote_inside_value(raw, name):
     return False
 
 
-@pytest.mark.skipif(not REAL, reason="the corpus (../shared/corpus/real) is not present")
+@needs_corpus
 @pytest.mark.parametrize("path", REAL, ids=file_id)
 def test_headers_agree_with_python_chess(path):
     """Pairing: pgnfen cuts the file into games; python-chess reads the headers
     of each game's raw text on its own (decoded as UTF-8 with U+FFFD for bad
-    bytes, as pgnfen decodes values). Where python-chess reads a header, the
-    two dicts must be equal, but for a value with an unescaped quote inside."""
+    bytes, as pgnfen decodes values with encoding="utf-8"). Where python-chess
+    reads a header, the two dicts must be equal, but for a value with an
+    unescaped quote inside."""
     compared = 0
-    for game in pgnfen.games(path):
+    for game in pgnfen.games(path, encoding="utf-8"):
         headers = chess.pgn.read_headers(io.StringIO(game.raw.decode("utf-8", "replace")))
         if headers is None:
             continue

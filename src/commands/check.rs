@@ -7,12 +7,13 @@ use std::io::{self, Write};
 use std::time::Instant;
 
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
-use pgnfen::check::{self, Diagnostic, Finding, Summary};
+use pgnfen::check::{self, Diagnostic, Summary};
 use pgnfen::{Code, Severity};
 
 use crate::cli::{CheckArgs, CheckFormat, Global};
 use crate::commands::{Error, Outcome, inputs, options};
 use crate::format::{count, thousands};
+use pgnfen::ci::{Sarif, github_data, github_property};
 
 /// Prints problems as they come, in the format asked for.
 pub struct Report<W: Write> {
@@ -20,13 +21,16 @@ pub struct Report<W: Write> {
     format: CheckFormat,
     renderer: Renderer,
     header_pending: bool,
-    /// SARIF is one JSON document, so its results are kept until the end (they
-    /// are the output: as many as `--format json` would print).
+    /// `--csv-raw`: CSV cells as they are (no quote before a formula start).
+    csv_raw: bool,
+    /// SARIF is one JSON document, written as a stream: its head (the tool and
+    /// its rules, known up front) first, each result as it is found, the end
+    /// of the run object last, so that no list of problems is kept.
     sarif: Sarif,
 }
 
 impl<W: Write> Report<W> {
-    pub fn new(out: W, format: CheckFormat, color: bool) -> Self {
+    pub fn new(out: W, format: CheckFormat, color: bool, csv_raw: bool) -> Self {
         let renderer = if color {
             Renderer::styled()
         } else {
@@ -37,6 +41,7 @@ impl<W: Write> Report<W> {
             format,
             renderer,
             header_pending: format == CheckFormat::Csv,
+            csv_raw,
             sarif: Sarif::default(),
         }
     }
@@ -45,7 +50,7 @@ impl<W: Write> Report<W> {
     fn write_csv_header(&mut self) -> io::Result<()> {
         if std::mem::take(&mut self.header_pending) {
             self.out
-                .write_all(b"file,game,line,column,tag,code,severity,message\n")?;
+                .write_all(b"file,game,line,column,tag,code,severity,message,end_column,help\n")?;
         }
         Ok(())
     }
@@ -56,50 +61,88 @@ impl<W: Write> Report<W> {
         self.write_csv_header()?;
         let (f, line) = (d.finding, d.line);
         let severity = f.code.severity();
+        // Untrusted text, shown the same way in every format: control
+        // characters escaped (names are already, by `display_name`; messages
+        // quote values that the library escapes, but not every message is
+        // built from `shown_value`, so they are escaped here once more: the
+        // escaped form holds no control character, so this changes nothing
+        // that was escaped before).
+        let file = pgnfen::escape::controls(d.file);
+        let message = pgnfen::escape::controls(&f.message);
         match self.format {
             CheckFormat::Text => {
                 let level = match severity {
                     Severity::Error => Level::ERROR,
                     Severity::Warning => Level::WARNING,
                 };
-                let snippet = Snippet::source(f.line_text.as_str())
+                // The tag line escaped as the message is, the caret span moved
+                // along (annotate-snippets would show control pictures instead).
+                let text = &f.line_text;
+                let start = f.span.start.min(text.len());
+                let end = f.span.end.clamp(start, text.len());
+                // Tabs are left to the renderer, which lines them up.
+                let shown = |s: &str| -> String {
+                    s.split('\t')
+                        .map(|part| pgnfen::escape::controls(part))
+                        .collect::<Vec<_>>()
+                        .join("\t")
+                };
+                let (source, span) = if text.is_char_boundary(start) && text.is_char_boundary(end) {
+                    let before = shown(&text[..start]).len();
+                    let inside = shown(&text[start..end]).len();
+                    (shown(text), before..before + inside)
+                } else {
+                    (shown(text), f.span.clone())
+                };
+                let snippet = Snippet::source(source.as_str())
                     .line_start(line as usize)
-                    .annotation(AnnotationKind::Primary.span(f.span.clone()));
+                    .annotation(AnnotationKind::Primary.span(span));
+                let help = f.help.as_deref().map(pgnfen::escape::controls);
                 let mut group = level
-                    .primary_title(f.message.as_str())
+                    .primary_title(message.as_ref())
                     .id(f.code.as_str())
                     .element(snippet);
                 if let Some(note) = &f.note {
-                    group = group.element(Level::NOTE.message(note.as_str()));
+                    let note = pgnfen::escape::controls(note);
+                    group = group.element(Level::NOTE.message(note.into_owned()));
                 }
-                if let Some(help) = &f.help {
-                    group = group.element(Level::HELP.message(help.as_str()));
+                if let Some(help) = &help {
+                    group = group.element(Level::HELP.message(help.as_ref()));
                 }
                 let rendered = self.renderer.render(&[group]);
-                writeln!(self.out, "{}:{}:{}: {}", d.file, line, f.column, rendered)?;
+                writeln!(self.out, "{}:{}:{}: {}", file, line, f.column, rendered)?;
                 writeln!(self.out)
             }
             CheckFormat::Json => {
-                let mut json = serde_json::to_vec(d)?;
+                let mut json = serde_json::to_vec(&Shown {
+                    file: &file,
+                    message: &message,
+                    d,
+                })?;
                 json.push(b'\n');
                 self.out.write_all(&json)
             }
             CheckFormat::Csv => {
+                let raw = self.csv_raw;
+                let cell = |s: &str| pgnfen::escape::csv_cell(s, raw).into_owned();
                 let mut w = csv::WriterBuilder::new()
                     .has_headers(false)
                     .from_writer(Vec::new());
-                // The eight columns of the header row for every problem (the
-                // ply and move of an illegal move are in its message).
-                w.serialize((
-                    d.file,
-                    d.game,
-                    d.line,
-                    f.column,
-                    f.tag,
-                    f.code.as_str(),
-                    severity.as_str(),
-                    f.message.as_str(),
-                ))
+                w.write_record([
+                    cell(&file),
+                    d.game.to_string(),
+                    line.to_string(),
+                    f.column.to_string(),
+                    cell(f.tag),
+                    cell(f.code.as_str()),
+                    cell(severity.as_str()),
+                    cell(&message),
+                    f.end_column().to_string(),
+                    f.help
+                        .as_deref()
+                        .map(|h| cell(&pgnfen::escape::controls(h)))
+                        .unwrap_or_default(),
+                ])
                 .map_err(io::Error::other)?;
                 let bytes = w
                     .into_inner()
@@ -114,16 +157,24 @@ impl<W: Write> Report<W> {
                 writeln!(
                     self.out,
                     "::{command} file={},line={line},col={},title={}::{}",
-                    github_property(d.file),
+                    github_property(&file),
                     f.column,
                     github_property(f.code.as_str()),
-                    github_data(&f.message)
+                    github_data(&message)
                 )
             }
-            CheckFormat::Sarif => {
-                self.sarif.push(d.file, line, f);
-                Ok(())
-            }
+            CheckFormat::Sarif => self.sarif.result_at(
+                &mut self.out,
+                &file,
+                pgnfen::ci::Region {
+                    line,
+                    column: f.column,
+                    end_column: f.end_column(),
+                },
+                f.code,
+                &message,
+                f.help.as_deref().map(pgnfen::escape::controls).as_deref(),
+            ),
         }
     }
 
@@ -132,9 +183,7 @@ impl<W: Write> Report<W> {
     pub fn into_inner(mut self) -> io::Result<W> {
         self.write_csv_header()?;
         if self.format == CheckFormat::Sarif {
-            let log = self.sarif.log();
-            serde_json::to_writer_pretty(&mut self.out, &log)?;
-            self.out.write_all(b"\n")?;
+            self.sarif.finish(&mut self.out)?;
         }
         Ok(self.out)
     }
@@ -147,7 +196,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     let out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     // --deny-warnings makes warnings fail the run, so they must be shown too.
     let warnings = args.warnings || args.deny_warnings;
-    let mut report = Report::new(out, args.format, color);
+    let mut report = Report::new(out, args.format, color, args.csv_raw);
     let options = check::Options {
         run: options(global),
         warnings,
@@ -166,6 +215,9 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     if args.format == CheckFormat::Text {
         if !global.quiet {
             out.write_all(summary.as_bytes()).map_err(write_err)?;
+            if let Some(hint) = explain_hint(&totals, warnings) {
+                out.write_all(hint.as_bytes()).map_err(write_err)?;
+            }
         }
     } else if !global.quiet {
         eprint!("{summary}");
@@ -204,228 +256,53 @@ fn summary(r: &Summary, seconds: f64, warnings: bool) -> String {
     s
 }
 
-/// A GitHub Actions workflow command's message: `%`, CR and LF are escaped
-/// (the runner reads one command per line and unescapes these three).
-fn github_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+/// The last line of the text report when problems were shown: where to read
+/// about their codes (as rustc ends with `rustc --explain`).
+fn explain_hint(r: &Summary, warnings: bool) -> Option<String> {
+    let shown: Vec<&str> = Code::ALL
+        .iter()
+        .filter(|&&c| r.counts[c as usize] > 0 && (warnings || c.severity() == Severity::Error))
+        .map(|c| c.as_str())
+        .collect();
+    let first = shown.first()?;
+    Some(if shown.len() == 1 {
+        format!("For more about this problem, try `pgnfen explain {first}`.\n")
+    } else {
+        format!(
+            "For more about a problem, try `pgnfen explain CODE` (e.g. `pgnfen explain {first}`).\n"
+        )
+    })
 }
 
-/// A workflow command's property value (`file=`, `title=`): also `:` and `,`,
-/// which would end the value or the property list.
-fn github_property(s: &str) -> String {
-    github_data(s).replace(':', "%3A").replace(',', "%2C")
+/// A diagnostic as `--format json` prints it, with the file name and the
+/// message in their shown (escaped) form.
+struct Shown<'a> {
+    file: &'a str,
+    message: &'a str,
+    d: &'a Diagnostic<'a>,
 }
 
-/// What a rule of the SARIF log says about a code: a one-line description, a
-/// longer one, and how to fix it (the same texts as the README's "Problem codes").
-fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
-    match code {
-        Code::FenSyntax => (
-            "The FEN does not follow the FEN grammar",
-            "The FEN tag's value is not a FEN record of six fields (placement, side to move, castling, en passant, halfmove clock, fullmove number); the column points at the first fault.",
-            "Fix the field at the column shown; the message says what was expected there.",
-        ),
-        Code::IllegalPosition => (
-            "The position is illegal",
-            "The start position breaks a rule of chess: not exactly one king a side, a pawn on the first or last rank, the side not to move in check, an impossible check or too much material.",
-            "Correct the placement or the side to move so that the position could occur in a game.",
-        ),
-        Code::CastlingRights => (
-            "A castling right without its king and rook in place",
-            "The castling field names a right whose king or rook is not on its back-rank square (or a second right on one side).",
-            "Remove the right from the castling field, or put the king and rook where the right needs them.",
-        ),
-        Code::EnPassant => (
-            "An en passant square that cannot follow a double pawn move",
-            "The en passant square is on the wrong rank, no pawn can just have moved two squares past it, or the squares it needs are not empty.",
-            "Write '-' as the en passant field, or the square the last double pawn move passed over.",
-        ),
-        Code::SetupWithoutFen => (
-            "SetUp \"1\" and no FEN tag",
-            "The game says it starts from a set-up position (SetUp \"1\") but has no FEN tag giving it.",
-            "Add the FEN tag of the start position, or remove the SetUp tag if the game starts from the initial position.",
-        ),
-        Code::SetupValue => (
-            "A SetUp value other than 0 or 1",
-            "The SetUp tag's value is neither \"0\" nor \"1\", or it is \"0\" while the game has a FEN tag.",
-            "Write [SetUp \"1\"] before the FEN tag, or remove the FEN tag with SetUp \"0\".",
-        ),
-        Code::DuplicateTag => (
-            "A second SetUp, FEN or Variant tag with another value",
-            "The header holds two SetUp, FEN or Variant tags that disagree; the first one is used.",
-            "Keep one of the two tags.",
-        ),
-        Code::VariantMismatch => (
-            "The Variant tag contradicts the board",
-            "The Variant tag names a variant whose board does not fit the FEN: Chess960 on 10 files, a Capablanca-family variant on 8.",
-            "Correct the Variant tag or the FEN so that they name the same board.",
-        ),
-        Code::VariantWithoutFen => (
-            "A Chess960 or 10x8 Variant tag and no FEN tag",
-            "Games of Chess960 and of the Capablanca family must record their start position in a FEN tag.",
-            "Add [SetUp \"1\"] and the FEN tag of the start position.",
-        ),
-        Code::FenWithoutSetup => (
-            "A FEN tag with no SetUp \"1\"",
-            "The PGN standard asks for [SetUp \"1\"] before a FEN tag; some readers ignore a FEN without it.",
-            "Add [SetUp \"1\"] before the FEN tag (pgnfen convert --repair does it).",
-        ),
-        Code::MissingVariant => (
-            "Chess960 castling or a 10-file board with no Variant tag",
-            "The position needs Chess960 castling or a 10x8 board, but no Variant tag says so; other programs will read it as orthodox chess.",
-            "Add a Variant tag (for example [Variant \"Chess960\"]; pgnfen convert --repair does it for Chess960).",
-        ),
-        Code::MissingClocks => (
-            "A FEN of four fields (EPD-like)",
-            "The FEN has no halfmove clock and fullmove number; it is read with the clocks 0 1.",
-            "Append the clocks (pgnfen convert --repair writes 0 1).",
-        ),
-        Code::Noncanonical => (
-            "A readable FEN that is not canonical",
-            "The FEN is read, but it is not written the canonical way: castling letters out of order or repeated, fullmove 0, leading zeros or extra spaces.",
-            "Rewrite the FEN canonically (pgnfen convert --to xfen does it).",
-        ),
-        Code::LossyCastling => (
-            "A castling right that classic FEN cannot express",
-            "A right held by an inner rook (or an s/m prefix) cannot be written in classic FEN, so the record was left unchanged.",
-            "Convert to X-FEN or Shredder-FEN instead.",
-        ),
-        Code::IllegalMove => (
-            "A mainline move that cannot be played from the start position",
-            "With --moves, the game's mainline is replayed from its FEN tag (or the standard or variant start position) in the rules of its class or variant; this move is not SAN, is ambiguous, or is not legal in the position where it is played. A FEN holding the game's final position, a FEN copied from another game, a dropped castling right or en passant square, or a lost Variant tag shows up this way.",
-            "Correct the FEN tag (the note gives the position the move was played in; the message says when the moves fit the standard start position), the Variant tag, or the move.",
-        ),
-    }
-}
-
-/// The results of a SARIF log, kept until the end of the run.
-#[derive(Default)]
-struct Sarif {
-    results: Vec<SarifResult>,
-    /// The file of the last result and its URI (most runs name few files).
-    file: String,
-    uri: String,
-}
-
-struct SarifResult {
-    uri: String,
-    line: u64,
-    column: usize,
-    code: Code,
-    message: String,
-}
-
-impl Sarif {
-    fn push(&mut self, file: &str, line: u64, f: &Finding) {
-        if self.results.is_empty() || self.file != file {
-            self.file = file.to_string();
-            self.uri = uri_reference(file);
+impl serde::Serialize for Shown<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (d, f) = (self.d, self.d.finding);
+        let mut map = serializer.serialize_map(Some(if f.ply.is_some() { 12 } else { 10 }))?;
+        map.serialize_entry("file", self.file)?;
+        map.serialize_entry("game", &d.game)?;
+        map.serialize_entry("line", &d.line)?;
+        map.serialize_entry("column", &f.column)?;
+        // A problem of the movetext has no tag: `"tag": null`.
+        map.serialize_entry("tag", &f.ply.is_none().then_some(f.tag))?;
+        map.serialize_entry("code", f.code.as_str())?;
+        map.serialize_entry("severity", d.severity().as_str())?;
+        map.serialize_entry("message", self.message)?;
+        map.serialize_entry("end_column", &d.end_column())?;
+        map.serialize_entry("help", &f.help.as_deref().map(pgnfen::escape::controls))?;
+        if let Some(ply) = f.ply {
+            map.serialize_entry("ply", &ply)?;
+            let token = f.move_text.as_deref().unwrap_or_default();
+            map.serialize_entry("move", &pgnfen::escape::controls(token))?;
         }
-        self.results.push(SarifResult {
-            uri: self.uri.clone(),
-            line,
-            column: f.column,
-            code: f.code,
-            message: f.message.clone(),
-        });
-    }
-
-    fn log(&self) -> serde_json::Value {
-        use serde_json::json;
-        let level = |code: Code| match code.severity() {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        let rules: Vec<_> = Code::ALL
-            .iter()
-            .map(|&code| {
-                let (short, full, help) = rule_texts(code);
-                json!({
-                    "id": code.as_str(),
-                    "name": code.as_str(),
-                    "shortDescription": {"text": short},
-                    "fullDescription": {"text": full},
-                    "help": {"text": help},
-                    "defaultConfiguration": {"level": level(code)},
-                })
-            })
-            .collect();
-        let results: Vec<_> = self
-            .results
-            .iter()
-            .map(|r| {
-                json!({
-                    "ruleId": r.code.as_str(),
-                    "ruleIndex": r.code as usize,
-                    "level": level(r.code),
-                    "message": {"text": r.message},
-                    "locations": [{
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": r.uri},
-                            "region": {"startLine": r.line, "startColumn": r.column},
-                        }
-                    }],
-                })
-            })
-            .collect();
-        json!({
-            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-            "version": "2.1.0",
-            "runs": [{
-                "tool": {"driver": {
-                    "name": "pgnfen",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "rules": rules,
-                }},
-                // Columns are counted in characters, as in the text output.
-                "columnKind": "unicodeCodePoints",
-                "results": results,
-            }],
-        })
-    }
-}
-
-/// A file name as a relative URI reference (what code-scanning tools resolve
-/// against the repository): bytes other than unreserved characters and `/`
-/// are percent-encoded, so `my games.pgn` becomes `my%20games.pgn`.
-fn uri_reference(file: &str) -> String {
-    let mut out = String::with_capacity(file.len());
-    for &b in file.as_bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn github_escapes() {
-        assert_eq!(github_data("a%b\r\nc: d, e"), "a%25b%0D%0Ac: d, e");
-        assert_eq!(github_property("dir,x/a:b%.pgn"), "dir%2Cx/a%3Ab%25.pgn");
-    }
-
-    #[test]
-    fn uris_are_percent_encoded() {
-        assert_eq!(uri_reference("games/a-b_c.pgn"), "games/a-b_c.pgn");
-        assert_eq!(uri_reference("my games.pgn"), "my%20games.pgn");
-        assert_eq!(uri_reference("<stdin>"), "%3Cstdin%3E");
-        assert_eq!(uri_reference("é.pgn"), "%C3%A9.pgn");
-    }
-
-    #[test]
-    fn every_code_has_its_rule_at_its_index() {
-        for (i, code) in Code::ALL.into_iter().enumerate() {
-            assert_eq!(code as usize, i);
-            let (short, full, help) = rule_texts(code);
-            assert!(!short.is_empty() && full.len() > short.len() && !help.is_empty());
-        }
+        map.end()
     }
 }

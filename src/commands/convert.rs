@@ -4,7 +4,7 @@
 use pgnfen::convert;
 
 use crate::cli::{ConvertArgs, Global};
-use crate::commands::{Error, Outcome, inputs, options};
+use crate::commands::{Error, Outcome, inputs, options, refuse_output_among_inputs};
 
 pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
     let options = convert::Options {
@@ -14,15 +14,28 @@ pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
         output: args.output.clone(),
         run: options(global),
     };
-    let summary = convert::run(&inputs(&args.inputs), &options)?;
+    let summary = if args.in_place {
+        convert::run_in_place(&inputs(&args.inputs), &options)?
+    } else {
+        refuse_output_among_inputs(args.output.as_deref(), &args.inputs)?;
+        convert::run(&inputs(&args.inputs), &options)?
+    };
     if !global.quiet {
-        eprintln!(
-            "pgnfen: {} games, {} FEN tags written as {}, {} left unchanged",
-            summary.games,
-            summary.converted,
+        let mut msg = format!(
+            "pgnfen: {}, {} written as {}, {} left unchanged",
+            crate::format::count(summary.games, "game", "games"),
+            crate::format::count(summary.converted, "FEN tag", "FEN tags"),
             args.to.as_str(),
-            summary.unchanged
+            crate::format::thousands(summary.unchanged)
         );
+        if args.in_place {
+            let n = args.inputs.len();
+            msg.push_str(&format!(
+                "; {n} {} rewritten in place",
+                if n == 1 { "file" } else { "files" }
+            ));
+        }
+        eprintln!("{msg}");
     }
     Ok(Outcome::Clean)
 }

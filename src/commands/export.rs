@@ -45,12 +45,13 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         None => TagColumns::Default,
         Some(arg) => TagColumns::parse(arg).map_err(Error::Usage)?,
     };
-    let selector = Selector::new(&args.tag);
+    let selector = Selector::new(&args.tag).with_speeds(&args.speed);
     selector.validate()?;
     let inputs = inputs(&args.inputs);
     let export_options = ExportOptions {
         tags,
         selector,
+        encoding: args.encoding.parse().map_err(Error::Usage)?,
         ..ExportOptions::default()
     };
     // Named columns are checked before anything is read or created.
@@ -65,8 +66,19 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let output = Output::create(args.output.as_deref()).map_err(|e| Error::writing(&name, e))?;
     let pipeline = options(global);
     let columns = export::columns(&inputs, &export_options, &pipeline).map_err(run_error)?;
+    if let Some((names, at_least)) = columns.past_limit() {
+        // Never silent, even under -q: these tags have no column of their own.
+        eprintln!(
+            "pgnfen: warning: --tags all makes at most {} columns; {}{} went to other_tags",
+            thousands(export::MAX_ALL_COLUMNS as u64),
+            if at_least { "at least " } else { "" },
+            crate::format::count(names as u64, "more tag name", "more tag names"),
+        );
+    }
     let batches = export::batches(&inputs, columns, &export_options, &pipeline);
-    let summary = export::write(batches, format, output).map_err(run_error)?;
+    let summary =
+        export::write::write_with(batches, format, output, args.csv_raw).map_err(run_error)?;
+    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     if !global.quiet {
         eprintln!(
             "pgnfen: exported {} of {} {} ({})",
@@ -79,13 +91,13 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     if summary.dropped_pairs > 0 {
         // Never silent, even under -q: the table lacks these tags.
         eprintln!(
-            "pgnfen: warning: {} tags in {} {} were not exported (a header beyond {} tags or {} MiB of tag text)",
-            thousands(summary.dropped_pairs),
-            thousands(summary.games_with_dropped_pairs),
-            if summary.games_with_dropped_pairs == 1 {
-                "game"
+            "pgnfen: warning: {} in {} {} not exported (a header beyond {} tags or {} MiB of tag text)",
+            crate::format::count(summary.dropped_pairs, "tag", "tags"),
+            crate::format::count(summary.games_with_dropped_pairs, "game", "games"),
+            if summary.dropped_pairs == 1 {
+                "was"
             } else {
-                "games"
+                "were"
             },
             export::MAX_PAIRS,
             export::PAIR_BUDGET >> 20

@@ -10,21 +10,18 @@
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
 use crate::cli::{FenArgs, Format, Global};
-use crate::commands::{Error, Outcome, check_inputs_exist, options};
-use pgnfen::fen::{self, Record, VariantHint};
+use crate::commands::{Error, Outcome, check_inputs_exist, options, refuse_output_among_inputs};
+use pgnfen::book::{BLOCK, Line, MAX_LINE, is_blank_or_comment, read_block, split_lines};
+use pgnfen::fen::{self, Dialect, Record, VariantHint};
 use pgnfen::pipeline::Input;
 use pgnfen::pipeline::output::Output;
 use pgnfen::problem::{Code, Problem};
 
-/// Bytes read at a time.
-const BLOCK: usize = 1 << 20;
-/// A line longer than this is no record: it is passed through (with `--to`) or
-/// reported, never held in memory whole.
-const MAX_LINE: usize = 1 << 20;
 /// Lines handled by one task on the worker threads.
 const RUN: usize = 2048;
 
@@ -44,6 +41,18 @@ impl Counts {
     }
 }
 
+/// A `--format json` object: where the record was read (the file, or
+/// `ARCHIVE:MEMBER`, or `<argument>` for `-r`; the 1-based line in it), then
+/// the record's own keys. First, as in `check --format json`, so that a reader
+/// of the lines sees at once where each comes from.
+#[derive(serde::Serialize)]
+struct Located<'a> {
+    file: &'a str,
+    line: u64,
+    #[serde(flatten)]
+    report: fen::report::Report,
+}
+
 /// The output of a run of lines, to be written in order.
 #[derive(Default)]
 struct Rendered {
@@ -55,21 +64,32 @@ struct Rendered {
 struct Converter<'a> {
     args: &'a FenArgs,
     quiet: bool,
+    /// The last input written to the output ended inside a line (no line end
+    /// after its last record). Before the next input's first byte a `\n` is
+    /// written, else the two records would be glued into one line.
+    open_line: std::sync::atomic::AtomicBool,
 }
 
 pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     let inputs: Vec<Input> = if args.inputs.is_empty() && args.records.is_empty() {
         vec![Input::Stdin]
     } else {
-        args.inputs.iter().map(|a| Input::from_arg(a)).collect()
+        args.inputs.iter().map(Input::from_arg).collect()
     };
-    check_inputs_exist(&inputs)?;
-    let name = args
-        .output
-        .as_ref()
-        .map_or("<stdout>".to_string(), |p| p.display().to_string());
-    let write_err = |e| Error::writing(&name, e);
-    let mut out = Output::create(args.output.as_deref()).map_err(write_err)?;
+    if args.in_place && args.format == Format::Json {
+        return Err(Error::Usage(
+            "--in-place rewrites each book in its dialect: it does not go with --format json"
+                .into(),
+        ));
+    }
+    // Every input is checked before the first is rewritten or anything written.
+    let in_place = if args.in_place {
+        pgnfen::convert::in_place_paths(&inputs)?
+    } else {
+        check_inputs_exist(&inputs)?;
+        refuse_output_among_inputs(args.output.as_deref(), &args.inputs)?;
+        Vec::new()
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options(global).threads)
         .build()
@@ -77,50 +97,44 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     let converter = Converter {
         args,
         quiet: global.quiet,
+        open_line: std::sync::atomic::AtomicBool::new(false),
     };
     let mut counts = Counts::default();
 
-    // Literal records come first, in the order given, then the files.
-    if !args.records.is_empty() {
-        let mut text = Vec::new();
-        for r in &args.records {
-            text.extend_from_slice(r.as_bytes());
-            text.push(b'\n');
+    if args.in_place {
+        for path in &in_place {
+            let name = path.display().to_string();
+            let write_err = |e| Error::writing(&name, e);
+            let mut out = Output::in_place(path).map_err(write_err)?;
+            let input = Input::File(path.to_path_buf());
+            counts.add(pool.install(|| converter.input(&input, &mut out, &name))?);
+            out.commit().map_err(write_err)?;
         }
-        let lines = split_lines(&text, true).0;
-        let r = pool.install(|| converter.block(&text, &lines, "<argument>", 1));
-        counts.add(emit(&mut out, r).map_err(write_err)?);
+    } else {
+        let name = args
+            .output
+            .as_ref()
+            .map_or("<stdout>".to_string(), |p| p.display().to_string());
+        let write_err = |e| Error::writing(&name, e);
+        let mut out = Output::create(args.output.as_deref()).map_err(write_err)?;
+        // Literal records come first, in the order given, then the files.
+        if !args.records.is_empty() {
+            let mut text = Vec::new();
+            for r in &args.records {
+                text.extend_from_slice(r.as_bytes());
+                text.push(b'\n');
+            }
+            let lines = split_lines(&text, true).0;
+            let r = pool.install(|| converter.block(&text, &lines, "<argument>", 1));
+            counts.add(emit(&mut out, r).map_err(write_err)?);
+        }
+        for input in &inputs {
+            counts.add(pool.install(|| converter.input(input, &mut out, &name))?);
+        }
+        out.commit().map_err(write_err)?;
     }
-    for input in &inputs {
-        let file = input.display_name();
-        let read_err = |source| Error::Io {
-            file: file.clone(),
-            source,
-        };
-        let reader = input.open(Arc::new(AtomicU64::new(0))).map_err(read_err)?;
-        let c = pool.install(|| converter.stream(reader, &file, &mut out, input == &Input::Stdin));
-        counts.add(c.map_err(|e| match e {
-            StreamError::Read(e) => read_err(e),
-            StreamError::Write(e) => write_err(e),
-        })?);
-    }
-    out.commit().map_err(write_err)?;
-    if !global.quiet && args.format == Format::Text && (counts.invalid + counts.unwritable) > 0 {
-        let mut msg = format!(
-            "pgnfen: {} records, {} invalid",
-            counts.records, counts.invalid
-        );
-        if let Some(d) = args.to {
-            msg.push_str(&format!(
-                ", {} not writable in {}",
-                counts.unwritable,
-                d.as_str()
-            ));
-        }
-        if args.to.is_some() {
-            msg.push_str("; those records were left unchanged");
-        }
-        eprintln!("{msg}");
+    if !global.quiet {
+        eprintln!("{}", summary(counts, args.to, in_place.len()));
     }
     Ok(if counts.invalid > 0 {
         Outcome::Problems
@@ -129,63 +143,61 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     })
 }
 
+/// The last words of a run on standard error, as `convert` says them: the
+/// records read, the invalid ones and, with `--to`, how many were written in
+/// the dialect and how many left as they were.
+fn summary(counts: Counts, to: Option<Dialect>, rewritten: usize) -> String {
+    let plural = |n: u64, one: &str, many: &str| crate::format::count(n, one, many);
+    let records = plural(counts.records, "record", "records");
+    let mut msg = match to {
+        None => format!("pgnfen: {records}, {} invalid", counts.invalid),
+        Some(d) => {
+            let unchanged = counts.invalid + counts.unwritable;
+            format!(
+                "pgnfen: {records}, {} written as {d}, {unchanged} left unchanged \
+                 ({} invalid, {} not writable in {d})",
+                counts.records - unchanged,
+                counts.invalid,
+                counts.unwritable,
+                d = d.as_str(),
+            )
+        }
+    };
+    if rewritten > 0 {
+        let files = plural(rewritten as u64, "file", "files");
+        msg.push_str(&format!("; {files} rewritten in place"));
+    }
+    msg
+}
+
 enum StreamError {
     Read(io::Error),
     Write(io::Error),
 }
 
-/// One line of a block: where its text and its line end lie.
-#[derive(Clone, Copy, Debug)]
-struct Line {
-    start: usize,
-    text_end: usize,
-    end: usize,
-}
-
-/// Splits `data` into lines at `\n`, `\r\n` and lone `\r`. Without `eof` the
-/// bytes after the last line end (and a final `\r`, whose `\n` may follow in
-/// the next block) are left over: the second value is where they start.
-fn split_lines(data: &[u8], eof: bool) -> (Vec<Line>, usize) {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut at = 0;
-    while let Some(k) = memchr::memchr2(b'\n', b'\r', &data[at..]) {
-        let i = at + k;
-        let end = if data[i] == b'\r' {
-            match data.get(i + 1) {
-                Some(b'\n') => i + 2,
-                Some(_) => i + 1,
-                None if eof => i + 1,
-                None => break,
-            }
-        } else {
-            i + 1
-        };
-        lines.push(Line {
-            start,
-            text_end: i,
-            end,
-        });
-        start = end;
-        at = end;
-    }
-    if eof && start < data.len() {
-        lines.push(Line {
-            start,
-            text_end: data.len(),
-            end: data.len(),
-        });
-        start = data.len();
-    }
-    (lines, start)
-}
-
-fn is_blank_or_comment(text: &[u8]) -> bool {
-    text.first() == Some(&b'#') || text.iter().all(|&b| b == b' ' || b == b'\t')
-}
-
 impl Converter<'_> {
-    /// Converts one input, block by block.
+    /// Converts one input into `out` (named `out_name` in messages): each
+    /// stream of it on its own, so that a zip member is named as
+    /// `ARCHIVE:MEMBER` and its lines are counted from 1, as `check` does.
+    fn input(&self, input: &Input, out: &mut Output, out_name: &str) -> Result<Counts, Error> {
+        let read_err = |file: String| move |source| Error::Io { file, source };
+        let mut streams = input
+            .open_streams(Arc::new(AtomicU64::new(0)))
+            .map_err(read_err(input.display_name()))?;
+        let mut counts = Counts::default();
+        while let Some(stream) = streams.next().map_err(read_err(input.display_name()))? {
+            let file = stream.input.display_name();
+            let interactive = stream.input == Input::Stdin;
+            let c = self.stream(stream.reader, &file, out, interactive);
+            counts.add(c.map_err(|e| match e {
+                StreamError::Read(e) => read_err(file.clone())(e),
+                StreamError::Write(e) => Error::writing(out_name, e),
+            })?);
+        }
+        Ok(counts)
+    }
+
+    /// Converts one stream, block by block.
     fn stream(
         &self,
         mut reader: Box<dyn Read + Send>,
@@ -198,7 +210,14 @@ impl Converter<'_> {
         // (after this round's left-over bytes) while this one is rendered.
         let mut cur: Vec<u8> = Vec::with_capacity(BLOCK * 2);
         let mut next: Vec<u8> = Vec::with_capacity(BLOCK * 2);
-        let mut n = read_block(&mut reader, &mut cur).map_err(StreamError::Read)?;
+        let mut n = read_block(&mut *reader, &mut cur).map_err(StreamError::Read)?;
+        // Only the text output with --to copies line ends as they are; the
+        // other outputs end every line themselves.
+        let copies_line_ends = self.args.to.is_some() && self.args.format == Format::Text;
+        if n > 0 && self.open_line.swap(false, Relaxed) && copies_line_ends {
+            out.write_all(b"\n").map_err(StreamError::Write)?;
+        }
+        let mut last = cur.last().copied();
         let mut line_no = 1u64;
         // Inside a line longer than MAX_LINE: the line number where it started.
         let mut long: Option<u64> = None;
@@ -234,7 +253,7 @@ impl Converter<'_> {
                     return Ok(0);
                 }
                 next.extend_from_slice(&cur[consumed..]);
-                read_block(&mut reader, &mut next)
+                read_block(&mut *reader, &mut next)
             };
             // Standard input is read after the answer is written, so that a line
             // typed at a terminal is answered at once; other inputs are read
@@ -254,6 +273,9 @@ impl Converter<'_> {
             }
             n = read.map_err(StreamError::Read)?;
             std::mem::swap(&mut cur, &mut next);
+            if n > 0 {
+                last = cur.last().copied();
+            }
             let carry = cur.len() - n;
             if long.is_none() && carry >= MAX_LINE {
                 // No line end in sight: pass the line through instead of holding it.
@@ -266,6 +288,9 @@ impl Converter<'_> {
         if let Some(start) = long {
             let r = self.long_line_end(b"", file, start);
             counts.add(emit(out, [r]).map_err(StreamError::Write)?);
+        }
+        if let Some(b) = last {
+            self.open_line.store(b != b'\n' && b != b'\r', Relaxed);
         }
         Ok(counts)
     }
@@ -293,6 +318,7 @@ impl Converter<'_> {
             }
             (Format::Json, _) => {
                 let report = serde_json::json!({
+                    "file": file, "line": line,
                     "input": null, "valid": false, "class": "malformed", "board": null,
                     "chess960_position": null, "fen": null, "xfen": null, "shredder": null,
                     "problems": [{"code": Code::FenSyntax.as_str(), "severity": "error",
@@ -346,7 +372,11 @@ impl Converter<'_> {
         let mut unwritable: Option<Problem> = None;
         match (self.args.format, self.args.to) {
             (Format::Json, _) => {
-                let report = fen::report_record(text, &record);
+                let report = Located {
+                    file,
+                    line: no,
+                    report: fen::report_record(text, &record),
+                };
                 // A report of strings and numbers always serializes.
                 if let Ok(json) = serde_json::to_string(&report) {
                     r.out.extend_from_slice(json.as_bytes());
@@ -413,23 +443,6 @@ impl Converter<'_> {
 
 /// Appends up to one block read from `reader` to `buf`; returns how many bytes
 /// (0 at the end of the input).
-fn read_block(reader: &mut Box<dyn Read + Send>, buf: &mut Vec<u8>) -> io::Result<usize> {
-    let filled = buf.len();
-    buf.resize(filled + BLOCK, 0);
-    let n = loop {
-        match reader.read(&mut buf[filled..]) {
-            Ok(n) => break n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                buf.truncate(filled);
-                return Err(e);
-            }
-        }
-    };
-    buf.truncate(filled + n);
-    Ok(n)
-}
-
 /// Writes rendered runs and their diagnostics in order; returns their counts.
 fn emit(out: &mut Output, runs: impl IntoIterator<Item = Rendered>) -> io::Result<Counts> {
     let mut counts = Counts::default();
@@ -446,6 +459,25 @@ fn emit(out: &mut Output, runs: impl IntoIterator<Item = Rendered>) -> io::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_summary_counts_like_convert() {
+        let c = |records, invalid, unwritable| Counts {
+            records,
+            invalid,
+            unwritable,
+        };
+        assert_eq!(summary(c(1, 0, 0), None, 0), "pgnfen: 1 record, 0 invalid");
+        assert_eq!(
+            summary(c(5, 2, 1), Some(Dialect::Fen), 0),
+            "pgnfen: 5 records, 2 written as fen, 3 left unchanged (2 invalid, 1 not writable in fen)"
+        );
+        assert_eq!(
+            summary(c(3, 0, 0), Some(Dialect::Shredder), 2),
+            "pgnfen: 3 records, 3 written as shredder, 0 left unchanged \
+             (0 invalid, 0 not writable in shredder); 2 files rewritten in place"
+        );
+    }
 
     /// A line's text and its line end.
     type Piece<'a> = (&'a [u8], &'a [u8]);

@@ -12,14 +12,15 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
         selection: Selection {
             classes: args.class.clone(),
             chess960_positions: args.chess960_position.clone(),
-            tags: Selector::new(&args.tag),
+            tags: Selector::new(&args.tag).with_speeds(&args.speed),
         },
         output: args.output.clone(),
         rest: args.rest.clone(),
         moves: args.moves,
         run: options(global),
     };
-    let filter::Summary { games, kept } = filter::run(&inputs(&args.inputs), &options)?;
+    let inputs = inputs(&args.inputs);
+    let filter::Summary { games, kept } = filter::run(&inputs, &options)?;
     if !global.quiet {
         eprintln!(
             "pgnfen: kept {} of {} {}",
@@ -28,5 +29,6 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
             if games == 1 { "game" } else { "games" }
         );
     }
+    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     Ok(Outcome::Clean)
 }

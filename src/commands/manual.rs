@@ -14,7 +14,9 @@ use crate::commands::{Error, Outcome};
 
 /// Writes the completion script for `shell` to `out`.
 pub fn completions(shell: Shell, out: &mut dyn Write) -> io::Result<()> {
-    let mut cmd = Cli::command();
+    // The definition that offers no global option after `man`, `completions`
+    // and `explain`, which read no input.
+    let mut cmd = crate::cli::completion_command();
     clap_complete::generate(shell, &mut cmd, "pgnfen", out);
     Ok(())
 }

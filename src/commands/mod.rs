@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod convert;
+pub mod explain;
 pub mod export;
 pub mod fen;
 pub mod filter;
@@ -12,6 +13,7 @@ pub mod split;
 pub mod stats;
 
 use std::io::{self, IsTerminal};
+use std::path::{Path, PathBuf};
 
 pub use pgnfen::Error;
 pub use pgnfen::pipeline::check_inputs_exist;
@@ -28,12 +30,13 @@ pub enum Outcome {
     Problems,
 }
 
-/// The inputs named on the command line; standard input when none is.
-pub fn inputs(args: &[String]) -> Vec<Input> {
+/// The inputs named on the command line; standard input when none is. Paths
+/// stay `OsStr` from the command line to `open`: a file name need not be UTF-8.
+pub fn inputs(args: &[std::path::PathBuf]) -> Vec<Input> {
     if args.is_empty() {
         vec![Input::Stdin]
     } else {
-        args.iter().map(|a| Input::from_arg(a)).collect()
+        args.iter().map(Input::from_arg).collect()
     }
 }
 
@@ -43,11 +46,69 @@ pub fn options(global: &Global) -> Options {
     let threads = global
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // `.zst` outputs are compressed on as many threads as the run has.
+    pgnfen::pipeline::output::set_compression_threads(threads);
     let progress =
         !global.quiet && !global.no_progress && (global.progress || io::stderr().is_terminal());
     Options {
         notes: !global.quiet,
         mmap: !global.no_mmap,
         ..Options::new(threads, progress)
+    }
+}
+
+/// `-o FILE` with several inputs, FILE one of them, would merge every input
+/// into that one file and lose what it held: a usage error, before anything
+/// is read, that points to `--in-place` (what such a command line usually
+/// means). With one input, `-o` naming it rewrites it, as documented.
+pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[PathBuf]) -> Result<(), Error> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(output) = output.filter(|p| p.as_os_str() != "-") else {
+        return Ok(());
+    };
+    // Standard input counts as one of the inputs merged (`-o a.pgn a.pgn -`).
+    if args.len() < 2 {
+        return Ok(());
+    }
+    // The same file however it is named (`./a.pgn`, a link, another path).
+    let Ok(out) = std::fs::metadata(output) else {
+        return Ok(());
+    };
+    let named = args
+        .iter()
+        .filter(|a| a.as_os_str() != "-")
+        .any(|a| std::fs::metadata(a).is_ok_and(|m| m.dev() == out.dev() && m.ino() == out.ino()));
+    if named {
+        return Err(Error::Usage(format!(
+            "-o {} names one of the {} inputs: the others would be merged into it; \
+             to rewrite each input to itself, use --in-place instead of -o",
+            output.display(),
+            args.len()
+        )));
+    }
+    Ok(())
+}
+
+/// After a run: a warning for each `--tag` whose tag no game held (most often
+/// a misspelled name: `whiteelo` for `WhiteElo`), naming the closest tag name
+/// that the inputs do hold. A selection on such a tag keeps no game (or every
+/// game, for `!=`/`!~`) without any other sign that something is off.
+pub fn warn_unseen_tags(global: &Global, exprs: &[pgnfen::select::TagExpr], inputs: &[Input]) {
+    if global.quiet {
+        return;
+    }
+    let unseen = pgnfen::select::unseen_names(exprs);
+    if unseen.is_empty() {
+        return;
+    }
+    let seen = pgnfen::select::tag_names_at_start(inputs);
+    for name in unseen {
+        let hint = match pgnfen::select::closest(name, seen.iter().map(String::as_str)) {
+            Some(near) => format!("; did you mean {near}?"),
+            None => String::new(),
+        };
+        eprintln!(
+            "pgnfen: warning: no game held the tag {name} named by --tag (tag names are case-sensitive){hint}"
+        );
     }
 }

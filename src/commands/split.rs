@@ -14,9 +14,11 @@ pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
         template: args.output.clone(),
         classes: args.class.clone(),
         tags: args.tag.clone(),
+        speeds: args.speed.clone(),
         run: options(global),
     };
-    let summary = split::run(&inputs(&args.inputs), &options)?;
+    let inputs = inputs(&args.inputs);
+    let summary = split::run(&inputs, &options)?;
     if !global.quiet {
         let games = summary.games;
         let names: Vec<(String, u64)> = summary
@@ -46,5 +48,6 @@ pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
             );
         }
     }
+    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     Ok(Outcome::Clean)
 }

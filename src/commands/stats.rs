@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use pgnfen::fen::chess960;
 use pgnfen::stats::{self, Counts};
-use pgnfen::{Class, Code};
+use pgnfen::{Class, Code, Speed};
 
 use crate::cli::{Format, Global, StatsArgs};
 use crate::commands::{Error, Outcome, inputs, options};
@@ -15,9 +15,12 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     let options = stats::Options {
         tags: args.tag.clone(),
         moves: args.moves,
+        speeds: args.speed.clone(),
         run: options(global),
     };
-    let counts = stats::run(&inputs(&args.inputs), &options)?;
+    let inputs = inputs(&args.inputs);
+    let counts = stats::run(&inputs, &options)?;
+    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     let mut out = io::stdout().lock();
     let written = match args.format {
         Format::Json => stats::write_json(&mut out, &counts),
@@ -53,7 +56,7 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
     if tagged {
         writeln!(
             out,
-            "{} {} read did not match --tag and are not counted",
+            "{} {} read did not match --tag or --speed and are not counted",
             thousands(counts.unmatched),
             if counts.unmatched == 1 {
                 "game"
@@ -62,6 +65,7 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
             }
         )?;
     }
+    write_speeds(out, counts)?;
     const TOP: usize = 10;
     let top = counts.top_positions(TOP);
     let distinct = counts.chess960_positions.len();
@@ -124,6 +128,48 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The speed-by-class table: a row per speed, a column per class that has
+/// games (every class column would make a wide table of zeros), and totals.
+fn write_speeds(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
+    let classes: Vec<Class> = Class::ALL
+        .into_iter()
+        .filter(|c| counts.classes[c.index()] > 0)
+        .collect();
+    let width = |n: u64| thousands(n).len();
+    // Each column as wide as its name and its largest count.
+    let widths: Vec<usize> = classes
+        .iter()
+        .map(|c| c.as_str().len().max(width(counts.classes[c.index()])))
+        .collect();
+    let total_width = "total".len().max(width(counts.games));
+    write!(out, "\n{:<14}", "speed")?;
+    for (c, w) in classes.iter().zip(&widths) {
+        write!(out, " {:>w$}", c.as_str())?;
+    }
+    writeln!(out, " {:>total_width$} {:>7}", "total", "%")?;
+    let pct = |n: u64| {
+        if counts.games == 0 {
+            0.0
+        } else {
+            100.0 * n as f64 / counts.games as f64
+        }
+    };
+    for speed in Speed::ALL {
+        write!(out, "{:<14}", speed.as_str())?;
+        for (c, w) in classes.iter().zip(&widths) {
+            let n = counts.speed_classes[speed.index()][c.index()];
+            write!(out, " {:>w$}", thousands(n))?;
+        }
+        let n = counts.speeds[speed.index()];
+        writeln!(out, " {:>total_width$} {:>6.2}%", thousands(n), pct(n))?;
+    }
+    write!(out, "{:<14}", "total")?;
+    for (c, w) in classes.iter().zip(&widths) {
+        write!(out, " {:>w$}", thousands(counts.classes[c.index()]))?;
+    }
+    writeln!(out, " {:>total_width$}", thousands(counts.games))
 }
 
 /// The white back rank of Chess960 start position `n`, e.g. `RNBQKBNR` for 518.

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    Int16Builder, Int32Builder, Int64Builder, ListBuilder, MapBuilder, MapFieldNames, StringBuilder,
+    Float64Builder, Int16Builder, Int32Builder, Int64Builder, ListBuilder, MapBuilder,
+    MapFieldNames, StringBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
@@ -11,6 +12,7 @@ use arrow_schema::SchemaRef;
 use super::columns::{self, Columns};
 use super::row::Row;
 use crate::pipeline::GameInfo;
+use crate::speed::Speed;
 
 /// Builds one record batch at a time.
 pub struct BatchBuilder {
@@ -23,6 +25,9 @@ pub struct BatchBuilder {
     line: Int64Builder,
     class: StringBuilder,
     chess960_position: Int16Builder,
+    speed: StringBuilder,
+    time_base: Float64Builder,
+    time_increment: Float64Builder,
     variant: StringBuilder,
     fen: StringBuilder,
     problems: ListBuilder<StringBuilder>,
@@ -67,6 +72,9 @@ impl BatchBuilder {
             line: Int64Builder::new(),
             class: StringBuilder::new(),
             chess960_position: Int16Builder::new(),
+            speed: StringBuilder::new(),
+            time_base: Float64Builder::new(),
+            time_increment: Float64Builder::new(),
             variant: StringBuilder::new(),
             fen: StringBuilder::new(),
             problems: ListBuilder::new(StringBuilder::new())
@@ -112,6 +120,11 @@ impl BatchBuilder {
         self.class.append_value(row.class.as_str());
         self.chess960_position
             .append_option(row.chess960_position.map(|n| n as i16));
+        let clock = &row.clock;
+        self.speed
+            .append_option((clock.speed != Speed::Unknown).then(|| clock.speed.as_str()));
+        self.time_base.append_option(clock.base);
+        self.time_increment.append_option(clock.increment);
         let mut values = row.values().peekable();
         let mut take = |slot: usize| values.next_if(|v| v.0 == slot).map(|v| v.1);
         self.variant.append_option(take(0));
@@ -145,6 +158,9 @@ impl BatchBuilder {
             Arc::new(self.line.finish()),
             Arc::new(self.class.finish()),
             Arc::new(self.chess960_position.finish()),
+            Arc::new(self.speed.finish()),
+            Arc::new(self.time_base.finish()),
+            Arc::new(self.time_increment.finish()),
             Arc::new(self.variant.finish()),
             Arc::new(self.fen.finish()),
             Arc::new(self.problems.finish()),

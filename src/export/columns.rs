@@ -29,7 +29,7 @@ pub const DEFAULT_TAGS: [&str; 15] = [
 ];
 
 /// The columns every export has before the tag columns, in order.
-pub const FIXED: [&str; 10] = [
+pub const FIXED: [&str; 13] = [
     "file",
     "game",
     "offset",
@@ -37,6 +37,9 @@ pub const FIXED: [&str; 10] = [
     "line",
     "class",
     "chess960_position",
+    "speed",
+    "time_base",
+    "time_increment",
     "variant",
     "fen",
     "problems",
@@ -52,6 +55,10 @@ pub const INTEGER_TAGS: [&str; 2] = ["WhiteElo", "BlackElo"];
 /// `other_tags` (a hostile file with a million tag names must not make a
 /// million columns).
 pub const MAX_ALL_COLUMNS: usize = 1000;
+
+/// Most distinct tag names the first pass of `--tags all` collects (past a few
+/// times the column limit no further name can get a column).
+pub const SEEN_CAP: usize = 4 * MAX_ALL_COLUMNS;
 
 /// Longest tag name `--tags all` makes a column of.
 pub const MAX_COLUMN_NAME: usize = 256;
@@ -120,6 +127,8 @@ pub struct Columns {
     /// than hashing for the 15 default columns); for many, a map.
     keys: Vec<u64>,
     lookup: NameMap,
+    /// See [`Columns::past_limit`].
+    past_limit: Option<(usize, bool)>,
 }
 
 /// Up to this many tag columns are looked up by [`short_key`].
@@ -212,10 +221,8 @@ impl Columns {
     /// column (their tags stay in `other_tags`).
     pub fn from_seen(seen: &[Vec<u8>]) -> Columns {
         let mut tags: Vec<String> = Vec::new();
+        let mut past_limit = 0;
         for name in seen {
-            if tags.len() >= MAX_ALL_COLUMNS {
-                break;
-            }
             let Ok(name) = std::str::from_utf8(name) else {
                 continue;
             };
@@ -226,9 +233,25 @@ impl Columns {
             {
                 continue;
             }
+            if tags.len() >= MAX_ALL_COLUMNS {
+                // Would have had a column: counted for the warning.
+                past_limit += 1;
+                continue;
+            }
             tags.push(name.to_string());
         }
-        Columns::from_names(tags)
+        let mut columns = Columns::from_names(tags);
+        // The first pass stops collecting at this many names: more may exist.
+        let at_least = seen.len() >= SEEN_CAP;
+        columns.past_limit = (past_limit > 0).then_some((past_limit, at_least));
+        columns
+    }
+
+    /// For `--tags all`: how many tag names got no column because of
+    /// [`MAX_ALL_COLUMNS`] (their tags are in `other_tags`), and whether that
+    /// is only a lower bound (the first pass stopped counting names).
+    pub fn past_limit(&self) -> Option<(usize, bool)> {
+        self.past_limit
     }
 
     fn from_names(tags: Vec<String>) -> Columns {
@@ -247,6 +270,7 @@ impl Columns {
             integer,
             keys,
             lookup,
+            past_limit: None,
         }
     }
 
@@ -296,6 +320,9 @@ impl Columns {
             Field::new("line", DataType::Int64, false),
             utf8("class", false),
             Field::new("chess960_position", DataType::Int16, true),
+            utf8("speed", true),
+            Field::new("time_base", DataType::Float64, true),
+            Field::new("time_increment", DataType::Float64, true),
             utf8("variant", true),
             utf8("fen", true),
             Field::new("problems", problems_type(), false),
@@ -394,5 +421,13 @@ mod tests {
             &DataType::Int32
         );
         assert_eq!(c.names().last(), Some(&OTHER_TAGS));
+        assert_eq!(
+            c.names()[6..10],
+            ["chess960_position", "speed", "time_base", "time_increment"]
+        );
+        assert_eq!(
+            schema.field_with_name("time_base").unwrap().data_type(),
+            &DataType::Float64
+        );
     }
 }

@@ -32,7 +32,7 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use crate::pipeline::{self, GameInfo, Input, Options, RunError, Sink};
 use crate::select::Selector;
 
-pub use columns::{Columns, TagColumns};
+pub use columns::{Columns, MAX_ALL_COLUMNS, TagColumns};
 pub use write::{Format, write};
 
 /// Rows per record batch by default: large enough that per-batch costs vanish,
@@ -58,6 +58,8 @@ pub struct ExportOptions {
     pub selector: Selector,
     /// Rows per record batch (fewer when there are many columns, see [`BATCH_CELLS`]).
     pub batch_rows: usize,
+    /// How tag names and values are decoded (`--encoding`).
+    pub encoding: crate::pgn::encoding::Encoding,
 }
 
 impl Default for ExportOptions {
@@ -66,6 +68,7 @@ impl Default for ExportOptions {
             tags: TagColumns::Default,
             selector: Selector::default(),
             batch_rows: BATCH_ROWS,
+            encoding: crate::pgn::encoding::Encoding::Auto,
         }
     }
 }
@@ -154,7 +157,7 @@ impl Sink<Option<Box<[u8]>>> for NameCollector {
         for name in row::names(&names) {
             // Bounded: past a few times the column limit no name can get a
             // column any more (collisions with fixed columns are few).
-            if self.order.len() >= 4 * columns::MAX_ALL_COLUMNS {
+            if self.order.len() >= columns::SEEN_CAP {
                 break;
             }
             if !self.seen.contains(name) {
@@ -204,6 +207,25 @@ impl Batches {
                 "the export thread failed unexpectedly",
             )))
         }))
+    }
+}
+
+impl Batches {
+    /// The next item, waiting at most `timeout`: `None` when none came in
+    /// time (a caller that must stay responsive, such as the Python binding
+    /// looking for Ctrl-C, waits in slices with this), `Some(None)` at the end.
+    pub fn next_timeout(
+        &mut self,
+        timeout: std::time::Duration,
+    ) -> Option<Option<Result<RecordBatch, RunError>>> {
+        if let Some(rx) = &self.rx {
+            match rx.recv_timeout(timeout) {
+                Ok(batch) => return Some(Some(Ok(batch))),
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => return None,
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {}
+            }
+        }
+        Some(self.next())
     }
 }
 
@@ -296,6 +318,7 @@ where
     let builder = batch::BatchBuilder::new(&columns);
     let schema = builder.schema();
     let selector = options.selector.clone();
+    let encoding = options.encoding;
     let columns_count = columns.names().len();
     let batch_rows = options
         .batch_rows
@@ -307,6 +330,7 @@ where
             let job = row::ExportJob {
                 columns: &columns,
                 selector: &selector,
+                encoding,
             };
             let mut sink = RowSink {
                 tx,

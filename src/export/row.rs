@@ -1,12 +1,24 @@
 //! Each game's row, built on the worker threads from its header: class, start
-//! position number, problem codes, and the tag values (unescaped, as UTF-8)
-//! placed in their columns or in `other_tags`.
+//! position number, problem codes, and the tag values (unescaped, decoded as
+//! [`crate::pgn::encoding`] says) placed in their columns or in `other_tags`.
+//!
+//! Nothing of the header is dropped without trace: the first pair of a tag
+//! fills its column (or its `other_tags` entry); each later pair of the same
+//! name goes to `other_tags` as `NAME#2`, `NAME#3`, ... (`#` is never part of a
+//! PGN tag name, so these keys cannot clash with a real tag); an integer
+//! column's value that is not a number (`WhiteElo "2500?"`) leaves the column
+//! null and is kept as written in `other_tags` under its own name (the PGN
+//! placeholders for an unknown value, `?`, `-` and the empty value, are not).
+//! Names are compared as the bytes of the file, and shown decoded; two names
+//! that would decode alike keep distinct keys (the later one escaped).
 
 use crate::class::Class;
+use crate::pgn::encoding::{self, Encoding};
 use crate::pgn::tags::decode_value;
 use crate::pipeline::{Header, Job};
 use crate::problem::Code;
 use crate::select::Selector;
+use crate::speed::Clock;
 
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
@@ -63,6 +75,8 @@ pub struct Row {
     pub class: Class,
     /// Its Chess960 start position, if any.
     pub chess960_position: Option<u16>,
+    /// Its speed and first period's clock, from the first `TimeControl` pair.
+    pub clock: Clock,
     /// Its problem codes.
     pub problems: Problems,
     /// Every value (and the names of `other_tags`), concatenated.
@@ -128,28 +142,34 @@ impl Filled {
     }
 }
 
-/// Appends `bytes` as UTF-8 (an invalid byte becomes U+FFFD) and returns its span.
-fn push_text(text: &mut String, bytes: &[u8]) -> (u32, u32) {
+/// Appends `s` and returns its span.
+fn push_str(text: &mut String, s: &str) -> (u32, u32) {
     let start = text.len();
-    match std::str::from_utf8(bytes) {
-        Ok(s) => text.push_str(s),
-        Err(_) => text.push_str(&String::from_utf8_lossy(bytes)),
-    }
+    text.push_str(s);
     // Headers are bounded (pipeline::game), far below 4 GiB.
     (start as u32, text.len() as u32)
 }
 
-/// Appends a raw tag value, unescaped; `valid` is the value as a string when
-/// the header's tags are known to be UTF-8 (the usual case, checked once).
-fn push_value(text: &mut String, raw: &[u8], valid: Option<&str>) -> (u32, u32) {
+/// Appends a raw tag value, unescaped and decoded; `valid` is the value as a
+/// string when the header's tags are known to decode as themselves (valid
+/// UTF-8, or ASCII for `latin-1`: the usual case, checked once).
+fn push_value(text: &mut String, raw: &[u8], valid: Option<&str>, enc: Encoding) -> (u32, u32) {
     match valid {
-        Some(s) if memchr::memchr(b'\\', raw).is_none() => {
-            let start = text.len();
-            text.push_str(s);
-            (start as u32, text.len() as u32)
-        }
-        _ => push_text(text, &decode_value(raw)),
+        Some(s) if memchr::memchr(b'\\', raw).is_none() => push_str(text, s),
+        _ => push_str(text, &encoding::decode(&decode_value(raw), enc)),
     }
+}
+
+/// The `other_tags` key of the `n`-th pair (1-based) of a tag name: the name
+/// for the first, `NAME#n` for the repeats.
+fn repeat_key(name: &str, n: u32) -> String {
+    format!("{name}#{n}")
+}
+
+/// Whether an integer column's value is a PGN placeholder for "unknown"
+/// rather than a value that failed to read.
+fn is_placeholder(value: &[u8]) -> bool {
+    matches!(value.trim_ascii(), b"" | b"?" | b"-")
 }
 
 /// A bit of a 64-bit filter for a tag name: names with different bits differ.
@@ -161,8 +181,8 @@ fn name_bit(name: &[u8]) -> u64 {
     1 << (h & 63)
 }
 
-/// The row of a header.
-pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
+/// The row of a header, its text decoded as `enc` says.
+pub fn row(header: &Header<'_>, columns: &Columns, enc: Encoding) -> Row {
     let (class, chess960_position, problems) = if header.is_empty() {
         (Class::Standard, None, Problems::default())
     } else {
@@ -182,7 +202,13 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
     // One UTF-8 check for every name and value. A piece of a valid arena is
     // valid when it starts and ends on character boundaries (`str::get`): two
     // pieces could hold the halves of one character between them.
-    let valid = std::str::from_utf8(arena).ok();
+    let valid = match enc {
+        Encoding::Latin1 => arena
+            .is_ascii()
+            .then(|| std::str::from_utf8(arena).ok())
+            .flatten(),
+        _ => std::str::from_utf8(arena).ok(),
+    };
     // Sized once: decoding only shortens a value (an invalid UTF-8 byte, which
     // becomes three, is the rare case that grows the string again).
     let mut text = String::with_capacity(arena.len());
@@ -194,22 +220,41 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
     // A filter of the other tags' names met so far: most names are new, and
     // most new names miss it, so that the search below is mostly skipped.
     let mut other_bits = 0u64;
+    // The first TimeControl pair's value (as for `--tag`, the first counts).
+    let mut time_control: Option<&[u8]> = None;
+    // Later pairs of a name already met: (pair index, name).
+    let mut repeats: Vec<(usize, &[u8])> = Vec::new();
     for (pair_index, (name_range, value_range)) in pairs.iter().enumerate() {
         let name = &arena[name_range.clone()];
         let raw = &arena[value_range.clone()];
+        if time_control.is_none() && name == crate::speed::TAG {
+            time_control = Some(raw);
+        }
         let value_str = valid.and_then(|v| v.get(value_range.clone()));
         let slot = match fixed_tag_column(name) {
             Some(i) => Some(i),
             None => columns.index(name).map(|i| 2 + i),
         };
         match slot {
-            // A repeated tag: the first pair counts (as for SetUp/FEN/Variant
-            // in classification and for `--tag`).
+            // The first pair of a name fills its column (as for SetUp/FEN/Variant
+            // in classification and for `--tag`); a repeat goes to other_tags.
             Some(i) => {
                 if !filled.set(i) {
-                    let (a, b) = push_value(&mut text, raw, value_str);
+                    let (a, b) = push_value(&mut text, raw, value_str, enc);
                     sorted &= values.last().is_none_or(|v| v.0 < i as u32);
                     values.push((i as u32, a, b));
+                    // A value an integer column cannot hold is kept as written.
+                    if i >= 2
+                        && columns.is_integer(i - 2)
+                        && super::batch::integer(&text[a as usize..b as usize]).is_none()
+                        && !is_placeholder(raw)
+                    {
+                        let key = push_str(&mut text, &columns.tags()[i - 2]);
+                        let value = push_value(&mut text, raw, value_str, enc);
+                        other_tags.push((key.0, key.1, value.0, value.1));
+                    }
+                } else {
+                    repeats.push((pair_index, name));
                 }
             }
             None => {
@@ -235,24 +280,54 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
                     !set.insert(name)
                 };
                 other_bits |= bit;
-                if !seen {
-                    let name = match valid.and_then(|v| v.get(name_range.clone())) {
-                        Some(s) => {
-                            let start = text.len();
-                            text.push_str(s);
-                            (start as u32, text.len() as u32)
+                if seen {
+                    repeats.push((pair_index, name));
+                } else {
+                    let key = match valid.and_then(|v| v.get(name_range.clone())) {
+                        Some(s) => push_str(&mut text, s),
+                        None => {
+                            // Decoded: it could now read like an earlier name.
+                            let mut shown = encoding::decode_name(name, enc).into_owned();
+                            let taken = |t: &str, shown: &str| {
+                                other_tags
+                                    .iter()
+                                    .any(|&(a, b, _, _)| &t[a as usize..b as usize] == shown)
+                                    || columns.index(shown.as_bytes()).is_some()
+                                    || fixed_tag_column(shown.as_bytes()).is_some()
+                            };
+                            if taken(&text, &shown) {
+                                shown = encoding::escaped(name);
+                            }
+                            push_str(&mut text, &shown)
                         }
-                        None => push_text(&mut text, name),
                     };
-                    let value = push_value(&mut text, raw, value_str);
-                    other_tags.push((name.0, name.1, value.0, value.1));
+                    let value = push_value(&mut text, raw, value_str, enc);
+                    other_tags.push((key.0, key.1, value.0, value.1));
                 }
             }
         }
     }
+    // The repeats, after the first pairs (their keys count the pairs of their
+    // name up to them); rare, so counted by a plain scan.
+    for (pair_index, name) in repeats {
+        let n = 1 + pairs[..pair_index]
+            .iter()
+            .filter(|(n, _)| &arena[n.clone()] == name)
+            .count() as u32;
+        let shown = match valid.and_then(|v| v.get(pairs[pair_index].0.clone())) {
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => encoding::decode_name(name, enc),
+        };
+        let key = push_str(&mut text, &repeat_key(&shown, n));
+        let raw = &arena[pairs[pair_index].1.clone()];
+        let value_str = valid.and_then(|v| v.get(pairs[pair_index].1.clone()));
+        let value = push_value(&mut text, raw, value_str, enc);
+        other_tags.push((key.0, key.1, value.0, value.1));
+    }
     Row {
         class,
         chess960_position,
+        clock: Clock::of(time_control),
         problems,
         text,
         values: {
@@ -268,12 +343,14 @@ pub fn row(header: &Header<'_>, columns: &Columns) -> Row {
 }
 
 /// The per-game work of `export`: the row of each game that satisfies the
-/// `--tag` expressions (`None` for the others).
+/// `--tag` expressions and `--speed` list (`None` for the others).
 pub struct ExportJob<'a> {
     /// The columns of the rows.
     pub columns: &'a Columns,
     /// The `--tag` expressions a game must satisfy.
     pub selector: &'a Selector,
+    /// How names and values are decoded.
+    pub encoding: Encoding,
 }
 
 impl Job for ExportJob<'_> {
@@ -282,7 +359,7 @@ impl Job for ExportJob<'_> {
     fn game(&self, header: &Header<'_>) -> Option<Row> {
         self.selector
             .matches(|i| header.extra(i))
-            .then(|| row(header, self.columns))
+            .then(|| row(header, self.columns, self.encoding))
     }
 
     fn extra_tags(&self) -> &[Vec<u8>] {

@@ -11,7 +11,7 @@
 use std::io::{self, Write};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int32Type, Int64Type};
+use arrow_array::types::{Float64Type, Int16Type, Int32Type, Int64Type};
 use arrow_array::{Array, MapArray, RecordBatch};
 use arrow_schema::DataType;
 
@@ -21,6 +21,7 @@ enum Column<'a> {
     I64(&'a arrow_array::Int64Array),
     I32(&'a arrow_array::Int32Array),
     I16(&'a arrow_array::Int16Array),
+    F64(&'a arrow_array::Float64Array),
     List(&'a arrow_array::ListArray),
     Map(&'a MapArray),
 }
@@ -35,6 +36,7 @@ fn columns(batch: &RecordBatch) -> io::Result<Vec<Column<'_>>> {
                 DataType::Int64 => Column::I64(c.as_primitive::<Int64Type>()),
                 DataType::Int32 => Column::I32(c.as_primitive::<Int32Type>()),
                 DataType::Int16 => Column::I16(c.as_primitive::<Int16Type>()),
+                DataType::Float64 => Column::F64(c.as_primitive::<Float64Type>()),
                 DataType::List(_) => Column::List(c.as_list::<i32>()),
                 DataType::Map(..) => Column::Map(c.as_map()),
                 other => {
@@ -91,6 +93,8 @@ fn json_value(out: &mut Vec<u8>, column: &Column<'_>, i: usize) {
         Column::I64(a) => a.is_null(i),
         Column::I32(a) => a.is_null(i),
         Column::I16(a) => a.is_null(i),
+        // JSON has no infinity: a clock too long for a double is null.
+        Column::F64(a) => a.is_null(i) || !a.value(i).is_finite(),
         Column::List(a) => a.is_null(i),
         Column::Map(a) => a.is_null(i),
     };
@@ -108,6 +112,10 @@ fn json_value(out: &mut Vec<u8>, column: &Column<'_>, i: usize) {
         }
         Column::I16(a) => {
             let _ = write!(out, "{}", a.value(i));
+        }
+        Column::F64(a) => {
+            // `{:?}` keeps the point (`300.0`): readers that infer types see a float.
+            let _ = write!(out, "{:?}", a.value(i));
         }
         Column::List(a) => json_list(out, a, i),
         Column::Map(a) => json_map(out, a, i),
@@ -166,20 +174,34 @@ impl<W: Write> JsonLines<W> {
     }
 }
 
-/// Writes CSV.
+/// Writes CSV. Text cells are shown as [`crate::escape::csv_cell`] says
+/// (control characters escaped, a quote before a formula start) unless raw.
 pub struct Csv<W: Write> {
     out: csv::Writer<W>,
     field: Vec<u8>,
+    raw: bool,
 }
 
 impl<W: Write> Csv<W> {
-    /// CSV to `out`: the header row of these column names first.
+    /// CSV to `out`: the header row of these column names first; text cells
+    /// neutralised for spreadsheets.
     pub fn new(out: W, names: &[&str]) -> io::Result<Csv<W>> {
+        Csv::with_raw(out, names, false)
+    }
+
+    /// CSV to `out`; `raw`: text cells written as they are (`--csv-raw`).
+    pub fn with_raw(out: W, names: &[&str], raw: bool) -> io::Result<Csv<W>> {
         let mut out = csv::WriterBuilder::new().from_writer(out);
-        out.write_record(names).map_err(csv_error)?;
+        let header: Vec<_> = names
+            .iter()
+            .map(|n| crate::escape::csv_cell(n, raw))
+            .collect();
+        out.write_record(header.iter().map(|n| n.as_bytes()))
+            .map_err(csv_error)?;
         Ok(Csv {
             out,
             field: Vec::with_capacity(256),
+            raw,
         })
     }
 
@@ -191,7 +213,11 @@ impl<W: Write> Csv<W> {
                 self.field.clear();
                 match column {
                     Column::Text(a) if a.is_null(i) => {}
-                    Column::Text(a) => self.field.extend_from_slice(a.value(i).as_bytes()),
+                    Column::Text(a) => self.field.extend_from_slice(
+                        crate::escape::csv_cell(a.value(i), self.raw).as_bytes(),
+                    ),
+                    // JSON text (problems, other_tags) starts with `[` or `{`
+                    // and has its control characters escaped by JSON.
                     // Numbers and JSON text: as in JSON lines, nulls left empty.
                     other => {
                         json_value(&mut self.field, other, i);

@@ -32,9 +32,10 @@ pub const ZSTD_LEVEL: i32 = 3;
 /// them quickly. Other string columns (names, sites, FENs, times) are mostly
 /// distinct per game; building a dictionary for them cost about 0.5 s of CPU
 /// per GiB of PGN in the benchmark and did not make the file smaller.
-const DICTIONARY: [&str; 13] = [
+const DICTIONARY: [&str; 14] = [
     "file",
     "class",
+    "speed",
     "variant",
     "Event",
     "Result",
@@ -199,7 +200,18 @@ fn parquet_error(e: parquet::errors::ParquetError) -> io::Error {
 /// Writes every batch to `output` in `format` and commits it (renamed into
 /// place) when the run succeeded; on an error the output is dropped, so a
 /// file output leaves nothing behind.
-pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Summary, Error> {
+pub fn write(batches: Batches, format: Format, output: Output) -> Result<Summary, Error> {
+    write_with(batches, format, output, false)
+}
+
+/// [`write()`], with `csv_raw`: CSV text cells written as they are, without
+/// escaping control characters or neutralising formula starts (`--csv-raw`).
+pub fn write_with(
+    mut batches: Batches,
+    format: Format,
+    output: Output,
+    csv_raw: bool,
+) -> Result<Summary, Error> {
     let name = output.name().to_string();
     let schema = batches.schema();
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
@@ -219,7 +231,7 @@ pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Sum
                 .map_err(|e| named(&name, parquet_error(e)))?
         }
         Format::Csv => {
-            let mut csv = Csv::new(output, &names).map_err(|e| named(&name, e))?;
+            let mut csv = Csv::with_raw(output, &names, csv_raw).map_err(|e| named(&name, e))?;
             for batch in batches.by_ref() {
                 csv.write_batch(&batch?).map_err(|e| named(&name, e))?;
             }

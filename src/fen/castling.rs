@@ -1,5 +1,5 @@
 //! Castling rights: reading the letters of the castling field against the board
-//! (README, "Decisions where the contract is silent") and the rights themselves.
+//! (docs/decisions.md) and the rights themselves.
 //!
 //! `K`/`Q` mean the outermost rook on that side of the king; a file letter names
 //! the rook on that file. A right is kept as the file of its rook.

@@ -5,12 +5,16 @@
 //! The position is read as a FEN without clocks, and without the
 //! `missing-clocks` warning (an EPD has no clocks). The operations are kept byte
 //! for byte: they are parsed only far enough to find where the position ends and
-//! to reject a broken line (an unterminated string, a missing `;`, an opcode that
-//! does not start with a letter), with the column of the fault. Decisions (also
-//! in the README):
+//! to reject a broken line (an unterminated string, an opcode that does not
+//! start with a letter), with the column of the fault. Decisions (also
+//! in docs/books.md):
 //!
 //! * A string operand runs from `"` to the next `"` not escaped by a backslash,
 //!   so `c0 "with ; inside";` is one operation whose `;` is part of the string.
+//! * The last operation of a line may lack its `;` (`... pv e4 e5; c0 8`, as
+//!   python-chess's pv.epd and some tablebase suites write it): the end of the
+//!   line ends it, and a `noncanonical` warning says so. Its bytes are kept as
+//!   they are (no `;` is added), like every other operation's.
 //! * An empty operation (a `;` with nothing before it, e.g. a trailing `;;` or a
 //!   lone `;` after the four fields) is read and kept, with a `noncanonical`
 //!   warning.
@@ -169,17 +173,22 @@ pub fn check_operations(
                 i += 1;
             }
             if i == end {
+                // Only the line's last operation can get here: some books
+                // (python-chess's own pv.epd, tablebase test suites) leave out
+                // its ';'. The end of the line closes it just as well, so the
+                // record is read and the deviation is a warning, not an error.
                 problems.push(
-                    syntax(
+                    Problem::new(
+                        Code::Noncanonical,
                         end..end,
                         format!(
-                            "the operation '{}' has no ending ';'; expected ';'",
+                            "the last operation '{}' has no ending ';'",
                             String::from_utf8_lossy(opcode)
                         ),
                     )
                     .with_help("end every operation with ';'"),
                 );
-                return None;
+                break;
             }
             match line[i] {
                 b';' => {
@@ -298,7 +307,23 @@ pub fn analyse_record(line: &[u8], hint: VariantHint) -> Record {
     };
     let mut analysis = analyse(&line[split.position], hint);
     analysis.problems.retain(|p| p.code != Code::MissingClocks);
-    match check_operations(line, ops.clone(), &mut analysis.problems) {
+    let before = analysis.problems.len();
+    let unreadable = analysis.position.is_none();
+    let clocks = check_operations(line, ops.clone(), &mut analysis.problems);
+    if unreadable {
+        // A record whose position cannot be read is reported by that error
+        // alone: a missing last ';' is no deviation of a record never read
+        // (random text of four words and a fifth would otherwise get one).
+        let mut i = before;
+        while i < analysis.problems.len() {
+            if analysis.problems[i].code == Code::Noncanonical {
+                analysis.problems.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+    match clocks {
         Some(clocks) => {
             if let Some(p) = &mut analysis.position {
                 p.halfmove = clocks.halfmove.unwrap_or(p.halfmove);
@@ -450,8 +475,6 @@ mod tests {
     #[test]
     fn broken_operations_have_a_column() {
         use Code::*;
-        // Missing ';' at the end of the line.
-        assert_eq!(codes(&format!("{START} bm e4")), [(FenSyntax, 59)]);
         // Unterminated string: the opening quote.
         assert_eq!(codes(&format!("{START} id \"BK.01;")), [(FenSyntax, 57)]);
         // An escaped quote does not end the string.
@@ -465,11 +488,47 @@ mod tests {
             codes("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - bm e4;"),
             [(FenSyntax, 45)]
         );
-        for bad in ["bm e4", "id \"x", "1x;", "hmvc -1;"] {
+        for bad in [
+            "id \"x",
+            "1x;",
+            "hmvc -1;",
+            "bm e4; hmvc x",
+            "bm e4; id \"x",
+        ] {
             let r = rec(&format!("{START} {bad}"));
             assert!(!r.analysis.is_valid(), "{bad}");
             assert_eq!(r.analysis.class, Class::Malformed);
         }
+    }
+
+    #[test]
+    fn a_last_operation_without_its_semicolon_is_a_warning() {
+        // As python-chess's pv.epd writes it: every operation but the last ends in ';'.
+        let line = format!("{START} bm e4; pv e4 e5 Nf3; c0 8");
+        let r = rec(&line);
+        assert!(r.analysis.is_valid(), "{:?}", r.analysis.problems);
+        assert_eq!(r.analysis.class, Class::Standard);
+        assert_eq!(codes(&line), [(Code::Noncanonical, line.len() + 1)]);
+        assert!(r.analysis.problems[0].message.contains("'c0'"));
+        // Converted with the operations byte for byte: no ';' is added.
+        assert_eq!(shredder(&line).unwrap(), line.replace("KQkq", "HAha"));
+        check_round_trip(line.as_bytes()).unwrap();
+        // A lone operation, an opcode with no operand, trailing spaces.
+        for ops in ["bm e4", "draw", "bm e4; c0 8  "] {
+            let line = format!("{START} {ops}");
+            let c = codes(&line);
+            assert_eq!(c.len(), 1, "{ops}: {c:?}");
+            assert_eq!(c[0].0, Code::Noncanonical, "{ops}");
+            assert!(rec(&line).analysis.is_valid(), "{ops}");
+        }
+        // hmvc/fmvn still set the clocks when last and unterminated.
+        let p = rec(&format!("{START} hmvc 7; fmvn 23"))
+            .analysis
+            .position
+            .unwrap();
+        assert_eq!((p.halfmove, p.fullmove), (7, 23));
+        // An unterminated string is still an error: its end cannot be known.
+        assert_eq!(codes(&format!("{START} c0 \"8")), [(Code::FenSyntax, 57)]);
     }
 
     #[test]

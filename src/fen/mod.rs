@@ -1,6 +1,6 @@
-//! The FEN model: strict parsing of 8×8 and 10×8 FEN records (README, "The dialects"), position
-//! checks, classification of a bare position (README, "The classes") and writing in the three
-//! dialects (README, "The dialects").
+//! The FEN model: strict parsing of 8×8 and 10×8 FEN records (docs/dialects.md), position
+//! checks, classification of a bare position (docs/classes.md) and writing in the three
+//! dialects (docs/dialects.md).
 //!
 //! The one entry point is [`analyse`]; it never panics, whatever the bytes.
 
@@ -21,7 +21,7 @@ pub use report::{Report, ReportProblem, report, report_record};
 use crate::class::Class;
 use crate::problem::{Code, Problem};
 
-/// The three ways of writing castling rights (README, "The dialects").
+/// The three ways of writing castling rights (docs/dialects.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Dialect {
     /// Classic FEN: `KQkq` only.
@@ -43,7 +43,7 @@ impl Dialect {
     }
 }
 
-/// Which en passant square to write (`--ep`; README, "The dialects").
+/// Which en passant square to write (`--ep`; docs/dialects.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum EpPolicy {
     /// The square of the input, if any.
@@ -549,7 +549,7 @@ mod tests {
         p.write(d, None).ok()
     }
 
-    /// The dialect table of the README ("The dialects"): input, xfen, shredder (and classic FEN).
+    /// The dialect table of docs/dialects.md: input, xfen, shredder (and classic FEN).
     const TABLE: [(&str, &str, &str, Option<&str>); 3] = [
         (
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

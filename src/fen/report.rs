@@ -17,7 +17,7 @@ pub struct ReportProblem {
     pub column: usize,
 }
 
-/// One bare record: exactly the keys of `fen --format json` (README, "Commands"), in that order.
+/// One bare record: exactly the keys of `fen --format json` (docs/commands.md, `fen`), in that order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Report {
     /// The record as given.

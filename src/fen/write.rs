@@ -1,4 +1,4 @@
-//! Writing a position in the three dialects (README, "The dialects") with the three en passant
+//! Writing a position in the three dialects (docs/dialects.md) with the three en passant
 //! policies.
 
 use super::board::{Board, Color, Piece, Role, Square};

@@ -1,4 +1,4 @@
-//! The game cut (README, "What counts as a game"), as a resumable byte-level state machine.
+//! The game cut (docs/games.md), as a resumable byte-level state machine.
 //!
 //! The scanner is fed consecutive pieces of one input (split anywhere) and
 //! reports where each game starts and where its SetUp/FEN/Variant tag values
@@ -6,7 +6,7 @@
 //! carry-over between pieces (at most 4 bytes of a possible termination
 //! marker, plus the running hash of a tag name), so memory stays bounded.
 //!
-//! # The rule (corpus README, "The game-boundary rule")
+//! # The rule (docs/games.md)
 //!
 //! Lines end at `\n`, `\r\n` or a lone `\r`. Outside `{...}` comments a line is
 //! *blank* (spaces and tabs only; a `%` line, `%` in column 1, counts as blank),
@@ -42,10 +42,11 @@
 //! memchr's dispatch costs more than it saves). A tag line
 //! wholly inside the piece is read without the byte-level state machine, and
 //! the value of a tag other than SetUp/FEN/Variant (or the extra tags asked
-//! for with [`Scanner::with_extra_tags`], for `--tag`) only when a `[` comes
+//! for with [`Scanner::with_extra_tags`], for `--tag` and the speed) only when a `[` comes
 //! later on the line (the search for the line end notes that on the way), as a
-//! further pair may follow. Without extra tags the only cost of that option is
-//! one test of an empty list per tag name that is none of the three. A `-` or `*` is checked for a marker by looking at
+//! further pair may follow. The cost of that option is one compare of the
+//! first extra name (none asked for: it never matches) per tag name that is
+//! none of the three, and a call for the others when several are asked for. A `-` or `*` is checked for a marker by looking at
 //! the few bytes around it. Tag names are found with one SIMD compare and
 //! packed with one load, and every line end asks for the bytes a page ahead
 //! (a software prefetch).
@@ -269,6 +270,10 @@ pub struct Scanner {
     /// Name keys (as [`Scanner::name_key`] makes them) and lengths of the extra
     /// tags whose values are reported ([`Event::Extra`]); usually empty.
     extra: Vec<(u64, u64)>,
+    /// The first of `extra`, or `NO_EXTRA`: tested inline, so that a job
+    /// that reads one extra tag (`stats` reads `TimeControl`) pays two
+    /// compares per tag name, not a call.
+    extra_first: (u64, u64),
     /// Report every pair ([`Event::Pair`]); off by default (the fast path
     /// reads only the values of the tags it needs).
     all_pairs: bool,
@@ -344,6 +349,9 @@ const KEY_SETUP: u64 = pack(b"SetUp");
 const KEY_FEN: u64 = pack(b"FEN");
 const KEY_VARIANT: u64 = pack(b"Variant");
 
+/// [`Scanner::extra_first`] when no extra tag is asked for: no name has this length.
+const NO_EXTRA: (u64, u64) = (0, u64::MAX);
+
 impl Scanner {
     /// A scanner at the very start of an input (offset 0, line 1, no game yet).
     pub fn new() -> Scanner {
@@ -358,6 +366,7 @@ impl Scanner {
             depth: 0,
             names: Vec::new(),
             extra: Vec::new(),
+            extra_first: NO_EXTRA,
             all_pairs: false,
             tail: [b' '; TAIL],
             carry: [0; 8],
@@ -395,6 +404,7 @@ impl Scanner {
                 )
             })
             .collect();
+        self.extra_first = self.extra.first().copied().unwrap_or(NO_EXTRA);
         self
     }
 
@@ -644,8 +654,10 @@ impl Scanner {
             (5, KEY_SETUP) => Some(Wanted::Tag(TagName::SetUp)),
             (3, KEY_FEN) => Some(Wanted::Tag(TagName::Fen)),
             (7, KEY_VARIANT) => Some(Wanted::Tag(TagName::Variant)),
-            // One test of an empty list when no extra tag is asked for.
-            _ if !self.extra.is_empty() => self.extra_index(key, len),
+            // The first extra tag inline; the others (rare: several --tag
+            // names) through a call.
+            _ if key == self.extra_first.0 && len == self.extra_first.1 => Some(Wanted::Extra(0)),
+            _ if self.extra.len() > 1 => self.extra_index(key, len),
             _ => None,
         }
     }
@@ -857,12 +869,29 @@ impl Scanner {
             let value_start = j + 1;
             // The closing quote; a backslash escapes the byte after it.
             j = value_start;
-            loop {
+            // An extra tag's value (a TimeControl, an Elo) is a few bytes: a
+            // plain loop finds its end sooner than a call. On a backslash or
+            // past the first bytes, the search below goes on from there.
+            let mut closed = false;
+            if matches!(name, Some(Wanted::Extra(_))) {
+                let stop = n.min(j + 24);
+                while j < stop {
+                    match line[j] {
+                        b'"' => {
+                            closed = true;
+                            break;
+                        }
+                        b'\\' => break,
+                        _ => j += 1,
+                    }
+                }
+            }
+            while !closed {
                 match memchr::memchr2(b'"', b'\\', &line[j..]) {
                     None => return,
                     Some(o) if line[j + o] == b'"' => {
                         j += o;
-                        break;
+                        closed = true;
                     }
                     Some(o) => {
                         j += o + 2;

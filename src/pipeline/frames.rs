@@ -312,7 +312,7 @@ pub fn several_frames(file: &File, len: u64) -> bool {
 /// the usual way, which also reports any error).
 pub fn open<'p>(
     path: &std::path::Path,
-    pool: &'p rayon::ThreadPool,
+    pool: &'p super::LazyPool,
     raw_read: Arc<AtomicU64>,
 ) -> Option<ParallelFrames<'p>> {
     // Never open anything but a regular file here: opening a FIFO would take
@@ -333,6 +333,9 @@ pub fn open<'p>(
     {
         return None;
     }
+    // Started only now that there is work for it; should the threads fail to
+    // start, the file is read the sequential way (which reports any error).
+    let pool = pool.get().ok()?;
     Some(ParallelFrames::new(
         pool,
         file,

@@ -55,6 +55,14 @@ pub trait Job: Sync {
         false
     }
 
+    /// About how many bytes a game's result holds beyond its own size (the
+    /// heap it owns). A worker keeps the results of a whole chunk until the
+    /// merger takes them, so the pipeline bounds the sum of these per chunk;
+    /// 0 (the default) for results that own nothing worth counting.
+    fn weight(&self, _game: &Self::Game) -> usize {
+        0
+    }
+
     /// Whether the job reads each game's movetext (`--moves`): the result of a
     /// game is then handed to [`Job::moves`] with the game's movetext before it
     /// goes to the sink. Off by default: no movetext is looked at.
@@ -808,4 +816,21 @@ fn finish_entry<J: Job>(job: &J, entry: &mut Entry<J::Game>, data: &[u8], offset
         complete: true,
     };
     job.moves(result, &text);
+}
+
+/// Replays the movetext of entries of one chunk (`data` at absolute `offset`)
+/// that waited for it because it crossed a piece boundary and that ends in the
+/// chunk, where the next game starts. The chunk's last game keeps waiting.
+pub fn finish_moves_within<J: Job>(job: &J, data: &[u8], offset: u64, out: &mut [Entry<J::Game>]) {
+    let mut next_start = None;
+    for entry in out.iter_mut().rev() {
+        if let Some(end) = next_start
+            && entry.moves_from.is_some()
+        {
+            finish_entry(job, entry, data, offset, end);
+        }
+        if !entry.continued {
+            next_start = Some(entry.start);
+        }
+    }
 }

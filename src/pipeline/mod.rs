@@ -4,6 +4,7 @@
 //! [`Sink`] in input order. Memory is bounded by the number of chunks in flight.
 
 pub(crate) mod chunk;
+pub(crate) mod frame_writer;
 pub(crate) mod frames;
 pub(crate) mod game;
 pub mod output;
@@ -15,7 +16,8 @@ mod spool;
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
@@ -25,7 +27,7 @@ pub use game::Job;
 use game::{Builder, Entry};
 pub use game::{Header, HeaderTag};
 use progress::Progress;
-pub use source::{Input, Stream, Streams};
+pub use source::{Compression, Input, Stream, Streams};
 
 pub use crate::error::check_inputs_exist;
 use spool::Spool;
@@ -112,6 +114,27 @@ pub struct Options {
     /// Chunk sizes (target, maximum): 1 and 4 MiB by default; tests make them
     /// tiny so that every cut and merge path runs on small inputs.
     pub chunk_sizes: (usize, usize),
+    /// Set (from any thread) to stop the run early: a caller that cannot end
+    /// the process on Ctrl-C (the Python binding) stops the run this way. The
+    /// run ends within [`CANCEL_POLL`] plus the chunks in flight, with an error
+    /// of kind [`io::ErrorKind::Interrupted`] ([`cancelled`]); outputs are
+    /// then not committed, so their temporary files go and existing files stay.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// How often a run with [`Options::cancel`] looks at its flag while it waits.
+pub const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// The error of a run stopped through [`Options::cancel`].
+pub fn cancelled() -> io::Error {
+    io::Error::new(io::ErrorKind::Interrupted, "interrupted")
+}
+
+fn is_cancelled(options: &Options) -> bool {
+    options
+        .cancel
+        .as_ref()
+        .is_some_and(|c| c.load(Ordering::Relaxed))
 }
 
 impl Default for Options {
@@ -135,9 +158,16 @@ impl Options {
             mmap: false,
             notes: false,
             chunk_sizes: (chunk::TARGET_CHUNK, chunk::MAX_CHUNK),
+            cancel: None,
         }
     }
 }
+
+/// The most worker threads a run starts, whatever [`Options::threads`] asks
+/// (the command line refuses `-j` above it): past a few dozen, threads only
+/// compete for the chunks in flight, and thousands of them take seconds to
+/// start and stop.
+pub const MAX_THREADS: usize = 1024;
 
 /// Streams every input through `job` and `sink`, in order. Returns the number of games.
 pub fn run<J: Job, S: Sink<J::Game>>(
@@ -146,11 +176,17 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     sink: &mut S,
     options: &Options,
 ) -> Result<u64, RunError> {
-    let pool = worker_pool(options)?;
+    let pool = LazyPool::new(useful_threads(inputs, options));
+    // Chunk buffers kept from one stream to the next: a zip of many small
+    // members would otherwise allocate and zero a fresh chunk buffer for each.
+    let mut spare = Vec::new();
     let total: Option<u64> = inputs.iter().map(Input::raw_len).sum();
     let progress = Progress::new(options.progress, total);
     let mut games = 0;
     for input in inputs {
+        if is_cancelled(options) {
+            return Err(RunError::Sink(cancelled()));
+        }
         let name = input.display_name();
         let in_err = |source: io::Error| {
             RunError::Input(InputError {
@@ -178,6 +214,7 @@ pub fn run<J: Job, S: Sink<J::Game>>(
                 options,
                 &progress,
                 games,
+                &mut spare,
             );
             signals::reading_mapped(None);
             games += result?;
@@ -202,6 +239,7 @@ pub fn run<J: Job, S: Sink<J::Game>>(
                 options,
                 &progress,
                 games,
+                &mut spare,
             )?;
             continue;
         }
@@ -219,6 +257,7 @@ pub fn run<J: Job, S: Sink<J::Game>>(
                 options,
                 &progress,
                 games,
+                &mut spare,
             )?;
         }
     }
@@ -226,10 +265,56 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     Ok(games)
 }
 
+/// How many worker threads the inputs can keep busy: what `options` asks for,
+/// at most [`MAX_THREADS`], and no more than one per eighth of a chunk of the
+/// inputs' stored bytes when every input is a regular file (an eighth, so that
+/// a compressed file, which expands several times, still gets its share; an
+/// empty file gets one thread). Standard input and pipes, whose size is not
+/// known, get what was asked.
+fn useful_threads(inputs: &[Input], options: &Options) -> usize {
+    let asked = options.threads.clamp(1, MAX_THREADS);
+    let unit = (options.chunk_sizes.0 as u64 / 8).max(1);
+    let mut total = 0u64;
+    for input in inputs {
+        match input.raw_len() {
+            Some(len) => total = total.saturating_add(len),
+            None => return asked,
+        }
+    }
+    let warranted = usize::try_from(total.div_ceil(unit)).unwrap_or(usize::MAX);
+    asked.min(warranted.max(1))
+}
+
+/// The worker threads of a run, started when a stream first needs them: a
+/// run whose inputs are each one chunk (an empty file, a zip of small members)
+/// starts none.
+pub(crate) struct LazyPool {
+    threads: usize,
+    pool: std::sync::OnceLock<rayon::ThreadPool>,
+}
+
+impl LazyPool {
+    fn new(threads: usize) -> LazyPool {
+        LazyPool {
+            threads,
+            pool: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The pool, started on the first call.
+    pub(crate) fn get(&self) -> Result<&rayon::ThreadPool, RunError> {
+        if let Some(pool) = self.pool.get() {
+            return Ok(pool);
+        }
+        let pool = worker_pool(self.threads)?;
+        Ok(self.pool.get_or_init(|| pool))
+    }
+}
+
 /// The rayon pool of a run's worker threads.
-fn worker_pool(options: &Options) -> Result<rayon::ThreadPool, RunError> {
+fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, RunError> {
     rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.max(1))
+        .num_threads(threads.clamp(1, MAX_THREADS))
         .thread_name(|i| format!("pgnfen-worker-{i}"))
         .build()
         .map_err(|e| RunError::Sink(io::Error::other(e)))
@@ -245,7 +330,7 @@ pub(crate) fn run_reader<J: Job, S: Sink<J::Game>>(
     sink: &mut S,
     options: &Options,
 ) -> Result<u64, RunError> {
-    let pool = worker_pool(options)?;
+    let pool = LazyPool::new(options.threads);
     let progress = Progress::new(false, None);
     let games = run_one(
         input,
@@ -257,6 +342,7 @@ pub(crate) fn run_reader<J: Job, S: Sink<J::Game>>(
         options,
         &progress,
         0,
+        &mut Vec::new(),
     )?;
     progress.finish();
     Ok(games)
@@ -280,12 +366,12 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
     mapped: Option<&Arc<AtomicU64>>,
     job: &J,
     sink: &mut S,
-    pool: &rayon::ThreadPool,
+    pool: &LazyPool,
     options: &Options,
     progress: &Progress,
     games_before: u64,
+    spare: &mut Vec<Vec<u8>>,
 ) -> Result<u64, RunError> {
-    let threads = options.threads.max(1);
     sink.begin_input(input).map_err(RunError::Sink)?;
     let name = input.display_name();
     let in_err = |source: io::Error| {
@@ -294,55 +380,111 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
             source,
         })
     };
-    // Whether a tag line was seen yet (a binary file or a wrong path has none).
-    let mut tag_line_seen = !options.notes;
-    // An empty input (or blank lines only) holds no game and is not warned about.
-    let mut text_seen = false;
+    let mut seen = Seen {
+        // Whether a tag line was seen yet (a binary file or a wrong path has none).
+        tag_line: !options.notes,
+        // An empty input (or blank lines only) holds no game and is not warned about.
+        text: false,
+    };
+    let limits = Limits::of(options);
+    let mut merger = Merger::new(job, limits);
+    let (target, max) = options.chunk_sizes;
+    let mut chunker = Chunker::with_sizes(source, target, max);
 
-    // Bounds memory: at most this many chunks (each up to MAX_CHUNK) exist at once.
+    // The first chunk is read here. When it is the whole input (a small file,
+    // a zip member of a game or two) it is scanned and merged on this thread:
+    // no reader thread, no task on the pool, so that a zip of 100,000 small
+    // members costs no thread start and no wake-up per member.
+    let Some(first) = chunker
+        .next_chunk(spare.pop().unwrap_or_default())
+        .map_err(in_err)?
+    else {
+        return Ok(0);
+    };
+    if first.last {
+        let scanned = scan_speculatively(job, first, limits);
+        let (buf, _) = merge_one(
+            &mut merger,
+            scanned,
+            sink,
+            mapped,
+            &mut seen,
+            progress,
+            games_before,
+        )?;
+        spare.push(recycle(buf));
+        seen.warn(progress, &name);
+        return Ok(merger.games);
+    }
+
+    let pool = pool.get()?;
+    let threads = pool.current_num_threads().max(1);
+    // Bounds memory: at most this many chunks (each up to MAX_CHUNK) exist at
+    // once, the first one included.
     let in_flight = (2 * threads + 2).min(10);
     let (free_tx, free_rx): (Sender<Vec<u8>>, Receiver<Vec<u8>>) = bounded(in_flight);
-    for _ in 0..in_flight {
-        let _ = free_tx.send(Vec::new());
+    for _ in 1..in_flight {
+        let _ = free_tx.send(spare.pop().unwrap_or_default());
     }
     let (done_tx, done_rx) = unbounded::<(u64, Message<J::Game>)>();
 
     std::thread::scope(|scope| {
         let reader_done = done_tx.clone();
         scope.spawn(move || {
-            let (target, max) = options.chunk_sizes;
-            let mut chunker = Chunker::with_sizes(source, target, max);
             let mut sent = 0u64;
+            let mut next = Some(first);
             // The tasks borrow `job`: a scope on this (non-pool) thread lets them.
             pool.in_place_scope_fifo(|tasks| {
                 loop {
-                    let Ok(buf) = free_rx.recv() else { return };
-                    match chunker.next_chunk(buf) {
-                        Ok(Some(chunk)) => {
-                            sent += 1;
-                            let tx = reader_done.clone();
-                            tasks.spawn_fifo(move |_| {
-                                let scanned = scan_speculatively(job, chunk);
-                                let _ = tx
-                                    .send((scanned.chunk.seq, Message::Scanned(Box::new(scanned))));
-                            });
+                    let chunk = match next.take() {
+                        Some(chunk) => chunk,
+                        None => {
+                            let Ok(buf) = free_rx.recv() else { return };
+                            // A cancelled run reads no more (the merger stops on its own).
+                            if is_cancelled(options) {
+                                return;
+                            }
+                            match chunker.next_chunk(buf) {
+                                Ok(Some(chunk)) => chunk,
+                                Ok(None) => return,
+                                Err(e) => {
+                                    let _ = reader_done.send((sent, Message::Failed(e)));
+                                    return;
+                                }
+                            }
                         }
-                        Ok(None) => return,
-                        Err(e) => {
-                            let _ = reader_done.send((sent, Message::Failed(e)));
-                            return;
-                        }
-                    }
+                    };
+                    sent += 1;
+                    let tx = reader_done.clone();
+                    tasks.spawn_fifo(move |_| {
+                        let scanned = scan_speculatively(job, chunk, limits);
+                        let _ = tx.send((scanned.chunk.seq, Message::Scanned(Box::new(scanned))));
+                    });
                 }
             });
         });
         drop(done_tx);
 
-        let mut merger = Merger::new(job);
         let mut waiting = BTreeMap::new();
         let mut next = 0u64;
         let result = loop {
-            let Ok((seq, message)) = done_rx.recv() else {
+            let received = if options.cancel.is_some() {
+                // Wait in slices, so that a cancelled run stops even while
+                // a slow input (a pipe, a large decompression) gives nothing.
+                loop {
+                    if is_cancelled(options) {
+                        return Err(RunError::Sink(cancelled()));
+                    }
+                    match done_rx.recv_timeout(CANCEL_POLL) {
+                        Ok(item) => break Some(item),
+                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break None,
+                    }
+                }
+            } else {
+                done_rx.recv().ok()
+            };
+            let Some((seq, message)) = received else {
                 break Ok(());
             };
             waiting.insert(seq, message);
@@ -352,19 +494,15 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
                 match message {
                     Message::Failed(e) => return Err(in_err(e)),
                     Message::Scanned(scanned) => {
-                        let last = scanned.chunk.last;
-                        if let Some(raw_read) = mapped {
-                            // A mapped file is "read" as far as it is merged.
-                            let end = scanned.chunk.offset + scanned.chunk.bytes().len() as u64;
-                            raw_read.store(end, std::sync::atomic::Ordering::Relaxed);
-                        }
-                        if !tag_line_seen {
-                            let bytes = scanned.chunk.bytes();
-                            tag_line_seen = has_tag_line(bytes);
-                            text_seen |= bytes.iter().any(|b| !b.is_ascii_whitespace());
-                        }
-                        let buf = merger.merge(*scanned, sink).map_err(RunError::Sink)?;
-                        progress.advance(games_before + merger.games);
+                        let (buf, last) = merge_one(
+                            &mut merger,
+                            *scanned,
+                            sink,
+                            mapped,
+                            &mut seen,
+                            progress,
+                            games_before,
+                        )?;
                         let _ = free_tx.send(recycle(buf));
                         finished |= last;
                     }
@@ -375,11 +513,52 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
             }
         };
         drop(free_tx);
-        if result.is_ok() && !tag_line_seen && text_seen {
-            progress.warn(&format!("pgnfen: warning: {name}: no PGN tag line found"));
+        if result.is_ok() {
+            seen.warn(progress, &name);
         }
         result.map(|()| merger.games)
     })
+}
+
+/// What an input showed so far, for the "no PGN tag line" note.
+struct Seen {
+    tag_line: bool,
+    text: bool,
+}
+
+impl Seen {
+    /// The note for an input of text with no tag line (a binary file, a wrong path).
+    fn warn(&self, progress: &Progress, name: &str) {
+        if !self.tag_line && self.text {
+            progress.warn(&format!("pgnfen: warning: {name}: no PGN tag line found"));
+        }
+    }
+}
+
+/// Merges the next chunk in order; its buffer back, and whether it was the last.
+fn merge_one<J: Job, S: Sink<J::Game>>(
+    merger: &mut Merger<'_, J>,
+    scanned: Scanned<J::Game>,
+    sink: &mut S,
+    mapped: Option<&Arc<AtomicU64>>,
+    seen: &mut Seen,
+    progress: &Progress,
+    games_before: u64,
+) -> Result<(Vec<u8>, bool), RunError> {
+    let last = scanned.chunk.last;
+    if let Some(raw_read) = mapped {
+        // A mapped file is "read" as far as it is merged.
+        let end = scanned.chunk.offset + scanned.chunk.bytes().len() as u64;
+        raw_read.store(end, std::sync::atomic::Ordering::Relaxed);
+    }
+    if !seen.tag_line {
+        let bytes = scanned.chunk.bytes();
+        seen.tag_line = has_tag_line(bytes);
+        seen.text |= bytes.iter().any(|b| !b.is_ascii_whitespace());
+    }
+    let buf = merger.merge(scanned, sink).map_err(RunError::Sink)?;
+    progress.advance(games_before + merger.games);
+    Ok((buf, last))
 }
 
 /// Whether `bytes` hold a tag line: `[`, a tag name, blanks, `"`, at the start
@@ -415,7 +594,59 @@ fn recycle(mut buf: Vec<u8>) -> Vec<u8> {
     buf
 }
 
-fn scan_speculatively<J: Job>(job: &J, chunk: Chunk) -> Scanned<J::Game> {
+/// How a chunk's work is split so that its results stay bounded whatever the
+/// input holds: a chunk is scanned in pieces of whole lines, and a worker whose
+/// results pass the budget gives up (the merger then does the chunk piece by
+/// piece, handing each piece's games on before it reads the next). Without this,
+/// a file of tiny games that are all problems (`[SetUp "1"]` alone) made a few
+/// hundred bytes of findings per 16 bytes of input, for every chunk in flight.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    /// Bytes of a piece (it ends at the next line end after this many).
+    piece: usize,
+    /// Bytes of results ([`Job::weight`]) a worker may keep for one chunk.
+    budget: usize,
+}
+
+impl Limits {
+    fn of(options: &Options) -> Limits {
+        let (target, _) = options.chunk_sizes;
+        Limits {
+            piece: (target / 16).max(1),
+            budget: target.saturating_mul(2).max(1),
+        }
+    }
+}
+
+/// The pieces of `data` (whole lines of about `size` bytes, never splitting a
+/// `\r\n`; at least one, empty for empty data).
+fn pieces(data: &[u8], size: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let mut from = 0;
+    let mut first = true;
+    std::iter::from_fn(move || {
+        if from >= data.len() && !std::mem::take(&mut first) {
+            return None;
+        }
+        first = false;
+        let at = from.saturating_add(size);
+        let end = if at >= data.len() {
+            data.len()
+        } else {
+            match memchr::memchr2(b'\n', b'\r', &data[at..]) {
+                Some(i) if data[at + i] == b'\r' && data.get(at + i + 1) == Some(&b'\n') => {
+                    at + i + 2
+                }
+                Some(i) => at + i + 1,
+                None => data.len(),
+            }
+        };
+        let range = from..end;
+        from = end;
+        Some(range)
+    })
+}
+
+fn scan_speculatively<J: Job>(job: &J, chunk: Chunk, limits: Limits) -> Scanned<J::Game> {
     let mut scanner = match chunk.start {
         Start::Input => game::scanner_for(job, Scanner::new()),
         Start::Cut => game::scanner_for(job, Scanner::at_cut(chunk.offset)),
@@ -427,16 +658,49 @@ fn scan_speculatively<J: Job>(job: &J, chunk: Chunk) -> Scanned<J::Game> {
         }
     };
     let mut events = Vec::new();
-    scanner.feed(chunk.bytes(), &mut events);
-    if chunk.last {
-        scanner.finish(&mut events);
-    }
     let mut builder = Builder::default();
     let mut entries = Vec::new();
-    // A speculative scan counts lines from 1 at its first byte.
-    builder.consume(job, chunk.bytes(), chunk.offset, 1, &events, &mut entries);
-    if chunk.last {
-        builder.finish_moves(job, chunk.bytes(), chunk.offset, &mut entries);
+    let mut weight = 0usize;
+    let bytes = chunk.bytes();
+    let mut over_budget = false;
+    for range in pieces(bytes, limits.piece) {
+        let piece = &bytes[range.clone()];
+        events.clear();
+        // A speculative scan counts lines from 1 at the chunk's first byte;
+        // pieces are whole lines.
+        let first_line = scanner.lines_seen() + 1;
+        scanner.feed(piece, &mut events);
+        if chunk.last && range.end == bytes.len() {
+            scanner.finish(&mut events);
+        }
+        let before = entries.len();
+        let base = chunk.offset + range.start as u64;
+        builder.consume(job, piece, base, first_line, &events, &mut entries);
+        weight += entries[before..]
+            .iter()
+            .map(|e| {
+                std::mem::size_of::<Entry<J::Game>>()
+                    + e.result.as_ref().map_or(0, |g| job.weight(g))
+            })
+            .sum::<usize>();
+        if weight > limits.budget {
+            over_budget = true;
+            break;
+        }
+    }
+    if over_budget {
+        // Too much to hold for one chunk: the merger redoes it piece by piece.
+        return Scanned {
+            chunk,
+            speculative: None,
+        };
+    }
+    if job.reads_moves() {
+        // Games whose movetext crossed a piece boundary end in this chunk.
+        game::finish_moves_within(job, bytes, chunk.offset, &mut entries);
+        if chunk.last {
+            builder.finish_moves(job, bytes, chunk.offset, &mut entries);
+        }
     }
     Scanned {
         chunk,
@@ -455,6 +719,7 @@ struct Merger<'j, J: Job> {
     /// The true scanner state after the chunks merged so far; its lines are absolute.
     scanner: Scanner,
     builder: Builder,
+    limits: Limits,
     games: u64,
     /// The current game, once one has started.
     open: Option<OpenGame>,
@@ -492,11 +757,12 @@ struct OpenGame {
 }
 
 impl<'j, J: Job> Merger<'j, J> {
-    fn new(job: &'j J) -> Self {
+    fn new(job: &'j J, limits: Limits) -> Self {
         Merger {
             job,
             scanner: game::scanner_for(job, Scanner::new()),
             builder: Builder::default(),
+            limits,
             games: 0,
             open: None,
             pending: Spool::new(),
@@ -547,44 +813,59 @@ impl<'j, J: Job> Merger<'j, J> {
                 (std::mem::take(&mut entries), lines_before)
             }
             _ => {
-                self.events.clear();
-                // Cuts are at line starts: the chunk's first line follows those seen.
-                let first_line = self.scanner.lines_seen() + 1;
-                self.scanner.feed(chunk.bytes(), &mut self.events);
-                if chunk.last {
-                    self.scanner.finish(&mut self.events);
-                }
+                // Scanned here, a piece at a time: each piece's games are handed
+                // on before the next is read, so their results never add up.
+                let bytes = chunk.bytes();
                 let mut entries = Vec::new();
-                self.builder.consume(
-                    self.job,
-                    chunk.bytes(),
-                    chunk.offset,
-                    first_line,
-                    &self.events,
-                    &mut entries,
-                );
-                if chunk.last {
-                    self.builder
-                        .finish_moves(self.job, chunk.bytes(), chunk.offset, &mut entries);
+                for range in pieces(bytes, self.limits.piece) {
+                    let piece = &bytes[range.clone()];
+                    let last = chunk.last && range.end == bytes.len();
+                    self.events.clear();
+                    // Pieces are whole lines: this one's first line follows those seen.
+                    let first_line = self.scanner.lines_seen() + 1;
+                    self.scanner.feed(piece, &mut self.events);
+                    if last {
+                        self.scanner.finish(&mut self.events);
+                    }
+                    let data = ChunkBytes {
+                        base: chunk.offset + range.start as u64,
+                        data: piece,
+                    };
+                    self.builder.consume(
+                        self.job,
+                        piece,
+                        data.base,
+                        first_line,
+                        &self.events,
+                        &mut entries,
+                    );
+                    if last {
+                        self.builder
+                            .finish_moves(self.job, piece, data.base, &mut entries);
+                    }
+                    self.emit(&data, last, &mut entries, 0, sink)?;
                 }
-                (entries, 0)
+                return Ok(chunk.into_buffer());
             }
         };
-        self.emit(&chunk, &mut entries, line_delta, sink)?;
-        Ok(chunk.into_buffer())
-    }
-
-    fn emit<S: Sink<J::Game>>(
-        &mut self,
-        chunk: &Chunk,
-        entries: &mut Vec<Entry<J::Game>>,
-        line_delta: u64,
-        sink: &mut S,
-    ) -> io::Result<()> {
         let data = ChunkBytes {
             base: chunk.offset,
             data: chunk.bytes(),
         };
+        self.emit(&data, chunk.last, &mut entries, line_delta, sink)?;
+        Ok(chunk.into_buffer())
+    }
+
+    /// Hands the games of `data` (the chunk, or a piece of it) to the sink;
+    /// `last`: the input ends with it.
+    fn emit<S: Sink<J::Game>>(
+        &mut self,
+        data: &ChunkBytes<'_>,
+        last: bool,
+        entries: &mut Vec<Entry<J::Game>>,
+        line_delta: u64,
+        sink: &mut S,
+    ) -> io::Result<()> {
         let end = data.end();
         let mut pos = data.base;
         for entry in entries.drain(..) {
@@ -593,17 +874,17 @@ impl<'j, J: Job> Merger<'j, J> {
                 if let Some(result) = entry.result
                     && self.awaiting.is_none()
                 {
-                    self.result_read(result, entry.moves_from, line_delta, &data, sink)?;
+                    self.result_read(result, entry.moves_from, line_delta, data, sink)?;
                 }
                 continue;
             }
             // Bytes before the new game's start go to the open game, or, when held
             // bytes wait for this game, to the new game with them.
             let start = entry.start.clamp(pos, end);
-            self.route(pos, start, &data, sink)?;
+            self.route(pos, start, data, sink)?;
             pos = start;
             // The open game's movetext is complete.
-            self.finish_awaiting(&data, sink)?;
+            self.finish_awaiting(data, sink)?;
             self.games += 1;
             let game_start = if self.held.is_empty() {
                 entry.start
@@ -618,21 +899,21 @@ impl<'j, J: Job> Merger<'j, J> {
             });
             self.held.move_into(&mut self.pending)?;
             if let Some(result) = entry.result {
-                self.result_read(result, entry.moves_from, line_delta, &data, sink)?;
+                self.result_read(result, entry.moves_from, line_delta, data, sink)?;
             }
         }
         match self.scanner.pending_game_start() {
             // Bytes from a pending game start on wait for that game.
-            Some((hold_from, _)) if !chunk.last => {
+            Some((hold_from, _)) if !last => {
                 let hold_from = hold_from.clamp(pos, end);
-                self.route(pos, hold_from, &data, sink)?;
-                self.flush_run(&data, sink)?;
+                self.route(pos, hold_from, data, sink)?;
+                self.flush_run(data, sink)?;
                 self.held.push(hold_from, data.slice(hold_from, end))
             }
             _ => {
-                self.route(pos, end, &data, sink)?;
-                self.flush_run(&data, sink)?;
-                if chunk.last {
+                self.route(pos, end, data, sink)?;
+                self.flush_run(data, sink)?;
+                if last {
                     let mut held = std::mem::take(&mut self.held);
                     if self.open.is_some() {
                         // Garbage at the end of the input belongs to the last game.
@@ -640,7 +921,7 @@ impl<'j, J: Job> Merger<'j, J> {
                     } else {
                         held.drain(|offset, bytes| sink.orphan_bytes(offset, bytes))?;
                     }
-                    self.finish_awaiting(&data, sink)?;
+                    self.finish_awaiting(data, sink)?;
                 }
                 Ok(())
             }
@@ -821,4 +1102,121 @@ impl<'a> ChunkBytes<'a> {
 struct Run {
     start: u64,
     end: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cut(data: &[u8], size: usize) -> Vec<&[u8]> {
+        pieces(data, size).map(|r| &data[r]).collect()
+    }
+
+    #[test]
+    fn pieces_are_whole_lines_covering_the_data() {
+        assert_eq!(cut(b"", 4), [b""]);
+        assert_eq!(cut(b"ab\ncd\nef", 1), [&b"ab\n"[..], b"cd\n", b"ef"]);
+        // A CRLF is never split; a lone CR ends a line.
+        assert_eq!(cut(b"a\r\nb\rc", 1), [&b"a\r\n"[..], b"b\r", b"c"]);
+        assert_eq!(cut(b"abc\r", 1), [&b"abc\r"[..]]);
+        // Larger pieces gather lines; a line longer than a piece stays whole.
+        assert_eq!(cut(b"a\nb\nc\nd\n", 3), [&b"a\nb\n"[..], b"c\nd\n"]);
+        assert_eq!(cut(b"xxxxxxxx\ny", 2), [&b"xxxxxxxx\n"[..], b"y"]);
+        let data: Vec<u8> = b"[SetUp \"1\"]\n\n*\n\n".repeat(1000);
+        let joined: Vec<u8> = cut(&data, 100).concat();
+        assert_eq!(joined, data);
+    }
+
+    #[test]
+    fn threads_follow_the_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.pgn");
+        std::fs::write(&empty, b"").unwrap();
+        let small = dir.path().join("small.pgn");
+        std::fs::write(&small, vec![b' '; 300 << 10]).unwrap();
+        let options = Options::new(1000, false);
+        let file = |p: &std::path::Path| Input::File(p.to_path_buf());
+        // An empty file: one thread, however many are asked for.
+        assert_eq!(useful_threads(&[file(&empty)], &options), 1);
+        // 300 KiB: three eighths of a 1 MiB chunk.
+        assert_eq!(useful_threads(&[file(&small)], &options), 3);
+        assert_eq!(useful_threads(&[file(&small), file(&small)], &options), 5);
+        // Fewer asked than warranted: what was asked.
+        assert_eq!(useful_threads(&[file(&small)], &Options::new(2, false)), 2);
+        // Unknown size (standard input): what was asked, never above the cap.
+        assert_eq!(useful_threads(&[Input::Stdin], &options), 1000);
+        assert_eq!(
+            useful_threads(&[Input::Stdin], &Options::new(1 << 20, false)),
+            MAX_THREADS
+        );
+    }
+}
+
+#[cfg(test)]
+mod cancel_tests {
+    use super::*;
+    use crate::stats::{Counts, StatsJob};
+
+    /// Games for ever, a few at a time: only cancelling ends a run on it.
+    struct Endless;
+
+    impl io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            const GAME: &[u8] = b"[Event \"e\"]\n[SetUp \"1\"]\n\n*\n\n";
+            let n = buf.len() / GAME.len() * GAME.len();
+            for piece in buf[..n].chunks_mut(GAME.len()) {
+                piece.copy_from_slice(GAME);
+            }
+            Ok(n.max(buf.len().min(1)))
+        }
+    }
+
+    fn cancellable() -> (Options, Arc<AtomicBool>) {
+        let flag = Arc::new(AtomicBool::new(false));
+        let options = Options {
+            cancel: Some(flag.clone()),
+            ..Options::new(2, false)
+        };
+        (options, flag)
+    }
+
+    #[test]
+    fn a_cancelled_run_stops_with_interrupted() {
+        let (options, flag) = cancellable();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            flag.store(true, Ordering::Relaxed);
+            std::time::Instant::now()
+        });
+        let mut counts = Counts::default();
+        let result = run_reader(
+            &Input::Stdin,
+            Box::new(Endless),
+            &StatsJob,
+            &mut counts,
+            &options,
+        );
+        let stopped = std::time::Instant::now();
+        let cancelled_at = stopper.join().unwrap();
+        match result {
+            Err(RunError::Sink(e)) => assert_eq!(e.kind(), io::ErrorKind::Interrupted),
+            other => panic!("expected an interrupted run, got {other:?}"),
+        }
+        assert!(counts.games > 0, "it ran before it was cancelled");
+        assert!(
+            stopped.duration_since(cancelled_at) < Duration::from_millis(300),
+            "stopped {:?} after the flag",
+            stopped.duration_since(cancelled_at)
+        );
+    }
+
+    #[test]
+    fn a_run_cancelled_before_it_starts_reads_nothing() {
+        let (options, flag) = cancellable();
+        flag.store(true, Ordering::Relaxed);
+        let mut counts = Counts::default();
+        let result = run(&[Input::Stdin], &StatsJob, &mut counts, &options);
+        assert!(matches!(result, Err(RunError::Sink(e)) if e.kind() == io::ErrorKind::Interrupted));
+        assert_eq!(counts.games, 0);
+    }
 }

@@ -1,6 +1,8 @@
 //! Where results go: standard output, or a file written under a temporary name
 //! in the same folder and renamed into place on success, compressed by its
-//! ending (`.gz`, `.bz2`, `.zst`).
+//! ending (`.gz`, `.bz2`, `.zst`). A `.zst` file is written as independent
+//! frames in pzstd's layout, compressed on threads of its own
+//! (`frame_writer`), so that it can be read back in parallel.
 //!
 //! The file looks like any other the user makes: a new one gets the mode the
 //! umask gives, a replaced one keeps its mode (and owner and group, where
@@ -12,12 +14,36 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::frame_writer::FrameWriter;
 use super::signals;
 use super::source::Compression;
+
+/// The zstd level of `.zst` outputs (the `zstd` tool's default).
+const ZSTD_LEVEL: i32 = 3;
+
+/// Threads that compress a `.zst` output; 0: one per core.
+static COMPRESSION_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets how many threads compress each `.zst` output (the run's `-j`; the
+/// command line sets it once, before any output is created). 0: one per core.
+pub fn set_compression_threads(threads: usize) {
+    COMPRESSION_THREADS.store(threads, Ordering::Relaxed);
+}
+
+fn compression_threads() -> usize {
+    match COMPRESSION_THREADS.load(Ordering::Relaxed) {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
 
 /// Small enough that the long runs of bytes the merger hands over in one call
 /// bypass the buffer (no copy), large enough for compressors' small writes.
 const BUFFER: usize = 64 << 10;
+/// The xz preset of `.xz` outputs (see [`Output::create`]).
+const XZ_PRESET: u32 = 3;
 
 enum Target {
     Stdout(BufWriter<io::Stdout>),
@@ -26,7 +52,8 @@ enum Target {
     Special(BufWriter<File>),
     Gzip(flate2::write::GzEncoder<BufWriter<File>>),
     Bzip2(bzip2::write::BzEncoder<BufWriter<File>>),
-    Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
+    Zstd(FrameWriter<BufWriter<File>>),
+    Xz(liblzma::write::XzEncoder<BufWriter<File>>),
 }
 
 /// A write error, with the output's name as the user gave it.
@@ -95,9 +122,17 @@ impl Output {
         let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
             return Ok(Output::stdout());
         };
-        let name = path.display().to_string();
         let compression = Compression::for_output(path)
             .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, msg))?;
+        Output::create_as(path, compression)
+    }
+
+    /// A file written in `compression` whatever its name says: `--in-place`
+    /// rewrites `book.epd.gz` (or a gzip file named `book.epd`) as gzip again,
+    /// because the format is the input's, recognised by its first bytes
+    /// ([`in_place_compression`]).
+    pub fn create_as(path: &Path, compression: Compression) -> io::Result<Output> {
+        let name = path.display().to_string();
         // Only regular files get the write-then-rename treatment: renaming over
         // `/dev/null` or a named pipe would replace it.
         let existing = std::fs::metadata(path).ok();
@@ -169,13 +204,32 @@ impl Output {
                 file,
                 bzip2::Compression::default(),
             )),
-            Compression::Zstd => Target::Zstd(zstd::stream::write::Encoder::new(file, 3)?),
+            Compression::Zstd => {
+                Target::Zstd(FrameWriter::new(file, ZSTD_LEVEL, compression_threads())?)
+            }
+            // Preset 3 (4 MiB dictionary): its encoder takes about 32 MiB, where
+            // xz's default preset 6 would take 94 MiB, past the run's memory bound.
+            Compression::Xz => Target::Xz(liblzma::write::XzEncoder::new(file, XZ_PRESET)),
+            Compression::Refused(_) => {
+                // `for_output` never returns it: an ending is not a magic number.
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "pgnfen cannot write this format",
+                ));
+            }
         };
         Ok(Output {
             target,
             temp: Some((temp_path, destination)),
             name,
         })
+    }
+
+    /// The output that rewrites the file `path` in place: written under a
+    /// temporary name beside it, in the compression its first bytes show, and
+    /// renamed over it (keeping its mode) on [`Output::commit`].
+    pub fn in_place(path: &Path) -> io::Result<Output> {
+        Output::create_as(path, in_place_compression(path)?)
     }
 
     /// The output's name in messages.
@@ -197,6 +251,7 @@ impl Output {
             Target::Gzip(w) => w.finish()?,
             Target::Bzip2(w) => w.finish()?,
             Target::Zstd(w) => w.finish()?,
+            Target::Xz(w) => w.finish()?,
         };
         let file = file.into_inner().map_err(|e| e.into_error())?;
         file.sync_all().ok();
@@ -221,6 +276,42 @@ impl Output {
     }
 }
 
+/// The compression to write `path` back in when it is rewritten in place: the
+/// one its first bytes show, as the reader recognises it. A zip archive (the
+/// records of several members cannot be put back one by one) and anything
+/// but a regular file are refused with a message for the user.
+pub fn in_place_compression(path: &Path) -> io::Result<Compression> {
+    use std::io::Read;
+    // Looked at before opening: opening a named pipe would wait for a writer.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file; --in-place rewrites files only",
+        ));
+    }
+    let mut file = File::open(path)?;
+    let mut magic = [0u8; 16];
+    let mut n = 0;
+    while n < magic.len() {
+        match file.read(&mut magic[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // Every compression the reader recognises and `create_as` writes comes
+    // back as itself; a new one (xz) needs an arm in `create_as` and nothing
+    // here, unless it is a container like zip.
+    match Compression::sniff(&magic[..n]) {
+        Compression::Zip => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a zip archive cannot be rewritten in place; convert it to another file with -o",
+        )),
+        other => Ok(other),
+    }
+}
+
 impl Output {
     fn write_raw(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.target {
@@ -229,6 +320,7 @@ impl Output {
             Target::Gzip(w) => w.write(buf),
             Target::Bzip2(w) => w.write(buf),
             Target::Zstd(w) => w.write(buf),
+            Target::Xz(w) => w.write(buf),
         }
     }
 
@@ -239,6 +331,7 @@ impl Output {
             Target::Gzip(w) => w.write_all(buf),
             Target::Bzip2(w) => w.write_all(buf),
             Target::Zstd(w) => w.write_all(buf),
+            Target::Xz(w) => w.write_all(buf),
         }
     }
 
@@ -249,6 +342,7 @@ impl Output {
             Target::Gzip(w) => w.flush(),
             Target::Bzip2(w) => w.flush(),
             Target::Zstd(w) => w.flush(),
+            Target::Xz(w) => w.flush(),
         }
     }
 }
@@ -302,6 +396,25 @@ mod tests {
     }
 
     #[test]
+    fn in_place_keeps_the_input_compression_whatever_the_name() {
+        let dir = tempfile::tempdir().unwrap();
+        // A gzip file whose name says nothing of it.
+        let path = dir.path().join("book.epd");
+        let mut out = Output::create_as(&path, Compression::Gzip).unwrap();
+        out.write_all(b"records").unwrap();
+        out.commit().unwrap();
+        assert_eq!(in_place_compression(&path).unwrap(), Compression::Gzip);
+        let plain = dir.path().join("plain.epd.zst");
+        std::fs::write(&plain, b"not compressed").unwrap();
+        assert_eq!(in_place_compression(&plain).unwrap(), Compression::None);
+        let zip = dir.path().join("a.zip");
+        std::fs::write(&zip, b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0").unwrap();
+        let e = in_place_compression(&zip).unwrap_err();
+        assert!(e.to_string().contains("zip"), "{e}");
+        assert!(in_place_compression(dir.path()).is_err(), "a folder");
+    }
+
+    #[test]
     fn compressed_output_round_trips() {
         let dir = tempfile::tempdir().unwrap();
         for name in ["a.gz", "a.bz2", "a.zst"] {
@@ -315,5 +428,28 @@ mod tests {
             io::Read::read_to_end(&mut r, &mut back).unwrap();
             assert_eq!(back, b"some pgn");
         }
+    }
+
+    #[test]
+    fn zst_output_is_in_frames_of_pzstd_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.pgn.zst");
+        let mut out = Output::create(Some(&path)).unwrap();
+        let game = b"[Event \"x\"]\n\n1. e4 *\n\n";
+        let total = 3 * super::super::frame_writer::FRAME + 1;
+        let mut written = 0;
+        while written < total {
+            out.write_all(game).unwrap();
+            written += game.len();
+        }
+        out.commit().unwrap();
+        let data = std::fs::read(&path).unwrap();
+        // Starts with pzstd's announcement of the first frame's size.
+        assert_eq!(&data[..8], &[0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0]);
+        let file = File::open(&path).unwrap();
+        assert!(super::super::frames::several_frames(
+            &file,
+            data.len() as u64
+        ));
     }
 }

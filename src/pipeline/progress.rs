@@ -159,6 +159,8 @@ impl Progress {
 
     /// A warning on standard error, printed above the bar (never through it).
     pub fn warn(&self, message: &str) {
+        // One line whatever names it holds (see `crate::escape`).
+        let message = crate::escape::controls(message);
         match &self.display {
             Display::Bar(bar) => bar.suspend(|| eprintln!("{message}")),
             _ => eprintln!("{message}"),

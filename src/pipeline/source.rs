@@ -1,6 +1,8 @@
 //! Where the bytes come from: files or standard input, each opened once and
-//! decompressed on the fly by its first bytes (gzip, bzip2, zstd, zip), never by
-//! its name.
+//! decompressed on the fly by its first bytes (gzip, bzip2, zstd, xz, zip), never
+//! by its name. Other known compressors and containers (tar, 7z, rar, lz4, ...)
+//! are recognised the same way and refused with their name, so that their
+//! binary bytes are never read as games.
 //!
 //! A regular file is read with large `read` calls (not memory-mapped), and its
 //! size and modification time are checked again at its end: a file truncated or
@@ -25,6 +27,13 @@ use crossbeam_channel::{Receiver, bounded};
 /// How many leading bytes are looked at to recognise a compression (and to
 /// tell text from binary in a zip member).
 const SNIFF: usize = 64 << 10;
+/// How many leading bytes [`Compression::sniff`] needs: a tar archive is only
+/// known by its first 512-byte header (magic at 257, checksum over all of it).
+pub(crate) const MAGIC_LEN: usize = 512;
+/// The most memory the xz decoder may take. `xz -9` (and `-9e`) files need
+/// 65 MiB; a file made with a larger dictionary (up to 1.5 GiB) is refused
+/// rather than allowed to push the run past its memory bound.
+const XZ_MEMLIMIT: u64 = 72 << 20;
 /// Decompressed bytes per message from the zip thread.
 const ZIP_PIECE: usize = 256 << 10;
 
@@ -62,6 +71,8 @@ enum StreamsInner {
     Zip {
         archive: String,
         rx: Receiver<ZipMessage>,
+        /// Small members received in one batch, not handed out yet.
+        queue: std::collections::VecDeque<(String, Vec<u8>)>,
         /// The zip thread, joined when the streams are dropped.
         _thread: ZipThread,
     },
@@ -74,8 +85,20 @@ impl Streams {
     pub fn next(&mut self) -> io::Result<Option<Stream>> {
         match &mut self.inner {
             StreamsInner::One(one) => Ok(one.take()),
-            StreamsInner::Zip { archive, rx, .. } => loop {
+            StreamsInner::Zip {
+                archive, rx, queue, ..
+            } => loop {
+                if let Some((member, data)) = queue.pop_front() {
+                    return Ok(Some(Stream {
+                        input: Input::ZipMember {
+                            archive: archive.clone(),
+                            member,
+                        },
+                        reader: Box::new(io::Cursor::new(data)),
+                    }));
+                }
                 match rx.recv() {
+                    Ok(ZipMessage::Batch(members)) => queue.extend(members),
                     Ok(ZipMessage::Member(member)) => {
                         return Ok(Some(Stream {
                             input: Input::ZipMember {
@@ -105,10 +128,12 @@ impl Streams {
         match self.inner {
             StreamsInner::One(Some(stream)) => stream.reader,
             StreamsInner::One(None) => Box::new(io::empty()),
-            StreamsInner::Zip { rx, _thread, .. } => Box::new(AllMembers {
+            StreamsInner::Zip {
+                rx, queue, _thread, ..
+            } => Box::new(AllMembers {
                 member: MemberReader {
                     rx,
-                    piece: Vec::new(),
+                    piece: queue.into_iter().flat_map(|(_, data)| data).collect(),
                     at: 0,
                     done: false,
                 },
@@ -119,8 +144,10 @@ impl Streams {
 }
 
 impl Input {
-    /// The input a command-line argument names: `-` is standard input, anything else a path.
-    pub fn from_arg(arg: &str) -> Input {
+    /// The input a command-line argument names: `-` is standard input, anything
+    /// else a path (any bytes: a file name need not be UTF-8).
+    pub fn from_arg(arg: impl AsRef<std::ffi::OsStr>) -> Input {
+        let arg = arg.as_ref();
         if arg == "-" {
             Input::Stdin
         } else {
@@ -129,12 +156,19 @@ impl Input {
     }
 
     /// The name used in messages (`-` reads as `<stdin>`, a zip member as
-    /// `ARCHIVE:MEMBER`).
+    /// `ARCHIVE:MEMBER`); bytes of a file name that are not UTF-8 are shown as
+    /// U+FFFD.
     pub fn display_name(&self) -> String {
-        match self {
+        let name = match self {
             Input::Stdin => "<stdin>".to_string(),
             Input::File(p) => p.display().to_string(),
             Input::ZipMember { archive, member } => format!("{archive}:{member}"),
+        };
+        // Names are untrusted text: shown with control characters escaped, so
+        // that a name cannot move the cursor or start a line of its own.
+        match crate::escape::controls(&name) {
+            std::borrow::Cow::Borrowed(_) => name,
+            std::borrow::Cow::Owned(escaped) => escaped,
         }
     }
 
@@ -175,17 +209,7 @@ impl Input {
                     // A regular file is sniffed in place (`pread`) and then read
                     // from its start with no buffer in between: the chunker's
                     // large reads go straight into its recycled buffers.
-                    let mut magic = [0u8; 16];
-                    let mut n = 0;
-                    while n < magic.len() {
-                        match std::os::unix::fs::FileExt::read_at(&file, &mut magic[n..], n as u64)
-                        {
-                            Ok(0) => break,
-                            Ok(k) => n += k,
-                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                            Err(e) => return Err(e),
-                        }
-                    }
+                    let magic = head_of(&file)?;
                     let checked = Counting {
                         inner: Checked {
                             len: meta.len(),
@@ -195,11 +219,12 @@ impl Input {
                         },
                         count: raw_read,
                     };
-                    let reader: Box<dyn Read + Send> = match Compression::sniff(&magic[..n]) {
+                    let reader: Box<dyn Read + Send> = match Compression::sniff(&magic) {
                         Compression::None => Box::new(checked),
                         Compression::Zip => {
                             // A seekable archive: read by its central directory.
-                            let input = BufReader::with_capacity(SNIFF, checked);
+                            // Small: every member is found by a seek, which empties the buffer.
+                            let input = BufReader::with_capacity(8 << 10, checked);
                             return Ok(zip_streams(name, ZipSource::File(input)));
                         }
                         other => decompress(other, BufReader::with_capacity(1 << 20, checked))?,
@@ -250,9 +275,10 @@ impl Input {
         if !meta.is_file() || meta.len() == 0 {
             return None;
         }
-        let mut magic = [0u8; 16];
-        let n = (&file).read(&mut magic).ok()?;
-        if Compression::sniff(&magic[..n]) != Compression::None {
+        // Anything but plain text (a compression, or a refused container that
+        // `open_streams` names) is not mapped.
+        let magic = head_of(&file).ok()?;
+        if Compression::sniff(&magic) != Compression::None {
             return None;
         }
         // SAFETY: the map is read-only. If another program truncates the file
@@ -315,6 +341,23 @@ pub(crate) fn check_unchanged(
     Ok(())
 }
 
+/// The first [`MAGIC_LEN`] bytes of a regular file (fewer if it is shorter),
+/// read in place (`pread`): the file's own offset is left at its start.
+pub(crate) fn head_of(file: &File) -> io::Result<Vec<u8>> {
+    let mut magic = vec![0u8; MAGIC_LEN];
+    let mut n = 0;
+    while n < magic.len() {
+        match std::os::unix::fs::FileExt::read_at(file, &mut magic[n..], n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    magic.truncate(n);
+    Ok(magic)
+}
+
 fn one(input: Input, reader: Box<dyn Read + Send>) -> Streams {
     Streams {
         inner: StreamsInner::One(Some(Stream { input, reader })),
@@ -325,7 +368,7 @@ fn one(input: Input, reader: Box<dyn Read + Send>) -> Streams {
 /// recognising its compression: the bytes, and whether the input ended there.
 fn fill_sniff<R: Read>(input: &mut BufReader<R>) -> io::Result<(Vec<u8>, bool)> {
     let mut head = Vec::new();
-    while head.len() < 16 {
+    while head.len() < MAGIC_LEN {
         let more = input.fill_buf()?;
         if more.is_empty() {
             // The end, already: never read again (on a terminal, a second read
@@ -364,17 +407,138 @@ fn decompress<R: BufRead + Send + 'static>(
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(input)),
         Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(input)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(input)?),
+        Compression::Xz => {
+            // CONCATENATED: every stream of the file, as `xz -T0` (one stream
+            // per block group) and `cat a.xz b.xz` make them.
+            let stream = liblzma::stream::Stream::new_stream_decoder(
+                XZ_MEMLIMIT,
+                liblzma::stream::CONCATENATED,
+            )
+            .map_err(|e| io::Error::other(format!("cannot start the xz decoder: {e}")))?;
+            Box::new(XzReader(liblzma::bufread::XzDecoder::new_stream(
+                input, stream,
+            )))
+        }
+        Compression::Refused(what) => return Err(refused(what)),
     })
+}
+
+/// The error for an input in a format pgnfen recognises but does not read.
+fn refused(what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "{what}, not PGN text: pgnfen reads plain, gzip, bzip2, zstd, xz and zip files; \
+             unpack it first"
+        ),
+    )
+}
+
+/// An xz decoder whose errors say that the input is xz (liblzma's own
+/// messages, "corrupt data", do not say which layer failed).
+struct XzReader<R>(liblzma::bufread::XzDecoder<R>);
+
+impl<R: BufRead> Read for XzReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(|e| {
+            let memory = e
+                .get_ref()
+                .and_then(|r| r.downcast_ref::<liblzma::stream::Error>())
+                .is_some_and(|e| *e == liblzma::stream::Error::MemLimit);
+            if memory {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "xz data made with a dictionary that needs more than {} MiB to \
+                         decompress (at most `xz -9` is read)",
+                        XZ_MEMLIMIT >> 20
+                    ),
+                )
+            } else if e.kind() == io::ErrorKind::Interrupted {
+                e
+            } else {
+                io::Error::new(e.kind(), format!("xz data cannot be read: {e}"))
+            }
+        })
+    }
 }
 
 /// A compression, as recognised by magic bytes or asked for by an output's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
+    /// Plain text.
     None,
+    /// gzip (one member or several).
     Gzip,
+    /// bzip2 (one stream or several).
     Bzip2,
+    /// zstd (one frame or several, skippable frames among them).
     Zstd,
+    /// A zip archive (read member by member; never written).
     Zip,
+    /// xz (one stream or several, as `xz -T0` writes).
+    Xz,
+    /// A format recognised by its magic bytes that pgnfen does not read: its
+    /// name, for the message ("a tar archive").
+    Refused(&'static str),
+}
+
+/// Whether `data` (at least 512 bytes) starts with a tar header: `ustar` at
+/// offset 257 (POSIX and GNU tar) and a header checksum that adds up, so that
+/// a text that happens to hold `ustar` there is never taken for one.
+fn is_tar(data: &[u8]) -> bool {
+    let Some(header) = data.get(..512) else {
+        return false;
+    };
+    if &header[257..262] != b"ustar" {
+        return false;
+    }
+    // The checksum field: octal digits, ended by NUL or space.
+    let field = &header[148..156];
+    let digits: Vec<u8> = field
+        .iter()
+        .copied()
+        .skip_while(|b| *b == b' ')
+        .take_while(u8::is_ascii_digit)
+        .collect();
+    let Some(stored) = std::str::from_utf8(&digits)
+        .ok()
+        .and_then(|d| u32::from_str_radix(d, 8).ok())
+    else {
+        return false;
+    };
+    // Summed with the checksum field itself read as eight spaces.
+    let sum: u32 = header
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| {
+            if (148..156).contains(&i) {
+                32
+            } else {
+                u32::from(b)
+            }
+        })
+        .sum();
+    sum == stored
+}
+
+/// Whether `data` starts with an `.lzma` (LZMA-alone) header: a properties
+/// byte (lc, lp, pb: below 225) and a dictionary size of 2^n or 2^n + 2^(n-1)
+/// from 4 KiB on, as every LZMA encoder writes. Such a size has at most two
+/// bits set, so the header holds NUL bytes and is never the start of a text.
+fn is_lzma_alone(data: &[u8]) -> bool {
+    let [props, d0, d1, d2, d3, ..] = *data else {
+        return false;
+    };
+    if data.len() < 13 || props >= 225 {
+        return false;
+    }
+    let dict = u32::from_le_bytes([d0, d1, d2, d3]);
+    if dict < 4096 {
+        return false;
+    }
+    let top = 1u32 << (31 - dict.leading_zeros());
+    dict == top || dict == top + top / 2
 }
 
 impl Compression {
@@ -401,7 +565,57 @@ impl Compression {
                 0x59,
                 ..,
             ] => Compression::Bzip2,
+            [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Compression::Xz,
+            // Recognised and refused: read as PGN they would be "games" of junk.
+            [0x04, 0x22, 0x4d, 0x18, ..] => Compression::Refused("an lz4 file"),
+            [0x02, 0x21, 0x4c, 0x18, ..] => Compression::Refused("an lz4 file (legacy format)"),
+            [b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c, ..] => Compression::Refused("a 7z archive"),
+            [b'R', b'a', b'r', b'!', 0x1a, 0x07, 0x00, ..] => {
+                Compression::Refused("a rar archive (RAR 4)")
+            }
+            [b'R', b'a', b'r', b'!', 0x1a, 0x07, 0x01, 0x00, ..] => {
+                Compression::Refused("a rar archive (RAR 5)")
+            }
+            [b'B', b'Z', b'3', b'v', b'1', ..] => Compression::Refused("a bzip3 file"),
+            [b'L', b'Z', b'I', b'P', 0 | 1, ..] => Compression::Refused("an lzip file"),
+            [0x1f, 0x9d, ..] => Compression::Refused("a compress (.Z) file"),
+            [0x89, b'L', b'Z', b'O', 0x00, 0x0d, 0x0a, 0x1a, 0x0a, ..] => {
+                Compression::Refused("an lzop file")
+            }
+            [
+                0xff,
+                0x06,
+                0x00,
+                0x00,
+                b's',
+                b'N',
+                b'a',
+                b'P',
+                b'p',
+                b'Y',
+                ..,
+            ] => Compression::Refused("a snappy file"),
+            [b'M', b'S', b'C', b'F', 0, 0, 0, 0, ..] => Compression::Refused("a cab archive"),
+            [b'x', b'a', b'r', b'!', 0x00, 0x1c, ..] => Compression::Refused("a xar archive"),
+            [b'!', b'<', b'a', b'r', b'c', b'h', b'>', b'\n', ..] => {
+                Compression::Refused("an ar archive")
+            }
+            _ if is_lzma_alone(data) => Compression::Refused("an lzma file"),
+            _ if is_tar(data) => Compression::Refused("a tar archive"),
             _ => Compression::None,
+        }
+    }
+
+    /// A name for messages: "a tar archive", "an xz file".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Compression::None => "plain text",
+            Compression::Gzip => "a gzip file",
+            Compression::Bzip2 => "a bzip2 file",
+            Compression::Zstd => "a zstd file",
+            Compression::Zip => "a zip archive",
+            Compression::Xz => "an xz file",
+            Compression::Refused(what) => what,
         }
     }
 
@@ -417,11 +631,12 @@ impl Compression {
             Some("gz") => Ok(Compression::Gzip),
             Some("bz2") => Ok(Compression::Bzip2),
             Some("zst") => Ok(Compression::Zstd),
+            Some("xz") => Ok(Compression::Xz),
             Some(
-                e @ ("xz" | "lz4" | "lzma" | "zip" | "7z" | "br" | "lz" | "z" | "tgz" | "tbz2"
-                | "txz" | "lzo" | "sz" | "rar"),
+                e @ ("lz4" | "lzma" | "zip" | "7z" | "br" | "lz" | "z" | "tgz" | "tbz2" | "txz"
+                | "lzo" | "sz" | "rar"),
             ) => Err(format!(
-                "pgnfen cannot write .{e} files (it writes .gz, .bz2, .zst or plain text)"
+                "pgnfen cannot write .{e} files (it writes .gz, .bz2, .zst, .xz or plain text)"
             )),
             _ => Ok(Compression::None),
         }
@@ -490,6 +705,10 @@ impl Seek for Checked {
 }
 
 enum ZipMessage {
+    /// Members small enough for one piece each: their names and all their
+    /// bytes, up to about a piece in all. One message for many members: an
+    /// archive of 100,000 one-game members costs no hand-over per member.
+    Batch(Vec<(String, Vec<u8>)>),
     /// A member starts (its name).
     Member(String),
     Data(Vec<u8>),
@@ -518,20 +737,27 @@ impl Drop for ZipThread {
 }
 
 fn zip_streams(archive: String, source: ZipSource) -> Streams {
-    // Two pieces in flight: memory is bounded whatever a member expands to.
-    let (tx, rx) = bounded::<ZipMessage>(2);
+    // A few pieces in flight: memory is bounded (16 pieces of at most 256 KiB)
+    // whatever a member expands to, and the zip thread can run ahead of the
+    // reader through a run of small members.
+    let (tx, rx) = bounded::<ZipMessage>(16);
     let name = archive.clone();
     let thread = std::thread::Builder::new()
         .name("pgnfen-zip".into())
         .spawn(move || {
-            let send = |m| tx.send(m).is_ok();
-            let result = match source {
-                ZipSource::File(file) => zip_members_seekable(file, &send),
-                ZipSource::Stream(input) => zip_members_streamed(input, &send),
+            let mut tx = ZipTx {
+                tx,
+                batch: Vec::new(),
+                bytes: 0,
             };
-            if let Err(e) = result {
-                send(ZipMessage::Failed(e));
-            }
+            let result = match source {
+                ZipSource::File(file) => zip_members_seekable(file, &mut tx),
+                ZipSource::Stream(input) => zip_members_streamed(input, &mut tx),
+            };
+            match result {
+                Ok(()) => tx.flush(),
+                Err(e) => tx.send(ZipMessage::Failed(e)),
+            };
         });
     let thread = match thread {
         Ok(t) => Some(t),
@@ -542,6 +768,7 @@ fn zip_streams(archive: String, source: ZipSource) -> Streams {
                 inner: StreamsInner::Zip {
                     archive: name,
                     rx: rx2,
+                    queue: Default::default(),
                     _thread: ZipThread(None),
                 },
             };
@@ -551,8 +778,45 @@ fn zip_streams(archive: String, source: ZipSource) -> Streams {
         inner: StreamsInner::Zip {
             archive: name,
             rx,
+            queue: Default::default(),
             _thread: ZipThread(thread),
         },
+    }
+}
+
+/// The zip thread's end of the channel: small members are gathered into
+/// batches, sent when they reach a piece's size, before any other message, and
+/// at the end.
+struct ZipTx {
+    tx: crossbeam_channel::Sender<ZipMessage>,
+    batch: Vec<(String, Vec<u8>)>,
+    bytes: usize,
+}
+
+impl ZipTx {
+    /// Sends a message after the members gathered so far; `false` when nobody
+    /// listens any more.
+    fn send(&mut self, message: ZipMessage) -> bool {
+        self.flush() && self.tx.send(message).is_ok()
+    }
+
+    /// A whole member, sent with others.
+    fn whole(&mut self, name: String, data: Vec<u8>) -> bool {
+        // A name counts too: a batch of empty members with long names is bounded.
+        self.bytes += data.len() + name.len() + 64;
+        self.batch.push((name, data));
+        self.bytes < ZIP_PIECE || self.flush()
+    }
+
+    /// Sends the gathered members.
+    fn flush(&mut self) -> bool {
+        if self.batch.is_empty() {
+            return true;
+        }
+        self.bytes = 0;
+        self.tx
+            .send(ZipMessage::Batch(std::mem::take(&mut self.batch)))
+            .is_ok()
     }
 }
 
@@ -566,26 +830,20 @@ fn zip_error(e: zip::result::ZipError) -> io::Error {
     }
 }
 
-fn zip_members_seekable(
-    file: BufReader<Counting<Checked>>,
-    send: &dyn Fn(ZipMessage) -> bool,
-) -> io::Result<()> {
+fn zip_members_seekable(file: BufReader<Counting<Checked>>, tx: &mut ZipTx) -> io::Result<()> {
     let mut archive = zip::ZipArchive::new(file).map_err(zip_error)?;
     for i in 0..archive.len() {
         let member = archive.by_index(i).map_err(zip_error)?;
-        if !send_member(member, send)? {
+        if !send_member(member, tx)? {
             return Ok(());
         }
     }
     Ok(())
 }
 
-fn zip_members_streamed(
-    mut input: Box<dyn Read + Send>,
-    send: &dyn Fn(ZipMessage) -> bool,
-) -> io::Result<()> {
+fn zip_members_streamed(mut input: Box<dyn Read + Send>, tx: &mut ZipTx) -> io::Result<()> {
     while let Some(member) = zip::read::read_zipfile_from_stream(&mut input).map_err(zip_error)? {
-        if !send_member(member, send)? {
+        if !send_member(member, tx)? {
             return Ok(());
         }
     }
@@ -595,51 +853,85 @@ fn zip_members_streamed(
 /// Sends one member's bytes; `false` when nobody listens any more.
 fn send_member<R: Read + ?Sized>(
     mut member: zip::read::ZipFile<'_, R>,
-    send: &dyn Fn(ZipMessage) -> bool,
+    tx: &mut ZipTx,
 ) -> io::Result<bool> {
     if member.is_dir() {
         return Ok(true);
     }
     let name = member.name().map_err(zip_error)?.into_owned();
     let fail = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
-    if !send(ZipMessage::Member(name.clone())) {
-        return Ok(false);
-    }
+    // The first piece is sized by the size the member declares (one more byte
+    // to see its end), so that a small member costs a small allocation; a
+    // false size only makes that first piece shorter or longer than needed.
+    let declared = usize::try_from(member.size()).unwrap_or(ZIP_PIECE);
+    let mut want = declared.saturating_add(1).clamp(4096, ZIP_PIECE);
     let mut first = true;
     loop {
-        let mut piece = vec![0; ZIP_PIECE];
+        let mut piece = vec![0; want];
+        want = ZIP_PIECE;
         let mut filled = 0;
+        let mut ended = false;
         while filled < piece.len() {
             match member.read(&mut piece[filled..]) {
-                Ok(0) => break,
+                Ok(0) => {
+                    ended = true;
+                    break;
+                }
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(fail(e.to_string())),
+                Err(e) => {
+                    // A member not started yet is started first, so that the
+                    // error is named `ARCHIVE:MEMBER` (as for a refused member).
+                    if first && !tx.send(ZipMessage::Member(name.clone())) {
+                        return Ok(false);
+                    }
+                    return Err(fail(e.to_string()));
+                }
             }
         }
         piece.truncate(filled);
         if first {
-            first = false;
             // A member must be text: PGN or EPD, not an archive inside the
             // archive nor a binary file.
             let head = &piece[..piece.len().min(SNIFF)];
-            if Compression::sniff(head) != Compression::None {
-                return Err(fail(
-                    "a compressed file inside a zip is not read; unpack it first".into(),
-                ));
+            let inner = Compression::sniff(head);
+            let refusal = if inner != Compression::None {
+                Some(format!(
+                    "{} inside a zip is not read; unpack it first",
+                    inner.describe()
+                ))
+            } else if memchr::memchr(0, head).is_some() {
+                Some("binary data (NUL bytes), not PGN or EPD text".to_string())
+            } else {
+                None
+            };
+            if let Some(refusal) = refusal {
+                // The member is started first, so that the error reaches the
+                // reader of that member and is named `ARCHIVE:MEMBER`.
+                if !tx.send(ZipMessage::Member(name)) {
+                    return Ok(false);
+                }
+                return Err(fail(refusal));
             }
-            if memchr::memchr(0, head).is_some() {
-                return Err(fail("binary data (NUL bytes), not PGN or EPD text".into()));
+            if ended {
+                return Ok(tx.whole(name, piece));
             }
+            if !tx.send(ZipMessage::Member(name.clone())) {
+                return Ok(false);
+            }
+            first = false;
         }
         if piece.is_empty() {
             break;
         }
-        if !send(ZipMessage::Data(piece)) {
+        if !tx.send(ZipMessage::Data(piece)) {
             return Ok(false);
         }
+        if ended {
+            break;
+        }
     }
-    Ok(send(ZipMessage::End))
+    Ok(tx.send(ZipMessage::End))
 }
 
 /// The bytes of one zip member, as they come from the zip thread.
@@ -668,6 +960,11 @@ impl Read for MemberReader {
                 }
                 // Only the concatenated reader sees the next member's start.
                 Ok(ZipMessage::Member(_)) => {}
+                Ok(ZipMessage::Batch(members)) => {
+                    self.piece = members.into_iter().flat_map(|(_, data)| data).collect();
+                    self.at = 0;
+                    self.done = true;
+                }
             }
         }
         let n = buf.len().min(self.piece.len() - self.at);
@@ -693,6 +990,12 @@ impl Read for AllMembers {
             // `End` of one member: go on with the next, until the channel closes.
             match self.member.rx.recv() {
                 Ok(ZipMessage::Member(_)) => self.member.done = false,
+                // All its bytes at once: nothing more comes for this member.
+                Ok(ZipMessage::Batch(members)) => {
+                    self.member.piece = members.into_iter().flat_map(|(_, data)| data).collect();
+                    self.member.at = 0;
+                    self.member.done = true;
+                }
                 Ok(ZipMessage::Data(piece)) => {
                     self.member.piece = piece;
                     self.member.at = 0;
@@ -770,6 +1073,163 @@ mod tests {
     }
 
     #[test]
+    fn known_formats_are_recognised_by_their_magic_bytes() {
+        let pgn = b"[Event \"x\"]\n\n1. e4 *\n";
+        let cases: Vec<(Vec<u8>, Compression)> = vec![
+            (b"\xfd7zXZ\0\0\x04".to_vec(), Compression::Xz),
+            (
+                vec![0x04, 0x22, 0x4d, 0x18, 0x64],
+                Compression::Refused("an lz4 file"),
+            ),
+            (
+                b"7z\xbc\xaf\x27\x1c\0\x04".to_vec(),
+                Compression::Refused("a 7z archive"),
+            ),
+            (
+                b"Rar!\x1a\x07\x00".to_vec(),
+                Compression::Refused("a rar archive (RAR 4)"),
+            ),
+            (
+                b"Rar!\x1a\x07\x01\x00".to_vec(),
+                Compression::Refused("a rar archive (RAR 5)"),
+            ),
+            (b"BZ3v1\0".to_vec(), Compression::Refused("a bzip3 file")),
+            // lzma-alone: 0x5d, then a 64 MiB and a 1.5 MiB dictionary.
+            (
+                vec![
+                    0x5d, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                ],
+                Compression::Refused("an lzma file"),
+            ),
+            (
+                vec![0x5d, 0, 0, 0x18, 0, 0, 0x10, 0, 0, 0, 0, 0, 0],
+                Compression::Refused("an lzma file"),
+            ),
+            (pgn.to_vec(), Compression::None),
+            (Vec::new(), Compression::None),
+        ];
+        for (data, expected) in cases {
+            let mut data = data;
+            data.extend_from_slice(pgn);
+            assert_eq!(Compression::sniff(&data), expected, "{data:?}");
+        }
+    }
+
+    #[test]
+    fn lzma_needs_a_real_dictionary_size() {
+        // A properties byte below 225 with a size of many bits set is text.
+        assert!(!is_lzma_alone(b"[Event \"lzma\"]\n"));
+        assert!(!is_lzma_alone(&[
+            0x5d, 0x01, 0x02, 0x03, 0x04, 0, 0, 0, 0, 0, 0, 0, 0
+        ]));
+        // Below 4 KiB: not an encoder's dictionary.
+        assert!(!is_lzma_alone(&[
+            0x5d, 0, 0x08, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        ]));
+        // Too short to hold the header.
+        assert!(!is_lzma_alone(&[0x5d, 0, 0, 0x80, 0]));
+        assert!(is_lzma_alone(&[
+            0x5d, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        ]));
+    }
+
+    /// A tar header for one file, with a correct checksum unless `break_sum`.
+    fn tar_header(break_sum: bool) -> Vec<u8> {
+        let mut h = vec![0u8; 512];
+        h[..9].copy_from_slice(b"games.pgn");
+        h[124..136].copy_from_slice(b"00000000020\0");
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|&b| u32::from(b)).sum::<u32>() + u32::from(break_sum);
+        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        h
+    }
+
+    #[test]
+    fn tar_is_known_by_magic_and_checksum() {
+        assert_eq!(
+            Compression::sniff(&tar_header(false)),
+            Compression::Refused("a tar archive")
+        );
+        // `ustar` at 257 with a wrong checksum: not a tar header.
+        assert_eq!(Compression::sniff(&tar_header(true)), Compression::None);
+        // A header cut short is not recognised (nor read as tar).
+        assert_eq!(
+            Compression::sniff(&tar_header(false)[..300]),
+            Compression::None
+        );
+    }
+
+    #[test]
+    fn refused_inputs_are_errors_naming_the_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.pgn");
+        std::fs::write(&path, b"7z\xbc\xaf\x27\x1c\0\x04 and more").unwrap();
+        let err = read_all(&Input::File(path.clone())).unwrap_err();
+        assert!(err.to_string().contains("a 7z archive"), "{err}");
+        // Never mapped as a plain file either.
+        assert!(Input::File(path).map().is_none());
+    }
+
+    #[test]
+    fn xz_streams_are_all_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut data = Vec::new();
+        for part in [
+            &b"[Event \"a\"]\n\n1. e4 *\n\n"[..],
+            b"[Event \"b\"]\n\n1. d4 *\n",
+        ] {
+            let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 1);
+            enc.write_all(part).unwrap();
+            data.extend(enc.finish().unwrap());
+        }
+        let path = dir.path().join("two.xz");
+        std::fs::write(&path, &data).unwrap();
+        assert_eq!(
+            read_all(&Input::File(path)).unwrap(),
+            b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 *\n"
+        );
+    }
+
+    #[test]
+    fn many_small_zip_members_come_in_order_with_a_large_one_between() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.zip");
+        let mut zip = zip::ZipWriter::new(File::create(&path).unwrap());
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        let big = b"[Event \"b\"]\n\n1. d4 *\n\n".repeat(50_000);
+        let mut expected = Vec::new();
+        for i in 0..3000 {
+            let name = format!("m{i}.pgn");
+            let data = if i == 1500 {
+                big.clone()
+            } else {
+                format!("[Event \"{i}\"]\n\n1. e4 *\n").into_bytes()
+            };
+            zip.start_file(name.as_str(), options).unwrap();
+            zip.write_all(&data).unwrap();
+            expected.push((name, data));
+        }
+        zip.finish().unwrap();
+        let mut streams = Input::File(path.clone())
+            .open_streams(Arc::new(AtomicU64::new(0)))
+            .unwrap();
+        let mut got = Vec::new();
+        while let Some(mut s) = streams.next().unwrap() {
+            let mut data = Vec::new();
+            s.reader.read_to_end(&mut data).unwrap();
+            let Input::ZipMember { member, .. } = s.input else {
+                panic!("not a member")
+            };
+            got.push((member, data));
+        }
+        assert!(got == expected);
+        let whole: Vec<u8> = expected.into_iter().flat_map(|(_, d)| d).collect();
+        assert!(read_all(&Input::File(path)).unwrap() == whole);
+    }
+
+    #[test]
     fn output_endings() {
         assert_eq!(
             Compression::for_output(Path::new("a.pgn.zst")),
@@ -779,7 +1239,11 @@ mod tests {
             Compression::for_output(Path::new("a.pgn")),
             Ok(Compression::None)
         );
-        assert!(Compression::for_output(Path::new("a.pgn.xz")).is_err());
+        assert_eq!(
+            Compression::for_output(Path::new("a.pgn.xz")),
+            Ok(Compression::Xz)
+        );
+        assert!(Compression::for_output(Path::new("a.pgn.lz4")).is_err());
         assert!(Compression::for_output(Path::new("a.ZIP")).is_err());
     }
 }

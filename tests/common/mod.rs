@@ -11,6 +11,48 @@ pub fn bin() -> Command {
     c
 }
 
+/// A file or folder of the test corpus, which lives outside the repository:
+/// `PGNFEN_CORPUS` names its folder. The tests that call this are
+/// `#[ignore = "needs PGNFEN_CORPUS"]`; run on purpose without it, they fail
+/// with this message rather than pass without testing.
+pub fn corpus(rel: &str) -> std::path::PathBuf {
+    let root = std::env::var_os("PGNFEN_CORPUS")
+        .expect("this test needs the corpus: set PGNFEN_CORPUS to its folder");
+    let path = std::path::Path::new(&root).join(rel);
+    assert!(
+        path.exists(),
+        "{} not found (PGNFEN_CORPUS)",
+        path.display()
+    );
+    path
+}
+
+/// Peak resident memory (KiB) of `pgnfen -q ARGS` (standard output discarded)
+/// and its exit code. The child is reaped with `wait4`, whose resource usage is
+/// that one process's own (not the maximum over every child of the test
+/// process, which tests running side by side would mix).
+pub fn peak_kib(args: &[&str]) -> (u64, Option<i32>) {
+    let child = bin()
+        .arg("-q")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("pgnfen runs");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our own unreaped child; status and usage are valid pointers.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    // `child` is not waited on again: dropping a Child neither waits nor kills.
+    drop(child);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    // Linux reports ru_maxrss in KiB.
+    (usage.ru_maxrss as u64, code)
+}
+
 pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("pgnfen runs")
 }

@@ -880,6 +880,30 @@ fn extras(input: &str, names: &[&str]) -> Vec<(u8, String)> {
 }
 
 #[test]
+fn one_extra_tag_with_short_long_and_escaped_values() {
+    // One extra name (the inline test of the first), values shorter and
+    // longer than the bytes searched without memchr, escapes before and
+    // after that limit.
+    let long = "4".repeat(40);
+    let input = format!(
+        "[TimeControl \"300+3\"]\n\n*\n\n[TimeControl \"{long}\"]\n\n*\n\n\
+         [TimeControl \"a\\\"b\"]\n\n*\n\n[TimeControl \"{long}\\\\x\"]\n\n*\n\n\
+         [TimeControl \"\"]\n[TimeControl \"second\"]\n\n*\n"
+    );
+    assert_eq!(
+        extras(&input, &["TimeControl"]),
+        [
+            (0, "300+3".to_string()),
+            (0, long.clone()),
+            (0, "a\\\"b".to_string()),
+            (0, format!("{long}\\\\x")),
+            (0, String::new()),
+            (0, "second".to_string()),
+        ]
+    );
+}
+
+#[test]
 fn extra_tags_are_reported_when_asked_for() {
     let input = "[Event \"Rated Classical\"]\n[WhiteElo \"2500\"] [TimeControlX \"1\"] [TimeControl \"600+0\"]\n[SetUp \"1\"]\n[White \"a \\\"b\\\"\"]\n\n1. e4 *\n[WhiteElo \"1\"]\n\n*\n";
     assert_eq!(

@@ -1,0 +1,43 @@
+"""A report on PGN archives: classes, problems and the Chess960 games.
+
+    python python/examples/archive_report.py samples/mixed.pgn
+"""
+
+import sys
+from typing import Dict, List, Optional
+
+import pgnfen
+from pgnfen.types import CheckProblem, Stats
+
+
+def errors_by_code(paths: List[str]) -> Dict[str, List[CheckProblem]]:
+    """The errors of the archives, grouped by problem code."""
+    found: Dict[str, List[CheckProblem]] = {}
+    for problem in pgnfen.check(*paths):
+        found.setdefault(problem["code"], []).append(problem)
+    return found
+
+
+def chess960_positions(paths: List[str]) -> Dict[int, int]:
+    """Games per Chess960 start position number."""
+    counts: Dict[int, int] = {}
+    for game in pgnfen.games(*paths):
+        position: Optional[int] = game.chess960_position
+        if game.class_ == "chess960" and position is not None:
+            counts[position] = counts.get(position, 0) + 1
+    return counts
+
+
+def main(paths: List[str]) -> int:
+    stats: Stats = pgnfen.stats(*paths)
+    print(f"{stats['games']} games, {stats['classes']['chess960']} Chess960")
+    for code, problems in sorted(errors_by_code(paths).items()):
+        first = problems[0]
+        print(f"{code}: {len(problems)} (first: {first['file']}:{first['line']})")
+    for position, count in sorted(chess960_positions(paths).items()):
+        print(f"position {position}: {count}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:] or ["samples/mixed.pgn"]))

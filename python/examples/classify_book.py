@@ -1,0 +1,33 @@
+"""Counts the records of FEN/EPD books by class and lists the invalid ones.
+
+    python python/examples/classify_book.py samples/positions.fen
+"""
+
+import sys
+from collections import Counter
+from typing import List
+
+import pgnfen
+from pgnfen.types import ClassName, FenReport
+
+
+def invalid_records(paths: List[str]) -> List[FenReport]:
+    """The records of the books that are not legal positions."""
+    return [r for r in pgnfen.fen_records(*paths) if not r["valid"]]
+
+
+def main(paths: List[str]) -> int:
+    classes: Counter[ClassName] = Counter()
+    with pgnfen.fen_records(*paths) as records:
+        for record in records:
+            classes[record["class"]] += 1
+    for name, count in classes.most_common():
+        print(f"{name:10} {count}")
+    for record in invalid_records(paths):
+        problems = "; ".join(p["message"] for p in record["problems"])
+        print(f"invalid: {record['input']}: {problems}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:] or ["samples/positions.fen"]))

@@ -1,0 +1,59 @@
+"""The exceptions pgnfen raises (re-exported by the package).
+
+Each is a ``pgnfen.Error`` and also the built-in exception a Python program
+would expect for the same failure, so ``except ValueError`` or ``except
+OSError`` keep working while ``except pgnfen.Error`` catches everything the
+package raises. They are defined here, in Python, rather than in the native
+module so that they pickle by name (Dask sends a worker's exception to the
+client) and so that one class can have two bases.
+"""
+
+import builtins
+
+
+class Error(Exception):
+    """The base class of every error pgnfen raises."""
+
+
+class UsageError(Error, ValueError):
+    """A bad argument (an unknown class, a malformed tag expression, two
+    outputs naming one file, ...): nothing was read or written."""
+
+
+class InputError(Error, OSError):
+    """Reading an input or writing an output failed; the message names the
+    file as it was given. A missing input is the subclass
+    ``MissingFileError``, which is also a ``FileNotFoundError``."""
+
+
+class MissingFileError(InputError, builtins.FileNotFoundError):
+    """An input that does not exist (also a ``FileNotFoundError``)."""
+
+
+# The other I/O kinds keep the built-in subclass Python itself would raise
+# (code catching ``PermissionError`` still works); private because the
+# built-in name is the one to catch.
+class _PermissionError(InputError, builtins.PermissionError):
+    """Permission denied, on an input or an output."""
+
+
+class _IsADirectoryError(InputError, builtins.IsADirectoryError):
+    """A folder was given where a file was expected."""
+
+
+class _BrokenPipeError(InputError, builtins.BrokenPipeError):
+    """The reader of an output went away."""
+
+
+# Shown (and pickled) as ``pgnfen.X``, where the package re-exports them.
+for _class in (
+    Error,
+    UsageError,
+    InputError,
+    MissingFileError,
+    _PermissionError,
+    _IsADirectoryError,
+    _BrokenPipeError,
+):
+    _class.__module__ = "pgnfen"
+del _class

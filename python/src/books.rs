@@ -1,0 +1,269 @@
+//! `pgnfen.fen_records()`: the records of FEN and EPD books as the dicts of
+//! `pgnfen fen --format json`, streamed by the library's book engine
+//! ([`pgnfen::book`], the one the command uses) on a thread of its own and
+//! handed over through a bounded queue, so memory stays bounded whatever the
+//! size of the books. Breaking out of the loop, dropping the iterator or
+//! Ctrl-C stops the reading.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use serde_json::Value;
+
+use pgnfen::Error;
+use pgnfen::book::{self, Line, Render, Sink, StreamError};
+use pgnfen::fen::{self, VariantHint};
+use pgnfen::pipeline::check_inputs_exist;
+
+use crate::{command_error, inputs, interrupt, options, to_py};
+
+/// Runs of records (up to a few thousand each) waiting between the reading
+/// thread and the loop.
+const QUEUE: usize = 4;
+
+/// Every line of a book that holds a record, as its JSON object, with the
+/// file and line it was read from first (as `fen --format json` writes them).
+struct Reports {
+    file: String,
+}
+
+impl Render for Reports {
+    type Run = Vec<Value>;
+
+    fn run(&self, data: &[u8], lines: &[Line], first: u64) -> Vec<Value> {
+        lines
+            .iter()
+            .zip(first..)
+            .map(|(line, number)| (line.text(data), number))
+            .filter(|(text, _)| !book::is_blank_or_comment(text))
+            .map(|(text, number)| {
+                let record = fen::analyse_record(text, VariantHint::StandardLike);
+                let mut object = serde_json::Map::new();
+                object.insert("file".into(), Value::from(self.file.as_str()));
+                object.insert("line".into(), Value::from(number));
+                // A report of strings and numbers always serializes.
+                if let Ok(Value::Object(fields)) =
+                    serde_json::to_value(fen::report_record(text, &record))
+                {
+                    object.extend(fields);
+                }
+                Value::Object(object)
+            })
+            .collect()
+    }
+
+    fn long_part(&self, _bytes: &[u8]) -> Option<Vec<Value>> {
+        None
+    }
+
+    fn long_line_end(&self, _line_end: &[u8], line: u64) -> Vec<Value> {
+        let mut object = serde_json::Map::new();
+        object.insert("file".into(), Value::from(self.file.as_str()));
+        object.insert("line".into(), Value::from(line));
+        if let Value::Object(fields) = book::long_line_report() {
+            object.extend(fields);
+        }
+        vec![Value::Object(object)]
+    }
+}
+
+/// The queue to the loop; fails (stopping the stream) once the loop is gone
+/// or cancelled.
+struct Queue {
+    tx: Sender<Vec<Value>>,
+    cancel: Arc<AtomicBool>,
+}
+
+/// The loop went away or Ctrl-C: the stream stops, quietly.
+struct Stopped;
+
+impl Sink<Vec<Value>> for Queue {
+    type Error = Stopped;
+
+    fn emit(&mut self, run: Vec<Value>) -> Result<(), Stopped> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(Stopped);
+        }
+        if run.is_empty() {
+            return Ok(());
+        }
+        self.tx.send(run).map_err(|_| Stopped)
+    }
+}
+
+/// Streams every input into `queue`, in order.
+fn read_books(
+    inputs: &[pgnfen::pipeline::Input],
+    threads: usize,
+    mut queue: Queue,
+) -> Result<(), Error> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start the worker threads: {e}")))?;
+    for input in inputs {
+        let file = input.display_name();
+        let read_err = |source| Error::Io {
+            file: file.clone(),
+            source,
+        };
+        let mut reader = input.open(Arc::new(AtomicU64::new(0))).map_err(read_err)?;
+        let reports = Reports { file: file.clone() };
+        match pool.install(|| book::stream(&mut *reader, &reports, false, &mut queue)) {
+            Ok(()) => {}
+            Err(StreamError::Read(e)) => return Err(read_err(e)),
+            Err(StreamError::Sink(Stopped)) => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+/// The records of FEN and EPD books (one record a line), as dicts.
+///
+/// Returns a lazy iterator of the objects that ``pgnfen fen --format json``
+/// prints, one per record, in input order (blank lines and ``#`` comment
+/// lines hold no record); each is what ``pgnfen.fen()`` returns for its line
+/// (an EPD record's dialect strings are EPD records, with ``operations``).
+/// paths: one or more files (str, bytes or os.PathLike; "-" is standard
+/// input), plain or compressed. The books are read as the loop goes, on
+/// ``threads`` worker threads, with bounded memory.
+///
+/// >>> records = list(pgnfen.fen_records("samples/positions.fen"))
+/// >>> records[0]["class"], records[0]["valid"]
+/// ('standard', True)
+///
+/// Raises pgnfen.MissingFileError (a FileNotFoundError) at once for a missing
+/// file; pgnfen.InputError (an OSError) from the loop when a file turns out
+/// unreadable (a corrupt .zst), after its readable records.
+#[pyfunction]
+#[pyo3(signature = (*paths, threads=None))]
+pub fn fen_records(
+    paths: &Bound<'_, PyTuple>,
+    threads: Option<usize>,
+) -> PyResult<FenRecordIterator> {
+    let inputs = inputs(paths, "fen_records")?;
+    let threads = options(threads)?.threads;
+    check_inputs_exist(&inputs).map_err(command_error)?;
+    let cancel = interrupt::flag();
+    let (tx, rx) = bounded::<Vec<Value>>(QUEUE);
+    let queue = Queue {
+        tx,
+        cancel: cancel.clone(),
+    };
+    let handle = std::thread::Builder::new()
+        .name("pgnfen-fen-records".into())
+        .spawn(move || read_books(&inputs, threads, queue))
+        .map_err(|e| crate::io_error("<thread>", &e))?;
+    Ok(FenRecordIterator {
+        rx: Some(rx),
+        handle: Some(handle),
+        cancel,
+        ready: Vec::new(),
+    })
+}
+
+/// The iterator of ``pgnfen.fen_records()``: yields record dicts in input order.
+#[pyclass(module = "pgnfen", name = "FenRecordIterator")]
+pub struct FenRecordIterator {
+    rx: Option<Receiver<Vec<Value>>>,
+    handle: Option<JoinHandle<Result<(), Error>>>,
+    cancel: Arc<AtomicBool>,
+    /// Records taken from the queue, not yet yielded (reversed: popped from the end).
+    ready: Vec<Value>,
+}
+
+impl FenRecordIterator {
+    /// Stops the reading (if still going) and waits for its thread: its result.
+    fn finish(&mut self) -> Option<Result<(), Error>> {
+        self.rx = None;
+        let handle = self.handle.take()?;
+        Some(handle.join().unwrap_or_else(|_| {
+            Err(Error::Io {
+                file: "<fen_records>".into(),
+                source: std::io::Error::other("the reading thread failed unexpectedly"),
+            })
+        }))
+    }
+
+    fn stop(&mut self, py: Python<'_>) {
+        self.cancel.store(true, Ordering::Relaxed);
+        self.ready.clear();
+        py.detach(|| {
+            let _ = self.finish();
+        });
+    }
+}
+
+#[pymethods]
+impl FenRecordIterator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        loop {
+            if let Some(value) = self.ready.pop() {
+                return to_py(py, &value).map(Some);
+            }
+            let Some(rx) = self.rx.as_ref() else {
+                return Ok(None);
+            };
+            let ready = &mut self.ready;
+            let end = py.detach(|| match rx.recv_timeout(interrupt::POLL) {
+                Ok(mut run) => {
+                    run.reverse();
+                    *ready = run;
+                    false
+                }
+                Err(RecvTimeoutError::Timeout) => false,
+                Err(RecvTimeoutError::Disconnected) => true,
+            });
+            if end {
+                let result = py.detach(|| self.finish());
+                return match result {
+                    Some(Err(e)) => Err(command_error(e)),
+                    _ => Ok(None),
+                };
+            }
+            if self.ready.is_empty()
+                && let Err(e) = py.check_signals()
+            {
+                self.stop(py);
+                return Err(e);
+            }
+        }
+    }
+
+    /// Stop reading now (leaving the loop and dropping the iterator does the same).
+    fn close(&mut self, py: Python<'_>) {
+        self.stop(py);
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __exit__(
+        &mut self,
+        py: Python<'_>,
+        _exc_type: Option<&Bound<'_, PyAny>>,
+        _exc_value: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> bool {
+        self.close(py);
+        false
+    }
+}
+
+impl Drop for FenRecordIterator {
+    fn drop(&mut self) {
+        // The reading stops at its next run of records; its thread ends on
+        // its own (not joined here: a drop must not block).
+        self.cancel.store(true, Ordering::Relaxed);
+        self.rx = None;
+    }
+}

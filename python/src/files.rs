@@ -1,0 +1,169 @@
+//! `pgnfen.split()` and `pgnfen.export()`: the commands that write files,
+//! on the library's public API (`pgnfen::split`, `pgnfen::export`), with
+//! Ctrl-C polled as for the other calls ([`interrupt`]).
+
+use std::path::Path;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use pgnfen::export::{ExportOptions, Format, TagColumns};
+use pgnfen::pipeline::check_inputs_exist;
+use pgnfen::pipeline::output::Output;
+use pgnfen::{Class, Error};
+
+use crate::{cancellable, choice, command_error, errors, inputs, interrupt, paths};
+
+/// Write every game to the file of its class, byte for byte and in input
+/// order, like ``pgnfen split``.
+///
+/// template: the path of each class's file, holding ``{class}`` (replaced by
+/// the class name: standard, setup, chess960, crc, other, malformed); an
+/// ending .gz, .bz2 or .zst compresses. classes: the classes written
+/// (default: every class). tags: tag conditions that must all hold for a game
+/// to be written, as in ``filter()``. Every file is opened before reading,
+/// so a missing folder fails at once; only the files that received games
+/// are written (the others are left as they were).
+///
+/// Returns a dict of the games written to each file, by path, in class order.
+///
+/// >>> import tempfile, os
+/// >>> out = tempfile.mkdtemp()
+/// >>> counts = pgnfen.split("samples/mixed.pgn", template=os.path.join(out, "{class}.pgn"))
+/// >>> sorted(os.path.basename(p) for p in counts)
+/// ['chess960.pgn', 'crc.pgn', 'malformed.pgn', 'other.pgn', 'setup.pgn', 'standard.pgn']
+///
+/// Raises pgnfen.UsageError (a ValueError) for a template without
+/// ``{class}``, a bad class or tag expression or a missing folder;
+/// pgnfen.InputError (an OSError) when a file cannot be read or written.
+#[pyfunction]
+#[pyo3(signature = (*paths, template, classes=None, tags=None, speeds=None, threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn split(
+    py: Python<'_>,
+    paths: &Bound<'_, PyTuple>,
+    template: &Bound<'_, PyAny>,
+    classes: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+    speeds: Option<Vec<String>>,
+    threads: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let inputs = inputs(paths, "split")?;
+    // The library fills the template in on its bytes: any file name works.
+    let template = paths::path(template)?;
+    let speeds = speeds
+        .unwrap_or_default()
+        .iter()
+        .map(|name| crate::choice::<pgnfen::Speed>("speeds", name))
+        .collect::<PyResult<Vec<_>>>()?;
+    let classes = classes
+        .unwrap_or_default()
+        .iter()
+        .map(|name| choice::<Class>("classes", name))
+        .collect::<PyResult<Vec<Class>>>()?;
+    let tags = tags
+        .unwrap_or_default()
+        .iter()
+        .map(|expr| {
+            expr.parse()
+                .map_err(|e| errors::usage(format!("invalid tag expression: {e}")))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let (run, cancel) = cancellable(threads)?;
+    let options = pgnfen::split::Options {
+        template,
+        classes,
+        speeds,
+        tags,
+        run,
+    };
+    let summary = interrupt::run(py, &cancel, || pgnfen::split::run(&inputs, &options))?
+        .map_err(command_error)?;
+    let counts = PyDict::new(py);
+    for (path, games) in &summary.files {
+        counts.set_item(path.display().to_string(), games)?;
+    }
+    Ok(counts.into_any().unbind())
+}
+
+/// The format of an export: ``format`` by name, else the output's ending.
+fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
+    let format = match format {
+        Some("parquet") => Format::Parquet,
+        Some("csv") => Format::Csv,
+        Some("jsonl") => Format::Jsonl,
+        Some(other) => {
+            return Err(errors::usage(format!(
+                "invalid value '{other}' for format [possible values: parquet, csv, jsonl]"
+            )));
+        }
+        None => Format::from_path(output).ok_or_else(|| {
+            errors::usage(format!(
+                "export: cannot tell the format from the name {} (end it in .parquet, .csv or .jsonl, or give format=)",
+                output.display()
+            ))
+        })?,
+    };
+    pgnfen::export::write::check_output(format, Some(output)).map_err(errors::usage)?;
+    Ok(format)
+}
+
+/// Write every game's headers as a table, one row per game, like
+/// ``pgnfen export``: the rows ``scan()`` yields, to a file.
+///
+/// output: the table's path. format: "parquet", "csv" or "jsonl" (default:
+/// from the ending of ``output``; CSV and JSON lines may end in .gz, .bz2 or
+/// .zst to compress). tags: None for the default tag columns, a list of tag
+/// names, or "all" (a column for every tag name met; the files are read
+/// twice). The file appears under its name only when the export succeeds.
+///
+/// Returns ``{"games": N, "rows": n, "dropped_pairs": n,
+/// "games_with_dropped_pairs": n}``: tag pairs beyond the bounded header
+/// memory of a game are not exported, and counted.
+///
+/// >>> import tempfile, os
+/// >>> path = os.path.join(tempfile.mkdtemp(), "headers.jsonl")
+/// >>> pgnfen.export("samples/standard.pgn", output=path)["rows"]
+/// 3
+///
+/// Raises pgnfen.UsageError (a ValueError) for a bad format or tag name, or
+/// an output name that does not tell the format; pgnfen.InputError (an
+/// OSError) when a file cannot be read or written.
+#[pyfunction(name = "export")]
+#[pyo3(signature = (*paths, output, format=None, tags=None, threads=None))]
+pub fn export_table(
+    py: Python<'_>,
+    paths: &Bound<'_, PyTuple>,
+    output: &Bound<'_, PyAny>,
+    format: Option<&str>,
+    tags: Option<&Bound<'_, PyAny>>,
+    threads: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let inputs = inputs(paths, "export")?;
+    let output = paths::path(output)?;
+    let format = export_format(format, &output)?;
+    let export_options = ExportOptions {
+        tags: crate::scan::tag_columns(tags)?,
+        ..ExportOptions::default()
+    };
+    // Named columns are checked before anything is read or created.
+    if let TagColumns::Named(names) = &export_options.tags {
+        pgnfen::export::Columns::named(names).map_err(|m| errors::usage(format!("export: {m}")))?;
+    }
+    check_inputs_exist(&inputs).map_err(command_error)?;
+    let (pipeline, cancel) = cancellable(threads)?;
+    let name = output.display().to_string();
+    let summary = interrupt::run(py, &cancel, || -> Result<pgnfen::export::Summary, Error> {
+        let out = Output::create(Some(&output)).map_err(|e| Error::writing(&name, e))?;
+        let columns = pgnfen::export::columns(&inputs, &export_options, &pipeline)?;
+        let batches = pgnfen::export::batches(&inputs, columns, &export_options, &pipeline);
+        Ok(pgnfen::export::write(batches, format, out)?)
+    })?
+    .map_err(command_error)?;
+    let counts = PyDict::new(py);
+    counts.set_item("games", summary.games)?;
+    counts.set_item("rows", summary.rows)?;
+    counts.set_item("dropped_pairs", summary.dropped_pairs)?;
+    counts.set_item("games_with_dropped_pairs", summary.games_with_dropped_pairs)?;
+    Ok(counts.into_any().unbind())
+}

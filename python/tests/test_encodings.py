@@ -1,0 +1,43 @@
+"""Tag values of Latin-1 archives: decoded as UTF-8 when valid, else as
+Windows-1252, in games().headers and scan(); raw bytes untouched."""
+
+import pytest
+
+import pgnfen
+
+LATIN1 = (
+    b'[Event "Hoogovens"]\n[White "R\xe9ti, Richard"]\n[Black "Tartakower"]\n'
+    b'[Na\xffme "x"]\n\n1. e4 *\n'
+)
+
+
+@pytest.fixture
+def latin1(tmp_path):
+    path = tmp_path / "latin1.pgn"
+    path.write_bytes(LATIN1)
+    return str(path)
+
+
+def test_games_headers_decode_latin1_and_keep_raw(latin1):
+    (game,) = list(pgnfen.games(latin1))
+    assert game.headers["White"] == "Réti, Richard"
+    assert "Naÿme" in game.headers
+    assert game.raw == LATIN1
+    (game,) = list(pgnfen.games(latin1, encoding="utf-8"))
+    assert game.headers["White"] == "R\ufffdti, Richard"
+    assert "Na\\xFFme" in game.headers
+
+
+def test_scan_decodes_latin1(latin1):
+    pytest.importorskip("pyarrow")
+    table = pgnfen.scan(latin1).read_all()
+    assert table.column("White").to_pylist() == ["Réti, Richard"]
+    table = pgnfen.scan(latin1, encoding="latin-1").read_all()
+    assert table.column("White").to_pylist() == ["Réti, Richard"]
+
+
+def test_an_unknown_encoding_is_a_value_error(latin1):
+    with pytest.raises(ValueError, match="unknown encoding"):
+        pgnfen.games(latin1, encoding="ebcdic")
+    with pytest.raises(ValueError, match="unknown encoding"):
+        pgnfen.scan(latin1, encoding="ebcdic")

@@ -1,0 +1,368 @@
+"""The package's face (issue #21): its error classes, split/export/fen_records
+against the command line, the docstring examples, and the typing (stubtest
+and mypy --strict through .ci/python_types.sh)."""
+
+import doctest
+import gzip
+import inspect
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+import time
+
+import pytest
+
+import pgnfen
+import pgnfen._errors
+import pgnfen.types
+from conftest import CLI, ROOT, SAMPLES, cli
+
+PGNS = sorted(str(p) for p in SAMPLES.glob("*.pgn"))
+MIXED = str(SAMPLES / "mixed.pgn")
+
+
+# ---- errors ----
+
+
+def test_error_classes_are_pgnfen_errors_and_the_builtin_kind():
+    assert issubclass(pgnfen.UsageError, pgnfen.Error)
+    assert issubclass(pgnfen.UsageError, ValueError)
+    assert issubclass(pgnfen.InputError, pgnfen.Error)
+    assert issubclass(pgnfen.InputError, OSError)
+    assert issubclass(pgnfen.MissingFileError, pgnfen.InputError)
+    assert issubclass(pgnfen.MissingFileError, FileNotFoundError)
+    assert not issubclass(pgnfen.UsageError, OSError)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda tmp: pgnfen.stats(MIXED, threads=0),
+        lambda tmp: pgnfen.filter(MIXED, output=tmp / "o.pgn", classes=["nope"]),
+        lambda tmp: pgnfen.filter(MIXED, output=tmp / "o.pgn", tags=["WhiteElo>>1"]),
+        lambda tmp: pgnfen.convert(MIXED, output=tmp / "o.pgn", to="fenn"),
+        lambda tmp: pgnfen.split(MIXED, template=tmp / "no-placeholder.pgn"),
+        lambda tmp: pgnfen.split(MIXED, template=tmp / "{class}.pgn", classes=["nope"]),
+        lambda tmp: pgnfen.split(MIXED, template=Path(MIXED) / "{class}.pgn"),
+        lambda tmp: pgnfen.export(MIXED, output=tmp / "h.txt"),
+        lambda tmp: pgnfen.export(MIXED, output=tmp / "h.csv", format="xml"),
+        lambda tmp: pgnfen.export(MIXED, output=tmp / "h.csv", tags=["file"]),
+        lambda tmp: pgnfen.fen_records(),
+        lambda tmp: pgnfen.scan_stream(MIXED, tags=["file"]),
+    ],
+)
+def test_a_bad_argument_is_a_usage_error_and_a_value_error(call, tmp_path):
+    with pytest.raises(pgnfen.UsageError) as e:
+        call(tmp_path)
+    assert isinstance(e.value, ValueError) and isinstance(e.value, pgnfen.Error)
+    # Nothing was written.
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda missing, tmp: pgnfen.stats(missing),
+        lambda missing, tmp: pgnfen.check(missing),
+        lambda missing, tmp: pgnfen.games(missing),
+        lambda missing, tmp: pgnfen.filter(missing, output=tmp / "o.pgn", classes=["setup"]),
+        lambda missing, tmp: pgnfen.convert(missing, output=tmp / "o.pgn", to="xfen"),
+        lambda missing, tmp: pgnfen.split(missing, template=tmp / "{class}.pgn"),
+        lambda missing, tmp: pgnfen.export(missing, output=tmp / "h.jsonl"),
+        lambda missing, tmp: pgnfen.fen_records(missing),
+    ],
+)
+def test_a_missing_file_is_file_not_found_and_an_input_error(call, tmp_path):
+    missing = tmp_path / "nope.pgn"
+    with pytest.raises(FileNotFoundError) as e:
+        call(missing, tmp_path)
+    assert isinstance(e.value, pgnfen.InputError)
+    assert isinstance(e.value, pgnfen.MissingFileError)
+    assert str(missing) in str(e.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_corrupt_input_is_an_input_error_and_an_os_error(tmp_path):
+    bad = tmp_path / "bad.pgn.gz"
+    bad.write_bytes(gzip.compress(b'[Event "x"]\n\n*\n\n' * 1000)[:-40] + b"\x00" * 40)
+    with pytest.raises(pgnfen.InputError) as e:
+        pgnfen.stats(bad)
+    assert isinstance(e.value, OSError) and not isinstance(e.value, FileNotFoundError)
+    assert str(bad) in str(e.value)
+    book = tmp_path / "bad.fen.gz"
+    book.write_bytes(gzip.compress(b"8/8/8/8/8/8/8/K6k w - - 0 1\n" * 1000)[:-40] + b"\x00" * 40)
+    with pytest.raises(OSError) as e:
+        list(pgnfen.fen_records(book))
+    assert isinstance(e.value, pgnfen.InputError)
+    with pytest.raises(pgnfen.InputError):
+        pgnfen.export(bad, output=tmp_path / "h.jsonl")
+    assert not (tmp_path / "h.jsonl").exists()
+
+
+def test_a_folder_given_as_input_is_an_input_error(tmp_path):
+    with pytest.raises(pgnfen.InputError) as e:
+        pgnfen.stats(tmp_path)
+    assert isinstance(e.value, OSError) and str(tmp_path) in str(e.value)
+    assert type(e.value).__module__ == "pgnfen"
+
+
+def test_the_errors_pickle_by_name():
+    """Dask sends a worker's exception to the client pickled."""
+    for error in (
+        pgnfen.UsageError("bad"),
+        pgnfen.InputError("a.pgn: unreadable"),
+        pgnfen.MissingFileError("a.pgn: No such file"),
+        pgnfen._errors._PermissionError("a.pgn: Permission denied"),
+    ):
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is type(error) and str(back) == str(error)
+
+
+def test_dask_usage_errors_are_usage_errors():
+    pytest.importorskip("dask")
+    import pgnfen.dask
+
+    with pytest.raises(pgnfen.UsageError):
+        pgnfen.dask.filter([MIXED], "out", client=object())
+
+
+# ---- split, export, fen_records against the command line ----
+
+
+def _files(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"classes": ["chess960", "malformed"]},
+        {"tags": ["White!=?"]},
+    ],
+)
+@pytest.mark.parametrize("ending", [".pgn", ".pgn.zst"])
+def test_split_writes_the_files_of_the_command_line(options, ending, tmp_path):
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "py").mkdir()
+    args = []
+    if "classes" in options:
+        args += ["--class", ",".join(options["classes"])]
+    for expr in options.get("tags", []):
+        args += ["--tag", expr]
+    cli("split", "-q", *args, "-o", str(tmp_path / "cli" / ("{class}" + ending)), *PGNS)
+    counts = pgnfen.split(*PGNS, template=str(tmp_path / "py" / ("{class}" + ending)), **options)
+    assert _files(tmp_path / "py") == _files(tmp_path / "cli")
+    assert sorted(os.path.basename(p) for p in counts) == sorted(_files(tmp_path / "py"))
+    for path, games in counts.items():
+        assert games == pgnfen.stats(path)["games"] > 0
+
+
+def test_split_returns_counts_per_file_in_class_order(tmp_path):
+    counts = pgnfen.split(MIXED, template=tmp_path / "{class}.pgn")
+    assert list(counts) == [
+        str(tmp_path / f"{c}.pgn")
+        for c in ["standard", "setup", "chess960", "crc", "other", "malformed"]
+    ]
+    assert sum(counts.values()) == pgnfen.stats(MIXED)["games"]
+
+
+@pytest.mark.parametrize("name,format", [("h.jsonl", None), ("h.csv", None), ("h.out", "csv"), ("h.jsonl.gz", None)])
+@pytest.mark.parametrize("tags", [None, ["White", "ECO"], "all"])
+def test_export_writes_the_table_of_the_command_line(name, format, tags, tmp_path):
+    args = []
+    if format:
+        args += ["--format", format]
+    if tags is not None:
+        args += ["--tags", tags if isinstance(tags, str) else ",".join(tags)]
+    cli("export", "-q", *args, "-o", str(tmp_path / ("cli-" + name)), *PGNS)
+    counts = pgnfen.export(*PGNS, output=tmp_path / name, format=format, tags=tags)
+    ours, theirs = tmp_path / name, tmp_path / ("cli-" + name)
+    if name.endswith(".gz"):
+        assert gzip.decompress(ours.read_bytes()) == gzip.decompress(theirs.read_bytes())
+    else:
+        assert ours.read_bytes() == theirs.read_bytes()
+    games = pgnfen.stats(*PGNS)["games"]
+    assert counts == {"games": games, "rows": games, "dropped_pairs": 0, "games_with_dropped_pairs": 0}
+
+
+def test_export_parquet_holds_the_rows_of_the_command_line(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    cli("export", "-q", "-o", str(tmp_path / "cli.parquet"), *PGNS)
+    counts = pgnfen.export(*PGNS, output=str(tmp_path / "h.parquet"))
+    assert pq.read_table(tmp_path / "h.parquet").equals(pq.read_table(tmp_path / "cli.parquet"))
+    assert counts["rows"] == pq.read_table(tmp_path / "h.parquet").num_rows
+
+
+def _cli_records(*paths):
+    out = subprocess.run(
+        [str(CLI), "fen", "--format", "json", *map(str, paths)], capture_output=True, check=False
+    )
+    assert out.returncode in (0, 1), out.stderr.decode()
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def test_fen_records_are_the_objects_of_the_command_line():
+    book = SAMPLES / "positions.fen"
+    records = list(pgnfen.fen_records(book))
+    assert records == _cli_records(book)
+    assert len(records) > 0
+    # Each is what fen() says of its line.
+    for r in records:
+        assert (r.pop("file"), type(r.pop("line"))) == (str(book), int)
+    assert all(r == pgnfen.fen(r["input"]) for r in records if r["operations"] is None)
+
+
+def test_fen_records_of_books_with_comments_line_ends_epd_and_a_line_too_long(tmp_path):
+    book = tmp_path / "book.epd"
+    book.write_bytes(
+        b"# comment\r\n\r\n"
+        b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4; id \"start\";\r\n"
+        b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\r"
+        + b"x" * (3 << 20)
+        + b"\nnot a fen\n\t\n"
+        b"rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11"
+    )
+    zst = tmp_path / "positions.fen.gz"
+    zst.write_bytes(gzip.compress((SAMPLES / "positions.fen").read_bytes()))
+    records = list(pgnfen.fen_records(book, zst, threads=2))
+    assert records == _cli_records(book, zst)
+    assert [r["class"] for r in records[:4]] == ["standard", "standard", "malformed", "malformed"]
+    assert records[2]["input"] is None and records[2]["problems"][0]["code"] == "fen-syntax"
+    assert records[0]["operations"] == 'bm e4; id "start";'
+
+
+def test_fen_records_is_lazy_and_stops_when_left(tmp_path):
+    # Many runs of records: more than the queue holds.
+    book = tmp_path / "big.fen"
+    book.write_bytes(b"8/8/8/8/8/8/8/K6k w - - 0 1\n" * 200_000)
+    records = pgnfen.fen_records(book)
+    assert next(records)["class"] == "setup"
+    records.close()
+    assert list(records) == []
+    with pgnfen.fen_records(book) as records:
+        for i, _ in enumerate(records):
+            if i == 10:
+                break
+    assert sum(1 for _ in pgnfen.fen_records(book)) == 200_000
+
+
+# ---- Ctrl-C into the new calls ----
+
+CHILD = textwrap.dedent(
+    """
+    import os, sys, threading
+    import pgnfen
+    fifo, call, out = sys.argv[1:4]
+    block = bytes.fromhex(sys.argv[4]) * 4000
+
+    def feed():
+        fd = os.open(fifo, os.O_WRONLY)
+        try:
+            while True:
+                os.write(fd, block)
+        except OSError:
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    print("started", flush=True)
+    try:
+        if call == "split":
+            pgnfen.split(fifo, template=out + "-{class}.pgn")
+        elif call == "export":
+            pgnfen.export(fifo, output=out + ".jsonl")
+        elif call == "fen_records":
+            for _ in pgnfen.fen_records(fifo):
+                pass
+    except KeyboardInterrupt:
+        sys.exit(42)
+    sys.exit(1)
+    """
+)
+
+GAME = b'[Event "e"]\n[SetUp "1"]\n[FEN "8/8/8/8/8/8/8/K6k w - - 0 1"]\n\n*\n\n'
+
+
+@pytest.mark.parametrize("call", ["split", "export", "fen_records"])
+def test_sigint_stops_split_export_and_fen_records(call, tmp_path):
+    fifo = tmp_path / "input"
+    os.mkfifo(fifo)
+    out = tmp_path / "out"
+    existing = {"split": "out-setup.pgn", "export": "out.jsonl", "fen_records": "out"}[call]
+    (tmp_path / existing).write_bytes(b"an existing output\n")
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    data = b"8/8/8/8/8/8/8/K6k w - - 0 1\n" if call == "fen_records" else GAME
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(fifo), call, str(out), data.hex()],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert child.stdout.readline() == b"started\n"
+        time.sleep(0.3)
+        assert child.poll() is None, child.stderr.read().decode()
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        code = child.wait(timeout=10)
+        elapsed = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert code == 42, child.stderr.read().decode()
+    assert elapsed < 1.0, elapsed
+    assert (tmp_path / existing).read_bytes() == b"an existing output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["child.py", "input", existing])
+
+
+# ---- docstrings: every public function has an example, and it runs ----
+
+
+def _public_functions():
+    return [
+        (name, getattr(pgnfen, name))
+        for name in pgnfen.__all__
+        if inspect.isroutine(getattr(pgnfen, name))
+    ]
+
+
+@pytest.mark.parametrize("name,function", _public_functions(), ids=lambda v: v if isinstance(v, str) else "")
+def test_docstring_examples_run(name, function, monkeypatch):
+    if name == "scan":
+        pytest.importorskip("pyarrow")
+    # The examples read samples/ relative to the repository.
+    monkeypatch.chdir(ROOT)
+    test = doctest.DocTestParser().get_doctest(
+        function.__doc__ or "", {"pgnfen": pgnfen}, f"pgnfen.{name}", None, 0
+    )
+    assert test.examples, f"pgnfen.{name} has no example in its docstring"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.failures == 0, f"pgnfen.{name}: {runner.failures} example(s) failed (see above)"
+
+
+def test_module_docstring_examples_run(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = doctest.testmod(pgnfen.types, extraglobs={"pgnfen": pgnfen})
+    assert result.attempted > 0 and result.failed == 0
+
+
+# ---- typing: stubtest and mypy --strict ----
+
+
+def test_stubs_agree_with_the_module_and_type_the_examples():
+    script = ROOT / ".ci" / "python_types.sh"
+    out = subprocess.run(
+        ["bash", str(script)],
+        env={**os.environ, "PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr

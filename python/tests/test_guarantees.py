@@ -1,0 +1,335 @@
+"""The guarantees of the Python and Dask front ends (SPEC §6, issue #19):
+Ctrl-C stops every long call, check() has bounded memory, paths may be bytes
+or os.PathLike (and not UTF-8), and pgnfen.dask neither writes over its own
+inputs nor mixes runs or changed files."""
+
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import pgnfen
+
+from conftest import SAMPLES, cli
+
+# A game whose header is a problem (SetUp without FEN): every game a finding.
+PROBLEM_GAME = b'[SetUp "1"]\n\n*\n\n'
+GAME = (
+    b'[Event "e"]\n[Site "s"]\n[White "w"]\n[Black "b"]\n[Result "*"]\n'
+    b'[SetUp "1"]\n[FEN "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"]\n\n1... e5 *\n\n'
+)
+
+
+# ---- Ctrl-C into each long call ----
+
+# The child feeds a named pipe with games for ever, so the call can only end
+# by being interrupted; it prints when the call is under way and exits 42 on
+# KeyboardInterrupt.
+CHILD = textwrap.dedent(
+    """
+    import os, sys, threading, time
+    import pgnfen
+    fifo, call, out = sys.argv[1:4]
+    block = bytes.fromhex(sys.argv[4]) * 4000
+
+    def feed():
+        fd = os.open(fifo, os.O_WRONLY)
+        try:
+            while True:
+                os.write(fd, block)
+        except OSError:
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    print("started", flush=True)
+    try:
+        if call == "stats":
+            pgnfen.stats(fifo)
+        elif call == "check":
+            for _ in pgnfen.check(fifo):
+                pass
+        elif call == "filter":
+            pgnfen.filter(fifo, output=out, classes=["setup"], rest=out + ".rest")
+        elif call == "convert":
+            pgnfen.convert(fifo, output=out, to="shredder")
+        elif call == "scan":
+            for _ in pgnfen.scan(fifo):  # batch by batch: no stop handler of pyarrow
+                pass
+        elif call == "games":
+            for _ in pgnfen.games(fifo):
+                pass
+    except KeyboardInterrupt:
+        sys.exit(42)
+    sys.exit(1)
+    """
+)
+
+CALLS = ["stats", "check", "filter", "convert", "scan", "games"]
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_sigint_stops_each_call_and_leaves_outputs_alone(call, tmp_path):
+    if call == "scan":
+        pytest.importorskip("pyarrow")
+    fifo = tmp_path / "games.pgn"
+    os.mkfifo(fifo)
+    out = tmp_path / "out.pgn"
+    out.write_bytes(b"an existing output\n")
+    rest = tmp_path / "out.pgn.rest"
+    rest.write_bytes(b"an existing rest\n")
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(fifo), call, str(out), (GAME + PROBLEM_GAME).hex()],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert child.stdout.readline() == b"started\n"
+        time.sleep(0.3)
+        assert child.poll() is None, child.stderr.read().decode()
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        code = child.wait(timeout=10)
+        elapsed = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert code == 42, child.stderr.read().decode()
+    # Half a second is the promise; the margin is for a loaded test machine.
+    assert elapsed < 1.0, elapsed
+    # The existing outputs are untouched and no temporary file is left.
+    assert out.read_bytes() == b"an existing output\n"
+    assert rest.read_bytes() == b"an existing rest\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn", "out.pgn", "out.pgn.rest"]
+
+
+# ---- check(): lazy, bounded memory ----
+
+
+def test_check_is_a_lazy_iterator_that_stops_when_left(tmp_path):
+    path = tmp_path / "problems.pgn"
+    path.write_bytes(PROBLEM_GAME * 1000)
+    problems = pgnfen.check(path)
+    assert iter(problems) is problems
+    first = next(problems)
+    assert first["game"] == 1 and first["code"] and first["file"] == str(path)
+    problems.close()
+    assert list(problems) == []
+    with pgnfen.check(path) as problems:
+        assert len(list(problems)) == 1000 - 0
+    assert list(pgnfen.check(path)) == list(pgnfen.check(str(path), threads=1))
+
+
+def test_check_memory_is_bounded_on_a_file_dense_with_problems(tmp_path):
+    path = tmp_path / "dense.pgn"
+    path.write_bytes(PROBLEM_GAME * (20_000_000 // len(PROBLEM_GAME)))
+    code = textwrap.dedent(
+        """
+        import sys, pgnfen
+        n = 0
+        for p in pgnfen.check(sys.argv[1]):
+            n += 1
+        # The peak of this process's own memory (getrusage's ru_maxrss would
+        # also count the test process it was forked from).
+        peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+        print(n, peak.split()[1])
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, check=True)
+    count, rss_kib = map(int, out.stdout.split())
+    assert count == 20_000_000 // len(PROBLEM_GAME)
+    assert rss_kib < 100 * 1024, f"{rss_kib} KiB"
+
+
+# ---- paths: str, bytes, os.PathLike, not UTF-8 ----
+
+
+def test_bytes_and_pathlike_paths_also_not_utf8(tmp_path):
+    data = (SAMPLES / "standard.pgn").read_bytes() + GAME + PROBLEM_GAME
+    raw = os.fsencode(tmp_path) + b"/caf\xe9.pgn"
+    with open(raw, "wb") as f:
+        f.write(data)
+    text = os.fsdecode(raw)  # surrogate-escaped, as Python lists the name
+    expected = pgnfen.stats(text)
+    assert expected["games"] > 2
+    for path in (raw, text, pathlib.Path(text), pathlib.PurePath(text)):
+        assert pgnfen.stats(path) == expected
+    assert list(pgnfen.check(raw)) != []
+    assert [g.raw for g in pgnfen.games(raw)] == [g.raw for g in pgnfen.games(pathlib.Path(text))]
+    out = os.fsencode(tmp_path) + b"/s\xe9tup.pgn"
+    rest = os.fsencode(tmp_path) + b"/r\xe9st.pgn"
+    counts = pgnfen.filter(raw, output=out, classes=["setup"], rest=rest)
+    assert counts["kept"] == expected["classes"]["setup"] and counts["rest"] > 0
+    assert open(out, "rb").read() + open(rest, "rb").read() != b""
+    conv = os.fsencode(tmp_path) + b"/c\xe9.pgn"
+    assert pgnfen.convert(pathlib.Path(text), output=conv, to="shredder")["games"] == expected["games"]
+    assert os.path.exists(conv)
+    with pytest.raises(TypeError):
+        pgnfen.stats(42)
+
+
+def test_bytes_paths_in_scan_and_dask_partitions(tmp_path):
+    pytest.importorskip("pyarrow")
+    raw = os.fsencode(tmp_path) + b"/n\xe9.pgn"
+    with open(raw, "wb") as f:
+        f.write(GAME * 3)
+    assert pgnfen.scan(raw).read_all().num_rows == 3
+    dask = pytest.importorskip("pgnfen.dask")
+    parts = dask.partitions(raw, partition_size=1 << 20)
+    assert len(parts) == 1 and os.fsencode(parts[0][0]) == raw
+
+
+# ---- pgnfen.dask ----
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("dask.distributed")
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("pandas")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def mixed(path, n=300):
+    """Standard, Chess960 and setup games, about 280 bytes each."""
+    games = []
+    for i in range(n):
+        if i % 3 == 0:
+            games.append(
+                f'[Event "c{i}"]\n[Variant "Chess960"]\n[SetUp "1"]\n'
+                f'[FEN "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1"]\n\n1. e4 *\n\n'
+            )
+        elif i % 3 == 1:
+            games.append(f'[Event "s{i}"]\n[White "w"]\n[Black "b"]\n\n1. e4 e5 2. Nf3 *\n\n')
+        else:
+            games.append(GAME.decode())
+    path.write_text("".join(games))
+    return path
+
+
+def test_dask_filter_refuses_to_write_over_its_own_inputs(client, tmp_path):
+    import pgnfen.dask
+
+    src = mixed(tmp_path / "src.pgn")
+    dref = tmp_path / "dref"
+    n1 = pgnfen.dask.filter([src], dref, classes=["chess960", "standard"], client=client, partition_size=4 << 10)
+    assert len(n1) > 3
+    before = {p: open(p, "rb").read() for p in n1}
+    # Refining an earlier output in place: every input is a part file there.
+    with pytest.raises(ValueError, match="part file of the output folder"):
+        pgnfen.dask.filter(n1, dref, classes=["chess960"], client=client, partition_size=2 << 10)
+    # The same through another spelling of the folder and a link to a part.
+    os.symlink(n1[1], tmp_path / "link.pgn")
+    with pytest.raises(ValueError, match="part file"):
+        pgnfen.dask.filter([tmp_path / "link.pgn"], str(dref) + "/./", classes=["chess960"], client=client)
+    assert {p: open(p, "rb").read() for p in n1} == before
+    # Into a fresh folder the same refinement works and keeps every game.
+    n2 = pgnfen.dask.filter(n1, tmp_path / "refined", classes=["chess960"], client=client, partition_size=2 << 10)
+    ref = tmp_path / "ref.pgn"
+    pgnfen.filter(src, output=ref, classes=["chess960"])
+    assert b"".join(open(p, "rb").read() for p in n2) == ref.read_bytes()
+
+
+def test_dask_filter_output_folder_holds_exactly_the_runs_parts(client, tmp_path):
+    import pgnfen.dask
+
+    src = mixed(tmp_path / "src.pgn")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("not a part file")
+    ref = tmp_path / "ref.pgn"
+    pgnfen.filter(src, output=ref, classes=["chess960"])
+    small = pgnfen.dask.filter([src], out, classes=["chess960"], client=client, partition_size=2 << 10)
+    large = pgnfen.dask.filter([src], out, classes=["chess960"], client=client, partition_size=1 << 20)
+    assert len(small) > len(large) == 1
+    # The earlier run's parts are gone, other files stay, nothing is staged.
+    assert sorted(os.listdir(out)) == sorted([os.path.basename(p) for p in large] + ["notes.txt"])
+    assert b"".join(open(p, "rb").read() for p in sorted(out.glob("part-*.pgn"))) == ref.read_bytes()
+
+
+def _mutate(how, path):
+    data = path.read_bytes()
+    if how == "append":
+        with open(path, "ab") as f:
+            f.write(GAME * 50)
+    elif how == "truncate":
+        with open(path, "r+b") as f:
+            f.truncate(len(data) // 2)
+    else:
+        # Replaced: another file renamed over it (same size, another inode).
+        other = path.with_name("other.pgn")
+        other.write_bytes(data.replace(b"Event", b"Evenx"))
+        os.replace(other, path)
+
+
+@pytest.mark.parametrize("how", ["append", "truncate", "replace"])
+def test_dask_run_on_a_file_changed_after_planning_is_an_error(client, tmp_path, monkeypatch, how):
+    import pgnfen.dask
+
+    src = mixed(tmp_path / "src.pgn")
+    out = tmp_path / "out"
+    first = pgnfen.dask.filter([src], out, classes=["chess960"], client=client, partition_size=4 << 10)
+    kept = {p: open(p, "rb").read() for p in first}
+    planned = pgnfen.dask.partitions
+
+    def plan_then_change(*args, **kwargs):
+        parts = planned(*args, **kwargs)
+        _mutate(how, src)
+        return parts
+
+    monkeypatch.setattr(pgnfen.dask, "partitions", plan_then_change)
+    mixed(src)
+    with pytest.raises(OSError, match="changed during the Dask run"):
+        pgnfen.dask.stats([src], client=client, partition_size=4 << 10)
+    mixed(src)
+    with pytest.raises(OSError, match="changed during the Dask run"):
+        pgnfen.dask.filter([src], out, classes=["chess960"], client=client, partition_size=8 << 10)
+    # The failed run left the earlier run's parts as they were.
+    assert {p: open(p, "rb").read() for p in out.glob("part-*.pgn")} == {pathlib.Path(p): b for p, b in kept.items()}
+    assert sorted(os.listdir(out)) == sorted(os.path.basename(p) for p in first)
+    mixed(src)
+    with pytest.raises(OSError, match="changed during the Dask run"):
+        pgnfen.dask.read_headers([src], client=client, partition_size=4 << 10).compute()
+
+
+def test_default_partition_size_gives_every_thread_two_partitions(client, tmp_path):
+    import pgnfen.dask
+
+    threads = sum(client.nthreads().values())
+    src = tmp_path / "big.pgn"
+    src.write_bytes(GAME * (6_000_000 // len(GAME)))
+    size = pgnfen.dask.default_partition_size([src], client)
+    assert size == -(-src.stat().st_size // (2 * threads))
+    parts = pgnfen.dask.partitions([src], client=client)
+    assert len(parts) >= 2 * threads
+    assert pgnfen.dask.stats([src], client=client) == pgnfen.stats(src)
+
+
+def test_default_partition_size_stays_within_bounds(tmp_path):
+    import pgnfen.dask
+
+    class Cluster:
+        def __init__(self, threads):
+            self.threads = threads
+
+        def nthreads(self):
+            return {f"w{i}": 1 for i in range(self.threads)}
+
+    tiny = tmp_path / "tiny.pgn"
+    tiny.write_bytes(GAME)
+    assert pgnfen.dask.default_partition_size([tiny], Cluster(64)) == pgnfen.dask.MIN_PARTITION_SIZE
+    huge = tmp_path / "huge.pgn"
+    with open(huge, "wb") as f:
+        f.truncate(10 << 30)  # sparse: 10 GiB on one thread
+    assert pgnfen.dask.default_partition_size([huge], Cluster(1)) == pgnfen.dask.DEFAULT_PARTITION_SIZE
+    assert pgnfen.dask.default_partition_size([huge], Cluster(64)) == (10 << 30) // 128

@@ -1,0 +1,441 @@
+//! Streaming a FEN or EPD book (one record a line) of any size: what
+//! `pgnfen fen` and Python's `pgnfen.fen_records()` share.
+//!
+//! The input is read in blocks of whole lines; the lines of a block are
+//! rendered on the current rayon pool in runs, and the runs are handed to a
+//! [`Sink`] in input order, so memory stays bounded by the block size. While
+//! a block is rendered the next one is read. A line longer than [`MAX_LINE`]
+//! is never held whole: its bytes go by in parts ([`Render::long_part`]) and
+//! its end is reported once ([`Render::long_line_end`]).
+//!
+//! ```
+//! use pgnfen::book::{self, Line, Render, Sink};
+//!
+//! /// Counts the records (lines that are neither blank nor `#` comments).
+//! struct Count;
+//! impl Render for Count {
+//!     type Run = u64;
+//!     fn run(&self, data: &[u8], lines: &[Line], _first: u64) -> u64 {
+//!         let records = lines.iter().filter(|l| !book::is_blank_or_comment(l.text(data)));
+//!         records.count() as u64
+//!     }
+//!     fn long_part(&self, _bytes: &[u8]) -> Option<u64> {
+//!         None
+//!     }
+//!     fn long_line_end(&self, _end: &[u8], _line: u64) -> u64 {
+//!         1
+//!     }
+//! }
+//! struct Total(u64);
+//! impl Sink<u64> for Total {
+//!     type Error = std::convert::Infallible;
+//!     fn emit(&mut self, run: u64) -> Result<(), Self::Error> {
+//!         self.0 += run;
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let book = "# two records\n8/8/8/8/8/8/8/K6k w - - 0 1\r\n\n4k3/8/8/8/8/8/8/4K3 b - -";
+//! let mut total = Total(0);
+//! book::stream(&mut book.as_bytes(), &Count, false, &mut total).ok();
+//! assert_eq!(total.0, 2);
+//! ```
+
+use std::io::{self, Read};
+
+use rayon::prelude::*;
+
+use crate::problem::Code;
+
+/// Bytes read at a time.
+pub const BLOCK: usize = 1 << 20;
+/// A line longer than this is no record: it is passed through in parts, never
+/// held in memory whole.
+pub const MAX_LINE: usize = 1 << 20;
+/// Lines rendered by one task on the worker threads.
+const RUN: usize = 2048;
+
+/// One line of a block: where its text and its line end lie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// Offset of its first byte.
+    pub start: usize,
+    /// Offset just past its text (where its line end starts).
+    pub text_end: usize,
+    /// Offset just past its line end (`\n`, `\r\n`, a lone `\r` or nothing).
+    pub end: usize,
+}
+
+impl Line {
+    /// The line's text, without its line end.
+    pub fn text<'a>(&self, data: &'a [u8]) -> &'a [u8] {
+        &data[self.start..self.text_end]
+    }
+
+    /// The line's end: `\n`, `\r\n`, `\r`, or empty for a last line without one.
+    pub fn ending<'a>(&self, data: &'a [u8]) -> &'a [u8] {
+        &data[self.text_end..self.end]
+    }
+}
+
+/// Splits `data` into lines at `\n`, `\r\n` and lone `\r`. Without `eof` the
+/// bytes after the last line end (and a final `\r`, whose `\n` may follow in
+/// the next block) are left over: the second value is where they start.
+pub fn split_lines(data: &[u8], eof: bool) -> (Vec<Line>, usize) {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut at = 0;
+    while let Some(k) = memchr::memchr2(b'\n', b'\r', &data[at..]) {
+        let i = at + k;
+        let end = if data[i] == b'\r' {
+            match data.get(i + 1) {
+                Some(b'\n') => i + 2,
+                Some(_) => i + 1,
+                None if eof => i + 1,
+                None => break,
+            }
+        } else {
+            i + 1
+        };
+        lines.push(Line {
+            start,
+            text_end: i,
+            end,
+        });
+        start = end;
+        at = end;
+    }
+    if eof && start < data.len() {
+        lines.push(Line {
+            start,
+            text_end: data.len(),
+            end: data.len(),
+        });
+        start = data.len();
+    }
+    (lines, start)
+}
+
+/// Whether a line holds no record: blank (spaces and tabs) or a `#` comment.
+pub fn is_blank_or_comment(text: &[u8]) -> bool {
+    text.first() == Some(&b'#') || text.iter().all(|&b| b == b' ' || b == b'\t')
+}
+
+/// The message of a line too long to be a record.
+pub fn long_line_message() -> String {
+    format!("the line is longer than {MAX_LINE} bytes; no FEN or EPD record is")
+}
+
+/// The `fen --format json` object of a line too long to be a record (it has
+/// no `input`: the line was never held whole).
+pub fn long_line_report() -> serde_json::Value {
+    serde_json::json!({
+        "input": null, "valid": false, "class": "malformed", "board": null,
+        "chess960_position": null, "fen": null, "xfen": null, "shredder": null,
+        "problems": [{"code": Code::FenSyntax.as_str(), "severity": "error",
+                      "message": long_line_message(), "column": 1}],
+        "operations": null,
+    })
+}
+
+/// What a caller makes of the lines of a book (called on the worker threads).
+pub trait Render: Sync {
+    /// The output of a run of lines, handed to the [`Sink`] in input order.
+    type Run: Send;
+    /// Renders `lines` of `data`; the first is line number `first` (1-based).
+    fn run(&self, data: &[u8], lines: &[Line], first: u64) -> Self::Run;
+    /// A part of a line longer than [`MAX_LINE`] (its text only, in order),
+    /// to pass on as it is, or `None` to drop it.
+    fn long_part(&self, bytes: &[u8]) -> Option<Self::Run>;
+    /// The end of a line longer than [`MAX_LINE`] that started at line
+    /// number `line`: `line_end` is its line end (empty at the end of input).
+    fn long_line_end(&self, line_end: &[u8], line: u64) -> Self::Run;
+}
+
+/// Where the rendered runs go, in input order.
+pub trait Sink<T> {
+    /// Why the sink failed; the stream stops at once.
+    type Error;
+    /// Takes the next run.
+    fn emit(&mut self, run: T) -> Result<(), Self::Error>;
+    /// Called after each block of an interactive input (a terminal waits
+    /// for the answer to the line just typed).
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// Why [`stream`] stopped early.
+#[derive(Debug)]
+pub enum StreamError<E> {
+    /// Reading the input failed.
+    Read(io::Error),
+    /// The sink failed.
+    Sink(E),
+}
+
+/// Renders `lines` of `data` (the first is line number `first`) in runs of
+/// lines, on the current rayon pool when there are several runs.
+pub fn render_block<R: Render>(
+    renderer: &R,
+    data: &[u8],
+    lines: &[Line],
+    first: u64,
+) -> Vec<R::Run> {
+    if lines.len() > RUN {
+        lines
+            .par_chunks(RUN)
+            .enumerate()
+            .map(|(k, run)| renderer.run(data, run, first + (k * RUN) as u64))
+            .collect()
+    } else {
+        vec![renderer.run(data, lines, first)]
+    }
+}
+
+/// Streams one input, block by block, through `renderer` into `sink`.
+/// `interactive` (standard input at a terminal): each block is answered
+/// before the next is read, and the sink flushed.
+///
+/// # Errors
+///
+/// [`StreamError::Read`] when the input cannot be read (the runs before it
+/// were emitted), [`StreamError::Sink`] when the sink fails.
+pub fn stream<R: Render, S: Sink<R::Run>>(
+    reader: &mut (dyn Read + Send),
+    renderer: &R,
+    interactive: bool,
+    sink: &mut S,
+) -> Result<(), StreamError<S::Error>> {
+    let emit_all = |sink: &mut S, runs: Vec<R::Run>| {
+        runs.into_iter()
+            .try_for_each(|r| sink.emit(r))
+            .map_err(StreamError::Sink)
+    };
+    // `cur` holds the bytes of this round, `next` receives the next block
+    // (after this round's left-over bytes) while this one is rendered.
+    let mut cur: Vec<u8> = Vec::with_capacity(BLOCK * 2);
+    let mut next: Vec<u8> = Vec::with_capacity(BLOCK * 2);
+    let mut n = read_block(reader, &mut cur).map_err(StreamError::Read)?;
+    let mut line_no = 1u64;
+    // Inside a line longer than MAX_LINE: the line number where it started.
+    let mut long: Option<u64> = None;
+    let pass = |sink: &mut S, bytes: &[u8]| match renderer.long_part(bytes) {
+        Some(r) => sink.emit(r).map_err(StreamError::Sink),
+        None => Ok(()),
+    };
+    loop {
+        let eof = n == 0;
+        let (all, rest) = split_lines(&cur, eof);
+        let mut lines = all.as_slice();
+        let mut consumed = rest;
+        if let Some(start) = long {
+            if let Some((first, tail)) = lines.split_first() {
+                pass(sink, &cur[..first.text_end])?;
+                let r = renderer.long_line_end(first.ending(&cur), start);
+                sink.emit(r).map_err(StreamError::Sink)?;
+                line_no += 1;
+                long = None;
+                lines = tail;
+            } else {
+                // Still inside the line; a final '\r' may be half of a CRLF.
+                consumed = cur.len() - usize::from(cur.last() == Some(&b'\r'));
+                pass(sink, &cur[..consumed])?;
+            }
+        }
+        let render = || {
+            if lines.is_empty() {
+                Vec::new()
+            } else {
+                render_block(renderer, &cur, lines, line_no)
+            }
+        };
+        let mut read_next = || -> io::Result<usize> {
+            next.clear();
+            if eof {
+                return Ok(0);
+            }
+            next.extend_from_slice(&cur[consumed..]);
+            read_block(reader, &mut next)
+        };
+        // An interactive input is read after the answer is written, so that a
+        // line typed at a terminal is answered at once; other inputs are read
+        // beside the rendering, which keeps both cores busy.
+        let (runs, read) = if interactive {
+            let runs = render();
+            emit_all(sink, runs)?;
+            sink.flush().map_err(StreamError::Sink)?;
+            (Vec::new(), read_next())
+        } else {
+            rayon::join(render, read_next)
+        };
+        line_no += lines.len() as u64;
+        emit_all(sink, runs)?;
+        if eof {
+            break;
+        }
+        n = read.map_err(StreamError::Read)?;
+        std::mem::swap(&mut cur, &mut next);
+        let carry = cur.len() - n;
+        if long.is_none() && carry >= MAX_LINE {
+            // No line end in sight: pass the line on instead of holding it.
+            long = Some(line_no);
+            let upto = carry - usize::from(cur[carry - 1] == b'\r');
+            pass(sink, &cur[..upto])?;
+            cur.drain(..upto);
+        }
+    }
+    if let Some(start) = long {
+        let r = renderer.long_line_end(b"", start);
+        sink.emit(r).map_err(StreamError::Sink)?;
+    }
+    Ok(())
+}
+
+/// Appends up to one block read from `reader` to `buf`; returns how many bytes
+/// (0 at the end of the input).
+pub fn read_block(reader: &mut (dyn Read + Send), buf: &mut Vec<u8>) -> io::Result<usize> {
+    let filled = buf.len();
+    buf.resize(filled + BLOCK, 0);
+    let n = loop {
+        match reader.read(&mut buf[filled..]) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                buf.truncate(filled);
+                return Err(e);
+            }
+        }
+    };
+    buf.truncate(filled + n);
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line's text and its line end.
+    type Piece<'a> = (&'a [u8], &'a [u8]);
+
+    fn pieces(data: &[u8], eof: bool) -> (Vec<Piece<'_>>, usize) {
+        let (lines, rest) = split_lines(data, eof);
+        (
+            lines
+                .iter()
+                .map(|l| (l.text(data), l.ending(data)))
+                .collect(),
+            rest,
+        )
+    }
+
+    #[test]
+    fn lines_keep_their_ends() {
+        let data = b"a\nb\r\nc\rd";
+        let (l, rest) = pieces(data, false);
+        assert_eq!(l, [(&b"a"[..], &b"\n"[..]), (b"b", b"\r\n"), (b"c", b"\r")]);
+        assert_eq!(&data[rest..], b"d");
+        let (l, _) = pieces(data, true);
+        assert_eq!(l.last(), Some(&(&b"d"[..], &b""[..])));
+        // A final '\r' waits for the next block: it may be half of a CRLF.
+        let (l, rest) = pieces(b"x\r", false);
+        assert!(l.is_empty() && rest == 0);
+        let (l, _) = pieces(b"x\r", true);
+        assert_eq!(l, [(&b"x"[..], &b"\r"[..])]);
+    }
+
+    /// Collects the line numbers and texts it is shown, and long-line events.
+    struct Echo;
+    impl Render for Echo {
+        type Run = Vec<(u64, Vec<u8>)>;
+        fn run(&self, data: &[u8], lines: &[Line], first: u64) -> Self::Run {
+            (first..)
+                .zip(lines.iter().map(|l| l.text(data).to_vec()))
+                .collect()
+        }
+        fn long_part(&self, bytes: &[u8]) -> Option<Self::Run> {
+            Some(vec![(0, bytes.to_vec())])
+        }
+        fn long_line_end(&self, _end: &[u8], line: u64) -> Self::Run {
+            vec![(line, b"<long>".to_vec())]
+        }
+    }
+    impl Sink<Vec<(u64, Vec<u8>)>> for Vec<(u64, Vec<u8>)> {
+        type Error = ();
+        fn emit(&mut self, run: Vec<(u64, Vec<u8>)>) -> Result<(), ()> {
+            self.extend(run);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn lines_are_numbered_in_order_across_runs_and_blocks() {
+        // More than one run of lines, and more than one block.
+        let line = "4k3/8/8/8/8/8/8/4K3 w - - 0 1\n";
+        let count = BLOCK / line.len() + RUN * 2;
+        let book = line.repeat(count);
+        let mut got = Vec::new();
+        stream(&mut book.as_bytes(), &Echo, false, &mut got).unwrap();
+        assert_eq!(got.len(), count);
+        assert!(got.iter().zip(1..).all(|((n, _), k)| *n == k));
+    }
+
+    #[test]
+    fn a_line_too_long_goes_by_in_parts_and_is_reported_once() {
+        let mut book = b"a\n".to_vec();
+        book.extend(std::iter::repeat_n(b'x', MAX_LINE * 2 + 5));
+        book.extend_from_slice(b"\nb\n");
+        let mut got = Vec::new();
+        stream(&mut book.as_slice(), &Echo, false, &mut got).unwrap();
+        let passed: usize = got
+            .iter()
+            .filter(|(n, _)| *n == 0)
+            .map(|(_, b)| b.len())
+            .sum();
+        assert_eq!(passed, MAX_LINE * 2 + 5);
+        let rest: Vec<_> = got.iter().filter(|(n, _)| *n != 0).collect();
+        assert_eq!(
+            rest,
+            [
+                &(1, b"a".to_vec()),
+                &(2, b"<long>".to_vec()),
+                &(3, b"b".to_vec())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failing_sink_stops_the_stream() {
+        struct Fail;
+        impl Sink<Vec<(u64, Vec<u8>)>> for Fail {
+            type Error = &'static str;
+            fn emit(&mut self, _: Vec<(u64, Vec<u8>)>) -> Result<(), &'static str> {
+                Err("full")
+            }
+        }
+        let r = stream(&mut &b"a\nb\n"[..], &Echo, false, &mut Fail);
+        assert!(matches!(r, Err(StreamError::Sink("full"))));
+    }
+
+    #[test]
+    fn the_long_line_report_has_every_key_of_a_record_report() {
+        let v = long_line_report();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let record = crate::fen::analyse_record(
+            b"8/8/8/8/8/8/8/8 w - - 0 1",
+            crate::fen::VariantHint::StandardLike,
+        );
+        let report = serde_json::to_value(crate::fen::report_record(
+            b"8/8/8/8/8/8/8/8 w - - 0 1",
+            &record,
+        ))
+        .unwrap();
+        let expected: Vec<&str> = report
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, expected);
+    }
+}

@@ -1,0 +1,353 @@
+//! The writers of `check`'s machine formats for CI (GitHub Actions workflow
+//! commands and SARIF 2.1.0 logs), in the library so that the fuzz target
+//! `ci_output` can parse what they write back.
+
+use std::io::{self, Write};
+
+use crate::problem::{Code, Severity};
+
+/// A GitHub Actions workflow command's message: `%`, CR and LF are escaped
+/// (the runner reads one command per line and unescapes these three).
+pub fn github_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property value (`file=`, `title=`): also `:` and `,`,
+/// which would end the value or the property list.
+pub fn github_property(s: &str) -> String {
+    github_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// What a rule of the SARIF log says about a code: a one-line description, a
+/// longer one, and how to fix it (the same texts as docs/codes.md).
+pub fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
+    match code {
+        Code::FenSyntax => (
+            "The FEN does not follow the FEN grammar",
+            "The FEN tag's value is not a FEN record of six fields (placement, side to move, castling, en passant, halfmove clock, fullmove number); the column points at the first fault.",
+            "Fix the field at the column shown; the message says what was expected there.",
+        ),
+        Code::IllegalPosition => (
+            "The position is illegal",
+            "The start position breaks a rule of chess: not exactly one king a side, a pawn on the first or last rank, the side not to move in check, an impossible check or too much material.",
+            "Correct the placement or the side to move so that the position could occur in a game.",
+        ),
+        Code::CastlingRights => (
+            "A castling right without its king and rook in place",
+            "The castling field names a right whose king or rook is not on its back-rank square (or a second right on one side).",
+            "Remove the right from the castling field, or put the king and rook where the right needs them.",
+        ),
+        Code::EnPassant => (
+            "An en passant square that cannot follow a double pawn move",
+            "The en passant square is on the wrong rank, no pawn can just have moved two squares past it, or the squares it needs are not empty.",
+            "Write '-' as the en passant field, or the square the last double pawn move passed over.",
+        ),
+        Code::SetupWithoutFen => (
+            "SetUp \"1\" and no FEN tag",
+            "The game says it starts from a set-up position (SetUp \"1\") but has no FEN tag giving it.",
+            "Add the FEN tag of the start position, or remove the SetUp tag if the game starts from the initial position.",
+        ),
+        Code::SetupValue => (
+            "A SetUp value other than 0 or 1",
+            "The SetUp tag's value is neither \"0\" nor \"1\", or it is \"0\" while the game has a FEN tag.",
+            "Write [SetUp \"1\"] before the FEN tag, or remove the FEN tag with SetUp \"0\".",
+        ),
+        Code::DuplicateTag => (
+            "A second SetUp, FEN or Variant tag with another value",
+            "The header holds two SetUp, FEN or Variant tags that disagree; the first one is used.",
+            "Keep one of the two tags.",
+        ),
+        Code::VariantMismatch => (
+            "The Variant tag contradicts the board",
+            "The Variant tag names a variant whose board does not fit the FEN: Chess960 on 10 files, a Capablanca-family variant on 8.",
+            "Correct the Variant tag or the FEN so that they name the same board.",
+        ),
+        Code::VariantWithoutFen => (
+            "A Chess960 or 10x8 Variant tag and no FEN tag",
+            "Games of Chess960 and of the Capablanca family must record their start position in a FEN tag.",
+            "Add [SetUp \"1\"] and the FEN tag of the start position.",
+        ),
+        Code::FenWithoutSetup => (
+            "A FEN tag with no SetUp \"1\"",
+            "The PGN standard asks for [SetUp \"1\"] before a FEN tag; some readers ignore a FEN without it.",
+            "Add [SetUp \"1\"] before the FEN tag (pgnfen convert --repair does it).",
+        ),
+        Code::MissingVariant => (
+            "Chess960 castling or a 10-file board with no Variant tag",
+            "The position needs Chess960 castling or a 10x8 board, but no Variant tag says so; other programs will read it as orthodox chess.",
+            "Add a Variant tag (for example [Variant \"Chess960\"]; pgnfen convert --repair does it for Chess960).",
+        ),
+        Code::MissingClocks => (
+            "A FEN of four fields (EPD-like)",
+            "The FEN has no halfmove clock and fullmove number; it is read with the clocks 0 1.",
+            "Append the clocks (pgnfen convert --repair writes 0 1).",
+        ),
+        Code::Noncanonical => (
+            "A readable FEN that is not canonical",
+            "The FEN is read, but it is not written the canonical way: castling letters out of order or repeated, fullmove 0, leading zeros or extra spaces.",
+            "Rewrite the FEN canonically (pgnfen convert --to xfen does it).",
+        ),
+        Code::LossyCastling => (
+            "A castling right that classic FEN cannot express",
+            "A right held by an inner rook (or an s/m prefix) cannot be written in classic FEN, so the record was left unchanged.",
+            "Convert to X-FEN or Shredder-FEN instead.",
+        ),
+        Code::IllegalMove => (
+            "A mainline move that cannot be played from the start position",
+            "With --moves, the game's mainline is replayed from its FEN tag (or the standard or variant start position) in the rules of its class or variant; this move is not SAN, is ambiguous, or is not legal in the position where it is played. A FEN holding the game's final position, a FEN copied from another game, a dropped castling right or en passant square, or a lost Variant tag shows up this way.",
+            "Correct the FEN tag (the note gives the position the move was played in; the message says when the moves fit the standard start position), the Variant tag, or the move.",
+        ),
+    }
+}
+
+/// Where a SARIF result lies: its line, and its first and past-the-end
+/// columns (in characters, as the text format's carets).
+#[derive(Clone, Copy, Debug)]
+pub struct Region {
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based first column.
+    pub column: usize,
+    /// The column just past the part at fault.
+    pub end_column: usize,
+}
+
+/// A SARIF log written as it goes: [`Sarif::result`] writes the head of the
+/// log before the first result, each result at once; [`Sarif::finish`] closes
+/// the results, the run and the log. The bytes are those of
+/// `serde_json::to_writer_pretty` on the whole log.
+#[derive(Default)]
+pub struct Sarif {
+    /// The rest of the log after its results, once the head is written.
+    tail: Option<String>,
+    /// Results written so far.
+    results: u64,
+    /// The file of the last result and its URI (most runs name few files).
+    file: String,
+    uri: String,
+}
+
+/// Indentation of a result inside `runs[0].results` in the pretty log.
+const SARIF_RESULT_INDENT: &str = "        ";
+
+fn sarif_level(code: Code) -> &'static str {
+    match code.severity() {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+impl Sarif {
+    /// The log without results, cut where the results go: the head ends with
+    /// `"results": [`, the tail starts with `]`.
+    fn frame() -> (String, String) {
+        use serde_json::json;
+        let rules: Vec<_> = Code::ALL
+            .iter()
+            .map(|&code| {
+                let (short, full, help) = rule_texts(code);
+                json!({
+                    "id": code.as_str(),
+                    "name": code.as_str(),
+                    "shortDescription": {"text": short},
+                    "fullDescription": {"text": full},
+                    "help": {"text": help},
+                    "defaultConfiguration": {"level": sarif_level(code)},
+                })
+            })
+            .collect();
+        let log = json!({
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": [{
+                "tool": {"driver": {
+                    "name": "pgnfen",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules,
+                }},
+                // Columns are counted in characters, as in the text output.
+                "columnKind": "unicodeCodePoints",
+                // Last, so that everything after it is the tail.
+                "results": [],
+            }],
+        });
+        let text = serde_json::to_string_pretty(&log).expect("a JSON value always serialises");
+        // Rule texts are fixed strings, none holding this marker.
+        let at = text
+            .rfind("\"results\": []")
+            .expect("the results key is in the log");
+        let open = at + "\"results\": [".len();
+        (text[..open].to_string(), text[open..].to_string())
+    }
+
+    fn head<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        if self.tail.is_none() {
+            let (head, tail) = Self::frame();
+            out.write_all(head.as_bytes())?;
+            self.tail = Some(tail);
+        }
+        Ok(())
+    }
+
+    /// Writes one result (the head of the log first, before the first one):
+    /// [`Sarif::result_at`] with a region of one column and no advice.
+    pub fn result<W: Write>(
+        &mut self,
+        out: &mut W,
+        file: &str,
+        line: u64,
+        column: usize,
+        code: Code,
+        message: &str,
+    ) -> io::Result<()> {
+        let region = Region {
+            line,
+            column,
+            end_column: column,
+        };
+        self.result_at(out, file, region, code, message, None)
+    }
+
+    /// Writes one result with the region's end column and the advice of
+    /// this very problem (the rule's help is generic): the advice goes in the
+    /// message, which is what dashboards show, and on its own in the
+    /// result's properties for tools.
+    pub fn result_at<W: Write>(
+        &mut self,
+        out: &mut W,
+        file: &str,
+        region: Region,
+        code: Code,
+        message: &str,
+        help: Option<&str>,
+    ) -> io::Result<()> {
+        self.head(out)?;
+        if self.results == 0 || self.file != file {
+            self.file = file.to_string();
+            self.uri = uri_reference(file);
+        }
+        let (text, properties) = match help {
+            Some(help) => (
+                format!("{message}; help: {help}"),
+                serde_json::json!({"help": help}),
+            ),
+            None => (message.to_string(), serde_json::json!({})),
+        };
+        // An empty span (a caret between characters) ends where it starts.
+        let end = region.end_column.max(region.column);
+        let result = serde_json::json!({
+            "ruleId": code.as_str(),
+            "ruleIndex": code as usize,
+            "level": sarif_level(code),
+            "message": {"text": text},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": self.uri},
+                    "region": {
+                        "startLine": region.line,
+                        "startColumn": region.column,
+                        "endColumn": end,
+                    },
+                }
+            }],
+            "properties": properties,
+        });
+        let text = serde_json::to_string_pretty(&result)?;
+        out.write_all(if self.results == 0 { b"\n" } else { b",\n" })?;
+        // A JSON string holds no raw line end, so every line is one of the layout's.
+        for (i, l) in text.split('\n').enumerate() {
+            if i > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(SARIF_RESULT_INDENT.as_bytes())?;
+            out.write_all(l.as_bytes())?;
+        }
+        self.results += 1;
+        Ok(())
+    }
+
+    /// Closes the results, the run and the log.
+    pub fn finish<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.head(out)?;
+        let tail = self.tail.take().unwrap_or_default();
+        if self.results > 0 {
+            // The closing bracket on its own line, under the key.
+            out.write_all(b"\n")?;
+            out.write_all(&SARIF_RESULT_INDENT.as_bytes()[2..])?;
+        }
+        out.write_all(tail.as_bytes())?;
+        out.write_all(b"\n")
+    }
+}
+
+/// A file name as a relative URI reference (what code-scanning tools resolve
+/// against the repository): bytes other than unreserved characters and `/`
+/// are percent-encoded, so `my games.pgn` becomes `my%20games.pgn`.
+pub fn uri_reference(file: &str) -> String {
+    let mut out = String::with_capacity(file.len());
+    for &b in file.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn github_escapes() {
+        assert_eq!(github_data("a%b\r\nc: d, e"), "a%25b%0D%0Ac: d, e");
+        assert_eq!(github_property("dir,x/a:b%.pgn"), "dir%2Cx/a%3Ab%25.pgn");
+    }
+
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(uri_reference("games/a-b_c.pgn"), "games/a-b_c.pgn");
+        assert_eq!(uri_reference("my games.pgn"), "my%20games.pgn");
+        assert_eq!(uri_reference("<stdin>"), "%3Cstdin%3E");
+        assert_eq!(uri_reference("é.pgn"), "%C3%A9.pgn");
+    }
+
+    /// The streamed log, parsed and printed again in one piece, gives the same
+    /// bytes: the stream is the pretty document, whatever the number of results.
+    #[test]
+    fn streamed_sarif_is_the_pretty_document() {
+        for n in 0..3u64 {
+            let mut out = Vec::new();
+            let mut sarif = Sarif::default();
+            for i in 0..n {
+                let file = if i == 0 { "a b.pgn" } else { "c.pgn" };
+                sarif
+                    .result(&mut out, file, i + 1, 2, Code::ALL[i as usize], "x \"y\"\n")
+                    .unwrap();
+            }
+            sarif.finish(&mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let log: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(serde_json::to_string_pretty(&log).unwrap() + "\n", text);
+            let results = log["runs"][0]["results"].as_array().unwrap();
+            assert_eq!(results.len() as u64, n);
+            if n > 0 {
+                let place = &results[0]["locations"][0]["physicalLocation"];
+                assert_eq!(place["artifactLocation"]["uri"], "a%20b.pgn");
+                assert_eq!(results[0]["message"]["text"], "x \"y\"\n");
+            }
+        }
+    }
+
+    #[test]
+    fn every_code_has_its_rule_at_its_index() {
+        for (i, code) in Code::ALL.into_iter().enumerate() {
+            assert_eq!(code as usize, i);
+            let (short, full, help) = rule_texts(code);
+            assert!(!short.is_empty() && full.len() > short.len() && !help.is_empty());
+        }
+    }
+}

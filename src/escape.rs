@@ -1,0 +1,88 @@
+//! Untrusted text made safe to show: PGN values, file names and zip member
+//! names end up in terminals, CI logs and spreadsheets, where some bytes act
+//! instead of being read (an ESC starts a terminal sequence, a line end followed
+//! by `::` a GitHub workflow command, a leading `=` a spreadsheet formula).
+//!
+//! One rule for every output: each control character (Unicode `Cc`: C0, DEL and
+//! C1) is written as Rust's `char::escape_debug` writes it (`\u{1b}`, `\n`,
+//! `\t`, `\r`, `\0`); every other character is kept as it is, backslashes
+//! included. The text is the same in every format and whether or not the
+//! output is a terminal.
+
+use std::borrow::Cow;
+
+/// `s` with every control character escaped (`\u{1b}` style); borrowed when
+/// there is none (the common case costs one scan).
+pub fn controls(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether a spreadsheet would read a cell starting with this character as a
+/// formula (OWASP's list: `=`, `+`, `-`, `@`, tab, carriage return).
+fn formula_start(c: char) -> bool {
+    matches!(c, '=' | '+' | '-' | '@' | '\t' | '\r')
+}
+
+/// A text cell of a CSV output: control characters escaped (as [`controls`])
+/// and, when it would start a formula, a single quote put in front (as OWASP
+/// recommends: spreadsheets show the cell as text). `raw` (`--csv-raw`): the
+/// text unchanged.
+pub fn csv_cell(s: &str, raw: bool) -> Cow<'_, str> {
+    if raw {
+        return Cow::Borrowed(s);
+    }
+    let shown = controls(s);
+    if shown.starts_with(formula_start) {
+        Cow::Owned(format!("'{shown}"))
+    } else {
+        shown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_nothing_else() {
+        assert!(matches!(controls("Café \\ \"x\""), Cow::Borrowed(_)));
+        assert_eq!(
+            controls("2\u{1b}]0;T\u{7}\u{1b}[31mRED"),
+            "2\\u{1b}]0;T\\u{7}\\u{1b}[31mRED"
+        );
+        assert_eq!(
+            controls("a\nb\rc\td\0e\u{7f}\u{9b}"),
+            "a\\nb\\rc\\td\\0e\\u{7f}\\u{9b}"
+        );
+        // Idempotent: the escaped form holds no control character.
+        let once = controls("x\u{0}\n").into_owned();
+        assert_eq!(controls(&once), once);
+    }
+
+    #[test]
+    fn formula_cells_are_neutralised() {
+        for cell in ["=1+1", "+1", "-2", "@SUM(A1)", "=HYPERLINK(\"x\")"] {
+            assert_eq!(csv_cell(cell, false), format!("'{cell}"));
+            assert_eq!(csv_cell(cell, true), cell);
+        }
+        assert_eq!(csv_cell("1-0", false), "1-0");
+        assert_eq!(csv_cell("", false), "");
+        assert_eq!(csv_cell("a=b", false), "a=b");
+        // A leading tab or CR is escaped, which already disarms it.
+        assert_eq!(csv_cell("\t=1", false), "\\t=1");
+        assert_eq!(csv_cell("\r=1", false), "\\r=1");
+        assert_eq!(csv_cell("x\0y\u{1b}", false), "x\\0y\\u{1b}");
+        assert_eq!(csv_cell("\t=1", true), "\t=1");
+    }
+}

@@ -1,0 +1,182 @@
+//! The character set of tag names and values: UTF-8 when the bytes are valid
+//! UTF-8, Windows-1252 otherwise.
+//!
+//! The PGN standard's own character set is ISO 8859-1 (Latin-1), and old
+//! archives (ChessBase exports, TWIC before 2011, opening books) are written in
+//! it or in Windows-1252, its superset; newer ones are UTF-8. A Latin-1 `é` is
+//! the single byte 0xE9, which is never valid UTF-8 on its own, so a value
+//! that is valid UTF-8 is almost surely UTF-8, and one that is not is read as
+//! Windows-1252 (as browsers read text labelled Latin-1). Every byte then
+//! decodes to a character: nothing is lost and no `U+FFFD` appears.
+//!
+//! Only text shown to people or written to tables is decoded: the bytes of
+//! the games themselves (`filter`, `convert`, the `raw` spans of the Python
+//! package) are never touched.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// How tag names and values are decoded (`--encoding`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// UTF-8 when valid, else Windows-1252 (each value on its own).
+    #[default]
+    Auto,
+    /// UTF-8; invalid bytes become U+FFFD in values and `\xNN` in names.
+    Utf8,
+    /// Windows-1252 (the superset of ISO 8859-1), whatever the bytes.
+    Latin1,
+}
+
+impl Encoding {
+    /// Every encoding, by the name `--encoding` takes.
+    pub const NAMES: [(&'static str, Encoding); 3] = [
+        ("auto", Encoding::Auto),
+        ("utf-8", Encoding::Utf8),
+        ("latin-1", Encoding::Latin1),
+    ];
+
+    /// The name `--encoding` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Encoding::Auto => "auto",
+            Encoding::Utf8 => "utf-8",
+            Encoding::Latin1 => "latin-1",
+        }
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Encoding {
+    type Err = String;
+
+    /// `auto`, `utf-8` (or `utf8`), `latin-1` (or `latin1`, `iso-8859-1`,
+    /// `windows-1252`, `cp1252`), case ignored.
+    fn from_str(s: &str) -> Result<Encoding, String> {
+        match s.to_ascii_lowercase().replace('_', "-").as_str() {
+            "auto" => Ok(Encoding::Auto),
+            "utf-8" | "utf8" => Ok(Encoding::Utf8),
+            "latin-1" | "latin1" | "iso-8859-1" | "windows-1252" | "cp1252" => Ok(Encoding::Latin1),
+            _ => Err(format!(
+                "unknown encoding {s:?}; expected auto, utf-8 or latin-1"
+            )),
+        }
+    }
+}
+
+/// Windows-1252's characters for the bytes 0x80 to 0x9F; the five bytes it
+/// leaves undefined keep their Latin-1 meaning (C1 controls), as in the
+/// WHATWG encoding standard, so that every byte decodes to a distinct character.
+const CP1252_HIGH: [char; 32] = [
+    '\u{20AC}', '\u{81}', '\u{201A}', '\u{192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}',
+    '\u{2C6}', '\u{2030}', '\u{160}', '\u{2039}', '\u{152}', '\u{8D}', '\u{17D}', '\u{8F}',
+    '\u{90}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}', '\u{2013}', '\u{2014}',
+    '\u{2DC}', '\u{2122}', '\u{161}', '\u{203A}', '\u{153}', '\u{9D}', '\u{17E}', '\u{178}',
+];
+
+/// The Windows-1252 character of a byte.
+fn cp1252(b: u8) -> char {
+    match b {
+        0x80..=0x9F => CP1252_HIGH[usize::from(b - 0x80)],
+        _ => char::from(b),
+    }
+}
+
+/// Decodes all of `bytes` as Windows-1252.
+pub fn windows_1252(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| cp1252(b)).collect()
+}
+
+/// A tag value as text in `encoding` (the value already unescaped).
+pub fn decode(bytes: &[u8], encoding: Encoding) -> Cow<'_, str> {
+    match encoding {
+        Encoding::Latin1 if !bytes.is_ascii() => Cow::Owned(windows_1252(bytes)),
+        _ => match std::str::from_utf8(bytes) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) if encoding == Encoding::Utf8 => String::from_utf8_lossy(bytes),
+            Err(_) => Cow::Owned(windows_1252(bytes)),
+        },
+    }
+}
+
+/// A tag name as text in `encoding`. Distinct names stay distinct: the
+/// Windows-1252 decoding gives every byte its own character, and in `utf-8`
+/// a name with invalid bytes shows them as `\xNN` (and a backslash of such a
+/// name as `\\`) rather than as U+FFFD, which would make two names one.
+pub fn decode_name(bytes: &[u8], encoding: Encoding) -> Cow<'_, str> {
+    match encoding {
+        Encoding::Utf8 => match std::str::from_utf8(bytes) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => Cow::Owned(escaped(bytes)),
+        },
+        _ => decode(bytes, encoding),
+    }
+}
+
+/// `bytes` with each byte that is not part of valid UTF-8 written `\xNN`
+/// (upper-case hex) and each backslash `\\`.
+pub fn escaped(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push_str("\\\\");
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_when_valid_else_windows_1252() {
+        assert_eq!(decode("Réti".as_bytes(), Encoding::Auto), "Réti");
+        assert_eq!(decode(b"R\xe9ti", Encoding::Auto), "Réti");
+        assert_eq!(decode(b"\x80 \x9c", Encoding::Auto), "€ œ");
+        assert_eq!(decode(b"R\xe9ti", Encoding::Utf8), "R\u{FFFD}ti");
+        // latin-1 reads even valid UTF-8 byte by byte (the user said so).
+        assert_eq!(decode("é".as_bytes(), Encoding::Latin1), "Ã©");
+        assert!(matches!(
+            decode(b"plain", Encoding::Latin1),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn every_byte_decodes_to_a_distinct_character() {
+        let all: Vec<char> = (0..=255u8).map(cp1252).collect();
+        let mut sorted = all.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 256);
+    }
+
+    #[test]
+    fn names_stay_distinct_in_utf8() {
+        assert_eq!(decode_name(b"Na\xffme", Encoding::Utf8), "Na\\xFFme");
+        assert_eq!(decode_name(b"Na\xfeme", Encoding::Utf8), "Na\\xFEme");
+        assert_eq!(decode_name(b"a\\\xff", Encoding::Utf8), "a\\\\\\xFF");
+        assert_eq!(decode_name(b"Name", Encoding::Utf8), "Name");
+        assert_eq!(decode_name(b"Na\xffme", Encoding::Auto), "Naÿme");
+    }
+
+    #[test]
+    fn names_parse() {
+        assert_eq!("UTF8".parse::<Encoding>(), Ok(Encoding::Utf8));
+        assert_eq!("iso-8859-1".parse::<Encoding>(), Ok(Encoding::Latin1));
+        assert!("ebcdic".parse::<Encoding>().is_err());
+    }
+}

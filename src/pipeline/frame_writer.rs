@@ -1,0 +1,294 @@
+//! `.zst` outputs written as independent frames in pzstd's layout, compressed
+//! on worker threads.
+//!
+//! A file written as one zstd frame can only be decoded from its start by one
+//! thread, so pgnfen's own parallel reader ([`super::frames`]) and the
+//! partitions of `pgnfen.dask` could not split an output of pgnfen. Here the
+//! output is cut into frames of [`FRAME`] bytes (before compression); each is
+//! compressed on its own by a pool of threads and written, in order, after a
+//! 12-byte skippable frame that announces its compressed size, exactly as
+//! `pzstd` does: `zstd -d`, `pzstd -d` (which then decodes in parallel too) and
+//! every zstd library read the file as one stream, and [`super::frames`] finds
+//! each frame from its announcement without walking its blocks.
+//!
+//! Each frame records its decompressed size (the parallel reader reserves
+//! exactly that) and a checksum (as the `zstd` tool writes by default).
+//!
+//! Memory: the frame being filled, plus at most [`Self::max_pending`] frames
+//! handed to the threads (each its input and its compressed output): 8 at
+//! most, about 20 MiB, whatever the number of threads.
+
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+
+/// Bytes of output per frame, before compression: pzstd's size at its fast
+/// levels, small enough that the parallel reader keeps eight frames in flight
+/// within its memory budget, large enough that the ratio stays within a
+/// percent or two of one frame.
+pub const FRAME: usize = 2 << 20;
+
+/// The skippable frame magic number pzstd uses for its announcements.
+const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
+
+/// Most frames handed to the threads and not yet written.
+const MAX_PENDING: usize = 8;
+
+/// A frame to compress and where to send the result.
+type Job = (Vec<u8>, Sender<io::Result<Vec<u8>>>);
+
+/// A writer of pzstd-layout zstd frames onto `W`.
+pub struct FrameWriter<W: Write> {
+    /// Always `Some` until [`FrameWriter::finish`] takes it.
+    inner: Option<W>,
+    /// The frame being filled.
+    buf: Vec<u8>,
+    /// The threads' queue (`None` with one thread: frames are compressed here).
+    jobs: Option<Sender<Job>>,
+    workers: Vec<JoinHandle<()>>,
+    /// The results of the frames handed out, in output order.
+    pending: VecDeque<Receiver<io::Result<Vec<u8>>>>,
+    max_pending: usize,
+    /// The compressor of the single-threaded case.
+    local: Option<zstd::bulk::Compressor<'static>>,
+    /// Whether a frame was written (an empty output still gets one frame, so
+    /// that it is a valid zstd file).
+    frames: u64,
+}
+
+fn compressor(level: i32) -> io::Result<zstd::bulk::Compressor<'static>> {
+    let mut c = zstd::bulk::Compressor::new(level)?;
+    c.include_checksum(true)?;
+    c.include_contentsize(true)?;
+    Ok(c)
+}
+
+impl<W: Write> FrameWriter<W> {
+    /// A writer compressing at `level` on `threads` threads (1: no thread is
+    /// started, the caller's thread compresses).
+    pub fn new(inner: W, level: i32, threads: usize) -> io::Result<FrameWriter<W>> {
+        let threads = threads.clamp(1, MAX_PENDING);
+        let mut writer = FrameWriter {
+            inner: Some(inner),
+            buf: Vec::with_capacity(FRAME),
+            jobs: None,
+            workers: Vec::new(),
+            pending: VecDeque::new(),
+            max_pending: (threads + 1).min(MAX_PENDING),
+            local: None,
+            frames: 0,
+        };
+        if threads == 1 {
+            writer.local = Some(compressor(level)?);
+            return Ok(writer);
+        }
+        let (tx, rx) = unbounded::<Job>();
+        for i in 0..threads {
+            let rx = rx.clone();
+            let worker = std::thread::Builder::new()
+                .name(format!("pgnfen-zstd-{i}"))
+                .spawn(move || {
+                    let mut c = compressor(level);
+                    for (data, reply) in rx {
+                        let result = match &mut c {
+                            Ok(c) => c.compress(&data),
+                            Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+                        };
+                        // The writer may be gone (an error elsewhere): nothing to tell.
+                        let _ = reply.send(result);
+                    }
+                })?;
+            writer.workers.push(worker);
+        }
+        writer.jobs = Some(tx);
+        Ok(writer)
+    }
+
+    /// Hands the filled frame over (or compresses it here), writing finished
+    /// frames while too many are waiting.
+    fn submit(&mut self) -> io::Result<()> {
+        let data = std::mem::replace(&mut self.buf, Vec::with_capacity(FRAME));
+        if let Some(c) = &mut self.local {
+            let frame = c.compress(&data)?;
+            return self.write_frame(&frame);
+        }
+        while self.pending.len() >= self.max_pending {
+            self.write_next()?;
+        }
+        let (reply, result) = bounded(1);
+        let sent = self.jobs.as_ref().map(|jobs| jobs.send((data, reply)));
+        if !matches!(sent, Some(Ok(()))) {
+            return Err(io::Error::other("the zstd compression threads stopped"));
+        }
+        self.pending.push_back(result);
+        Ok(())
+    }
+
+    /// Waits for the oldest frame handed out and writes it.
+    fn write_next(&mut self) -> io::Result<()> {
+        let Some(result) = self.pending.pop_front() else {
+            return Ok(());
+        };
+        let frame = result
+            .recv()
+            .map_err(|_| io::Error::other("a zstd compression thread stopped"))??;
+        self.write_frame(&frame)
+    }
+
+    /// pzstd's announcement (a skippable frame holding the compressed size),
+    /// then the frame.
+    fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        let size = u32::try_from(frame.len())
+            .map_err(|_| io::Error::other("a zstd frame larger than 4 GiB"))?;
+        let mut head = [0u8; 12];
+        head[..4].copy_from_slice(&SKIPPABLE_MAGIC.to_le_bytes());
+        head[4..8].copy_from_slice(&4u32.to_le_bytes());
+        head[8..].copy_from_slice(&size.to_le_bytes());
+        let inner = self.inner.as_mut().ok_or_else(finished)?;
+        inner.write_all(&head)?;
+        inner.write_all(frame)?;
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// Compresses and writes what is left, waits for every frame, stops the
+    /// threads and gives back the inner writer (not flushed).
+    pub fn finish(mut self) -> io::Result<W> {
+        if !self.buf.is_empty() || (self.frames == 0 && self.pending.is_empty()) {
+            self.submit()?;
+        }
+        while !self.pending.is_empty() {
+            self.write_next()?;
+        }
+        self.stop();
+        Ok(self.inner.take().expect("finish runs once"))
+    }
+
+    /// Ends the threads (they finish the frame at hand first).
+    fn stop(&mut self) {
+        self.jobs = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+fn finished() -> io::Error {
+    io::Error::other("the zstd output is already finished")
+}
+
+impl<W: Write> Drop for FrameWriter<W> {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl<W: Write> Write for FrameWriter<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        let mut rest = data;
+        while !rest.is_empty() {
+            let room = FRAME - self.buf.len();
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            self.buf.extend_from_slice(now);
+            rest = later;
+            if self.buf.len() == FRAME {
+                self.submit()?;
+            }
+        }
+        Ok(data.len())
+    }
+
+    /// Writes the frames already handed out and flushes the inner writer; the
+    /// frame being filled is not cut short (that would only shrink frames).
+    fn flush(&mut self) -> io::Result<()> {
+        while !self.pending.is_empty() {
+            self.write_next()?;
+        }
+        self.inner.as_mut().ok_or_else(finished)?.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    fn text(n: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(n);
+        let mut i = 0u64;
+        while out.len() < n {
+            out.extend_from_slice(format!("[Event \"game {i}\"]\n\n1. e4 e5 *\n\n").as_bytes());
+            i += 1;
+        }
+        out.truncate(n);
+        out
+    }
+
+    fn frames_of(data: &[u8]) -> Vec<super::super::frames::Frame> {
+        let mut walker = super::super::frames::FrameWalker::new(data.len() as u64);
+        let mut frames = Vec::new();
+        while let Some(f) = walker.next_frame(data).unwrap() {
+            frames.push(f);
+        }
+        frames
+    }
+
+    #[test]
+    fn frames_are_announced_sized_and_decode_to_the_input() {
+        for threads in [1, 3] {
+            let input = text(5 * FRAME + 123);
+            let mut w = FrameWriter::new(Vec::new(), 3, threads).unwrap();
+            // Writes of every size, across frame boundaries.
+            for piece in input.chunks(700_001) {
+                w.write_all(piece).unwrap();
+            }
+            let out = w.finish().unwrap();
+            let frames = frames_of(&out);
+            assert_eq!(frames.len(), 6, "{threads} threads");
+            for (i, f) in frames.iter().enumerate() {
+                let want = if i < 5 { FRAME } else { 123 } as u64;
+                assert_eq!(f.content_size, Some(want));
+                // Announced: the 12 bytes before the frame are pzstd's skippable frame.
+                let at = f.start as usize - 12;
+                assert_eq!(&out[at..at + 8], &[0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0]);
+                let size = u32::from_le_bytes(out[at + 8..at + 12].try_into().unwrap());
+                assert_eq!(u64::from(size), f.end - f.start);
+            }
+            let mut back = Vec::new();
+            zstd::stream::read::Decoder::new(&out[..])
+                .unwrap()
+                .read_to_end(&mut back)
+                .unwrap();
+            assert!(back == input, "{threads} threads: the bytes come back");
+        }
+    }
+
+    #[test]
+    fn an_empty_output_is_one_empty_frame() {
+        let out = FrameWriter::new(Vec::new(), 3, 2)
+            .unwrap()
+            .finish()
+            .unwrap();
+        assert_eq!(frames_of(&out).len(), 1);
+        assert!(zstd::stream::decode_all(&out[..]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_failing_inner_writer_is_an_error_not_a_hang() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::new(io::ErrorKind::StorageFull, "disk full"))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = FrameWriter::new(Full, 3, 2).unwrap();
+        let input = text(4 * FRAME);
+        let result = w.write_all(&input).and_then(|()| w.finish().map(|_| ()));
+        assert_eq!(result.unwrap_err().kind(), io::ErrorKind::StorageFull);
+    }
+}

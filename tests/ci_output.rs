@@ -1,0 +1,387 @@
+//! What `check` and `export` write for CI and spreadsheets (issue #19): memory
+//! bounded however dense the problems, in every format; nothing a name or a
+//! value holds can start a GitHub workflow command, drive a terminal or run as
+//! a spreadsheet formula.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::bin;
+
+/// A value holding an OSC (window title) and a CSI (colour) sequence.
+const EVIL_VALUE: &str = "2\u{1b}]0;TITLE\u{7}\u{1b}[31mRED";
+/// The same as every format shows it.
+const EVIL_SHOWN: &str = "2\\u{1b}]0;TITLE\\u{7}\\u{1b}[31mRED";
+
+/// Peak resident memory (KiB) of `pgnfen ARGS` with standard output thrown
+/// away, from the kernel's accounting of the child (`wait4`).
+// The child is reaped by `wait4` below (which also gives its peak memory),
+// not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn peak_kib(args: &[&str]) -> (u64, i32) {
+    let child = bin()
+        .arg("-q")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("pgnfen runs");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: `pid` is a child of this process that nothing else waits for.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    // On Linux ru_maxrss is in KiB.
+    (usage.ru_maxrss as u64, libc::WEXITSTATUS(status))
+}
+
+#[test]
+fn check_memory_stays_bounded_on_a_file_of_problems_only() {
+    // 20 MB of games that are each a problem (SetUp "1" without a FEN): was
+    // 8 GB in SARIF, 450-900 MB in the other formats.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dense.pgn");
+    let game = b"[SetUp \"1\"]\n\n*\n\n";
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    for _ in 0..(20 << 20) / game.len() {
+        f.write_all(game).unwrap();
+    }
+    f.flush().unwrap();
+    drop(f);
+    let file = path.to_str().unwrap();
+    let mut failures = Vec::new();
+    for format in ["text", "json", "csv", "github", "sarif"] {
+        for threads in ["2", "8"] {
+            let (kib, code) = peak_kib(&["-j", threads, "check", "--format", format, file]);
+            assert_eq!(code, 1, "{format} -j{threads}: errors found");
+            if kib >= 100 * 1024 {
+                failures.push(format!("{format} -j{threads}: {} MiB", kib / 1024));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "over 100 MiB: {failures:?}");
+}
+
+#[test]
+fn sarif_streams_the_same_log_as_a_document() {
+    // Results written as found must still make one valid log, with the results
+    // in input order, for 0, 1 and many results.
+    let dir = tempfile::tempdir().unwrap();
+    for n in [0usize, 1, 3] {
+        let path = dir.path().join(format!("g{n}.pgn"));
+        let mut text = String::from("[Event \"ok\"]\n\n*\n\n");
+        for i in 0..n {
+            text.push_str(&format!("[SetUp \"{}\"]\n\n*\n\n", i + 2));
+        }
+        std::fs::write(&path, text).unwrap();
+        let out = bin()
+            .args(["check", "--format", "sarif"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let log: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("one JSON document");
+        let run = &log["runs"][0];
+        assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), 15);
+        let results = run["results"].as_array().unwrap();
+        assert_eq!(results.len(), n);
+        for (i, r) in results.iter().enumerate() {
+            let text = r["message"]["text"].as_str().unwrap();
+            assert!(text.contains(&format!("\"{}\"", i + 2)), "{text}");
+        }
+    }
+}
+
+/// A zip whose only member has this name and data that cannot be inflated.
+fn corrupt_zip(path: &Path, member: &str) {
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    zip.start_file(
+        member,
+        zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated),
+    )
+    .unwrap();
+    zip.write_all(&b"[Event \"x\"]\n[SetUp \"1\"]\n\n*\n\n".repeat(200))
+        .unwrap();
+    zip.finish().unwrap();
+    let mut bytes = std::fs::read(path).unwrap();
+    // The compressed data follows the 30-byte local header and the name.
+    let data = 30 + member.len();
+    for b in &mut bytes[data + 4..data + 24] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Every line of `stream` that starts a workflow command is one of pgnfen's
+/// annotations (`::error file=` / `::warning file=`).
+fn only_own_commands(stream: &[u8]) -> Result<(), String> {
+    let text = String::from_utf8_lossy(stream);
+    // The runner splits on LF; a lone CR must not hide a second line either.
+    for line in text.split(['\n', '\r']) {
+        let t = line.trim_start();
+        if t.starts_with("::")
+            && !(t.starts_with("::error file=") || t.starts_with("::warning file="))
+        {
+            return Err(format!("a workflow command of its own: {line:?}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn github_format_names_cannot_start_workflow_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let injected = "\n::error file=README.md,line=1::Injected\n::stop-commands::tok";
+    let zip = dir.path().join("evil.zip");
+    corrupt_zip(&zip, &format!("x.pgn{injected}"));
+    let out = bin()
+        .args(["check", "--format", "github"])
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a corrupt member is an error");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("x.pgn\\n::error file=README.md"),
+        "{stderr}"
+    );
+    only_own_commands(&out.stderr).unwrap();
+    only_own_commands(&out.stdout).unwrap();
+
+    // A file name, in the annotations themselves and in text output.
+    let pgn = dir.path().join(format!("a.pgn{injected}\r::warning::x"));
+    std::fs::write(&pgn, format!("[SetUp \"{EVIL_VALUE}\"]\n\n*\n")).unwrap();
+    for format in ["github", "text", "csv", "json"] {
+        let out = bin()
+            .args(["check", "--warnings", "--format", format])
+            .arg(&pgn)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        only_own_commands(&out.stdout).unwrap_or_else(|e| panic!("{format}: {e}"));
+        only_own_commands(&out.stderr).unwrap_or_else(|e| panic!("{format}: {e}"));
+    }
+    let out = bin()
+        .args(["check", "--format", "github"])
+        .arg(&pgn)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(
+        stdout.contains("a.pgn\\n%3A%3Aerror file=README.md%2Cline=1%3A%3AInjected"),
+        "{stdout}"
+    );
+}
+
+/// The message of each format's output for the evil value, and the output.
+fn messages(out: &[u8], format: &str) -> String {
+    let text = String::from_utf8_lossy(out).replace("\r\n", "\n");
+    match format {
+        "json" => {
+            let line = text.lines().find(|l| l.starts_with('{')).unwrap();
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            v["message"].as_str().unwrap().to_string()
+        }
+        "csv" => {
+            let mut r = csv::Reader::from_reader(text.as_bytes());
+            let rec = r.records().next().unwrap().unwrap();
+            rec[7].to_string()
+        }
+        "github" => {
+            let line = text.lines().find(|l| l.starts_with("::error")).unwrap();
+            line.splitn(3, "::").nth(2).unwrap().to_string()
+        }
+        _ => {
+            let line = text.lines().find(|l| l.contains("error[")).unwrap();
+            line.split_once("]: ").unwrap().1.to_string()
+        }
+    }
+}
+
+/// `pgnfen ARGS` on a pseudo-terminal (`script`), its output as the terminal
+/// got it.
+fn on_terminal(args: &[&str]) -> Vec<u8> {
+    let mut command = format!("{} --no-progress", env!("CARGO_BIN_EXE_pgnfen"));
+    for a in args {
+        command.push_str(&format!(" '{}'", a.replace('\'', "'\\''")));
+    }
+    let out = Command::new("script")
+        .args(["-qefc", &command, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    out.stdout
+}
+
+#[test]
+fn escapes_are_shown_the_same_in_every_format_terminal_or_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("esc.pgn");
+    std::fs::write(
+        &pgn,
+        format!("[Event \"x\"]\n[SetUp \"{EVIL_VALUE}\"]\n\n*\n"),
+    )
+    .unwrap();
+    let file = pgn.to_str().unwrap();
+    let expected = format!("SetUp value \"{EVIL_SHOWN}\" is not allowed; expected \"0\" or \"1\"");
+    for format in ["text", "json", "csv", "github", "sarif"] {
+        let args = ["check", "-q", "--format", format, file];
+        let piped = bin().args(args).output().unwrap().stdout;
+        let tty = on_terminal(&args);
+        for (how, out) in [("piped", &piped), ("terminal", &tty)] {
+            let text = String::from_utf8_lossy(out);
+            // No OSC or BEL from the value; a terminal gets colour codes from
+            // the text renderer only.
+            assert!(!text.contains("\u{1b}]"), "{format} {how}: {text:?}");
+            assert!(!text.contains('\u{7}'), "{format} {how}: {text:?}");
+            if format != "text" {
+                assert!(!text.contains('\u{1b}'), "{format} {how}: {text:?}");
+            }
+            if format == "sarif" {
+                let log: serde_json::Value =
+                    serde_json::from_str(&text.replace("\r\n", "\n")).unwrap();
+                // SARIF's message also carries the problem's advice.
+                let m = log["runs"][0]["results"][0]["message"]["text"]
+                    .as_str()
+                    .unwrap();
+                let m = m.split("; help: ").next().unwrap();
+                assert_eq!(m, expected, "{how}");
+            } else {
+                // Colour codes aside, the same message.
+                let plain = strip_sgr(out);
+                assert_eq!(messages(&plain, format), expected, "{format} {how}");
+            }
+        }
+    }
+}
+
+/// `bytes` without SGR colour sequences (`ESC [ ... m`), which the text
+/// renderer writes itself on a terminal.
+fn strip_sgr(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == 0x1b && bytes.get(i + 1) == Some(&b'[') {
+            let mut j = i + 2;
+            while j < bytes.len() && (bytes[j].is_ascii_digit() || bytes[j] == b';') {
+                j += 1;
+            }
+            if bytes.get(j) == Some(&b'm') {
+                i = j + 1;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn a_file_name_with_escapes_is_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("a\u{1b}[2Kb.pgn");
+    std::fs::write(&pgn, "[SetUp \"1\"]\n\n*\n").unwrap();
+    for format in ["text", "json", "csv", "github"] {
+        let out = bin()
+            .args(["check", "-q", "--format", format])
+            .arg(&pgn)
+            .output()
+            .unwrap();
+        let mut stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        if format == "json" {
+            let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            stdout = v["file"].as_str().unwrap().to_string();
+        }
+        assert!(stdout.contains("a\\u{1b}[2Kb.pgn"), "{format}: {stdout:?}");
+        assert!(!stdout.contains('\u{1b}'), "{format}: {stdout:?}");
+    }
+}
+
+#[test]
+fn csv_cells_that_start_a_formula_are_neutralised() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("f.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"=1+2\"]\n[Site \"+A1\"]\n[Round \"-3\"]\n[White \"@SUM(A1)\"]\n\
+         [Black \"\tx\"]\n[Opening \"a\u{0}b\u{1b}c\"]\n[Result \"1-0\"]\n\n1-0\n",
+    )
+    .unwrap();
+    let export = |raw: bool| {
+        let mut c = bin();
+        c.args([
+            "export",
+            "-q",
+            "--format",
+            "csv",
+            "--tags",
+            "Event,Site,Round,White,Black,Opening,Result",
+        ]);
+        if raw {
+            c.arg("--csv-raw");
+        }
+        let out = c.arg(&pgn).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut r = csv::Reader::from_reader(out.stdout.as_slice());
+        let header = r.headers().unwrap().clone();
+        let rec = r.records().next().unwrap().unwrap();
+        let cell = |name: &str| rec[header.iter().position(|h| h == name).unwrap()].to_string();
+        [
+            "Event", "Site", "Round", "White", "Black", "Opening", "Result",
+        ]
+        .map(cell)
+    };
+    assert_eq!(
+        export(false),
+        [
+            "'=1+2",
+            "'+A1",
+            "'-3",
+            "'@SUM(A1)",
+            "\\tx",
+            "a\\0b\\u{1b}c",
+            "1-0"
+        ]
+    );
+    assert_eq!(
+        export(true),
+        [
+            "=1+2",
+            "+A1",
+            "-3",
+            "@SUM(A1)",
+            "\tx",
+            "a\u{0}b\u{1b}c",
+            "1-0"
+        ]
+    );
+
+    // check --format csv: a file name that starts a formula.
+    let f = dir.path().join("sub");
+    std::fs::create_dir(&f).unwrap();
+    std::fs::write(f.join("=cmd.pgn"), "[SetUp \"1\"]\n\n*\n").unwrap();
+    let check = |raw: bool| {
+        let mut c = bin();
+        c.current_dir(&f).args(["check", "-q", "--format", "csv"]);
+        if raw {
+            c.arg("--csv-raw");
+        }
+        let out = c.arg("=cmd.pgn").output().unwrap();
+        let mut r = csv::Reader::from_reader(out.stdout.as_slice());
+        r.records().next().unwrap().unwrap()[0].to_string()
+    };
+    assert_eq!(check(false), "'=cmd.pgn");
+    assert_eq!(check(true), "=cmd.pgn");
+}
