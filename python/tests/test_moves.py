@@ -49,7 +49,7 @@ def test_pgnfen_agrees_with_python_chess_live(tmp_path, seed):
 def test_moves_first_and_bad_values(tmp_path):
     path = tmp_path / "g.pgn"
     path.write_text('[Event "a"]\n\n1. e4 e5 2. Ke3 *\n')
-    assert pgnfen.check(path, moves="first") == []
+    assert list(pgnfen.check(path, moves="first")) == []
     [p] = pgnfen.check(path, moves="all")
     assert (p["ply"], p["move"], p["line"], p["column"]) == (3, "Ke3", 3, 13)
     assert "stats" not in pgnfen.stats(path) or "moves" not in pgnfen.stats(path)
