@@ -270,7 +270,29 @@ pub fn replay(start: &Start, text: &MoveText<'_>, mode: MovesMode) -> Replay {
     }
 }
 
-fn replay_from<P: Position + Clone>(
+/// How a position finds the move a SAN names: plain chess has a fast path,
+/// the variants go through `shakmaty`'s candidate lists.
+trait FindMove: Position + Sized {
+    fn find(&self, san: San) -> Result<Move, &'static str> {
+        find_move(self, san)
+    }
+}
+
+impl FindMove for shakmaty::Chess {
+    fn find(&self, san: San) -> Result<Move, &'static str> {
+        // The fast path answers when exactly one legal move fits; anything
+        // else (none, several, castling, a drop) is judged by the plain path,
+        // which words the error.
+        match fast::unique_move(self, &san) {
+            Some(m) => Ok(m),
+            None => find_move(self, san),
+        }
+    }
+}
+
+impl FindMove for VariantPosition {}
+
+fn replay_from<P: FindMove + Clone>(
     mut pos: P,
     start: &Start,
     text: &MoveText<'_>,
@@ -290,7 +312,7 @@ fn replay_from<P: Position + Clone>(
         let verdict = match parse_san(word) {
             Lenient::Null => break,
             Lenient::NotSan => Err("not a move in SAN"),
-            Lenient::San(san) => find_move(&pos, san),
+            Lenient::San(san) => pos.find(san),
         };
         ply = ply.saturating_add(1);
         match verdict {
@@ -543,6 +565,179 @@ fn find_move<P: Position>(pos: &P, san: San) -> Result<Move, &'static str> {
             .copied()
             .ok_or("the drop is not legal in this position"),
         San::Null => Err("a null move"),
+    }
+}
+
+/// The legal move a SAN names in plain chess, found without a move list.
+///
+/// `shakmaty`'s `san_candidates` builds a list of up to 256 moves and returns
+/// it by value (2 KiB copied per move played: a fifth of a replay). Here the
+/// squares a piece could come from are computed from the attack tables, and
+/// each candidate is tried against the king: after the move, does an enemy
+/// piece attack our king (with the occupancy the move leaves)? Only a unique
+/// legal candidate is returned; the plain path decides every other case, so
+/// this path can only be faster, never different (checked against it by a
+/// property test).
+mod fast {
+    use shakmaty::attacks;
+    use shakmaty::san::San;
+    use shakmaty::{Bitboard, Chess, Move, Position, Role, Square};
+
+    /// The one legal move of `pos` that `san` names under the lenient rules
+    /// of [`super::find_move`], or `None` when there is none, more than one,
+    /// or the SAN is not a plain piece or pawn move.
+    pub(super) fn unique_move(pos: &Chess, san: &San) -> Option<Move> {
+        let San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        } = *san
+        else {
+            return None;
+        };
+        let board = pos.board();
+        let turn = pos.turn();
+        let occupied = board.occupied();
+        let us = board.by_color(turn);
+        if us.contains(to) {
+            return None;
+        }
+        let king = board.king_of(turn)?;
+        let ours = us & board.by_role(role);
+        let target = board.role_at(to);
+        let mut found = None;
+        let mut try_move = |m: Move, from: Square, removed: Bitboard| -> bool {
+            // Occupancy after the move; the captured piece no longer attacks.
+            let after =
+                (occupied & !Bitboard::from_square(from) & !removed) | Bitboard::from_square(to);
+            let king_sq = if from == king { to } else { king };
+            let attackers =
+                board.attacks_to(king_sq, !turn, after) & !removed & !Bitboard::from_square(to);
+            if attackers.any() {
+                return true;
+            }
+            if found.is_some() {
+                return false; // two legal moves fit: ambiguous
+            }
+            found = Some(m);
+            true
+        };
+        let filter = |from: Square| {
+            file.is_none_or(|f| f == from.file()) && rank.is_none_or(|r| r == from.rank())
+        };
+        let to_bb = Bitboard::from_square(to);
+        if role == Role::Pawn {
+            let backrank = to.rank() == turn.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
+            if backrank != promotion.is_some() {
+                return None;
+            }
+            if promotion.is_some_and(|p| matches!(p, Role::Pawn | Role::King)) {
+                return None;
+            }
+            let pawn_capture = capture || file.is_some_and(|f| f != to.file());
+            if capture && file.is_none() {
+                return None;
+            }
+            if pawn_capture {
+                let froms = attacks::pawn_attacks(!turn, to) & ours;
+                if target.is_some() {
+                    for from in froms {
+                        if filter(from) {
+                            let m = Move::Normal {
+                                role,
+                                from,
+                                capture: target,
+                                to,
+                                promotion,
+                            };
+                            if !try_move(m, from, to_bb) {
+                                return None;
+                            }
+                        }
+                    }
+                } else if pos.maybe_ep_square() == Some(to) && promotion.is_none() {
+                    // The captured pawn stands beside the capturing one.
+                    let behind = to.offset(turn.fold_wb(-8, 8))?;
+                    for from in froms {
+                        if filter(from) {
+                            let m = Move::EnPassant { from, to };
+                            if !try_move(m, from, Bitboard::from_square(behind)) {
+                                return None;
+                            }
+                        }
+                    }
+                } else {
+                    return None;
+                }
+            } else {
+                if target.is_some() {
+                    return None;
+                }
+                let back = turn.fold_wb(-8, 8);
+                let one = to.offset(back)?;
+                let from = if ours.contains(one) {
+                    one
+                } else if !occupied.contains(one)
+                    && to.rank() == turn.fold_wb(shakmaty::Rank::Fourth, shakmaty::Rank::Fifth)
+                {
+                    let two = one.offset(back)?;
+                    if !ours.contains(two) {
+                        return None;
+                    }
+                    two
+                } else {
+                    return None;
+                };
+                if !filter(from) {
+                    return None;
+                }
+                let m = Move::Normal {
+                    role,
+                    from,
+                    capture: None,
+                    to,
+                    promotion,
+                };
+                if !try_move(m, from, Bitboard::EMPTY) {
+                    return None;
+                }
+            }
+        } else {
+            if promotion.is_some() {
+                return None;
+            }
+            let froms = match role {
+                Role::Knight => attacks::knight_attacks(to),
+                Role::Bishop => attacks::bishop_attacks(to, occupied),
+                Role::Rook => attacks::rook_attacks(to, occupied),
+                Role::Queen => attacks::queen_attacks(to, occupied),
+                Role::King => attacks::king_attacks(to),
+                Role::Pawn => unreachable!("handled above"),
+            } & ours;
+            let removed = if target.is_some() {
+                to_bb
+            } else {
+                Bitboard::EMPTY
+            };
+            for from in froms {
+                if filter(from) {
+                    let m = Move::Normal {
+                        role,
+                        from,
+                        capture: target,
+                        to,
+                        promotion: None,
+                    };
+                    if !try_move(m, from, removed) {
+                        return None;
+                    }
+                }
+            }
+        }
+        found
     }
 }
 

@@ -280,3 +280,97 @@ fn hostile_movetext_is_bounded() {
     };
     assert_eq!(replay(&standard(), &cut, MovesMode::All), Replay::Passed);
 }
+
+mod fast_path {
+    //! The fast move finder against the plain one: wherever the fast path
+    //! answers, the plain path gives the same move.
+    use super::super::{fast, find_move};
+    use proptest::prelude::*;
+    use shakmaty::san::San;
+    use shakmaty::{Chess, File, Position, Rank, Role, Square};
+
+    /// Positions along a random game (from the start, or from a position
+    /// with en passant, promotions and pins close at hand).
+    fn positions(seed: &[u8]) -> Vec<Chess> {
+        let starts = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1",
+            "8/8/8/K2pP2r/8/8/8/7k w - d6 0 2",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "4k3/8/8/2pP4/8/8/8/4K3 w - c6 0 2",
+        ];
+        let fen: shakmaty::fen::Fen = starts[seed[0] as usize % starts.len()].parse().unwrap();
+        let mut pos: Chess = fen.into_position(shakmaty::CastlingMode::Standard).unwrap();
+        let mut out = vec![pos.clone()];
+        for &b in &seed[1..] {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[b as usize % moves.len()]);
+            out.push(pos.clone());
+        }
+        out
+    }
+
+    fn agree(pos: &Chess, san: San) {
+        if let Some(m) = fast::unique_move(pos, &san) {
+            assert_eq!(
+                find_move(pos, san),
+                Ok(m),
+                "{san:?} in {}",
+                shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Always)
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn fast_and_plain_agree(seed in proptest::collection::vec(any::<u8>(), 1..80)) {
+            for pos in positions(&seed) {
+                // Every legal move, named as SAN programs write it and leniently.
+                for m in pos.legal_moves() {
+                    let san = San::from_move(&pos, m);
+                    agree(&pos, san);
+                    if let San::Normal { role, to, promotion, .. } = san {
+                        let from = m.from().unwrap();
+                        for (file, rank) in [(None, None), (Some(from.file()), None), (None, Some(from.rank())), (Some(from.file()), Some(from.rank()))] {
+                            for capture in [false, true] {
+                                agree(&pos, San::Normal { role, file, rank, capture, to, promotion });
+                            }
+                        }
+                        // A wrong promotion piece, or none.
+                        for promotion in [None, Some(Role::Queen), Some(Role::Knight), Some(Role::King), Some(Role::Pawn)] {
+                            agree(&pos, San::Normal { role, file: Some(from.file()), rank: None, capture: m.is_capture(), to, promotion });
+                        }
+                    }
+                }
+                // Every role to every square, with and without hints: most are
+                // not legal, and the fast path must not find what is not there.
+                for to in Square::ALL {
+                    for role in Role::ALL {
+                        for file in [None, Some(File::E), Some(to.file())] {
+                            agree(&pos, San::Normal { role, file, rank: None, capture: false, to, promotion: None });
+                            agree(&pos, San::Normal { role, file, rank: Some(Rank::Second), capture: true, to, promotion: None });
+                        }
+                        agree(&pos, San::Normal { role, file: None, rank: None, capture: false, to, promotion: Some(Role::Queen) });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The fast path answers the usual moves itself (else it would be no use).
+    #[test]
+    fn fast_path_answers_ordinary_moves() {
+        let pos = Chess::default();
+        for m in pos.legal_moves() {
+            let san = San::from_move(&pos, m);
+            assert_eq!(fast::unique_move(&pos, &san), Some(m), "{san}");
+        }
+    }
+}
