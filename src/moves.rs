@@ -86,7 +86,7 @@ pub enum Replay {
     #[default]
     NotChecked,
     /// Replay to do once the movetext is read.
-    Pending(Box<Start>),
+    Pending(Start),
     /// Every move judged was legal.
     Passed,
     /// The first move that could not be played.
@@ -157,6 +157,10 @@ impl IllegalMove {
 /// game is not replayed (SPEC: classes standard, setup, chess960, and
 /// `other` games of the seven lichess variants).
 pub fn start_of(header: &Header<'_>, verdict: &Verdict) -> Option<Start> {
+    if verdict.class == Class::Standard && verdict.fen.is_none() {
+        // The usual game: no tag to look at.
+        return Some(Start::STANDARD);
+    }
     let tags: Vec<TagInput<'_>> = header.inputs();
     start_from_tags(&tags, verdict)
 }
@@ -224,6 +228,14 @@ pub fn lichess_variant(value: &[u8]) -> Option<Variant> {
 }
 
 impl Start {
+    /// The standard start position, in the rules of chess.
+    pub const STANDARD: Start = Start {
+        variant: Variant::Chess,
+        chess960: false,
+        fen: None,
+        hint: false,
+    };
+
     /// The start position in the game's rules, or `None` when `shakmaty`
     /// cannot read it (the game is then not checked).
     pub fn position(&self) -> Option<VariantPosition> {
@@ -304,10 +316,10 @@ fn replay_from<P: FindMove + Clone>(
     };
     let mut lexer = Lexer::new(text.bytes, text.complete);
     let mut ply = 0u32;
-    while let Some(token) = lexer.next_move() {
-        if ply as usize >= limit {
-            break;
-        }
+    // The limit is tested before the next token is read: `first` reads one.
+    while (ply as usize) < limit
+        && let Some(token) = lexer.next_move()
+    {
         let word = &text.bytes[token.clone()];
         let verdict = match parse_san(word) {
             Lenient::Null => break,
@@ -316,7 +328,9 @@ fn replay_from<P: FindMove + Clone>(
         };
         ply = ply.saturating_add(1);
         match verdict {
-            Ok(m) => pos.play_unchecked(m),
+            // The last move judged need not be played.
+            Ok(m) if (ply as usize) < limit => pos.play_unchecked(m),
+            Ok(_) => {}
             Err(reason) => {
                 let standard_start = start.hint && ply == 1 && fits_standard_start(text);
                 let position = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
@@ -932,9 +946,16 @@ impl<J: Job> Job for WithMoves<J> {
 
     fn game(&self, header: &Header<'_>) -> Self::Game {
         let inner = self.inner.game(header);
+        if header.has_no_start_tags() {
+            // Most games: the standard start, no classification needed.
+            return Moved {
+                inner,
+                replay: Replay::Pending(Start::STANDARD),
+            };
+        }
         let verdict = header.verdict();
         let replay = match start_of(header, &verdict) {
-            Some(start) => Replay::Pending(Box::new(start)),
+            Some(start) => Replay::Pending(start),
             None => Replay::NotChecked,
         };
         Moved { inner, replay }

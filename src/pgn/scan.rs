@@ -115,6 +115,16 @@ pub enum Event {
         /// Absolute offsets of the raw value.
         value: Range<u64>,
     },
+    /// The current game's movetext starts at this absolute offset, on this
+    /// line (its first line that is not a tag, blank or `%` line); follows
+    /// the game's [`Event::HeaderEnd`]. Only from a scanner made
+    /// [`Scanner::with_movetext`] (for `--moves`, which replays the movetext).
+    Movetext {
+        /// Absolute offset of the line's first byte.
+        offset: u64,
+        /// The line (1-based, as [`Event::GameStart`] counts).
+        line: u64,
+    },
     /// Any complete tag pair of the current game's header, SetUp/FEN/Variant
     /// included, in order: the absolute offsets of its name and of its raw value
     /// between the quotes. Only from a scanner made
@@ -277,6 +287,8 @@ pub struct Scanner {
     /// Report every pair ([`Event::Pair`]); off by default (the fast path
     /// reads only the values of the tags it needs).
     all_pairs: bool,
+    /// Report where each movetext starts ([`Event::Movetext`]).
+    movetext: bool,
     /// The last bytes consumed, every byte up to the last delimiter replaced by
     /// a space: the start of a token that may be a marker.
     tail: [u8; TAIL],
@@ -368,6 +380,7 @@ impl Scanner {
             extra: Vec::new(),
             extra_first: NO_EXTRA,
             all_pairs: false,
+            movetext: false,
             tail: [b' '; TAIL],
             carry: [0; 8],
             carry_len: 0,
@@ -412,6 +425,12 @@ impl Scanner {
     /// whatever its name: every value is then read.
     pub fn with_all_pairs(mut self) -> Scanner {
         self.all_pairs = true;
+        self
+    }
+
+    /// Also reports where each game's movetext starts ([`Event::Movetext`]).
+    pub fn with_movetext(mut self) -> Scanner {
+        self.movetext = true;
         self
     }
 
@@ -612,6 +631,12 @@ impl Scanner {
             }
             Phase::Header => {
                 events.push(Event::HeaderEnd);
+                if self.movetext {
+                    events.push(Event::Movetext {
+                        offset: self.line_start,
+                        line: self.lines + 1,
+                    });
+                }
                 self.phase = Phase::Movetext;
                 self.depth = 0;
                 self.mode = Mode::Move;

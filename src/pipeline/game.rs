@@ -80,101 +80,16 @@ pub trait Job: Sync {
 /// longer movetext is replayed as far as this goes (bounded memory).
 pub const MOVES_BUDGET: usize = 8 << 20;
 
-/// Where a game's movetext starts in `data` (the first line after its header),
-/// scanning from `from`: with `in_header` false the bytes before the first tag
-/// line (a preamble, text after the previous game's result) are skipped first,
-/// comments included. Returns the offset in `data` and the line terminators
-/// passed.
-pub fn movetext_start(data: &[u8], from: usize, in_header: bool) -> (usize, u64) {
-    let mut at = from.min(data.len());
-    let mut lines = 0u64;
-    // Before the header: find the first tag line outside comments.
-    while !in_header && at < data.len() {
-        let line_end = memchr::memchr2(b'\n', b'\r', &data[at..]).map_or(data.len(), |n| at + n);
-        let line = &data[at..line_end];
-        let first = line.iter().position(|b| *b != b' ' && *b != b'\t');
-        if first.is_some_and(|i| line[i] == b'[') {
-            break;
-        }
-        // A comment opened on this line runs to its `}`, across lines.
-        let mut i = at;
-        let mut next = None;
-        while i < line_end {
-            match data[i] {
-                b'{' => {
-                    let close = memchr::memchr(b'}', &data[i..]).map_or(data.len(), |n| i + n);
-                    lines += count_line_ends(&data[i..close]);
-                    i = close + 1;
-                    if close >= line_end {
-                        next = Some(i.min(data.len()));
-                        break;
-                    }
-                }
-                b';' => break,
-                _ => i += 1,
-            }
-        }
-        match next {
-            // The comment ended on a later line: go on after it (rest of that line).
-            Some(n) => {
-                let rest_end =
-                    memchr::memchr2(b'\n', b'\r', &data[n..]).map_or(data.len(), |k| n + k);
-                at = skip_line_end(data, rest_end, &mut lines);
-            }
-            None => at = skip_line_end(data, line_end, &mut lines),
-        }
-    }
-    // In the header: tag lines, blank lines and `%` lines.
-    while at < data.len() {
-        let line_end = memchr::memchr2(b'\n', b'\r', &data[at..]).map_or(data.len(), |n| at + n);
-        let line = &data[at..line_end];
-        let first = line.iter().position(|b| *b != b' ' && *b != b'\t');
-        match first.map(|i| line[i]) {
-            None | Some(b'[') => {}
-            Some(b'%') if line[0] == b'%' => {}
-            Some(_) => return (at, lines),
-        }
-        at = skip_line_end(data, line_end, &mut lines);
-    }
-    (at, lines)
-}
-
-fn skip_line_end(data: &[u8], line_end: usize, lines: &mut u64) -> usize {
-    match (data.get(line_end), data.get(line_end + 1)) {
-        (Some(b'\r'), Some(b'\n')) => {
-            *lines += 1;
-            line_end + 2
-        }
-        (Some(_), _) => {
-            *lines += 1;
-            line_end + 1
-        }
-        (None, _) => line_end,
-    }
-}
-
-fn count_line_ends(bytes: &[u8]) -> u64 {
-    let mut n = 0;
-    let mut i = 0;
-    while let Some(k) = memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
-        let at = i + k;
-        i = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
-            at + 2
-        } else {
-            at + 1
-        };
-        n += 1;
-    }
-    n
-}
-
 /// The scanner a job needs: `scanner` told the extra tags and whether to
 /// report every pair.
 pub fn scanner_for<J: Job>(
     job: &J,
     scanner: crate::pgn::scan::Scanner,
 ) -> crate::pgn::scan::Scanner {
-    let scanner = scanner.with_extra_tags(job.extra_tags());
+    let mut scanner = scanner.with_extra_tags(job.extra_tags());
+    if job.reads_moves() {
+        scanner = scanner.with_movetext();
+    }
     if job.all_pairs() {
         scanner.with_all_pairs()
     } else {
@@ -304,6 +219,12 @@ impl<'a> Header<'a> {
     /// The `i`-th kept tag, in header order.
     pub fn tag(&self, i: usize) -> HeaderTag<'a> {
         self.make_tag(&self.slots[i])
+    }
+
+    /// Whether the header holds no SetUp, FEN or Variant tag at all (kept or
+    /// not): the game is then of class `standard` without classifying it.
+    pub fn has_no_start_tags(&self) -> bool {
+        self.slots.is_empty() && self.unlisted() == 0
     }
 
     /// The kept tags, in header order.
@@ -599,8 +520,7 @@ impl Builder {
         }
     }
 
-    /// Consumes the events of one chunk (`data` starting at absolute `offset`,
-    /// at the start of line `first_line` in the base of the events' lines).
+    /// Consumes the events of one chunk (`data` starting at absolute `offset`).
     ///
     /// For a job that reads moves, each game whose movetext ends in the chunk
     /// is replayed here; the last game's entry is left with
@@ -611,7 +531,6 @@ impl Builder {
         job: &J,
         data: &[u8],
         offset: u64,
-        first_line: u64,
         events: &[Event],
         out: &mut Vec<Entry<J::Game>>,
     ) {
@@ -725,6 +644,11 @@ impl Builder {
                     let pair = (put(name), put(value));
                     self.pairs.push(pair);
                 }
+                Event::Movetext { offset: at, line } => {
+                    if let Some(i) = reading {
+                        out[i].moves_from = Some((*at, *line));
+                    }
+                }
                 Event::HeaderEnd => {
                     if !self.open || self.header_done {
                         continue;
@@ -764,18 +688,10 @@ impl Builder {
                     if let Some(last) = out.last_mut() {
                         last.result = Some(result);
                         if reads_moves {
-                            // The game's first byte in this chunk, and whether
-                            // the chunk starts inside its header.
-                            let (from, line, in_header) = if last.continued {
-                                (offset, first_line, true)
-                            } else if last.start >= offset {
-                                (last.start, last.line, false)
-                            } else {
-                                (offset, first_line, false)
-                            };
-                            let (at, lines) =
-                                movetext_start(data, (from - offset) as usize, in_header);
-                            last.moves_from = Some((offset + at as u64, line + lines));
+                            // The movetext starts where the scanner's
+                            // `Movetext` event says; without one (the input
+                            // or the game ends in the header) it is empty.
+                            last.moves_from = Some((offset + data.len() as u64, 0));
                             reading = Some(out.len() - 1);
                         }
                     }

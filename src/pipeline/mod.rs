@@ -666,16 +666,13 @@ fn scan_speculatively<J: Job>(job: &J, chunk: Chunk, limits: Limits) -> Scanned<
     for range in pieces(bytes, limits.piece) {
         let piece = &bytes[range.clone()];
         events.clear();
-        // A speculative scan counts lines from 1 at the chunk's first byte;
-        // pieces are whole lines.
-        let first_line = scanner.lines_seen() + 1;
         scanner.feed(piece, &mut events);
         if chunk.last && range.end == bytes.len() {
             scanner.finish(&mut events);
         }
         let before = entries.len();
         let base = chunk.offset + range.start as u64;
-        builder.consume(job, piece, base, first_line, &events, &mut entries);
+        builder.consume(job, piece, base, &events, &mut entries);
         weight += entries[before..]
             .iter()
             .map(|e| {
@@ -821,8 +818,6 @@ impl<'j, J: Job> Merger<'j, J> {
                     let piece = &bytes[range.clone()];
                     let last = chunk.last && range.end == bytes.len();
                     self.events.clear();
-                    // Pieces are whole lines: this one's first line follows those seen.
-                    let first_line = self.scanner.lines_seen() + 1;
                     self.scanner.feed(piece, &mut self.events);
                     if last {
                         self.scanner.finish(&mut self.events);
@@ -831,14 +826,8 @@ impl<'j, J: Job> Merger<'j, J> {
                         base: chunk.offset + range.start as u64,
                         data: piece,
                     };
-                    self.builder.consume(
-                        self.job,
-                        piece,
-                        data.base,
-                        first_line,
-                        &self.events,
-                        &mut entries,
-                    );
+                    self.builder
+                        .consume(self.job, piece, data.base, &self.events, &mut entries);
                     if last {
                         self.builder
                             .finish_moves(self.job, piece, data.base, &mut entries);

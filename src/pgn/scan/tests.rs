@@ -79,9 +79,57 @@ fn check_header_ends(ev: &[Event]) {
                 assert!(open && header, "stray HeaderEnd: {ev:?}");
                 header = false;
             }
+            Event::Movetext { .. } => assert!(open && !header, "Movetext in a header: {ev:?}"),
         }
     }
     assert!(!header, "no final HeaderEnd: {ev:?}");
+}
+
+/// `with_movetext`: each movetext's first line (after blank, `%` and indented
+/// tag lines), right after its HeaderEnd, wherever the input is split.
+#[test]
+fn movetext_starts_are_reported_wherever_the_input_is_split() {
+    let text = b"[Event \"a\"]\r\n\r\n%escape\r\n  [Site \"b\"]\r\n\r\n1. e4 *\r\n\r\n[Event \"c\"]\n\n  {c} 1. d4 *\n[Event \"d\"]\n[Event \"e\"]";
+    let starts = |pieces: &[&[u8]]| -> Vec<(u64, u64)> {
+        let mut s = Scanner::new().with_movetext();
+        let mut ev = Vec::new();
+        for p in pieces {
+            s.feed(p, &mut ev);
+        }
+        s.finish(&mut ev);
+        check_header_ends(&ev);
+        for w in ev.windows(2) {
+            if let Event::Movetext { .. } = w[1] {
+                assert_eq!(w[0], Event::HeaderEnd);
+            }
+        }
+        ev.iter()
+            .filter_map(|e| match e {
+                Event::Movetext { offset, line } => Some((*offset, *line)),
+                _ => None,
+            })
+            .collect()
+    };
+    let at = |needle: &[u8]| {
+        text.windows(needle.len())
+            .position(|w| w == needle)
+            .unwrap() as u64
+    };
+    let expected = vec![(at(b"1. e4"), 6), (at(b"  {c}"), 10)];
+    assert_eq!(starts(&[text]), expected);
+    for cut in 0..=text.len() {
+        assert_eq!(
+            starts(&[&text[..cut], &text[cut..]]),
+            expected,
+            "cut at {cut}"
+        );
+    }
+    // Without the option, no such event.
+    assert!(
+        !scan(text)
+            .iter()
+            .any(|e| matches!(e, Event::Movetext { .. }))
+    );
 }
 
 const G1: &str = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n";
