@@ -134,6 +134,10 @@ fn shift(e: &Event, by: u64) -> Event {
             Event::Tag(t)
         }
         Event::HeaderEnd => Event::HeaderEnd,
+        Event::Movetext { offset, line } => Event::Movetext {
+            offset: *offset,
+            line: line + by,
+        },
         Event::Extra { .. } | Event::Pair { .. } => e.clone(),
     }
 }
