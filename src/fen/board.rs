@@ -392,6 +392,18 @@ impl Board {
         self.by_color[color.index()] & self.by_role[role as usize]
     }
 
+    /// How many pieces of `color` and `role` stand on the board.
+    pub(crate) fn count(&self, color: Color, role: Role) -> u32 {
+        self.by_piece(color, role).count_ones()
+    }
+
+    /// The pieces of `color` and `role` on `color`'s back rank, bit `file`.
+    pub(crate) fn on_back_rank(&self, color: Color, role: Role) -> u32 {
+        let files = u32::from(self.files());
+        let rank = u32::from(color.back_rank());
+        ((self.by_piece(color, role) >> (rank * files)) & ((1u128 << files) - 1)) as u32
+    }
+
     /// Every occupied square with its piece, rank 1 first.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
         bits(self.by_color[0] | self.by_color[1]).filter_map(move |i| {
@@ -544,6 +556,22 @@ impl Board {
         (filled == 0xFF).then_some(array)
     }
 
+    /// [`Board::standard`] as a constant, for comparisons (a test holds the two equal).
+    pub(crate) const STANDARD: Board = Board {
+        size: BoardSize::Eight,
+        by_color: [0xFFFF, 0xFFFF << 48],
+        by_role: [
+            0xFF << 8 | 0xFF << 48,
+            0x42 | 0x42 << 56,
+            0x24 | 0x24 << 56,
+            0x81 | 0x81 << 56,
+            0x08 | 0x08 << 56,
+            0x10 | 0x10 << 56,
+            0,
+            0,
+        ],
+    };
+
     /// The 8×8 standard initial placement.
     pub fn standard() -> Board {
         let mut board = Board::empty(BoardSize::Eight);
@@ -651,6 +679,11 @@ mod tests {
         put(&mut b, "d8", b'k');
         put(&mut b, "e8", b'q');
         assert!(b.has_start_shape() && b.mirrored_back_rank().is_none());
+    }
+
+    #[test]
+    fn standard_constant_is_the_standard_board() {
+        assert_eq!(Board::STANDARD, Board::standard());
     }
 
     #[test]
