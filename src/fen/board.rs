@@ -339,6 +339,24 @@ impl Board {
     /// The FEN letter of each square (index `rank * files + file`), 0 when empty.
     pub fn letters(&self) -> [u8; 80] {
         let mut letters = [0u8; 80];
+        if self.size == BoardSize::Eight {
+            // 64-bit boards (no role past the king on 8 files): a piece costs
+            // a bit scan and a store, with no bounds test.
+            let white = self.by_color[0] as u64;
+            for (role, &bb) in ROLES.iter().zip(&self.by_role).take(6) {
+                let upper = role.upper();
+                for (mut bits, letter) in [
+                    (bb as u64 & white, upper),
+                    (bb as u64 & !white, upper | 0x20),
+                ] {
+                    while bits != 0 {
+                        letters[bits.trailing_zeros() as usize & 63] = letter;
+                        bits &= bits - 1;
+                    }
+                }
+            }
+            return letters;
+        }
         for (color, case) in [(0, 0u8), (1, 0x20)] {
             for (role, &bb) in ROLES.iter().zip(&self.by_role) {
                 for i in bits(bb & self.by_color[color]) {
@@ -390,6 +408,18 @@ impl Board {
 
     fn by_piece(&self, color: Color, role: Role) -> u128 {
         self.by_color[color.index()] & self.by_role[role as usize]
+    }
+
+    /// How many pieces of `color` and `role` stand on the board.
+    pub(crate) fn count(&self, color: Color, role: Role) -> u32 {
+        self.by_piece(color, role).count_ones()
+    }
+
+    /// The pieces of `color` and `role` on `color`'s back rank, bit `file`.
+    pub(crate) fn on_back_rank(&self, color: Color, role: Role) -> u32 {
+        let files = u32::from(self.files());
+        let rank = u32::from(color.back_rank());
+        ((self.by_piece(color, role) >> (rank * files)) & ((1u128 << files) - 1)) as u32
     }
 
     /// Every occupied square with its piece, rank 1 first.
@@ -544,6 +574,22 @@ impl Board {
         (filled == 0xFF).then_some(array)
     }
 
+    /// [`Board::standard`] as a constant, for comparisons (a test holds the two equal).
+    pub(crate) const STANDARD: Board = Board {
+        size: BoardSize::Eight,
+        by_color: [0xFFFF, 0xFFFF << 48],
+        by_role: [
+            0xFF << 8 | 0xFF << 48,
+            0x42 | 0x42 << 56,
+            0x24 | 0x24 << 56,
+            0x81 | 0x81 << 56,
+            0x08 | 0x08 << 56,
+            0x10 | 0x10 << 56,
+            0,
+            0,
+        ],
+    };
+
     /// The 8×8 standard initial placement.
     pub fn standard() -> Board {
         let mut board = Board::empty(BoardSize::Eight);
@@ -651,6 +697,35 @@ mod tests {
         put(&mut b, "d8", b'k');
         put(&mut b, "e8", b'q');
         assert!(b.has_start_shape() && b.mirrored_back_rank().is_none());
+    }
+
+    /// The 8×8 branch of `letters` agrees with the general one (the board
+    /// read as 10 files wide, then its squares renumbered).
+    #[test]
+    fn letters_on_8_files_agree_with_the_general_loop() {
+        let mut b = Board::standard();
+        for (sq, c) in [("e4", b'P'), ("d5", b'q'), ("h8", b'K'), ("a1", b'n')] {
+            put(&mut b, sq, c);
+        }
+        for board in [b, Board::standard(), Board::empty(BoardSize::Eight)] {
+            let mut wide = Board::empty(BoardSize::Ten);
+            for (sq, p) in board.pieces() {
+                wide.set(sq, Some(p));
+            }
+            let (fast, general) = (board.letters(), wide.letters());
+            for rank in 0..8 {
+                assert_eq!(
+                    fast[rank * 8..rank * 8 + 8],
+                    general[rank * 10..rank * 10 + 8]
+                );
+            }
+            assert!(fast[64..].iter().all(|&l| l == 0));
+        }
+    }
+
+    #[test]
+    fn standard_constant_is_the_standard_board() {
+        assert_eq!(Board::STANDARD, Board::standard());
     }
 
     #[test]

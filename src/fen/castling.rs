@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use super::BoardSize;
-use super::board::{Board, Color, Square};
+use super::board::{Board, Color, Role, Square};
 use crate::problem::{Code, Problem};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -221,10 +221,113 @@ fn resolve_one(
     }
 }
 
+/// [`resolve`] for letters that give no problem at all, the common case:
+/// each right read off bit masks of the back ranks, with none of the
+/// general reader's messages prepared. `None` whenever any letter would give
+/// a problem (a fault, a repeat, an order), or for anything unusual: the
+/// general reader then reads the letters again and reports. It only skips
+/// work; it never decides (a property test holds it to the general reader).
+fn resolve_fast(board: &Board, fen: &[u8], letters: Range<usize>) -> Option<CastlingRights> {
+    let mut rights = CastlingRights::default();
+    let files = board.files();
+    // Per colour: the king's file and the back rank's rooks (bit `file`),
+    // once the colour's first letter needs them.
+    let mut back: [Option<(u8, u32)>; 2] = [None; 2];
+    let mut seen_char = 0u64;
+    let mut seen_black = false;
+    let mut seen_key = [[false; 2]; 2];
+    let mut seen_key_letter = [[false; 2]; 2];
+    for &b in fen.get(letters)? {
+        // Letters are A–Z and a–z (castling_field checked them): bit `b - 'A'`.
+        let bit = 1u64 << (b.checked_sub(b'A')? & 63);
+        if seen_char & bit != 0 {
+            return None;
+        }
+        seen_char |= bit;
+        let color = if b.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        match color {
+            Color::Black => seen_black = true,
+            Color::White if seen_black => return None,
+            Color::White => {}
+        }
+        let c = color.index();
+        let (king, rooks) = match back[c] {
+            Some(kr) => kr,
+            None => {
+                let kings = board.on_back_rank(color, Role::King);
+                if board.count(color, Role::King) != 1 || kings == 0 {
+                    return None;
+                }
+                let kr = (
+                    kings.trailing_zeros() as u8,
+                    board.on_back_rank(color, Role::Rook),
+                );
+                back[c] = Some(kr);
+                kr
+            }
+        };
+        let upper = b.to_ascii_uppercase();
+        let is_file = !matches!(upper, b'K' | b'Q');
+        let below_king = (1u32 << king) - 1;
+        let (side, file) = match upper {
+            b'K' => {
+                // The outermost: the highest file above the king.
+                let above = rooks & !below_king;
+                (Side::King, above.checked_ilog2()? as u8)
+            }
+            b'Q' => {
+                // The outermost: the lowest file below the king.
+                let below = rooks & below_king;
+                if below == 0 {
+                    return None;
+                }
+                (Side::Queen, below.trailing_zeros() as u8)
+            }
+            _ => {
+                let file = upper - b'A';
+                if file >= files || rooks >> file & 1 == 0 {
+                    return None;
+                }
+                let side = if file > king { Side::King } else { Side::Queen };
+                (side, file)
+            }
+        };
+        if side == Side::King && seen_key[c][1] && (!is_file || seen_key_letter[c][1]) {
+            return None;
+        }
+        seen_key[c][side.index()] = true;
+        if !is_file {
+            seen_key_letter[c][side.index()] = true;
+        }
+        if rights.get(color, side).is_some() {
+            return None;
+        }
+        rights.set(color, side, Some(file));
+    }
+    Some(rights)
+}
+
 /// Reads the castling letters `fen[letters]` against `board`. Faulty rights are
 /// reported (`castling-rights`) and dropped; repeats and a non-canonical order
 /// are reported as `noncanonical`.
 pub fn resolve(
+    board: &Board,
+    fen: &[u8],
+    letters: Range<usize>,
+    problems: &mut Vec<Problem>,
+) -> CastlingRights {
+    if let Some(rights) = resolve_fast(board, fen, letters.clone()) {
+        return rights;
+    }
+    resolve_general(board, fen, letters, problems)
+}
+
+/// [`resolve`] letter by letter, with every problem.
+fn resolve_general(
     board: &Board,
     fen: &[u8],
     letters: Range<usize>,
@@ -393,6 +496,84 @@ mod tests {
         assert_eq!(p, [(Code::CastlingRights, 48)]);
         let (_, p) = read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RRBQKBNR w ABkq - 0 1");
         assert_eq!(p, [(Code::CastlingRights, 48)]);
+    }
+
+    proptest::proptest! {
+        /// The fast reader agrees with the general one: when it reads the
+        /// letters, the general reader reads the same rights with no problem.
+        /// Random back ranks (kings, rooks, other pieces) and letters.
+        #[test]
+        fn fast_resolve_agrees_with_the_general_one(
+            ten in proptest::prelude::any::<bool>(),
+            white in proptest::collection::vec(0u8..6, 10),
+            black in proptest::collection::vec(0u8..6, 10),
+            extra_kings in proptest::collection::vec((0u8..10, 1u8..7, proptest::prelude::any::<bool>()), 0..2),
+            letters in proptest::collection::vec(
+                proptest::sample::select(b"KQkqABCDEFGHIJabcdefghij".to_vec()),
+                0..6,
+            ),
+        ) {
+            let size = if ten { BoardSize::Ten } else { BoardSize::Eight };
+            let files = if ten { 10 } else { 8 };
+            let mut board = Board::empty(size);
+            for (rank, row, color) in [(0u8, &white, Color::White), (7, &black, Color::Black)] {
+                for (file, &c) in row.iter().take(files).enumerate() {
+                    // 0, 1: empty; 2: rook; 3: king; 4: knight; 5: rook of the other colour.
+                    let piece = match c {
+                        2 => Some((color, Role::Rook)),
+                        3 => Some((color, Role::King)),
+                        4 => Some((color, Role::Knight)),
+                        5 => Some((color.other(), Role::Rook)),
+                        _ => None,
+                    };
+                    board.set(
+                        Square::new(file as u8, rank),
+                        piece.map(|(color, role)| super::super::Piece { color, role }),
+                    );
+                }
+            }
+            for (file, rank, white) in extra_kings {
+                let color = if white { Color::White } else { Color::Black };
+                board.set(
+                    Square::new(file % files as u8, rank),
+                    Some(super::super::Piece { color, role: Role::King }),
+                );
+            }
+            let fen: Vec<u8> = letters
+                .into_iter()
+                .filter(|&b| (b.to_ascii_uppercase() - b'A') < files as u8 || matches!(b, b'K' | b'Q' | b'k' | b'q'))
+                .collect();
+            let mut problems = Vec::new();
+            let general = resolve_general(&board, &fen, 0..fen.len(), &mut problems);
+            let fast = resolve_fast(&board, &fen, 0..fen.len());
+            if let Some(fast) = fast {
+                proptest::prop_assert_eq!(fast, general);
+                proptest::prop_assert!(problems.is_empty(), "{:?}", problems);
+            }
+            let mut again = Vec::new();
+            proptest::prop_assert_eq!(resolve(&board, &fen, 0..fen.len(), &mut again), general);
+            proptest::prop_assert_eq!(again, problems);
+        }
+    }
+
+    #[test]
+    fn fast_resolve_reads_the_usual_fields() {
+        let board = |fen: &str| {
+            let mut problems = Vec::new();
+            parse::parse(fen.as_bytes(), &mut problems).expect("parses")
+        };
+        for fen in [
+            format!("{START} KQkq - 0 1"),
+            format!("{START} HAha - 0 1"),
+            format!("{START} Kq - 0 1"),
+            "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11".to_string(),
+        ] {
+            let p = board(&fen);
+            assert!(
+                resolve_fast(&p.board, fen.as_bytes(), p.castling.clone()).is_some(),
+                "{fen}"
+            );
+        }
     }
 
     #[test]

@@ -173,7 +173,9 @@ impl Position {
 
     /// The Scharnagl number when this is a Chess960 start array.
     pub fn chess960_number(&self) -> Option<u16> {
-        if self.turn != Color::White
+        // The shape first: three comparisons that rule out almost every position.
+        if !self.board.has_start_shape()
+            || self.turn != Color::White
             || self.ep.is_some()
             || self.prefix.is_some()
             || self.castling.iter().count() != 4
@@ -199,12 +201,12 @@ impl Position {
     /// Equal to the standard initial position (placement, side, castling by
     /// meaning, en passant; clocks are not compared).
     pub fn is_standard_start(&self) -> bool {
-        self.turn == Color::White
+        self.board.has_start_shape()
+            && self.turn == Color::White
             && self.prefix.is_none()
             && self.ep.is_none()
             && self.castling == Position::standard_castling()
-            && self.board.has_start_shape()
-            && self.board == Board::standard()
+            && self.board == Board::STANDARD
     }
 
     fn standard_castling() -> CastlingRights {
