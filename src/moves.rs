@@ -768,23 +768,20 @@ struct Lexer<'a> {
 
 /// Bytes that end a token (as `pgn-reader` has them, `.` included).
 fn token_end(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t'
-            | b'\n'
-            | b'\r'
-            | b'{'
-            | b'}'
-            | b'('
-            | b')'
-            | b'!'
-            | b'?'
-            | b'$'
-            | b';'
-            | b'.'
-            | b'*'
-    )
+    TOKEN_END[b as usize]
 }
+
+/// [`token_end`] as a table: the lexer looks it up once per byte of a token.
+static TOKEN_END: [bool; 256] = {
+    let mut t = [false; 256];
+    let ends = b" \t\n\r{}()!?$;.*";
+    let mut i = 0;
+    while i < ends.len() {
+        t[ends[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 impl<'a> Lexer<'a> {
     fn new(bytes: &'a [u8], complete: bool) -> Self {
@@ -872,10 +869,10 @@ impl<'a> Lexer<'a> {
                 }
                 _ => {
                     let start = self.at;
-                    let end = bytes[start..]
-                        .iter()
-                        .position(|&c| token_end(c))
-                        .map_or(bytes.len(), |n| start + n);
+                    let mut end = start + 1;
+                    while end < bytes.len() && !TOKEN_END[bytes[end] as usize] {
+                        end += 1;
+                    }
                     self.at = end;
                     if end == bytes.len() && !self.complete {
                         // Cut by the replay budget: not judged.
@@ -884,11 +881,14 @@ impl<'a> Lexer<'a> {
                     }
                     let word = &bytes[start..end];
                     // A result ends the main line, also glued to what follows
-                    // (`1/2-1/2[Event`, as pgn-reader reads it).
-                    let results: [&[u8]; 4] = [b"1-0", b"0-1", b"1/2-1/2", b"\xc2\xbd-\xc2\xbd"];
-                    if results.iter().any(|r| word.starts_with(r)) {
-                        self.done = true;
-                        return None;
+                    // (`1/2-1/2[Event`, as pgn-reader reads it). Only a token
+                    // that starts with 0, 1 or `½` can be one.
+                    if matches!(b, b'0' | b'1' | 0xc2) {
+                        let results: [&[u8]; 4] = [b"1-0", b"0-1", b"1/2-1/2", b"\xc2\xbd-\xc2\xbd"];
+                        if results.iter().any(|r| word.starts_with(r)) {
+                            self.done = true;
+                            return None;
+                        }
                     }
                     if word.first().is_some_and(u8::is_ascii_digit)
                         && !matches!(
