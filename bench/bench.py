@@ -25,6 +25,8 @@ the page cache:
   pgnfen stats on a .pgn.zst of the ordinary archive against zstd -dc > /dev/null
   pgnfen stats and stats -j1 on a pzstd -p2 -3 .zst of the ordinary archive (frames
   decoded in parallel) against zstd -dc > /dev/null, paired rounds
+  pgnfen filter -o x.pgn.zst (frames compressed on every core) against -o x.pgn,
+  alternating runs
   pgnfen export -o x.parquet (and .csv.zst) against pgnfen stats in the same run, with
   the output's size; and on the real corpus (real/*.pgn concatenated, 26 MB) against
   python-chess read_headers -> pandas -> Parquet (in .venv: chess, pandas, pyarrow)
@@ -244,6 +246,7 @@ def bench_archive(kind, archive, args):
     if kind == "ordinary":
         export_bench(archive, mb, stats_time, args.runs)
         pzstd_bench(archive, args.runs)
+        zst_write_bench(archive, args.runs)
     if kind == "ordinary" and shutil.which("zstd") and not args.no_extract:
         zst = archive + ".zst"
         if not os.path.exists(zst) or os.path.getmtime(zst) < os.path.getmtime(archive):
@@ -252,6 +255,20 @@ def bench_archive(kind, archive, args):
         st = timed([BIN, "--no-progress", "stats", zst], args.runs)[0]
         print(f"zstd -dc > /dev/null: {dc:.3f}s; pgnfen stats on .zst: {st:.3f}s; ratio {st / dc:.2f}")
     print()
+
+
+def zst_write_bench(archive, runs):
+    """Writing a .pgn.zst (independent frames compressed on every core) against
+    writing the same games plain, both to files under bench/out (the same disk),
+    in alternating runs; the ratio is of wall times, pair by pair."""
+    plain = os.path.join(OUT, "written.pgn")
+    zst = os.path.join(OUT, "written.pgn.zst")
+    cmd = lambda out: [BIN, "--no-progress", "-q", "filter", "--class", "standard", "-o", out, archive]
+    z, p, ratio = paired(cmd(zst), cmd(plain), max(runs, 3))
+    print(f"\nwriting -o x.pgn.zst {z:.3f}s ({os.path.getsize(zst) / 1e6:.0f} MB) against -o x.pgn "
+          f"{p:.3f}s ({os.path.getsize(plain) / 1e6:.0f} MB): {ratio:.2f}x (filter --class standard)")
+    for f in (plain, zst):
+        os.remove(f)
 
 
 def pzstd_bench(archive, runs):

@@ -7,7 +7,9 @@
 //!   column and snippet span are inside its line;
 //! * `first` judges at most the first move: what it finds, `all` finds too;
 //! * through the pipeline, at most one `illegal-move` per game, and tiny chunks
-//!   (games finished by the merger) give the same findings as one big chunk.
+//!   (games finished by the merger) give the same findings as one big chunk
+//!   (chunks no smaller than the longest line: a tag value cut by a forced cut
+//!   is not read, by design).
 //!
 //! The first byte picks the start position; the rest is the movetext (for the
 //! direct replay) or a whole PGN (for the pipeline). Use `-dict=pgn.dict`.
@@ -97,12 +99,24 @@ fuzz_target!(|data: &[u8]| {
         let mut options = Options::new(threads, false);
         options.chunk_sizes = sizes;
         let mut found = Found::default();
-        pipeline::run(&[Input::File(path.clone())], &job, &mut found, &options).expect("runs");
-        found
+        // Bytes that open like a compressed file (gzip, zstd, ...) are read as
+        // one and may be an input error: the same one whatever the chunks.
+        pipeline::run(&[Input::File(path.clone())], &job, &mut found, &options)
+            .map(|_| found)
+            .map_err(|e| e.to_string())
     };
     let big = run((1 << 20, 4 << 20), 1);
-    let mut games: Vec<u64> = big.0.iter().map(|f| f.0).collect();
-    games.dedup();
-    assert_eq!(games.len(), big.0.len(), "at most one illegal move per game");
-    assert_eq!(run((16, 64), 2), big);
+    if let Ok(big) = &big {
+        let mut games: Vec<u64> = big.0.iter().map(|f| f.0).collect();
+        games.dedup();
+        assert_eq!(games.len(), big.0.len(), "at most one illegal move per game");
+    }
+    // Tiny chunks, but none smaller than a line: a forced cut inside a tag
+    // line loses that tag's value by design (docs/decisions.md).
+    let longest = rest
+        .split(|b| matches!(b, b'\n' | b'\r'))
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
+    assert_eq!(run((16, (longest + 2).max(64)), 2), big);
 });
