@@ -884,7 +884,8 @@ impl<'a> Lexer<'a> {
                     // (`1/2-1/2[Event`, as pgn-reader reads it). Only a token
                     // that starts with 0, 1 or `½` can be one.
                     if matches!(b, b'0' | b'1' | 0xc2) {
-                        let results: [&[u8]; 4] = [b"1-0", b"0-1", b"1/2-1/2", b"\xc2\xbd-\xc2\xbd"];
+                        let results: [&[u8]; 4] =
+                            [b"1-0", b"0-1", b"1/2-1/2", b"\xc2\xbd-\xc2\xbd"];
                         if results.iter().any(|r| word.starts_with(r)) {
                             self.done = true;
                             return None;
