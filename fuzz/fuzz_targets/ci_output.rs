@@ -71,7 +71,11 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(key, "file");
     assert_eq!(github_unescape(value), *file_shown);
     // The raw value with its own `::` and line ends never starts a command.
-    let raw = format!("::error file={},line=1::{}", github_property(&file), github_data(&message));
+    let raw = format!(
+        "::error file={},line=1::{}",
+        github_property(&file),
+        github_data(&message)
+    );
     assert_eq!(raw.lines().count(), 1, "{raw:?}");
 
     // SARIF: one JSON document; the message and the URI read back.
@@ -87,7 +91,10 @@ fuzz_target!(|data: &[u8]| {
     let log: serde_json::Value = serde_json::from_slice(&out).expect("a JSON document");
     let results = log["runs"][0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 2);
-    assert_eq!(results[0]["message"]["text"].as_str().unwrap(), message_shown);
+    assert_eq!(
+        results[0]["message"]["text"].as_str().unwrap(),
+        message_shown
+    );
     let uri = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         .as_str()
         .unwrap();
@@ -98,10 +105,14 @@ fuzz_target!(|data: &[u8]| {
     // CSV: a record of the cell, neutralised and raw, reads back.
     for raw in [false, true] {
         let shown = csv_cell(&cell, raw);
-        let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
         w.write_record([shown.as_ref(), "x"]).unwrap();
         let bytes = w.into_inner().unwrap();
-        let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(bytes.as_slice());
+        let mut r = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(bytes.as_slice());
         let rec = r.records().next().unwrap().unwrap();
         assert_eq!(rec.len(), 2);
         let back = &rec[0];

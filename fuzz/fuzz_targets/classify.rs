@@ -30,7 +30,10 @@ fuzz_target!(|data: &[u8]| {
     for p in &v.problems {
         assert!(p.tag < tags.len());
         let span = &p.problem.span;
-        assert!(span.start <= span.end && span.end <= tags[p.tag].raw.len() + 1, "{p:?}");
+        assert!(
+            span.start <= span.end && span.end <= tags[p.tag].raw.len() + 1,
+            "{p:?}"
+        );
     }
     if let Some(n) = v.chess960_position {
         assert_eq!(v.class, Class::Chess960);

@@ -11,7 +11,10 @@ use pgnfen::fen::{VariantHint, analyse_record, epd::check_round_trip};
 fuzz_target!(|data: &[u8]| {
     let record = analyse_record(data, VariantHint::StandardLike);
     for p in &record.analysis.problems {
-        assert!(p.span.start <= p.span.end && p.span.end <= data.len() + 1, "{p:?}");
+        assert!(
+            p.span.start <= p.span.end && p.span.end <= data.len() + 1,
+            "{p:?}"
+        );
     }
     assert_eq!(
         record.analysis.position.is_some(),

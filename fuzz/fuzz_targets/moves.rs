@@ -27,8 +27,16 @@ use shakmaty::variant::Variant;
 
 const STARTS: [(&str, bool, Variant); 5] = [
     ("", false, Variant::Chess),
-    ("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", false, Variant::Chess),
-    ("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1", true, Variant::Chess),
+    (
+        "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        false,
+        Variant::Chess,
+    ),
+    (
+        "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1",
+        true,
+        Variant::Chess,
+    ),
     ("", false, Variant::Crazyhouse),
     ("", false, Variant::Atomic),
 ];
@@ -42,7 +50,8 @@ impl Sink<Moved<GameFindings>> for Found {
         self.1 += u64::from(game.replay.checked());
         if let Replay::Illegal(m) = &game.replay {
             assert!(m.ply >= 1);
-            self.0.push((info.index, m.ply, m.line + info.line_delta, m.column));
+            self.0
+                .push((info.index, m.ply, m.line + info.line_delta, m.column));
         }
         Ok(())
     }
@@ -74,8 +83,13 @@ fuzz_target!(|data: &[u8]| {
     if let Replay::Illegal(m) = &all {
         assert!(m.ply >= 1 && m.ply as usize <= mainline_len(rest), "{m:?}");
         assert!(m.column >= 1);
-        assert!(m.span.start <= m.span.end && m.span.end <= m.line_text.len(), "{m:?}");
-        assert!(m.line_text.is_char_boundary(m.span.start) && m.line_text.is_char_boundary(m.span.end));
+        assert!(
+            m.span.start <= m.span.end && m.span.end <= m.line_text.len(),
+            "{m:?}"
+        );
+        assert!(
+            m.line_text.is_char_boundary(m.span.start) && m.line_text.is_char_boundary(m.span.end)
+        );
     }
     match replay(&start, &text, MovesMode::First) {
         Replay::Illegal(m) => {
@@ -109,7 +123,11 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(big) = &big {
         let mut games: Vec<u64> = big.0.iter().map(|f| f.0).collect();
         games.dedup();
-        assert_eq!(games.len(), big.0.len(), "at most one illegal move per game");
+        assert_eq!(
+            games.len(),
+            big.0.len(),
+            "at most one illegal move per game"
+        );
     }
     // Tiny chunks, but none smaller than a line: a forced cut inside a tag
     // line loses that tag's value by design (docs/decisions.md).

@@ -18,13 +18,13 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use pgnfen::class::Class;
 use pgnfen::check::{CheckJob, GameFindings};
+use pgnfen::class::Class;
 use pgnfen::convert::{ConvertJob, EditingSink};
-use pgnfen::filter::{FilterJob, Selection};
-use pgnfen::stats::{GameFacts, StatsJob};
 use pgnfen::fen::Dialect;
+use pgnfen::filter::{FilterJob, Selection};
 use pgnfen::pipeline::{self, GameInfo, Input, Job, Options, Sink};
+use pgnfen::stats::{GameFacts, StatsJob};
 
 /// Each game: (offset, first line, class, bytes).
 #[derive(Debug, Default, PartialEq)]
