@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use clap_complete::Shell;
@@ -276,7 +277,7 @@ pub struct IndexArgs {
 #[derive(Debug, Args)]
 pub struct FilterArgs {
     /// Classes to keep: standard, setup, chess960, crc, other, malformed (default: every class)
-    #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]")]
+    #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = class_parser())]
     pub class: Vec<Class>,
     /// Keep only Chess960 games from these start positions (0 to 959)
     #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = parse_chess960_position)]
@@ -319,7 +320,7 @@ fn parse_chess960_position(s: &str) -> Result<u16, String> {
 #[derive(Debug, Args)]
 pub struct SplitArgs {
     /// Write only games of these classes (default: every class)
-    #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]")]
+    #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = class_parser())]
     pub class: Vec<Class>,
     /// Write only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
@@ -339,10 +340,10 @@ pub struct SplitArgs {
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
     /// The dialect to write
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = dialect_parser())]
     pub to: Dialect,
     /// En passant policy (default: the dialect's)
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = ep_parser())]
     pub ep: Option<EpPolicy>,
     /// Also insert a missing [SetUp "1"] before the FEN tag, and [Variant "Chess960"]
     /// for a Chess960 game without a Variant tag
@@ -450,10 +451,10 @@ pub enum ExportFormat {
 pub struct FenArgs {
     /// Rewrite every record in this dialect (with --format json: accepted, the
     /// object holds all three dialects)
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = dialect_parser())]
     pub to: Option<Dialect>,
     /// En passant policy (default: the dialect's)
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = ep_parser())]
     pub ep: Option<EpPolicy>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -534,5 +535,95 @@ mod tests {
         cmd.build();
         let filter = cmd.find_subcommand("filter").unwrap();
         assert!(filter.get_arguments().any(|a| a.get_id() == "threads"));
+    }
+}
+
+// `--class`, `--to` and `--ep` are read into the library's types through enums
+// of the command line's own: clap's derive gives `--help`, the manual and the
+// shell completions their names and descriptions, and the library stays free
+// of clap. The variants mirror `Class`, `Dialect` and `EpPolicy` one to one.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ClassName {
+    /// Orthodox chess from the initial position (no FEN tag, or the initial FEN)
+    Standard,
+    /// Orthodox 8x8 chess from another legal position, castling with king on e and rooks on a/h
+    Setup,
+    /// 8x8 Chess960: a Chess960 Variant tag, Chess960 castling or a Chess960 start array
+    Chess960,
+    /// 10x8 Capablanca family: Capablanca, Capablanca Random, Gothic, Embassy
+    Crc,
+    /// Another variant named by the Variant tag (Crazyhouse, Atomic, ...); position not judged
+    Other,
+    /// Headers with an error-severity problem (see `pgnfen check`)
+    Malformed,
+}
+
+fn class_parser() -> impl TypedValueParser<Value = Class> {
+    clap::builder::EnumValueParser::<ClassName>::new().map(|c| match c {
+        ClassName::Standard => Class::Standard,
+        ClassName::Setup => Class::Setup,
+        ClassName::Chess960 => Class::Chess960,
+        ClassName::Crc => Class::Crc,
+        ClassName::Other => Class::Other,
+        ClassName::Malformed => Class::Malformed,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DialectName {
+    /// Classic FEN: `KQkq` only.
+    Fen,
+    /// X-FEN: `KQkq` for the outermost rook, the file letter for an inner one.
+    Xfen,
+    /// Shredder-FEN: always the rook files (`HAha`).
+    Shredder,
+}
+
+fn dialect_parser() -> impl TypedValueParser<Value = Dialect> {
+    clap::builder::EnumValueParser::<DialectName>::new().map(|d| match d {
+        DialectName::Fen => Dialect::Fen,
+        DialectName::Xfen => Dialect::Xfen,
+        DialectName::Shredder => Dialect::Shredder,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum EpName {
+    /// The square of the input, if any.
+    AsIs,
+    /// Only when a pawn of the side to move stands beside the pawn that moved.
+    PseudoLegal,
+    /// Only when the en passant capture is legal.
+    Legal,
+}
+
+fn ep_parser() -> impl TypedValueParser<Value = EpPolicy> {
+    clap::builder::EnumValueParser::<EpName>::new().map(|e| match e {
+        EpName::AsIs => EpPolicy::AsIs,
+        EpName::PseudoLegal => EpPolicy::PseudoLegal,
+        EpName::Legal => EpPolicy::Legal,
+    })
+}
+
+#[cfg(test)]
+mod choice_tests {
+    use super::*;
+
+    /// The command line's names are the library's (`as_str`), for every value.
+    #[test]
+    fn names_match_the_library() {
+        for c in ClassName::value_variants() {
+            let name = c.to_possible_value().unwrap().get_name().to_string();
+            assert_eq!(name.parse::<Class>().unwrap().as_str(), name);
+        }
+        for d in DialectName::value_variants() {
+            let name = d.to_possible_value().unwrap().get_name().to_string();
+            assert_eq!(name.parse::<Dialect>().unwrap().as_str(), name);
+        }
+        for e in EpName::value_variants() {
+            let name = e.to_possible_value().unwrap().get_name().to_string();
+            assert_eq!(name.parse::<EpPolicy>().unwrap().as_str(), name);
+        }
     }
 }

@@ -87,27 +87,25 @@ pub mod archive;
 pub mod book;
 pub mod check;
 pub mod ci;
-pub mod class;
-pub mod classify;
 pub mod convert;
 mod error;
-pub mod escape;
 pub mod export;
-pub mod fen;
 pub mod filter;
 // Shared with the binary, which declares it too; the library uses only part of it.
 #[allow(dead_code)]
 mod format;
-mod memo;
 pub mod moves;
 pub mod partition;
-pub mod pgn;
 pub mod pipeline;
-pub mod problem;
 pub mod select;
 pub mod speed;
 pub mod split;
 pub mod stats;
+
+// The layer without I/O (the FEN model, the game scanner, classification,
+// problems), re-exported under the names it always had here.
+pub use pgnfen_core::{class, classify, escape, fen, pgn, problem};
+pub(crate) use pgnfen_core::memo;
 
 pub use archive::{Archive, Game};
 pub use class::Class;

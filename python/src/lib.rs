@@ -11,7 +11,6 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use clap::ValueEnum;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
@@ -99,19 +98,35 @@ fn cancellable(
 
 /// A value of one of the CLI's closed sets, by its CLI name; a bad one is a
 /// `ValueError` naming the allowed values, as clap does on the command line.
-pub(crate) fn choice<T: ValueEnum>(argument: &str, value: &str) -> PyResult<T> {
-    T::from_str(value, false).map_err(|_| {
-        let allowed: Vec<String> = T::value_variants()
-            .iter()
-            .filter_map(|v| v.to_possible_value())
-            .map(|v| v.get_name().to_string())
-            .collect();
+pub(crate) fn choice<T: Choice>(argument: &str, value: &str) -> PyResult<T> {
+    T::all().find(|v| v.name() == value).ok_or_else(|| {
+        let allowed: Vec<&str> = T::all().map(Choice::name).collect();
         crate::errors::usage(format!(
             "invalid value '{value}' for {argument} [possible values: {}]",
             allowed.join(", ")
         ))
     })
 }
+
+/// A closed set of names a Python argument takes (the command line's names).
+pub(crate) trait Choice: Copy + 'static {
+    fn all() -> impl Iterator<Item = Self>;
+    fn name(self) -> &'static str;
+}
+
+macro_rules! choice_of {
+    ($($t:ty),*) => {$(
+        impl Choice for $t {
+            fn all() -> impl Iterator<Item = Self> {
+                <$t>::ALL.into_iter()
+            }
+            fn name(self) -> &'static str {
+                self.as_str()
+            }
+        }
+    )*};
+}
+choice_of!(Class, Dialect, EpPolicy, Speed);
 
 fn to_py(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
     Ok(pythonize::pythonize(py, value)

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 /// The kind of game a header describes (see docs/classes.md).
 pub enum Class {
     /// Orthodox chess from the initial position (no FEN tag, or the initial FEN)
@@ -50,6 +50,15 @@ impl Class {
     /// The position of the class in [`Class::ALL`], for per-class arrays.
     pub fn index(self) -> usize {
         self as usize
+    }
+}
+
+impl std::str::FromStr for Class {
+    type Err = String;
+
+    /// A name written by [`Class::as_str`].
+    fn from_str(s: &str) -> Result<Class, String> {
+        Class::from_name(s).ok_or_else(|| format!("unknown class {s:?}"))
     }
 }
 

@@ -22,7 +22,7 @@ use crate::class::Class;
 use crate::problem::{Code, Problem};
 
 /// The three ways of writing castling rights (docs/dialects.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dialect {
     /// Classic FEN: `KQkq` only.
     Fen,
@@ -33,6 +33,9 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 3] = [Dialect::Fen, Dialect::Xfen, Dialect::Shredder];
+
     /// The dialect's name as the commands write it: `fen`, `xfen`, `shredder`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -44,7 +47,7 @@ impl Dialect {
 }
 
 /// Which en passant square to write (`--ep`; docs/dialects.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EpPolicy {
     /// The square of the input, if any.
     AsIs,
@@ -52,6 +55,44 @@ pub enum EpPolicy {
     PseudoLegal,
     /// Only when the en passant capture is legal.
     Legal,
+}
+
+impl EpPolicy {
+    /// Every policy.
+    pub const ALL: [EpPolicy; 3] = [EpPolicy::AsIs, EpPolicy::PseudoLegal, EpPolicy::Legal];
+
+    /// The policy's name as the commands write it: `as-is`, `pseudo-legal`, `legal`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EpPolicy::AsIs => "as-is",
+            EpPolicy::PseudoLegal => "pseudo-legal",
+            EpPolicy::Legal => "legal",
+        }
+    }
+}
+
+impl std::str::FromStr for Dialect {
+    type Err = String;
+
+    /// A name written by [`Dialect::as_str`].
+    fn from_str(s: &str) -> Result<Dialect, String> {
+        Dialect::ALL
+            .into_iter()
+            .find(|d| d.as_str() == s)
+            .ok_or_else(|| format!("unknown dialect {s:?}"))
+    }
+}
+
+impl std::str::FromStr for EpPolicy {
+    type Err = String;
+
+    /// A name written by [`EpPolicy::as_str`].
+    fn from_str(s: &str) -> Result<EpPolicy, String> {
+        EpPolicy::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| format!("unknown en passant policy {s:?}"))
+    }
 }
 
 /// Board width: 8 files (a–h) or 10 files (a–j), always 8 ranks.

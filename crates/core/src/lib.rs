@@ -1,0 +1,32 @@
+//! The layer of pgnfen that knows chess and PGN but does no I/O: the FEN
+//! model (three castling dialects, 8×8 and 10×8 boards, EPD), the scanner
+//! that finds games and their SetUp/FEN/Variant tags in a stream of bytes,
+//! the classification of a header into a [`Class`], and the problem codes.
+//! No threads, no files, no command line: the `pgnfen` crate builds its
+//! streaming engine and tasks on this one, and re-exports these modules.
+//!
+//! ```
+//! use pgnfen_core::fen::{analyse, write, Dialect, VariantHint};
+//! use pgnfen_core::Class;
+//!
+//! let fen = b"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1";
+//! let analysis = analyse(fen, VariantHint::Chess960);
+//! assert_eq!(analysis.class, Class::Chess960);
+//! assert_eq!(analysis.chess960_position, Some(0));
+//! let position = analysis.position.as_ref().unwrap();
+//! let xfen = write::write(position, Dialect::Xfen, None).unwrap();
+//! assert_eq!(xfen, "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1");
+//! ```
+#![warn(missing_docs)]
+
+pub mod class;
+pub mod classify;
+pub mod escape;
+pub mod fen;
+#[doc(hidden)]
+pub mod memo;
+pub mod pgn;
+pub mod problem;
+
+pub use class::Class;
+pub use problem::{Code, Problem, Severity};
