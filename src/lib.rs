@@ -104,8 +104,8 @@ pub mod stats;
 
 // The layer without I/O (the FEN model, the game scanner, classification,
 // problems), re-exported under the names it always had here.
-pub use pgnfen_core::{class, classify, escape, fen, pgn, problem};
 pub(crate) use pgnfen_core::memo;
+pub use pgnfen_core::{class, classify, escape, fen, pgn, problem};
 
 pub use archive::{Archive, Game};
 pub use class::Class;
