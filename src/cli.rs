@@ -286,7 +286,7 @@ pub struct FilterArgs {
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Keep only games of these speeds, from the TimeControl tag: ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]
     pub speed: Vec<Speed>,
     /// Output for the kept games (default: standard output)
     #[arg(short, long, value_name = "FILE")]
@@ -326,7 +326,7 @@ pub struct SplitArgs {
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Write only games of these speeds (as for filter; default: every speed)
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]
     pub speed: Vec<Speed>,
     /// Output file name, `{class}` and `{speed}` replaced by each game's class
     /// and speed (at least one of them; e.g. 'out/{speed}-{class}.pgn.zst');
@@ -398,7 +398,7 @@ pub struct StatsArgs {
     #[arg(long, value_name = "first|all", value_parser = parse_moves)]
     pub moves: Option<pgnfen::moves::MovesMode>,
     /// Count only games of these speeds (as for filter)
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]
     pub speed: Vec<Speed>,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<PathBuf>,
@@ -420,7 +420,7 @@ pub struct ExportArgs {
     #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Export only games of these speeds (as for filter)
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]")]
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]
     pub speed: Vec<Speed>,
     /// How tag names and values are decoded: auto (UTF-8 when valid, else
     /// Windows-1252, each value on its own), utf-8, or latin-1 (Windows-1252)
@@ -606,6 +606,37 @@ fn ep_parser() -> impl TypedValueParser<Value = EpPolicy> {
     })
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SpeedName {
+    /// Estimated duration under 30 seconds
+    #[value(name = "ultrabullet")]
+    UltraBullet,
+    /// 30 seconds to under 3 minutes
+    Bullet,
+    /// 3 to under 8 minutes
+    Blitz,
+    /// 8 to under 25 minutes
+    Rapid,
+    /// 25 minutes to under a day
+    Classical,
+    /// A day or more, or no clock at all (`-`)
+    Correspondence,
+    /// No TimeControl tag, or a value that is not a time control
+    Unknown,
+}
+
+fn speed_parser() -> impl TypedValueParser<Value = Speed> {
+    clap::builder::EnumValueParser::<SpeedName>::new().map(|s| match s {
+        SpeedName::UltraBullet => Speed::UltraBullet,
+        SpeedName::Bullet => Speed::Bullet,
+        SpeedName::Blitz => Speed::Blitz,
+        SpeedName::Rapid => Speed::Rapid,
+        SpeedName::Classical => Speed::Classical,
+        SpeedName::Correspondence => Speed::Correspondence,
+        SpeedName::Unknown => Speed::Unknown,
+    })
+}
+
 #[cfg(test)]
 mod choice_tests {
     use super::*;
@@ -620,6 +651,10 @@ mod choice_tests {
         for d in DialectName::value_variants() {
             let name = d.to_possible_value().unwrap().get_name().to_string();
             assert_eq!(name.parse::<Dialect>().unwrap().as_str(), name);
+        }
+        for s in SpeedName::value_variants() {
+            let name = s.to_possible_value().unwrap().get_name().to_string();
+            assert_eq!(name.parse::<Speed>().unwrap().as_str(), name);
         }
         for e in EpName::value_variants() {
             let name = e.to_possible_value().unwrap().get_name().to_string();

@@ -7,6 +7,8 @@ use clap::FromArgMatches;
 mod cli;
 mod commands;
 mod format;
+mod progress;
+mod signals;
 
 use cli::{Cli, Command};
 use commands::{Error, Outcome};
@@ -25,7 +27,7 @@ fn main() -> ExitCode {
         }
     };
     // Interrupted runs remove their temporary files (exit 130, 143, 129).
-    if let Err(e) = pgnfen::pipeline::signals::install() {
+    if let Err(e) = signals::install() {
         eprintln!("pgnfen: cannot handle signals: {e}");
         return ExitCode::from(2);
     }

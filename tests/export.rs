@@ -481,7 +481,7 @@ fn chunking_and_threads_do_not_change_rows() {
         .collect();
     names.sort();
     inputs.extend(names.into_iter().map(Input::File));
-    let whole = library_jsonl(&inputs, &Options::new(1, false));
+    let whole = library_jsonl(&inputs, &Options::new(1));
     assert!(!whole.is_empty());
     for (threads, target, mmap) in [
         (1, 40, false),
@@ -492,7 +492,7 @@ fn chunking_and_threads_do_not_change_rows() {
         let options = Options {
             mmap,
             chunk_sizes: (target, 1 << 20),
-            ..Options::new(threads, false)
+            ..Options::new(threads)
         };
         assert!(
             library_jsonl(&inputs, &options) == whole,
@@ -513,7 +513,7 @@ fn dropping_the_batches_stops_the_run() {
         batch_rows: 10,
         ..ExportOptions::default()
     };
-    let pipeline = Options::new(2, false);
+    let pipeline = Options::new(2);
     let columns = export::columns(&inputs, &options, &pipeline).unwrap();
     let mut batches = export::batches(&inputs, columns, &options, &pipeline);
     assert_eq!(batches.next().unwrap().unwrap().num_rows(), 10);

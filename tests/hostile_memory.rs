@@ -259,7 +259,7 @@ fn long_lines_read_the_same_in_tiny_chunks() {
     let run_with = |chunks: (usize, usize)| {
         let options = Options {
             chunk_sizes: chunks,
-            ..Options::new(2, false)
+            ..Options::new(2)
         };
         let mut placed = Placed::default();
         pipeline::run(&input, &CheckJob { warnings: true }, &mut placed, &options).unwrap();

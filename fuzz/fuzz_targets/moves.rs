@@ -110,7 +110,7 @@ fuzz_target!(|data: &[u8]| {
         mode: MovesMode::All,
     };
     let run = |sizes: (usize, usize), threads: usize| {
-        let mut options = Options::new(threads, false);
+        let mut options = Options::new(threads);
         options.chunk_sizes = sizes;
         let mut found = Found::default();
         // Bytes that open like a compressed file (gzip, zstd, ...) are read as

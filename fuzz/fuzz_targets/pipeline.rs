@@ -110,7 +110,7 @@ fn run<J: Job, S: Sink<J::Game>>(path: &PathBuf, job: &J, mut sink: S, how: How)
     let options = Options {
         mmap,
         chunk_sizes,
-        ..Options::new(threads, false)
+        ..Options::new(threads)
     };
     pipeline::run(&[Input::File(path.clone())], job, &mut sink, &options).expect("runs");
     sink

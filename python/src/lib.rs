@@ -83,7 +83,7 @@ fn options(threads: Option<usize>) -> PyResult<Options> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    Ok(Options::new(threads, false))
+    Ok(Options::new(threads))
 }
 
 /// The options of a run that stops when `cancel` is set (Ctrl-C: [`interrupt`]).

@@ -14,10 +14,13 @@ pub mod stats;
 
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use pgnfen::Error;
 pub use pgnfen::pipeline::check_inputs_exist;
-use pgnfen::pipeline::{Input, Options};
+use pgnfen::pipeline::{Input, Options, Watch};
+
+use crate::progress::Progress;
 
 use crate::cli::Global;
 
@@ -53,7 +56,8 @@ pub fn options(global: &Global) -> Options {
     Options {
         notes: !global.quiet,
         mmap: !global.no_mmap,
-        ..Options::new(threads, progress)
+        watch: progress.then(|| Arc::new(Progress::default()) as Arc<dyn Watch>),
+        ..Options::new(threads)
     }
 }
 

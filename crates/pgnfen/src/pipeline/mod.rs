@@ -8,10 +8,10 @@ pub(crate) mod frame_writer;
 pub(crate) mod frames;
 pub(crate) mod game;
 pub mod output;
-mod progress;
 pub mod signals;
 pub(crate) mod source;
 mod spool;
+mod watch;
 
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
@@ -26,8 +26,9 @@ use chunk::{Chunk, Chunker, Source, Start};
 pub use game::Job;
 use game::{Builder, Entry};
 pub use game::{Header, HeaderTag};
-use progress::Progress;
 pub use source::{Compression, Input, Stream, Streams};
+use watch::Reporter;
+pub use watch::Watch;
 
 pub use crate::error::check_inputs_exist;
 use spool::Spool;
@@ -96,17 +97,17 @@ pub enum RunError {
 }
 
 /// Settings of a run, shared by every entry point.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Options {
     /// Worker threads (at least 1).
     pub threads: usize,
-    /// A progress bar on standard error (bytes, games, throughput, time left),
-    /// or a plain line every few seconds when standard error is not a terminal.
-    pub progress: bool,
+    /// Told how far the run has come, for a progress display (the command
+    /// line's bar); its notes go to standard error when there is none.
+    pub watch: Option<Arc<dyn Watch>>,
     /// Memory-map plain regular files instead of reading them (no copy out of
     /// the page cache: 11–16 % faster). Off by default in the library: a mapped
     /// file truncated by another program raises SIGBUS, which only a program that
-    /// installed [`signals::install`] turns into a clean failure; the commands do.
+    /// installed [`signals::install_bus_handler`] turns into a clean failure; the commands do.
     pub mmap: bool,
     /// Notes on standard error (off under `--quiet`): an input in which no tag
     /// line is found, a hint when standard input is a terminal.
@@ -120,6 +121,19 @@ pub struct Options {
     /// of kind [`io::ErrorKind::Interrupted`] ([`cancelled`]); outputs are
     /// then not committed, so their temporary files go and existing files stay.
     pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("threads", &self.threads)
+            .field("watch", &self.watch.as_ref().map(|_| "..."))
+            .field("mmap", &self.mmap)
+            .field("notes", &self.notes)
+            .field("chunk_sizes", &self.chunk_sizes)
+            .field("cancel", &self.cancel)
+            .finish()
+    }
 }
 
 /// How often a run with [`Options::cancel`] looks at its flag while it waits.
@@ -138,23 +152,19 @@ fn is_cancelled(options: &Options) -> bool {
 }
 
 impl Default for Options {
-    /// One worker thread per core; no progress, no notes, files read rather
+    /// One worker thread per core; no watch, no notes, files read rather
     /// than mapped.
     fn default() -> Options {
-        Options::new(
-            std::thread::available_parallelism().map_or(1, |n| n.get()),
-            false,
-        )
+        Options::new(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 }
 
 impl Options {
-    /// `threads` workers, with or without progress; the other settings as in
-    /// [`Options::default`].
-    pub fn new(threads: usize, progress: bool) -> Options {
+    /// `threads` workers; the other settings as in [`Options::default`].
+    pub fn new(threads: usize) -> Options {
         Options {
             threads,
-            progress,
+            watch: None,
             mmap: false,
             notes: false,
             chunk_sizes: (chunk::TARGET_CHUNK, chunk::MAX_CHUNK),
@@ -181,7 +191,7 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     // members would otherwise allocate and zero a fresh chunk buffer for each.
     let mut spare = Vec::new();
     let total: Option<u64> = inputs.iter().map(Input::raw_len).sum();
-    let progress = Progress::new(options.progress, total);
+    let mut progress = Reporter::new(options.watch.as_deref(), total);
     let mut games = 0;
     for input in inputs {
         if is_cancelled(options) {
@@ -331,7 +341,7 @@ pub(crate) fn run_reader<J: Job, S: Sink<J::Game>>(
     options: &Options,
 ) -> Result<u64, RunError> {
     let pool = LazyPool::new(options.threads);
-    let progress = Progress::new(false, None);
+    let mut progress = Reporter::new(None, None);
     let games = run_one(
         input,
         Source::Read(reader),
@@ -368,7 +378,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
     sink: &mut S,
     pool: &LazyPool,
     options: &Options,
-    progress: &Progress,
+    progress: &Reporter<'_>,
     games_before: u64,
     spare: &mut Vec<Vec<u8>>,
 ) -> Result<u64, RunError> {
@@ -528,7 +538,7 @@ struct Seen {
 
 impl Seen {
     /// The note for an input of text with no tag line (a binary file, a wrong path).
-    fn warn(&self, progress: &Progress, name: &str) {
+    fn warn(&self, progress: &Reporter<'_>, name: &str) {
         if !self.tag_line && self.text {
             progress.warn(&format!("pgnfen: warning: {name}: no PGN tag line found"));
         }
@@ -542,7 +552,7 @@ fn merge_one<J: Job, S: Sink<J::Game>>(
     sink: &mut S,
     mapped: Option<&Arc<AtomicU64>>,
     seen: &mut Seen,
-    progress: &Progress,
+    progress: &Reporter<'_>,
     games_before: u64,
 ) -> Result<(Vec<u8>, bool), RunError> {
     let last = scanned.chunk.last;
@@ -1123,7 +1133,7 @@ mod tests {
         std::fs::write(&empty, b"").unwrap();
         let small = dir.path().join("small.pgn");
         std::fs::write(&small, vec![b' '; 300 << 10]).unwrap();
-        let options = Options::new(1000, false);
+        let options = Options::new(1000);
         let file = |p: &std::path::Path| Input::File(p.to_path_buf());
         // An empty file: one thread, however many are asked for.
         assert_eq!(useful_threads(&[file(&empty)], &options), 1);
@@ -1131,11 +1141,11 @@ mod tests {
         assert_eq!(useful_threads(&[file(&small)], &options), 3);
         assert_eq!(useful_threads(&[file(&small), file(&small)], &options), 5);
         // Fewer asked than warranted: what was asked.
-        assert_eq!(useful_threads(&[file(&small)], &Options::new(2, false)), 2);
+        assert_eq!(useful_threads(&[file(&small)], &Options::new(2)), 2);
         // Unknown size (standard input): what was asked, never above the cap.
         assert_eq!(useful_threads(&[Input::Stdin], &options), 1000);
         assert_eq!(
-            useful_threads(&[Input::Stdin], &Options::new(1 << 20, false)),
+            useful_threads(&[Input::Stdin], &Options::new(1 << 20)),
             MAX_THREADS
         );
     }
@@ -1164,7 +1174,7 @@ mod cancel_tests {
         let flag = Arc::new(AtomicBool::new(false));
         let options = Options {
             cancel: Some(flag.clone()),
-            ..Options::new(2, false)
+            ..Options::new(2)
         };
         (options, flag)
     }

@@ -41,7 +41,7 @@ impl Sink<GameFacts> for Games {
 }
 
 fn options() -> pipeline::Options {
-    pipeline::Options::new(2, false)
+    pipeline::Options::new(2)
 }
 
 fn one_machine(path: &Path) -> Games {
@@ -83,7 +83,7 @@ fn partitioned(path: &Path, size: u64) -> (Games, Vec<Partition>) {
 /// The `.pgn` files of the repository (samples and test files) or, with
 /// `corpus`, of the corpus folder `PGNFEN_CORPUS` names.
 fn pgn_files(corpus: bool) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let dirs: Vec<PathBuf> = if corpus {
         let corpus = PathBuf::from(std::env::var_os("PGNFEN_CORPUS").expect("needs PGNFEN_CORPUS"));
         ["real", "generated", "generated/edge"]

@@ -91,9 +91,6 @@ pub mod convert;
 mod error;
 pub mod export;
 pub mod filter;
-// Shared with the binary, which declares it too; the library uses only part of it.
-#[allow(dead_code)]
-mod format;
 pub mod moves;
 pub mod partition;
 pub mod pipeline;

@@ -65,7 +65,7 @@ fn run<J: Job, S: Sink<J::Game>>(path: &Path, job: &J, mut sink: S, how: How) ->
     let options = Options {
         mmap,
         chunk_sizes,
-        ..Options::new(threads, false)
+        ..Options::new(threads)
     };
     pipeline::run(&[Input::File(path.to_path_buf())], job, &mut sink, &options).expect("runs");
     sink
@@ -178,7 +178,7 @@ fn all_cut_the_same(files: &[PathBuf]) {
 
 #[test]
 fn repository_files_cut_the_same_with_any_chunks() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let mut files = pgn_files(&root.join("samples"), false);
     files.extend(pgn_files(&root.join("tests/data"), false));
     files.extend(pgn_files(&root.join("tests/data/edge"), false));

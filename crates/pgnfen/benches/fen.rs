@@ -14,7 +14,7 @@ use pgnfen::fen::{Dialect, VariantHint, analyse};
 
 fn records() -> Option<Vec<Vec<u8>>> {
     let path = std::env::var_os("PGNFEN_CORPUS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/positions.fen"),
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../samples/positions.fen"),
         |corpus| PathBuf::from(corpus).join("generated/positions.fen"),
     );
     eprintln!("records of {}", path.display());

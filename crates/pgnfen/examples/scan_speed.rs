@@ -52,7 +52,7 @@ fn main() {
     }
     if paths.is_empty() {
         paths.push(std::env::var_os("PGNFEN_CORPUS").map_or_else(
-            || Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"),
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples"),
             PathBuf::from,
         ));
     }

@@ -81,10 +81,9 @@ pub const TAG: &[u8] = b"TimeControl";
 
 /// How fast a game is played, as lichess names its categories, from the
 /// estimated duration of its time control (see the module notes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Speed {
     /// Estimated duration under 30 seconds
-    #[value(name = "ultrabullet")]
     UltraBullet,
     /// 30 seconds to under 3 minutes
     Bullet,
@@ -194,6 +193,15 @@ impl Speed {
             1500..86400 => Speed::Classical,
             _ => Speed::Correspondence,
         })
+    }
+}
+
+impl std::str::FromStr for Speed {
+    type Err = String;
+
+    /// A name written by [`Speed::as_str`].
+    fn from_str(s: &str) -> Result<Speed, String> {
+        Speed::from_name(s).ok_or_else(|| format!("unknown speed {s:?}"))
     }
 }
 
@@ -724,8 +732,7 @@ mod tests {
             assert_eq!(s.index(), i);
             assert_eq!(Speed::from_name(s.as_str()), Some(*s));
             assert_eq!(s.to_string(), s.as_str());
-            let parsed = <Speed as clap::ValueEnum>::from_str(s.as_str(), false).unwrap();
-            assert_eq!(parsed, *s);
+            assert_eq!(s.as_str().parse::<Speed>(), Ok(*s));
         }
         assert_eq!(Speed::from_name("ultraBullet"), None);
     }

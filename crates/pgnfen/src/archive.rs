@@ -113,7 +113,7 @@ impl Archive {
     pub fn games(&self) -> Games {
         let (tx, rx) = bounded(GAMES_IN_FLIGHT);
         let inputs = self.inputs.clone();
-        let options = Options::new(self.threads, false);
+        let options = Options::new(self.threads);
         let handle = std::thread::Builder::new()
             .name("pgnfen-archive".into())
             .spawn(move || {

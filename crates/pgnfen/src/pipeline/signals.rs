@@ -1,39 +1,40 @@
-//! Clean interruption: SIGINT, SIGTERM and SIGHUP remove every temporary output
-//! file still open and end the program with 128 + the signal's number (130,
-//! 143, 129), so that an existing output is never touched and nothing is left
-//! behind. The pipeline's spill files need nothing: they are anonymous (unlinked
+//! Clean interruption. The temporary output files that exist right now are
+//! known here, so that a program's signal handling (the command line's: SIGINT,
+//! SIGTERM and SIGHUP end it with 128 + the signal's number, 130, 143, 129) can
+//! remove them before it ends: an existing output is never touched and nothing
+//! is left behind. The pipeline's spill files need nothing: they are anonymous (unlinked
 //! at creation) and vanish with the process. A mapped input truncated by another
 //! program (SIGBUS) ends the same way, with exit status 2 and a message naming it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-
 /// Temporary files that exist under a name right now.
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Starts the thread that waits for the signals. Call once, early in `main`.
-pub fn install() -> std::io::Result<()> {
-    install_sigbus()?;
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    std::thread::Builder::new()
-        .name("pgnfen-signals".into())
-        .spawn(move || {
-            if let Some(signal) = signals.forever().next() {
-                // Held until exit: no temporary file is renamed or created after this.
-                let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-                for path in live.iter() {
-                    let _ = std::fs::remove_file(path);
-                }
-                std::process::exit(128 + signal);
-            }
-        })?;
-    Ok(())
+/// Removes every temporary output file that exists now and ends the process
+/// with `code`. Nothing is renamed into place or created after it starts. For
+/// a program's own signal thread: the command line calls it on SIGINT,
+/// SIGTERM and SIGHUP with 128 + the signal's number.
+pub fn exit_removing_temporaries(code: i32) -> ! {
+    // Held until exit: no temporary file is renamed or created after this.
+    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    for path in live.iter() {
+        let _ = std::fs::remove_file(path);
+    }
+    std::process::exit(code);
+}
+
+/// Turns SIGBUS, which a mapped input truncated by another program raises
+/// (see [`Options::mmap`](super::Options::mmap)), into the end of a failed
+/// run: temporary outputs removed, a message naming the file, exit status 2.
+/// Call once, early in `main`.
+pub fn install_bus_handler() -> std::io::Result<()> {
+    install_sigbus()
 }
 
 /// A temporary file now exists at `path`.
-pub fn register(path: &Path) {
+pub(crate) fn register(path: &Path) {
     LIVE.lock()
         .unwrap_or_else(|e| e.into_inner())
         .push(path.to_path_buf());
@@ -42,7 +43,7 @@ pub fn register(path: &Path) {
 
 /// Runs `step` (the rename into place, or the removal) and forgets `path`, as
 /// one step that a signal cannot cut in two.
-pub fn retire<T>(path: &Path, step: impl FnOnce() -> T) -> T {
+pub(crate) fn retire<T>(path: &Path, step: impl FnOnce() -> T) -> T {
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     let result = step();
     live.retain(|p| p != path);
@@ -110,7 +111,7 @@ fn slot_retire(path: &Path) {
 }
 
 /// The mapped input now being read is `name` (`None`: no mapped input).
-pub fn reading_mapped(name: Option<&str>) {
+pub(crate) fn reading_mapped(name: Option<&str>) {
     let message = name.map_or(std::ptr::null_mut(), |name| {
         leak(format!(
             "pgnfen: {name}: the file changed while pgnfen read it (truncated by another \

@@ -327,7 +327,7 @@ mod tests {
             moves: None,
             run: pipeline::Options {
                 cancel: Some(cancel),
-                ..pipeline::Options::new(1, false)
+                ..pipeline::Options::new(1)
             },
         };
         let Err(Error::Io { source, .. }) = run(&[Input::File(input)], &options) else {

@@ -2,14 +2,17 @@
 //! left. Bytes are raw bytes (compressed bytes for a compressed input), counted
 //! the same way for every input, so the time left holds when a `.zst` and a
 //! plain file are read together. On a terminal it is a bar; otherwise (a log
-//! file, `2>file`) one plain line every few seconds and one at the end.
+//! file, `2>file`) one plain line every few seconds and one at the end. The
+//! engine reports to it through [`pgnfen::pipeline::Watch`].
 
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use pgnfen::pipeline::Watch;
 
 use crate::format::thousands;
 
@@ -63,23 +66,35 @@ impl Counters {
 }
 
 enum Display {
-    Off,
     Bar(ProgressBar),
     Plain {
         stop: Arc<(Mutex<bool>, Condvar)>,
-        thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+        thread: Option<std::thread::JoinHandle<()>>,
     },
 }
 
-/// A progress display, or nothing when disabled.
-pub struct Progress {
+/// One run's display and what it counts.
+struct Shown {
     display: Display,
     counters: Arc<Counters>,
-    finished: AtomicBool,
+}
+
+/// The progress display of the command line: a [`Watch`] that shows each run
+/// from its start to its finish.
+#[derive(Default)]
+pub struct Progress {
+    shown: Mutex<Option<Shown>>,
 }
 
 impl Progress {
-    pub fn new(enabled: bool, total: Option<u64>) -> Progress {
+    fn with<T>(&self, f: impl FnOnce(&mut Shown) -> T) -> Option<T> {
+        let mut shown = self.shown.lock().unwrap_or_else(|e| e.into_inner());
+        shown.as_mut().map(f)
+    }
+}
+
+impl Watch for Progress {
+    fn start(&self, total: Option<u64>) {
         let counters = Arc::new(Counters {
             done_before: AtomicU64::new(0),
             current: Mutex::new(None),
@@ -87,9 +102,7 @@ impl Progress {
             total,
             started: Instant::now(),
         });
-        let display = if !enabled {
-            Display::Off
-        } else if std::io::stderr().is_terminal() {
+        let display = if std::io::stderr().is_terminal() {
             let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr_with_hz(4));
             let template = if total.is_some() {
                 "{bar:30} {bytes}/{total_bytes} {msg} {binary_bytes_per_sec} ETA {eta}"
@@ -125,75 +138,62 @@ impl Progress {
                     }
                 })
                 .ok();
-            Display::Plain {
-                stop,
-                thread: Mutex::new(thread),
-            }
+            Display::Plain { stop, thread }
         };
-        Progress {
-            display,
-            counters,
-            finished: AtomicBool::new(false),
-        }
+        let mut shown = self.shown.lock().unwrap_or_else(|e| e.into_inner());
+        *shown = Some(Shown { display, counters });
     }
 
-    /// A new input starts; `raw_read` counts its raw bytes.
-    pub fn start_input(&self, raw_read: Arc<AtomicU64>) {
-        if let Ok(mut cur) = self.counters.current.lock() {
-            if let Some(prev) = cur.take() {
-                self.counters
-                    .done_before
-                    .fetch_add(prev.load(Ordering::Relaxed), Ordering::Relaxed);
+    fn input(&self, raw_read: Arc<AtomicU64>) {
+        self.with(|shown| {
+            if let Ok(mut cur) = shown.counters.current.lock() {
+                if let Some(prev) = cur.take() {
+                    shown
+                        .counters
+                        .done_before
+                        .fetch_add(prev.load(Ordering::Relaxed), Ordering::Relaxed);
+                }
+                *cur = Some(raw_read);
             }
-            *cur = Some(raw_read);
-        }
+        });
     }
 
-    pub fn advance(&self, games: u64) {
-        self.counters.games.store(games, Ordering::Relaxed);
-        if let Display::Bar(bar) = &self.display {
-            bar.set_position(self.counters.position());
-            bar.set_message(format!("{} games", thousands(games)));
-        }
+    fn games(&self, games: u64) {
+        self.with(|shown| {
+            shown.counters.games.store(games, Ordering::Relaxed);
+            if let Display::Bar(bar) = &shown.display {
+                bar.set_position(shown.counters.position());
+                bar.set_message(format!("{} games", thousands(games)));
+            }
+        });
     }
 
     /// A warning on standard error, printed above the bar (never through it).
-    pub fn warn(&self, message: &str) {
-        // One line whatever names it holds (see `crate::escape`).
-        let message = crate::escape::controls(message);
-        match &self.display {
-            Display::Bar(bar) => bar.suspend(|| eprintln!("{message}")),
-            _ => eprintln!("{message}"),
+    fn note(&self, line: &str) {
+        let shown = self.shown.lock().unwrap_or_else(|e| e.into_inner());
+        match shown.as_ref().map(|s| &s.display) {
+            Some(Display::Bar(bar)) => bar.suspend(|| eprintln!("{line}")),
+            _ => eprintln!("{line}"),
         }
     }
 
-    pub fn finish(&self) {
-        if self.finished.swap(true, Ordering::Relaxed) {
+    /// A run that failed still stops the line writer, without a last line.
+    fn finish(&self, completed: bool) {
+        let taken = self.shown.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some(Shown { display, counters }) = taken else {
             return;
-        }
-        match &self.display {
-            Display::Off => {}
+        };
+        match display {
             Display::Bar(bar) => bar.finish_and_clear(),
             Display::Plain { stop, thread } => {
                 *stop.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
                 stop.1.notify_all();
-                if let Some(t) = thread.lock().ok().and_then(|mut t| t.take()) {
+                if let Some(t) = thread {
                     let _ = t.join();
                 }
-                eprintln!("{}", self.counters.line());
-            }
-        }
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        // A run that failed still stops the line writer (without a last line).
-        if let Display::Plain { stop, thread } = &self.display {
-            *stop.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-            stop.1.notify_all();
-            if let Some(t) = thread.lock().ok().and_then(|mut t| t.take()) {
-                let _ = t.join();
+                if completed {
+                    eprintln!("{}", counters.line());
+                }
             }
         }
     }

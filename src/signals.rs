@@ -1,0 +1,24 @@
+//! Clean interruption: SIGINT, SIGTERM and SIGHUP remove every temporary output
+//! file the run has open and end the program with 128 + the signal's number
+//! (130, 143, 129), so that an existing output is never touched and nothing is
+//! left behind. A mapped input truncated under the run (SIGBUS) ends it with
+//! exit status 2 and a message naming the file. The library keeps the list of
+//! temporary files; this only waits for the signals.
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+use pgnfen::pipeline::signals::{exit_removing_temporaries, install_bus_handler};
+
+/// Starts the thread that waits for the signals. Call once, early in `main`.
+pub fn install() -> std::io::Result<()> {
+    install_bus_handler()?;
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("pgnfen-signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                exit_removing_temporaries(128 + signal);
+            }
+        })?;
+    Ok(())
+}
