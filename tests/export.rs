@@ -15,7 +15,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Value, json};
 
 use common::run;
-use pgnfen::export::columns::FIXED;
+use pgnfen::export::FIXED;
 
 /// Games with what a table must get right: escapes, duplicates (the first
 /// pair counts), several pairs on a line, an empty value, Elo that is no
@@ -446,7 +446,7 @@ fn library_jsonl(
     inputs: &[pgnfen::pipeline::Input],
     options: &pgnfen::pipeline::Options,
 ) -> Vec<u8> {
-    use pgnfen::export::{self, ExportOptions, text::JsonLines};
+    use pgnfen::export::{self, ExportOptions, JsonLines};
     let export_options = ExportOptions {
         tags: export::TagColumns::All,
         batch_rows: 7,

@@ -25,7 +25,7 @@ fn format(args: &ExportArgs) -> Result<Format, Error> {
         })?,
         (None, None) => Format::Jsonl,
     };
-    export::write::check_output(format, output).map_err(Error::Usage)?;
+    export::check_output(format, output).map_err(Error::Usage)?;
     if format == Format::Parquet && output.is_none() && std::io::stdout().is_terminal() {
         return Err(Error::Usage(
             "export: Parquet is binary; write it to a file with -o FILE.parquet (or pipe it)"
@@ -76,8 +76,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         );
     }
     let batches = export::batches(&inputs, columns, &export_options, &pipeline);
-    let summary =
-        export::write::write_with(batches, format, output, args.csv_raw).map_err(run_error)?;
+    let summary = export::write_with(batches, format, output, args.csv_raw).map_err(run_error)?;
     crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     if !global.quiet {
         eprintln!(

@@ -1,29 +1,26 @@
 //! `pgnfen fen`: classifies and converts FEN and EPD books, one record a line,
 //! streaming.
 //!
-//! Input is read in blocks of whole lines; the records of a block are analysed
-//! on the worker threads in runs of lines, and the runs' output is written in
-//! input order, so memory stays bounded by the block size whatever the size of
-//! the book. Blank lines and `#` lines are copied as they are; every line keeps
-//! its own line end (`\n`, `\r\n` or a lone `\r`).
+//! The streaming is the library's ([`pgnfen::book::stream`], which Python's
+//! `fen_records()` uses too): input read in blocks of whole lines, the records
+//! of a block analysed on the worker threads in runs of lines, the runs handed
+//! back in input order, so memory stays bounded by the block size whatever the
+//! size of the book. This module renders the runs: blank lines and `#` lines
+//! are copied as they are; every line keeps its own line end (`\n`, `\r\n` or
+//! a lone `\r`).
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 
-use rayon::prelude::*;
-
 use crate::cli::{FenArgs, Format, Global};
 use crate::commands::{Error, Outcome, check_inputs_exist, options, refuse_output_among_inputs};
-use pgnfen::book::{BLOCK, Line, MAX_LINE, is_blank_or_comment, read_block, split_lines};
+use pgnfen::book::{self, Line, Render, StreamError, is_blank_or_comment};
 use pgnfen::fen::{self, Dialect, Record, VariantHint};
 use pgnfen::pipeline::Input;
 use pgnfen::pipeline::output::Output;
-use pgnfen::problem::{Code, Problem};
-
-/// Lines handled by one task on the worker threads.
-const RUN: usize = 2048;
+use pgnfen::problem::Problem;
 
 /// What the records of a run, a block or the whole command came to.
 #[derive(Clone, Copy, Debug, Default)]
@@ -124,9 +121,11 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
                 text.extend_from_slice(r.as_bytes());
                 text.push(b'\n');
             }
-            let lines = split_lines(&text, true).0;
-            let r = pool.install(|| converter.block(&text, &lines, "<argument>", 1));
-            counts.add(emit(&mut out, r).map_err(write_err)?);
+            let c = pool
+                .install(|| converter.stream(&mut text.as_slice(), "<argument>", &mut out, false));
+            counts.add(c.map_err(|e| match e {
+                StreamError::Read(e) | StreamError::Sink(e) => write_err(e),
+            })?);
         }
         for input in &inputs {
             counts.add(pool.install(|| converter.input(input, &mut out, &name))?);
@@ -170,11 +169,6 @@ fn summary(counts: Counts, to: Option<Dialect>, rewritten: usize) -> String {
     msg
 }
 
-enum StreamError {
-    Read(io::Error),
-    Write(io::Error),
-}
-
 impl Converter<'_> {
     /// Converts one input into `out` (named `out_name` in messages): each
     /// stream of it on its own, so that a zip member is named as
@@ -185,122 +179,49 @@ impl Converter<'_> {
             .open_streams(Arc::new(AtomicU64::new(0)))
             .map_err(read_err(input.display_name()))?;
         let mut counts = Counts::default();
-        while let Some(stream) = streams.next().map_err(read_err(input.display_name()))? {
+        while let Some(mut stream) = streams.next().map_err(read_err(input.display_name()))? {
             let file = stream.input.display_name();
             let interactive = stream.input == Input::Stdin;
-            let c = self.stream(stream.reader, &file, out, interactive);
+            let c = self.stream(&mut *stream.reader, &file, out, interactive);
             counts.add(c.map_err(|e| match e {
                 StreamError::Read(e) => read_err(file.clone())(e),
-                StreamError::Write(e) => Error::writing(out_name, e),
+                StreamError::Sink(e) => Error::writing(out_name, e),
             })?);
         }
         Ok(counts)
     }
 
-    /// Converts one stream, block by block.
+    /// Converts one stream (named `file` in messages) through the library's
+    /// book streaming.
     fn stream(
         &self,
-        mut reader: Box<dyn Read + Send>,
+        reader: &mut (dyn io::Read + Send),
         file: &str,
         out: &mut Output,
         interactive: bool,
-    ) -> Result<Counts, StreamError> {
-        let mut counts = Counts::default();
-        // `cur` holds the bytes of this round, `next` receives the next block
-        // (after this round's left-over bytes) while this one is rendered.
-        let mut cur: Vec<u8> = Vec::with_capacity(BLOCK * 2);
-        let mut next: Vec<u8> = Vec::with_capacity(BLOCK * 2);
-        let mut n = read_block(&mut *reader, &mut cur).map_err(StreamError::Read)?;
+    ) -> Result<Counts, StreamError<io::Error>> {
         // Only the text output with --to copies line ends as they are; the
         // other outputs end every line themselves.
         let copies_line_ends = self.args.to.is_some() && self.args.format == Format::Text;
-        if n > 0 && self.open_line.swap(false, Relaxed) && copies_line_ends {
-            out.write_all(b"\n").map_err(StreamError::Write)?;
-        }
-        let mut last = cur.last().copied();
-        let mut line_no = 1u64;
-        // Inside a line longer than MAX_LINE: the line number where it started.
-        let mut long: Option<u64> = None;
-        loop {
-            let eof = n == 0;
-            let (all, rest) = split_lines(&cur, eof);
-            let mut lines = all.as_slice();
-            let mut consumed = rest;
-            if let Some(start) = long {
-                if let Some((first, tail)) = lines.split_first() {
-                    self.pass(out, &cur[..first.text_end])?;
-                    let r = self.long_line_end(&cur[first.text_end..first.end], file, start);
-                    counts.add(emit(out, [r]).map_err(StreamError::Write)?);
-                    line_no += 1;
-                    long = None;
-                    lines = tail;
-                } else {
-                    // Still inside the line; a final '\r' may be half of a CRLF.
-                    consumed = cur.len() - usize::from(cur.last() == Some(&b'\r'));
-                    self.pass(out, &cur[..consumed])?;
-                }
-            }
-            let render = || {
-                if lines.is_empty() {
-                    Vec::new()
-                } else {
-                    self.block(&cur, lines, file, line_no)
-                }
-            };
-            let mut read_next = || -> io::Result<usize> {
-                next.clear();
-                if eof {
-                    return Ok(0);
-                }
-                next.extend_from_slice(&cur[consumed..]);
-                read_block(&mut *reader, &mut next)
-            };
-            // Standard input is read after the answer is written, so that a line
-            // typed at a terminal is answered at once; other inputs are read
-            // beside the rendering, which keeps both cores busy.
-            let (runs, read) = if interactive {
-                let runs = render();
-                counts.add(emit(out, runs).map_err(StreamError::Write)?);
-                out.flush().map_err(StreamError::Write)?;
-                (Vec::new(), read_next())
-            } else {
-                rayon::join(render, read_next)
-            };
-            line_no += lines.len() as u64;
-            counts.add(emit(out, runs).map_err(StreamError::Write)?);
-            if eof {
-                break;
-            }
-            n = read.map_err(StreamError::Read)?;
-            std::mem::swap(&mut cur, &mut next);
-            if n > 0 {
-                last = cur.last().copied();
-            }
-            let carry = cur.len() - n;
-            if long.is_none() && carry >= MAX_LINE {
-                // No line end in sight: pass the line through instead of holding it.
-                long = Some(line_no);
-                let upto = carry - usize::from(cur[carry - 1] == b'\r');
-                self.pass(out, &cur[..upto])?;
-                cur.drain(..upto);
-            }
-        }
-        if let Some(start) = long {
-            let r = self.long_line_end(b"", file, start);
-            counts.add(emit(out, [r]).map_err(StreamError::Write)?);
-        }
-        if let Some(b) = last {
+        let mut sink = Emitter {
+            out,
+            counts: Counts::default(),
+            open_line: copies_line_ends && self.open_line.load(Relaxed),
+            last: None,
+        };
+        book::stream(
+            reader,
+            &StreamRenderer {
+                converter: self,
+                file,
+            },
+            interactive,
+            &mut sink,
+        )?;
+        if let Some(b) = sink.last {
             self.open_line.store(b != b'\n' && b != b'\r', Relaxed);
         }
-        Ok(counts)
-    }
-
-    /// Copies part of an over-long line to the output (only `--to` copies lines).
-    fn pass(&self, out: &mut Output, bytes: &[u8]) -> Result<(), StreamError> {
-        if self.args.to.is_some() && self.args.format == Format::Text {
-            out.write_all(bytes).map_err(StreamError::Write)?;
-        }
-        Ok(())
+        Ok(sink.counts)
     }
 
     /// The verdict on a line too long to be a record, once its end is seen.
@@ -308,7 +229,6 @@ impl Converter<'_> {
         let mut r = Rendered::default();
         r.counts.records = 1;
         r.counts.invalid = 1;
-        let message = format!("the line is longer than {MAX_LINE} bytes; no FEN or EPD record is");
         match (self.args.format, self.args.to) {
             (Format::Text, Some(_)) => r.out.extend_from_slice(line_end),
             (Format::Text, None) => {
@@ -317,43 +237,23 @@ impl Converter<'_> {
                     .extend_from_slice(if line_end.is_empty() { b"\n" } else { line_end });
             }
             (Format::Json, _) => {
-                let report = serde_json::json!({
-                    "file": file, "line": line,
-                    "input": null, "valid": false, "class": "malformed", "board": null,
-                    "chess960_position": null, "fen": null, "xfen": null, "shredder": null,
-                    "problems": [{"code": Code::FenSyntax.as_str(), "severity": "error",
-                                  "message": message, "column": 1}],
-                    "operations": null,
-                });
-                r.out.extend_from_slice(report.to_string().as_bytes());
+                // Where the line lies first, as in every record's report.
+                let mut report = serde_json::Map::new();
+                report.insert("file".into(), file.into());
+                report.insert("line".into(), line.into());
+                if let serde_json::Value::Object(fields) = book::long_line_report() {
+                    report.extend(fields);
+                }
+                r.out
+                    .extend_from_slice(serde_json::Value::Object(report).to_string().as_bytes());
                 r.out.push(b'\n');
             }
         }
         if !self.quiet && self.args.format == Format::Text {
+            let message = book::long_line_message();
             r.diagnostics = format!("{file}:{line}:1: error[fen-syntax]: {message}\n");
         }
         r
-    }
-
-    /// Renders the `lines` of `data` (the first is line number `first`).
-    fn block(&self, data: &[u8], lines: &[Line], file: &str, first: u64) -> Vec<Rendered> {
-        let render_run = |(k, run): (usize, &[Line])| {
-            let mut r = Rendered {
-                out: Vec::with_capacity(run.len() * 96),
-                ..Rendered::default()
-            };
-            for (i, line) in run.iter().enumerate() {
-                let no = first + (k * RUN + i) as u64;
-                self.line(data, line, file, no, &mut r);
-            }
-            r
-        };
-        let runs: Vec<Rendered> = if lines.len() > RUN {
-            lines.par_chunks(RUN).enumerate().map(render_run).collect()
-        } else {
-            vec![render_run((0, lines))]
-        };
-        runs
     }
 
     fn line(&self, data: &[u8], line: &Line, file: &str, no: u64, r: &mut Rendered) {
@@ -441,19 +341,73 @@ impl Converter<'_> {
     }
 }
 
-/// Appends up to one block read from `reader` to `buf`; returns how many bytes
-/// (0 at the end of the input).
-/// Writes rendered runs and their diagnostics in order; returns their counts.
-fn emit(out: &mut Output, runs: impl IntoIterator<Item = Rendered>) -> io::Result<Counts> {
-    let mut counts = Counts::default();
-    for r in runs {
+/// The runs of one stream, rendered on the worker threads.
+struct StreamRenderer<'a> {
+    converter: &'a Converter<'a>,
+    file: &'a str,
+}
+
+impl Render for StreamRenderer<'_> {
+    type Run = Rendered;
+
+    fn run(&self, data: &[u8], lines: &[Line], first: u64) -> Rendered {
+        let mut r = Rendered {
+            out: Vec::with_capacity(lines.len() * 96),
+            ..Rendered::default()
+        };
+        for (i, line) in lines.iter().enumerate() {
+            self.converter
+                .line(data, line, self.file, first + i as u64, &mut r);
+        }
+        r
+    }
+
+    /// Only the text output with `--to` copies the parts of an over-long line.
+    fn long_part(&self, bytes: &[u8]) -> Option<Rendered> {
+        let args = self.converter.args;
+        (args.to.is_some() && args.format == Format::Text).then(|| Rendered {
+            out: bytes.to_vec(),
+            ..Rendered::default()
+        })
+    }
+
+    fn long_line_end(&self, line_end: &[u8], line: u64) -> Rendered {
+        self.converter.long_line_end(line_end, self.file, line)
+    }
+}
+
+/// Writes the rendered runs and their diagnostics in order, and counts them.
+struct Emitter<'a> {
+    out: &'a mut Output,
+    counts: Counts,
+    /// The input before this one ended inside a line, and line ends are
+    /// copied: a `\n` goes before this stream's first byte.
+    open_line: bool,
+    /// The last byte written for this stream.
+    last: Option<u8>,
+}
+
+impl book::Sink<Rendered> for Emitter<'_> {
+    type Error = io::Error;
+
+    fn emit(&mut self, r: Rendered) -> io::Result<()> {
         if !r.diagnostics.is_empty() {
             eprint!("{}", r.diagnostics);
         }
-        out.write_all(&r.out)?;
-        counts.add(r.counts);
+        if let Some(&b) = r.out.last() {
+            if std::mem::take(&mut self.open_line) {
+                self.out.write_all(b"\n")?;
+            }
+            self.last = Some(b);
+        }
+        self.out.write_all(&r.out)?;
+        self.counts.add(r.counts);
+        Ok(())
     }
-    Ok(counts)
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 #[cfg(test)]
@@ -477,34 +431,5 @@ mod tests {
             "pgnfen: 3 records, 3 written as shredder, 0 left unchanged \
              (0 invalid, 0 not writable in shredder); 2 files rewritten in place"
         );
-    }
-
-    /// A line's text and its line end.
-    type Piece<'a> = (&'a [u8], &'a [u8]);
-
-    fn pieces(data: &[u8], eof: bool) -> (Vec<Piece<'_>>, usize) {
-        let (lines, rest) = split_lines(data, eof);
-        (
-            lines
-                .iter()
-                .map(|l| (&data[l.start..l.text_end], &data[l.text_end..l.end]))
-                .collect(),
-            rest,
-        )
-    }
-
-    #[test]
-    fn lines_keep_their_ends() {
-        let data = b"a\nb\r\nc\rd";
-        let (l, rest) = pieces(data, false);
-        assert_eq!(l, [(&b"a"[..], &b"\n"[..]), (b"b", b"\r\n"), (b"c", b"\r")]);
-        assert_eq!(&data[rest..], b"d");
-        let (l, _) = pieces(data, true);
-        assert_eq!(l.last(), Some(&(&b"d"[..], &b""[..])));
-        // A final '\r' waits for the next block: it may be half of a CRLF.
-        let (l, rest) = pieces(b"x\r", false);
-        assert!(l.is_empty() && rest == 0);
-        let (l, _) = pieces(b"x\r", true);
-        assert_eq!(l, [(&b"x"[..], &b"\r"[..])]);
     }
 }

@@ -1,7 +1,8 @@
 //! The layer of pgnfen that knows chess and PGN but does no I/O: the FEN
 //! model (three castling dialects, 8×8 and 10×8 boards, EPD), the scanner
 //! that finds games and their SetUp/FEN/Variant tags in a stream of bytes,
-//! the classification of a header into a [`Class`], and the problem codes.
+//! the classification of a header into a [`Class`], the problem codes, and
+//! the texts that carry problems to CI (GitHub workflow commands, SARIF).
 //! No threads, no files, no command line: the `pgnfen` crate builds its
 //! streaming engine and tasks on this one, and re-exports these modules.
 //!
@@ -19,6 +20,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod ci;
 pub mod class;
 pub mod classify;
 pub mod escape;

@@ -48,7 +48,7 @@ use rayon::prelude::*;
 use crate::problem::Code;
 
 /// Bytes read at a time.
-pub const BLOCK: usize = 1 << 20;
+pub(crate) const BLOCK: usize = 1 << 20;
 /// A line longer than this is no record: it is passed through in parts, never
 /// held in memory whole.
 pub const MAX_LINE: usize = 1 << 20;
@@ -81,7 +81,7 @@ impl Line {
 /// Splits `data` into lines at `\n`, `\r\n` and lone `\r`. Without `eof` the
 /// bytes after the last line end (and a final `\r`, whose `\n` may follow in
 /// the next block) are left over: the second value is where they start.
-pub fn split_lines(data: &[u8], eof: bool) -> (Vec<Line>, usize) {
+pub(crate) fn split_lines(data: &[u8], eof: bool) -> (Vec<Line>, usize) {
     let mut lines = Vec::new();
     let mut start = 0;
     let mut at = 0;
@@ -176,7 +176,7 @@ pub enum StreamError<E> {
 
 /// Renders `lines` of `data` (the first is line number `first`) in runs of
 /// lines, on the current rayon pool when there are several runs.
-pub fn render_block<R: Render>(
+pub(crate) fn render_block<R: Render>(
     renderer: &R,
     data: &[u8],
     lines: &[Line],
@@ -294,7 +294,7 @@ pub fn stream<R: Render, S: Sink<R::Run>>(
 
 /// Appends up to one block read from `reader` to `buf`; returns how many bytes
 /// (0 at the end of the input).
-pub fn read_block(reader: &mut (dyn Read + Send), buf: &mut Vec<u8>) -> io::Result<usize> {
+pub(crate) fn read_block(reader: &mut (dyn Read + Send), buf: &mut Vec<u8>) -> io::Result<usize> {
     let filled = buf.len();
     buf.resize(filled + BLOCK, 0);
     let n = loop {

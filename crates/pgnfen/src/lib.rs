@@ -86,7 +86,6 @@
 pub mod archive;
 pub mod book;
 pub mod check;
-pub mod ci;
 pub mod convert;
 mod error;
 pub mod export;
@@ -100,9 +99,11 @@ pub mod split;
 pub mod stats;
 
 // The layer without I/O (the FEN model, the game scanner, classification,
-// problems), re-exported under the names it always had here.
+// problems), re-exported under the names it always had here. Its items are
+// documented where they live, in pgnfen-core, and linked from here.
 pub(crate) use pgnfen_core::memo;
-pub use pgnfen_core::{class, classify, escape, fen, pgn, problem};
+#[doc(no_inline)]
+pub use pgnfen_core::{ci, class, classify, escape, fen, pgn, problem};
 
 pub use archive::{Archive, Game};
 pub use class::Class;

@@ -12,7 +12,7 @@
 //!
 //! Everything is bounded: no recursion (variations are skipped with a depth
 //! counter), no copy of the movetext, and the token kept for a report is cut
-//! to [`TOKEN_SHOWN`] bytes.
+//! to 64 bytes.
 
 use std::ops::Range;
 
@@ -59,7 +59,7 @@ impl std::str::FromStr for MovesMode {
 }
 
 /// Bytes of a token kept for a report (a 1 MB token is shown cut, with `…`).
-pub const TOKEN_SHOWN: usize = 64;
+pub(crate) const TOKEN_SHOWN: usize = 64;
 /// Bytes of the movetext line kept for a report's snippet, either side of the move.
 const LINE_SHOWN: usize = 120;
 /// Plies played from the standard start position for the hint.
@@ -113,7 +113,7 @@ impl Replay {
 pub struct IllegalMove {
     /// 1 for the first mainline move of the game.
     pub ply: u32,
-    /// The token as written, suffix included (cut to [`TOKEN_SHOWN`] bytes).
+    /// The token as written, suffix included (cut to 64 bytes).
     pub token: String,
     /// Line of the token, in the base of the game's header lines (the
     /// pipeline's relative lines: add the game's line delta).
@@ -156,7 +156,7 @@ impl IllegalMove {
 /// The start of a game whose header has this verdict, or `None` when the
 /// game is not replayed (SPEC: classes standard, setup, chess960, and
 /// `other` games of the seven lichess variants).
-pub fn start_of(header: &Header<'_>, verdict: &Verdict) -> Option<Start> {
+pub(crate) fn start_of(header: &Header<'_>, verdict: &Verdict) -> Option<Start> {
     if verdict.class == Class::Standard && verdict.fen.is_none() {
         // The usual game: no tag to look at.
         return Some(Start::STANDARD);
@@ -166,7 +166,7 @@ pub fn start_of(header: &Header<'_>, verdict: &Verdict) -> Option<Start> {
 }
 
 /// [`start_of`] over the classifier's inputs.
-pub fn start_from_tags(tags: &[TagInput<'_>], verdict: &Verdict) -> Option<Start> {
+pub(crate) fn start_from_tags(tags: &[TagInput<'_>], verdict: &Verdict) -> Option<Start> {
     let fen = || -> Option<Box<[u8]>> {
         tags.iter()
             .find(|t| t.name == TagName::Fen)
@@ -209,7 +209,7 @@ pub fn start_from_tags(tags: &[TagInput<'_>], verdict: &Verdict) -> Option<Start
 /// The variant of a Variant tag value, compared as the classifier compares
 /// names (case, spaces, hyphens, underscores and tabs ignored), if it is one
 /// of the seven that are replayed.
-pub fn lichess_variant(value: &[u8]) -> Option<Variant> {
+pub(crate) fn lichess_variant(value: &[u8]) -> Option<Variant> {
     let key: Vec<u8> = value
         .iter()
         .filter(|b| !matches!(b, b' ' | b'-' | b'_' | b'\t'))

@@ -416,7 +416,7 @@ pub fn unseen_names(exprs: &[TagExpr]) -> Vec<&str> {
 /// How much of each input [`tag_names_at_start`] reads: the first games of a
 /// file hold the names its other games use, and a misspelling warning must
 /// not cost a second pass over a large archive.
-pub const NAMES_SAMPLE: u64 = 1 << 20;
+pub(crate) const NAMES_SAMPLE: u64 = 1 << 20;
 
 /// The distinct tag names of the tag lines in the first [`NAMES_SAMPLE`]
 /// bytes (decompressed) of each input, in order of appearance: candidates for

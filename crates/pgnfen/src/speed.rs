@@ -77,7 +77,7 @@
 use std::fmt;
 
 /// The name of the tag a speed is read from.
-pub const TAG: &[u8] = b"TimeControl";
+pub(crate) const TAG: &[u8] = b"TimeControl";
 
 /// How fast a game is played, as lichess names its categories, from the
 /// estimated duration of its time control (see the module notes).

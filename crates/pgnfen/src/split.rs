@@ -25,10 +25,10 @@ use crate::select::{Selector, TagExpr};
 use crate::speed::Speed;
 
 /// The class placeholder of a template.
-pub const PLACEHOLDER: &str = "{class}";
+pub(crate) const PLACEHOLDER: &str = "{class}";
 
 /// The speed placeholder of a template.
-pub const SPEED_PLACEHOLDER: &str = "{speed}";
+pub(crate) const SPEED_PLACEHOLDER: &str = "{speed}";
 
 /// Whether `template` holds `placeholder` (in its bytes: the rest of the name
 /// need not be UTF-8).
@@ -54,13 +54,13 @@ fn replace(template: &Path, placeholder: &str, value: &str) -> PathBuf {
 
 /// The file of each class: the template with `{class}` replaced (every
 /// occurrence).
-pub fn class_path(template: &Path, class: Class) -> PathBuf {
+pub(crate) fn class_path(template: &Path, class: Class) -> PathBuf {
     replace(template, PLACEHOLDER, class.as_str())
 }
 
 /// The file of a game of this class and speed: the template with `{class}`
 /// and `{speed}` replaced (every occurrence).
-pub fn file_path(template: &Path, class: Class, speed: Speed) -> PathBuf {
+pub(crate) fn file_path(template: &Path, class: Class, speed: Speed) -> PathBuf {
     replace(
         &class_path(template, class),
         SPEED_PLACEHOLDER,

@@ -120,7 +120,7 @@ impl Job for StatsJob {
 /// Classifies each game and tells whether it satisfies the `--tag`
 /// expressions and `--speed` list of the selector, which must read the
 /// speed ([`Selector::with_time_control`]; unknown otherwise).
-pub struct TaggedStatsJob<'a>(pub &'a Selector);
+pub(crate) struct TaggedStatsJob<'a>(pub &'a Selector);
 
 impl Job for TaggedStatsJob<'_> {
     type Game = GameFacts;

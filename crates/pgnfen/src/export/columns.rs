@@ -66,7 +66,9 @@ pub const MAX_COLUMN_NAME: usize = 256;
 /// Which tag columns to write.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum TagColumns {
-    /// [`DEFAULT_TAGS`].
+    /// Fifteen tags: the Seven Tag Roster (Event, Site, Date, Round, White,
+    /// Black, Result), then WhiteElo, BlackElo, ECO, Opening, TimeControl,
+    /// Termination, UTCDate, UTCTime.
     #[default]
     Default,
     /// These names, in this order.
@@ -217,7 +219,7 @@ impl Columns {
     /// The columns of `--tags all`, from the tag names met in order of first
     /// appearance: names that are not valid UTF-8 column names, that collide
     /// with a fixed or earlier column (ignoring case), that are longer than
-    /// [`MAX_COLUMN_NAME`], or past the first [`MAX_ALL_COLUMNS`], get no
+    /// 256 bytes, or past the first [`MAX_ALL_COLUMNS`], get no
     /// column (their tags stay in `other_tags`).
     pub fn from_seen(seen: &[Vec<u8>]) -> Columns {
         let mut tags: Vec<String> = Vec::new();

@@ -3,22 +3,22 @@
 //! Parquet, CSV or JSON lines.
 //!
 //! The work is split like every command's: the worker threads scan each chunk
-//! and build each game's [`row::Row`] from its header (every tag pair is read:
+//! and build each game's row from its header (every tag pair is read:
 //! [`crate::pipeline::Job::all_pairs`]); the merger thread puts the rows in input
-//! order with their spans into Arrow builders ([`batch::BatchBuilder`]) and
+//! order with their spans into Arrow builders and
 //! hands over a [`RecordBatch`] every [`ExportOptions::batch_rows`] rows; the
 //! caller's thread consumes the batches ([`Batches`], an iterator), so that
-//! encoding Parquet overlaps with reading. At most [`BATCHES_IN_FLIGHT`]
+//! encoding Parquet overlaps with reading. At most two
 //! batches wait, so memory stays bounded whatever the input's size.
 //!
 //! [`batches`] is the entry point for any consumer (the writers of this module,
 //! and a Python `RecordBatchReader`); [`write()`] writes them in a [`Format`].
 
-pub mod batch;
-pub mod columns;
-pub mod row;
-pub mod text;
-pub mod write;
+mod batch;
+mod columns;
+mod row;
+mod text;
+mod write;
 
 use std::collections::HashSet;
 use std::io;
@@ -32,22 +32,23 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use crate::pipeline::{self, GameInfo, Input, Options, RunError, Sink};
 use crate::select::Selector;
 
-pub use columns::{Columns, MAX_ALL_COLUMNS, TagColumns};
-pub use write::{Format, write};
+pub use columns::{Columns, FIXED, MAX_ALL_COLUMNS, TagColumns};
+pub use text::{Csv, JsonLines};
+pub use write::{Format, check_output, write, write_with};
 
 /// Rows per record batch by default: large enough that per-batch costs vanish,
 /// small enough that a batch of long headers stays a few MiB.
-pub const BATCH_ROWS: usize = 16 * 1024;
+pub(crate) const BATCH_ROWS: usize = 16 * 1024;
 
 pub use crate::pipeline::game::{MAX_PAIRS, PAIR_BUDGET};
 
 /// Cells (rows × columns) per record batch at most: with `--tags all` and a
 /// thousand columns a batch has fewer rows, so that its memory stays that of
 /// a batch of the default columns.
-pub const BATCH_CELLS: usize = 1 << 19;
+pub(crate) const BATCH_CELLS: usize = 1 << 19;
 
 /// Record batches built and not yet consumed, at most.
-pub const BATCHES_IN_FLIGHT: usize = 2;
+pub(crate) const BATCHES_IN_FLIGHT: usize = 2;
 
 /// What to export.
 #[derive(Clone, Debug)]
@@ -56,7 +57,7 @@ pub struct ExportOptions {
     pub tags: TagColumns,
     /// Only games whose tags satisfy these expressions (`--tag`).
     pub selector: Selector,
-    /// Rows per record batch (fewer when there are many columns, see [`BATCH_CELLS`]).
+    /// Rows per record batch (fewer when there are many columns: a batch holds at most half a million cells).
     pub batch_rows: usize,
     /// How tag names and values are decoded (`--encoding`).
     pub encoding: crate::pgn::encoding::Encoding,

@@ -61,6 +61,7 @@ impl Problems {
     }
 
     /// Whether the game has no problem.
+    #[cfg(test)]
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }

@@ -137,7 +137,7 @@ impl std::fmt::Debug for Options {
 }
 
 /// How often a run with [`Options::cancel`] looks at its flag while it waits.
-pub const CANCEL_POLL: Duration = Duration::from_millis(20);
+pub(crate) const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 /// The error of a run stopped through [`Options::cancel`].
 pub fn cancelled() -> io::Error {

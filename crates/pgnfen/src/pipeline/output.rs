@@ -280,7 +280,7 @@ impl Output {
 /// one its first bytes show, as the reader recognises it. A zip archive (the
 /// records of several members cannot be put back one by one) and anything
 /// but a regular file are refused with a message for the user.
-pub fn in_place_compression(path: &Path) -> io::Result<Compression> {
+pub(crate) fn in_place_compression(path: &Path) -> io::Result<Compression> {
     use std::io::Read;
     // Looked at before opening: opening a named pipe would wait for a writer.
     if !std::fs::metadata(path)?.is_file() {
