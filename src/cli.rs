@@ -283,7 +283,7 @@ pub struct FilterArgs {
     #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = parse_chess960_position)]
     pub chess960_position: Vec<u16>,
     /// Keep only games whose tag satisfies EXPR: NAME OP VALUE, OP one of = != ~ !~ < <= > >= (repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
+    #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Keep only games of these speeds, from the TimeControl tag: ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown
     #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]
@@ -323,7 +323,7 @@ pub struct SplitArgs {
     #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = class_parser())]
     pub class: Vec<Class>,
     /// Write only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
+    #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Write only games of these speeds (as for filter; default: every speed)
     #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]
@@ -391,7 +391,7 @@ pub struct StatsArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Count only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
+    #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Replay each game's mainline from its start position: the `first` move
     /// only, or `all` of them (counts games checked, illegal and not checked)
@@ -417,7 +417,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "NAME[,NAME...]|all")]
     pub tags: Option<String>,
     /// Export only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = pgnfen::select::parse_tag_expr)]
+    #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Export only games of these speeds (as for filter)
     #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]

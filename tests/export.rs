@@ -15,7 +15,6 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Value, json};
 
 use common::run;
-use pgnfen::export::FIXED;
 
 /// Games with what a table must get right: escapes, duplicates (the first
 /// pair counts), several pairs on a line, an empty value, Elo that is no
@@ -119,7 +118,7 @@ fn named_and_all_tag_columns() {
     let rows = export_jsonl(&["--tags", "Annotator,WhiteElo,Nope", p]);
     let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
     assert_eq!(
-        keys[FIXED.len()..],
+        keys[pgnfen::export::Columns::FIXED.len()..],
         ["Annotator", "WhiteElo", "Nope", "other_tags"]
             .iter()
             .collect::<Vec<_>>()[..]
@@ -132,7 +131,7 @@ fn named_and_all_tag_columns() {
     let rows = export_jsonl(&["--tags", "all", p]);
     let keys: Vec<&String> = rows[0].as_object().unwrap().keys().collect();
     assert_eq!(
-        keys[FIXED.len()..],
+        keys[pgnfen::export::Columns::FIXED.len()..],
         [
             "Event",
             "Site",
@@ -177,7 +176,7 @@ fn all_with_many_and_colliding_names() {
     let rows = export_jsonl(&["--tags", "all", path.to_str().unwrap()]);
     assert_eq!(rows.len(), 3);
     let keys = rows[0].as_object().unwrap().len();
-    assert_eq!(keys, FIXED.len() + 900 + 1);
+    assert_eq!(keys, pgnfen::export::Columns::FIXED.len() + 900 + 1);
     for (g, r) in rows.iter().enumerate() {
         assert_eq!(r[format!("T{g}x299")], "299");
         assert_eq!(r["other_tags"], json!({"Class": "c", "t0X0": "d"}));

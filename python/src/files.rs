@@ -104,7 +104,7 @@ fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
             ))
         })?,
     };
-    pgnfen::export::check_output(format, Some(output)).map_err(errors::usage)?;
+    format.check_output(Some(output)).map_err(errors::usage)?;
     Ok(format)
 }
 

@@ -201,7 +201,9 @@ fn stats(
         };
         let counts = pgnfen::stats::run(&inputs, &options).map_err(command_error)?;
         let mut json = Vec::new();
-        pgnfen::stats::write_json(&mut json, &counts).map_err(|e| io_error("<memory>", &e))?;
+        counts
+            .write_json(&mut json)
+            .map_err(|e| io_error("<memory>", &e))?;
         Ok(json)
     })??;
     let value: serde_json::Value =
@@ -260,7 +262,7 @@ fn filter_games(
         .unwrap_or_default()
         .iter()
         .map(|expr| {
-            pgnfen::select::parse_tag_expr(expr)
+            expr.parse::<pgnfen::select::TagExpr>()
                 .map_err(|e| crate::errors::usage(format!("invalid tag expression: {e}")))
         })
         .collect::<PyResult<Vec<_>>>()?;

@@ -229,7 +229,8 @@ pub fn partition_stats<'py>(
             let o = partition::run(&part, start(at), None, &StatsJob, &mut counts, &run)?;
             check_unchanged(&tuple)?;
             let mut json = Vec::new();
-            pgnfen::stats::write_json(&mut json, &counts)
+            counts
+                .write_json(&mut json)
                 .map_err(|e| Error::writing("<memory>", e))?;
             Ok((o, json))
         })

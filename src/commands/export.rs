@@ -25,7 +25,7 @@ fn format(args: &ExportArgs) -> Result<Format, Error> {
         })?,
         (None, None) => Format::Jsonl,
     };
-    export::check_output(format, output).map_err(Error::Usage)?;
+    format.check_output(output).map_err(Error::Usage)?;
     if format == Format::Parquet && output.is_none() && std::io::stdout().is_terminal() {
         return Err(Error::Usage(
             "export: Parquet is binary; write it to a file with -o FILE.parquet (or pipe it)"
@@ -70,7 +70,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         // Never silent, even under -q: these tags have no column of their own.
         eprintln!(
             "pgnfen: warning: --tags all makes at most {} columns; {}{} went to other_tags",
-            thousands(export::MAX_ALL_COLUMNS as u64),
+            thousands(export::Columns::MAX_ALL as u64),
             if at_least { "at least " } else { "" },
             crate::format::count(names as u64, "more tag name", "more tag names"),
         );
@@ -98,8 +98,8 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
             } else {
                 "were"
             },
-            export::MAX_PAIRS,
-            export::PAIR_BUDGET >> 20
+            export::Summary::MAX_PAIRS,
+            export::Summary::PAIR_BUDGET >> 20
         );
     }
     Ok(Outcome::Clean)

@@ -101,13 +101,8 @@ pub fn warn_unseen_tags(global: &Global, exprs: &[pgnfen::select::TagExpr], inpu
     if global.quiet {
         return;
     }
-    let unseen = pgnfen::select::unseen_names(exprs);
-    if unseen.is_empty() {
-        return;
-    }
-    let seen = pgnfen::select::tag_names_at_start(inputs);
-    for name in unseen {
-        let hint = match pgnfen::select::closest(name, seen.iter().map(String::as_str)) {
+    for (name, near) in pgnfen::select::unseen_tags(exprs, inputs) {
+        let hint = match near {
             Some(near) => format!("; did you mean {near}?"),
             None => String::new(),
         };

@@ -23,7 +23,7 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     let mut out = io::stdout().lock();
     let written = match args.format {
-        Format::Json => stats::write_json(&mut out, &counts),
+        Format::Json => counts.write_json(&mut out),
         Format::Text => write_text(&mut out, &counts),
     };
     written

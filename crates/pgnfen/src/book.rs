@@ -4,7 +4,7 @@
 //! The input is read in blocks of whole lines; the lines of a block are
 //! rendered on the current rayon pool in runs, and the runs are handed to a
 //! [`Sink`] in input order, so memory stays bounded by the block size. While
-//! a block is rendered the next one is read. A line longer than [`MAX_LINE`]
+//! a block is rendered the next one is read. A line longer than 1 MiB
 //! is never held whole: its bytes go by in parts ([`Render::long_part`]) and
 //! its end is reported once ([`Render::long_line_end`]).
 //!
@@ -51,7 +51,7 @@ use crate::problem::Code;
 pub(crate) const BLOCK: usize = 1 << 20;
 /// A line longer than this is no record: it is passed through in parts, never
 /// held in memory whole.
-pub const MAX_LINE: usize = 1 << 20;
+pub(crate) const MAX_LINE: usize = 1 << 20;
 /// Lines rendered by one task on the worker threads.
 const RUN: usize = 2048;
 
@@ -144,10 +144,10 @@ pub trait Render: Sync {
     type Run: Send;
     /// Renders `lines` of `data`; the first is line number `first` (1-based).
     fn run(&self, data: &[u8], lines: &[Line], first: u64) -> Self::Run;
-    /// A part of a line longer than [`MAX_LINE`] (its text only, in order),
+    /// A part of a line longer than 1 MiB (its text only, in order),
     /// to pass on as it is, or `None` to drop it.
     fn long_part(&self, bytes: &[u8]) -> Option<Self::Run>;
-    /// The end of a line longer than [`MAX_LINE`] that started at line
+    /// The end of a line longer than 1 MiB that started at line
     /// number `line`: `line_end` is its line end (empty at the end of input).
     fn long_line_end(&self, line_end: &[u8], line: u64) -> Self::Run;
 }

@@ -106,8 +106,10 @@ pub(crate) use pgnfen_core::memo;
 pub use pgnfen_core::{ci, class, classify, escape, fen, pgn, problem};
 
 pub use archive::{Archive, Game};
+#[doc(no_inline)]
 pub use class::Class;
 pub use error::Error;
+#[doc(no_inline)]
 pub use problem::{Code, Problem, Severity};
 pub use select::TagExpr;
 pub use speed::Speed;

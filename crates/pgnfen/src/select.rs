@@ -251,11 +251,6 @@ impl TagExpr {
     }
 }
 
-/// Parses one tag expression (the value parser of the `--tag` flag).
-pub fn parse_tag_expr(expr: &str) -> Result<TagExpr, ExprError> {
-    TagExpr::parse(expr)
-}
-
 impl std::str::FromStr for TagExpr {
     type Err = ExprError;
 
@@ -403,7 +398,7 @@ impl Selector {
 
 /// The tag names no game of a run held: the names of the expressions of
 /// `exprs` (each once, in order) that [`TagExpr::was_seen`] says were never seen.
-pub fn unseen_names(exprs: &[TagExpr]) -> Vec<&str> {
+pub(crate) fn unseen_names(exprs: &[TagExpr]) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     for e in exprs {
         if !e.was_seen() && !names.contains(&e.name.as_str()) {
@@ -411,6 +406,30 @@ pub fn unseen_names(exprs: &[TagExpr]) -> Vec<&str> {
         }
     }
     names
+}
+
+/// The tags named by `exprs` that no game of a finished run held (the
+/// expressions record what they saw), each with the closest tag name that the
+/// inputs do hold, if one is near: `whiteelo` gives `Some("WhiteElo")`. A
+/// selection on a misspelled tag keeps no game (or every game, for `!=` and
+/// `!~`) without any other sign that something is off; the command line warns
+/// with this.
+pub fn unseen_tags(
+    exprs: &[TagExpr],
+    inputs: &[crate::pipeline::Input],
+) -> Vec<(String, Option<String>)> {
+    let unseen = unseen_names(exprs);
+    if unseen.is_empty() {
+        return Vec::new();
+    }
+    let seen = tag_names_at_start(inputs);
+    unseen
+        .into_iter()
+        .map(|name| {
+            let near = closest(name, seen.iter().map(String::as_str)).map(str::to_string);
+            (name.to_string(), near)
+        })
+        .collect()
 }
 
 /// How much of each input [`tag_names_at_start`] reads: the first games of a
@@ -423,7 +442,7 @@ pub(crate) const NAMES_SAMPLE: u64 = 1 << 20;
 /// a `did you mean` after a run in which a `--tag` name was never seen. Only
 /// regular files are read again (standard input and pipes cannot be); an
 /// input that cannot be read gives no names (the run already said why).
-pub fn tag_names_at_start(inputs: &[crate::pipeline::Input]) -> Vec<String> {
+pub(crate) fn tag_names_at_start(inputs: &[crate::pipeline::Input]) -> Vec<String> {
     use std::io::Read;
     const MAX_NAMES: usize = 1000;
     let mut names: Vec<String> = Vec::new();
@@ -489,7 +508,10 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// nearest in edit distance (case ignored), among those close enough to be a
 /// slip of the keyboard (at most a third of the name, at least 2 edits); a
 /// name differing only in case is preferred to any other.
-pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+pub(crate) fn closest<'c>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
     let limit = (name.chars().count() / 3).max(2);
     candidates
         .into_iter()

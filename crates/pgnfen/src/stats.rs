@@ -212,6 +212,15 @@ pub struct MoveCounts {
 }
 
 impl Counts {
+    /// Writes the counts as one line of JSON, the object `pgnfen stats
+    /// --format json` prints: `{"games": N, "classes": {...}, "speeds": {...},
+    /// "chess960_positions": {...}, "problems": {...}}`, every class and speed
+    /// key present, with `"unmatched"` after `"games"` when tag expressions or
+    /// speeds were given, and `"moves"` with `--moves`.
+    pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
+        write_json(out, self)
+    }
+
     /// The games of `class`.
     pub fn class(&self, class: Class) -> u64 {
         self.classes[class.index()]
@@ -318,12 +327,12 @@ struct JsonStats {
     moves: Option<MoveCounts>,
 }
 
-/// Writes `counts` as one line of JSON, the object `pgnfen stats --format json`
+/// [`Counts::write_json`]: writes `counts` as one line of JSON, the object `pgnfen stats --format json`
 /// prints: `{"games": N, "classes": {...}, "speeds": {...},
 /// "chess960_positions": {...}, "problems": {...}}`, every class and speed key
 /// present, with `"unmatched"` after `"games"` when tag expressions or speeds
 /// were given.
-pub fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
+pub(crate) fn write_json(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
     let tagged = counts.tagged;
     let classes = Class::ALL
         .iter()

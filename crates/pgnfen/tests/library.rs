@@ -32,7 +32,7 @@ fn stats_counts_classes_positions_and_problems() {
     // The empty board: "the board is empty" and "no kings".
     assert_eq!(counts.problem(Code::IllegalPosition), 2);
     let mut json = Vec::new();
-    stats::write_json(&mut json, &counts).unwrap();
+    counts.write_json(&mut json).unwrap();
     assert!(
         String::from_utf8(json)
             .unwrap()

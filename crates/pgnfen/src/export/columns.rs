@@ -175,6 +175,12 @@ impl Hasher for NameHasher {
 }
 
 impl Columns {
+    /// The columns every export has, in order, before the tag columns.
+    pub const FIXED: [&'static str; FIXED.len()] = FIXED;
+    /// The most tag columns `TagColumns::All` gives; the other names stay in
+    /// `other_tags`.
+    pub const MAX_ALL: usize = MAX_ALL_COLUMNS;
+
     /// The columns for a named list (or the default list): names must be valid
     /// tag names, distinct, and must not collide with a fixed column (ignoring
     /// case; `FEN` and `Variant` are the `fen` and `variant` columns already).
@@ -219,7 +225,7 @@ impl Columns {
     /// The columns of `--tags all`, from the tag names met in order of first
     /// appearance: names that are not valid UTF-8 column names, that collide
     /// with a fixed or earlier column (ignoring case), that are longer than
-    /// 256 bytes, or past the first [`MAX_ALL_COLUMNS`], get no
+    /// 256 bytes, or past the first [`Columns::MAX_ALL`], get no
     /// column (their tags stay in `other_tags`).
     pub fn from_seen(seen: &[Vec<u8>]) -> Columns {
         let mut tags: Vec<String> = Vec::new();
@@ -250,7 +256,7 @@ impl Columns {
     }
 
     /// For `--tags all`: how many tag names got no column because of
-    /// [`MAX_ALL_COLUMNS`] (their tags are in `other_tags`), and whether that
+    /// [`Columns::MAX_ALL`] (their tags are in `other_tags`), and whether that
     /// is only a lower bound (the first pass stopped counting names).
     pub fn past_limit(&self) -> Option<(usize, bool)> {
         self.past_limit

@@ -32,15 +32,15 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use crate::pipeline::{self, GameInfo, Input, Options, RunError, Sink};
 use crate::select::Selector;
 
-pub use columns::{Columns, FIXED, MAX_ALL_COLUMNS, TagColumns};
+pub use columns::{Columns, TagColumns};
 pub use text::{Csv, JsonLines};
-pub use write::{Format, check_output, write, write_with};
+pub use write::{Format, write, write_with};
 
 /// Rows per record batch by default: large enough that per-batch costs vanish,
 /// small enough that a batch of long headers stays a few MiB.
 pub(crate) const BATCH_ROWS: usize = 16 * 1024;
 
-pub use crate::pipeline::game::{MAX_PAIRS, PAIR_BUDGET};
+use crate::pipeline::game::{MAX_PAIRS, PAIR_BUDGET};
 
 /// Cells (rows × columns) per record batch at most: with `--tags all` and a
 /// thousand columns a batch has fewer rows, so that its memory stays that of
@@ -100,6 +100,15 @@ pub struct Summary {
     pub dropped_pairs: u64,
     /// Games with dropped pairs.
     pub games_with_dropped_pairs: u64,
+}
+
+impl Summary {
+    /// Tag pairs kept per game header at most; the pairs past it are counted
+    /// in [`Summary::dropped_pairs`].
+    pub const MAX_PAIRS: usize = MAX_PAIRS;
+    /// Bytes of tag pairs kept per game header at most; the pairs past it are
+    /// counted in [`Summary::dropped_pairs`].
+    pub const PAIR_BUDGET: usize = PAIR_BUDGET;
 }
 
 /// The columns of an export: for [`TagColumns::All`] this reads every input

@@ -155,9 +155,16 @@ impl Format {
     }
 }
 
-/// Whether `format` can be written to `path`: Parquet compresses its column
-/// chunks itself, and a `.parquet.gz` would be a file no reader opens.
-pub fn check_output(format: Format, path: Option<&Path>) -> Result<(), String> {
+impl Format {
+    /// Whether this format can be written to `path`: Parquet compresses its
+    /// column chunks itself, and a `.parquet.gz` would be a file no reader
+    /// opens.
+    pub fn check_output(self, path: Option<&Path>) -> Result<(), String> {
+        check_output(self, path)
+    }
+}
+
+pub(crate) fn check_output(format: Format, path: Option<&Path>) -> Result<(), String> {
     let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
         return Ok(());
     };

@@ -312,8 +312,8 @@ impl<'a> Header<'a> {
         self.pairs
     }
 
-    /// Pairs of the header not in [`Self::pairs`]: past [`MAX_PAIRS`] or
-    /// [`PAIR_BUDGET`], or cut by a forced chunk cut inside a very long line.
+    /// Pairs of the header not in [`Self::pairs`]: past 1,024 pairs or
+    /// 1 MiB of pairs, or cut by a forced chunk cut inside a very long line.
     pub fn dropped_pairs(&self) -> u64 {
         self.dropped_pairs
     }

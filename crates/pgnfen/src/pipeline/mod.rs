@@ -117,7 +117,7 @@ pub struct Options {
     pub chunk_sizes: (usize, usize),
     /// Set (from any thread) to stop the run early: a caller that cannot end
     /// the process on Ctrl-C (the Python binding) stops the run this way. The
-    /// run ends within [`CANCEL_POLL`] plus the chunks in flight, with an error
+    /// run ends within 20 ms plus the chunks in flight, with an error
     /// of kind [`io::ErrorKind::Interrupted`] ([`cancelled`]); outputs are
     /// then not committed, so their temporary files go and existing files stay.
     pub cancel: Option<Arc<AtomicBool>>,

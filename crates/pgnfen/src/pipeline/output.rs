@@ -130,7 +130,7 @@ impl Output {
     /// A file written in `compression` whatever its name says: `--in-place`
     /// rewrites `book.epd.gz` (or a gzip file named `book.epd`) as gzip again,
     /// because the format is the input's, recognised by its first bytes
-    /// ([`in_place_compression`]).
+    /// (the compression its name asks for).
     pub fn create_as(path: &Path, compression: Compression) -> io::Result<Output> {
         let name = path.display().to_string();
         // Only regular files get the write-then-rename treatment: renaming over
