@@ -92,7 +92,7 @@ class Game:
         """Problems as ``check --format json`` gives them, warnings included."""
     @property
     def headers(self) -> Dict[str, str]:
-        """Every tag, values unescaped (a new dict at each access)."""
+        """Every tag, values unescaped (a new dict at each access); a repeated tag keeps its first value."""
     @property
     def raw(self) -> bytes:
         """The bytes of the game exactly as in the input."""

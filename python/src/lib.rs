@@ -540,7 +540,7 @@ impl GameIterator {
 /// line), class_ (its class), chess960_position (0-959 or None), speed (from
 /// the TimeControl tag: ultrabullet ... correspondence, or unknown), problems
 /// (list of dicts as ``check`` gives them, warnings included), headers (dict
-/// of every tag, values unescaped; a repeated tag keeps its last value) and
+/// of every tag, values unescaped; a repeated tag keeps its first value) and
 /// raw (the bytes of the game exactly as in the file).
 #[pyclass(frozen, module = "pgnfen", name = "Game")]
 struct PyGame {
@@ -626,12 +626,17 @@ impl PyGame {
     /// Every tag of the header as a dict (a new one at each access), values
     /// PGN-unescaped and decoded as ``games(encoding=...)`` says: by default
     /// UTF-8 when valid, else Windows-1252 (Latin-1), so that nothing becomes
-    /// U+FFFD; ``raw`` keeps the bytes as they are.
+    /// U+FFFD; ``raw`` keeps the bytes as they are. A repeated tag keeps its
+    /// first value.
     #[getter]
     fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for (name, value) in self.game.tags_in(self.encoding) {
-            d.set_item(tag_name(py, &name), &*value)?;
+            let name = tag_name(py, &name);
+            // A repeated tag keeps its first value, as everywhere in pgnfen.
+            if !d.contains(&name)? {
+                d.set_item(name, &*value)?;
+            }
         }
         Ok(d)
     }

@@ -5,6 +5,7 @@
 use pgnfen::class::Class;
 use pgnfen::fen::{Dialect, EpPolicy, Position, VariantHint, analyse};
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position as _, Setup, fen::Fen};
 
 const DIALECTS: [Dialect; 3] = [Dialect::Fen, Dialect::Xfen, Dialect::Shredder];
@@ -83,7 +84,16 @@ fn random_play(start: Chess, seed: u64, plies: usize) -> Chess {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 400,
+        // Beside this file: proptest's default looks for it from the working
+        // directory, which for a workspace member is not the repository root.
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fen_model.proptest-regressions"
+        )))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn standard_games_round_trip(seed in any::<u64>(), plies in 0usize..120) {

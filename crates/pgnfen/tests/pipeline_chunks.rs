@@ -13,6 +13,7 @@ use pgnfen::fen::Dialect;
 use pgnfen::pipeline::{self, GameInfo, Input, Job, Options, Sink};
 use pgnfen::stats::{GameFacts, StatsJob};
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 #[derive(Debug, Default, PartialEq)]
 struct Games {
@@ -236,7 +237,16 @@ fn line_end() -> impl Strategy<Value = &'static str> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 64,
+        // Beside this file: proptest's default looks for it from the working
+        // directory, which for a workspace member is not the repository root.
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/pipeline_chunks.proptest-regressions"
+        )))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_pgn_cuts_the_same_with_any_chunks(lines in prop::collection::vec((piece(), line_end()), 0..120)) {

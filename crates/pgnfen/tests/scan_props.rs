@@ -7,6 +7,7 @@ mod util;
 
 use pgnfen::pgn::scan::{Event, Scanner, TagName, TagRef};
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use util::*;
 
 // ---------------------------------------------------------------- the model
@@ -330,7 +331,16 @@ fn bracket_lines(data: &[u8]) -> Vec<usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig {
+        cases: 2000,
+        // Beside this file: proptest's default looks for it from the working
+        // directory, which for a workspace member is not the repository root.
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/scan_props.proptest-regressions"
+        )))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn agrees_with_model(data in pgnish()) {
