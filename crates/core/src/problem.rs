@@ -174,9 +174,36 @@ impl Problem {
     }
 }
 
+/// `error[castling-rook-missing]: MESSAGE` (then `; help: HELP` when there is
+/// help), as the command line writes a problem after its place.
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]: {}", self.severity(), self.code, self.message)?;
+        if let Some(help) = &self.help {
+            write!(f, "; help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A problem is the error of [`crate::fen::Position::write`] (a position that a
+/// dialect cannot write), so it is an error type too.
+impl std::error::Error for Problem {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_problem_displays_as_the_command_line_writes_it() {
+        let p = Problem::new(Code::FenSyntax, 0..1, "no board");
+        assert_eq!(p.to_string(), "error[fen-syntax]: no board");
+        let boxed: Box<dyn std::error::Error> = Box::new(p.with_help("write a board"));
+        assert_eq!(
+            boxed.to_string(),
+            "error[fen-syntax]: no board; help: write a board"
+        );
+    }
 
     #[test]
     fn names_round_trip_and_are_kebab_case() {
