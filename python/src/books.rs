@@ -104,7 +104,7 @@ fn read_books(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start the worker threads: {e}")))?;
+        .map_err(|e| Error::usage(format!("cannot start the worker threads: {e}")))?;
     for input in inputs {
         let file = input.display_name();
         let read_err = |source| Error::Io {

@@ -40,7 +40,7 @@ use errors::io_error;
 
 fn command_error(e: Error) -> PyErr {
     match e {
-        Error::Usage(message) => errors::usage(message),
+        Error::Usage(usage) => errors::usage(usage.to_string()),
         Error::Io { file, source } => io_error(&file, &source),
         Error::BrokenPipe => errors::broken_pipe(),
     }

@@ -67,7 +67,7 @@ pub fn run(code: &str) -> Result<Outcome, Error> {
             Some(near) => format!("did you mean {near}?"),
             None => format!("the codes are {}", documented_codes().join(", ")),
         };
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "{code:?} is not a problem code; {hint}"
         )));
     };

@@ -18,18 +18,17 @@ fn format(args: &ExportArgs) -> Result<Format, Error> {
         (Some(ExportFormat::Csv), _) => Format::Csv,
         (Some(ExportFormat::Jsonl), _) => Format::Jsonl,
         (None, Some(path)) => Format::from_path(path).ok_or_else(|| {
-            Error::Usage(format!(
+            Error::usage(format!(
                 "export: cannot tell the format from the name {} (end it in .parquet, .csv or .jsonl, or give --format)",
                 path.display()
             ))
         })?,
         (None, None) => Format::Jsonl,
     };
-    format.check_output(output).map_err(Error::Usage)?;
+    format.check_output(output).map_err(Error::usage)?;
     if format == Format::Parquet && output.is_none() && std::io::stdout().is_terminal() {
-        return Err(Error::Usage(
-            "export: Parquet is binary; write it to a file with -o FILE.parquet (or pipe it)"
-                .into(),
+        return Err(Error::usage(
+            "export: Parquet is binary; write it to a file with -o FILE.parquet (or pipe it)",
         ));
     }
     Ok(format)
@@ -43,7 +42,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let format = format(args)?;
     let tags = match &args.tags {
         None => TagColumns::Default,
-        Some(arg) => TagColumns::parse(arg).map_err(Error::Usage)?,
+        Some(arg) => TagColumns::parse(arg).map_err(Error::usage)?,
     };
     let selector = Selector::new(&args.tag).with_speeds(&args.speed);
     selector.validate()?;
@@ -51,12 +50,12 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let export_options = ExportOptions {
         tags,
         selector,
-        encoding: args.encoding.parse().map_err(Error::Usage)?,
+        encoding: args.encoding.parse().map_err(Error::usage)?,
         ..ExportOptions::default()
     };
     // Named columns are checked before anything is read or created.
     if let TagColumns::Named(names) = &export_options.tags {
-        export::Columns::named(names).map_err(|m| Error::Usage(format!("export: {m}")))?;
+        export::Columns::named(names).map_err(|m| Error::usage(format!("export: {m}")))?;
     }
     check_inputs_exist(&inputs)?;
     let name = args

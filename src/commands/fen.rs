@@ -74,9 +74,8 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         args.inputs.iter().map(Input::from_arg).collect()
     };
     if args.in_place && args.format == Format::Json {
-        return Err(Error::Usage(
-            "--in-place rewrites each book in its dialect: it does not go with --format json"
-                .into(),
+        return Err(Error::usage(
+            "--in-place rewrites each book in its dialect: it does not go with --format json",
         ));
     }
     // Every input is checked before the first is rewritten or anything written.
@@ -90,7 +89,7 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options(global).threads)
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start the worker threads: {e}")))?;
+        .map_err(|e| Error::usage(format!("cannot start the worker threads: {e}")))?;
     let converter = Converter {
         args,
         quiet: global.quiet,

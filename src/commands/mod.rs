@@ -83,7 +83,7 @@ pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[PathBuf]) -> Re
         .filter(|a| a.as_os_str() != "-")
         .any(|a| std::fs::metadata(a).is_ok_and(|m| m.dev() == out.dev() && m.ino() == out.ino()));
     if named {
-        return Err(Error::Usage(format!(
+        return Err(Error::usage(format!(
             "-o {} names one of the {} inputs: the others would be merged into it; \
              to rewrite each input to itself, use --in-place instead of -o",
             output.display(),

@@ -43,6 +43,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 use crate::check::{CheckJob, Finding};
 use crate::class::Class;
 use crate::pgn::encoding::Encoding;
+use crate::pgn::scan::{Event, Scanner};
 use crate::pgn::tags::decode_value;
 use crate::pipeline::{self, GameInfo, Header, Input, InputError, Job, Options, RunError, Sink};
 use crate::problem::{Code, Severity};
@@ -416,92 +417,32 @@ impl Sink<Facts> for GameSink {
     }
 }
 
-/// The tag pairs (name, raw value) of a game's header, read from its bytes.
+/// The tag pairs (name, raw value) of a game's header, read from its bytes by
+/// the game scanner itself (the pairs it reports to `export`), so that a game
+/// read here has the tags every command sees.
 fn tag_pairs(raw: &[u8]) -> Vec<(&[u8], &[u8])> {
-    let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
+    let mut scanner = Scanner::new().with_all_pairs();
+    let mut events = Vec::new();
+    scanner.feed(raw, &mut events);
+    scanner.finish(&mut events);
+    let slice = |r: std::ops::Range<u64>| &raw[r.start as usize..r.end as usize];
     let mut pairs = Vec::new();
-    let mut in_header = false;
-    for line in lines(raw) {
-        let text = trim_blanks(line);
-        if text.is_empty() || line.first() == Some(&b'%') {
-            continue;
-        }
-        if text[0] != b'[' {
-            if in_header {
-                break;
+    let mut games = 0;
+    for event in events {
+        match event {
+            // `raw` is one game; a second start would be a game of its own.
+            Event::GameStart { .. } => {
+                games += 1;
+                if games > 1 {
+                    break;
+                }
             }
-            continue; // a preamble line
+            Event::Pair { name, value } => pairs.push((slice(name), slice(value))),
+            Event::HeaderEnd => break,
+            _ => {}
         }
-        in_header = true;
-        read_pairs(&text[1..], &mut pairs);
     }
     pairs
-}
-
-/// The lines of `data`, without their ends (`\n`, `\r\n`, `\r`).
-fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut rest = data;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
-        let line = &rest[..end];
-        let skip = match (rest.get(end), rest.get(end + 1)) {
-            (Some(b'\r'), Some(b'\n')) => 2,
-            (Some(_), _) => 1,
-            (None, _) => 0,
-        };
-        rest = &rest[end + skip..];
-        Some(line)
-    })
-}
-
-fn trim_blanks(line: &[u8]) -> &[u8] {
-    let start = line
-        .iter()
-        .position(|&b| b != b' ' && b != b'\t')
-        .unwrap_or(line.len());
-    &line[start..]
-}
-
-/// Reads the pairs of a tag line from just after its first `[`, as the
-/// scanner does: a pair that does not close ends the reading of the line.
-fn read_pairs<'a>(mut line: &'a [u8], pairs: &mut Vec<(&'a [u8], &'a [u8])>) {
-    loop {
-        line = trim_blanks(line);
-        let name_len = line
-            .iter()
-            .position(|&b| matches!(b, b' ' | b'\t' | b'"' | b']'))
-            .unwrap_or(line.len());
-        if name_len == 0 {
-            return;
-        }
-        let name = &line[..name_len];
-        line = trim_blanks(&line[name_len..]);
-        let Some(rest) = line.strip_prefix(b"\"") else {
-            return;
-        };
-        // The closing quote; a backslash escapes the byte after it.
-        let mut j = 0;
-        let value_end = loop {
-            match rest.get(j) {
-                None => return,
-                Some(b'"') => break j,
-                Some(b'\\') => j += 2,
-                Some(_) => j += 1,
-            }
-        };
-        let after = trim_blanks(&rest[value_end + 1..]);
-        let Some(after) = after.strip_prefix(b"]") else {
-            return;
-        };
-        pairs.push((name, &rest[..value_end]));
-        let Some(next) = trim_blanks(after).strip_prefix(b"[") else {
-            return;
-        };
-        line = next;
-    }
 }
 
 #[cfg(test)]

@@ -477,14 +477,16 @@ pub fn in_place_paths(inputs: &[Input]) -> Result<Vec<&std::path::Path>, Error> 
     let mut paths = Vec::with_capacity(inputs.len());
     for input in inputs {
         let Input::File(path) = input else {
-            return Err(Error::Usage(
-                "--in-place rewrites files: standard input cannot be rewritten in place".into(),
-            ));
+            return Err(crate::error::Usage::InPlaceStdin.into());
         };
         match crate::pipeline::output::in_place_compression(path) {
             Ok(_) => paths.push(path.as_path()),
             Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
-                return Err(Error::Usage(format!("{}: {e}", path.display())));
+                return Err(crate::error::Usage::InPlaceFormat {
+                    path: path.to_path_buf(),
+                    source: e,
+                }
+                .into());
             }
             Err(e) => {
                 return Err(Error::Io {

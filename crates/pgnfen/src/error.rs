@@ -3,6 +3,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::pgn::scan::MAX_EXTRA_TAGS;
+
 use crate::pipeline::output::WriteError;
 use crate::pipeline::{Input, RunError};
 
@@ -13,8 +15,8 @@ use crate::pipeline::{Input, RunError};
 pub enum Error {
     /// A bad argument (an unknown class, a malformed `--tag` expression, two
     /// outputs naming one file, ...): nothing was read or written.
-    #[error("{0}")]
-    Usage(String),
+    #[error(transparent)]
+    Usage(#[from] Usage),
     /// Reading an input or writing an output failed; `file` is the path as the
     /// caller gave it (never a temporary name).
     #[error("{file}: {source}")]
@@ -32,7 +34,103 @@ pub enum Error {
     BrokenPipe,
 }
 
+/// A bad argument, each kind its own variant. Nothing was read or written.
+/// Displayed as the command line words it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Usage {
+    /// A check of the caller's own (the command line's flags, the Python
+    /// binding's arguments), in its words.
+    #[error("{0}")]
+    Argument(String),
+    /// A selection that selects nothing: no class, position, tag expression
+    /// or speed. `command` names the caller (`filter`, `split`).
+    #[error(
+        "{command}: say which games to keep with --class, --chess960-position, --tag or --speed"
+    )]
+    NothingSelected {
+        /// The command or function that was given the selection.
+        command: String,
+    },
+    /// Chess960 start positions asked for, with classes that leave Chess960 out.
+    #[error(
+        "{command}: --chess960-position selects Chess960 games, but --class does not include chess960"
+    )]
+    PositionsWithoutChess960 {
+        /// The command or function that was given the selection.
+        command: String,
+    },
+    /// More distinct tag names in the expressions than one run can look for.
+    #[error(
+        "--tag names {names} different tags{}; at most {MAX_EXTRA_TAGS} can be used in one run",
+        if *.speed_reads_time_control { " (the speed reads TimeControl, one of them)" } else { "" }
+    )]
+    TooManyTags {
+        /// The distinct tag names.
+        names: usize,
+        /// A speed selection added `TimeControl` to the names.
+        speed_reads_time_control: bool,
+    },
+    /// Two outputs of one run are the same file; `both` names them.
+    #[error("two outputs name the same file ({both}): the second would overwrite the first")]
+    SameOutput {
+        /// The two names (or "standard output twice").
+        both: String,
+    },
+    /// Partitions are read at offsets, which standard input cannot be.
+    #[error("partitions need files: standard input cannot be read at an offset")]
+    PartitionOfStdin,
+    /// `--in-place` given standard input.
+    #[error("--in-place rewrites files: standard input cannot be rewritten in place")]
+    InPlaceStdin,
+    /// `--in-place` given a file whose format cannot be written again.
+    #[error("{}: {source}", .path.display())]
+    InPlaceFormat {
+        /// The file.
+        path: PathBuf,
+        /// Why its format cannot be rewritten.
+        source: io::Error,
+    },
+    /// A split template without `{class}` or `{speed}`.
+    #[error(
+        "split: the output template {:?} has neither {{class}} nor {{speed}}; write e.g. -o 'out/{{class}}.pgn' or -o 'out/{{speed}}-{{class}}.pgn'",
+        .template.display().to_string()
+    )]
+    SplitTemplate {
+        /// The template given.
+        template: PathBuf,
+    },
+    /// A split output whose folder is a file.
+    #[error("split: cannot write {}: {} is not a folder", .path.display(), .ancestor.display())]
+    SplitNotAFolder {
+        /// The output file.
+        path: PathBuf,
+        /// The part of its path that exists and is not a folder.
+        ancestor: PathBuf,
+    },
+    /// A split output whose folder cannot be made.
+    #[error("split: cannot write {}: cannot create the folder {}: {source}", .path.display(), .folder.display())]
+    SplitFolder {
+        /// The output file.
+        path: PathBuf,
+        /// The folder that could not be made.
+        folder: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// `export` columns that cannot be: a name given twice, a name of a fixed
+    /// column, ... (its own words), or all tags of an input that cannot be
+    /// read twice.
+    #[error("export: {0}")]
+    Export(String),
+}
+
 impl Error {
+    /// A usage error of the caller's own, in its words ([`Usage::Argument`]).
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::Usage(Usage::Argument(message.into()))
+    }
+
     /// An error writing to `file`, where a closed pipe is not an error.
     pub fn writing(file: &str, source: io::Error) -> Error {
         if source.kind() == io::ErrorKind::BrokenPipe {
@@ -58,10 +156,11 @@ impl From<RunError> for Error {
     }
 }
 
+#[cfg(feature = "export")]
 impl From<crate::export::Error> for Error {
     fn from(e: crate::export::Error) -> Self {
         match e {
-            crate::export::Error::Usage(message) => Error::Usage(format!("export: {message}")),
+            crate::export::Error::Usage(message) => Error::Usage(Usage::Export(message)),
             crate::export::Error::Run(e) => e.into(),
             crate::export::Error::Write(e) => sink_error(e),
         }
@@ -142,9 +241,7 @@ pub(crate) fn check_distinct_outputs(outputs: &[&Path]) -> Result<(), Error> {
             } else {
                 format!("{} and {}", show(first), show(path))
             };
-            return Err(Error::Usage(format!(
-                "two outputs name the same file ({both}): the second would overwrite the first"
-            )));
+            return Err(Usage::SameOutput { both }.into());
         }
         seen.push((id, path));
     }

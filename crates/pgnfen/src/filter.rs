@@ -24,7 +24,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::class::Class;
-use crate::error::{Error, check_distinct_outputs, check_inputs_exist, output_name};
+use crate::error::{Error, Usage, check_distinct_outputs, check_inputs_exist, output_name};
 use crate::moves::{Moved, MovesMode, WithMoves};
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
@@ -94,18 +94,20 @@ impl Selection {
     /// that the class list makes pointless.
     pub fn validate(&self, command: &str) -> Result<(), Error> {
         if self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty() {
-            return Err(Error::Usage(format!(
-                "{command}: say which games to keep with --class, --chess960-position, --tag or --speed"
-            )));
+            return Err(Usage::NothingSelected {
+                command: command.to_string(),
+            }
+            .into());
         }
         self.tags.validate()?;
         if !self.chess960_positions.is_empty()
             && !self.classes.is_empty()
             && !self.classes.contains(&Class::Chess960)
         {
-            return Err(Error::Usage(format!(
-                "{command}: --chess960-position selects Chess960 games, but --class does not include chess960"
-            )));
+            return Err(Usage::PositionsWithoutChess960 {
+                command: command.to_string(),
+            }
+            .into());
         }
         Ok(())
     }

@@ -38,11 +38,11 @@
 //! options struct: [`stats::run`] counts, [`filter::run`] selects games byte
 //! for byte, [`split::run`] writes one file per class, [`convert::run`]
 //! rewrites FEN tags in another dialect, [`check::run`] reports problems,
-//! [`export`] turns every game's headers into Arrow record batches (Parquet,
-//! CSV, JSON lines). All
-//! run on [`pipeline`], the parallel streaming engine: a reader cuts the input
-//! into chunks, worker threads scan them and classify each game, and the
-//! results are merged back in input order.
+//! `export` turns every game's headers into Arrow record batches (Parquet,
+//! CSV, JSON lines; the default cargo feature `export`, which brings Arrow and
+//! Parquet). All run on [`pipeline`], the parallel streaming engine: a reader
+//! cuts the input into chunks, worker threads scan them and classify each
+//! game, and the results are merged back in input order.
 //!
 //! # The FEN model
 //!
@@ -88,6 +88,7 @@ pub mod book;
 pub mod check;
 pub mod convert;
 mod error;
+#[cfg(feature = "export")]
 pub mod export;
 pub mod filter;
 pub mod moves;
@@ -108,7 +109,7 @@ pub use pgnfen_core::{ci, class, classify, escape, fen, pgn, problem};
 pub use archive::{Archive, Game};
 #[doc(no_inline)]
 pub use class::Class;
-pub use error::Error;
+pub use error::{Error, Usage};
 #[doc(no_inline)]
 pub use problem::{Code, Problem, Severity};
 pub use select::TagExpr;

@@ -79,9 +79,7 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
     for path in paths {
         let path = path.as_ref();
         if path.as_os_str() == "-" {
-            return Err(Error::Usage(
-                "partitions need files: standard input cannot be read at an offset".into(),
-            ));
+            return Err(crate::error::Usage::PartitionOfStdin.into());
         }
         let io_err = |source| Error::Io {
             file: path.display().to_string(),

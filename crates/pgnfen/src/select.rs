@@ -340,20 +340,16 @@ impl Selector {
     /// More distinct tag names than the scanner can look for are a usage error.
     pub fn validate(&self) -> Result<(), crate::Error> {
         if self.names.len() > MAX_EXTRA_TAGS {
-            let extra = if self.time_control.is_some()
+            let speed_reads_time_control = self.time_control.is_some()
                 && !self
                     .exprs
                     .iter()
-                    .any(|(_, e)| e.name.as_bytes() == crate::speed::TAG)
-            {
-                " (the speed reads TimeControl, one of them)"
-            } else {
-                ""
-            };
-            return Err(crate::Error::Usage(format!(
-                "--tag names {} different tags{extra}; at most {MAX_EXTRA_TAGS} can be used in one run",
-                self.names.len()
-            )));
+                    .any(|(_, e)| e.name.as_bytes() == crate::speed::TAG);
+            return Err(crate::error::Usage::TooManyTags {
+                names: self.names.len(),
+                speed_reads_time_control,
+            }
+            .into());
         }
         Ok(())
     }

@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::class::Class;
-use crate::error::{Error, check_inputs_exist};
+use crate::error::{Error, Usage, check_inputs_exist};
 use crate::filter::Selection;
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
@@ -181,11 +181,11 @@ impl CreatedFolders {
             match std::fs::metadata(d) {
                 Ok(meta) if meta.is_dir() => break,
                 Ok(_) => {
-                    return Err(Error::Usage(format!(
-                        "split: cannot write {}: {} is not a folder",
-                        path.display(),
-                        d.display()
-                    )));
+                    return Err(Usage::SplitNotAFolder {
+                        path: path.to_path_buf(),
+                        ancestor: d.to_path_buf(),
+                    }
+                    .into());
                 }
                 Err(_) => missing.push(d),
             }
@@ -196,11 +196,12 @@ impl CreatedFolders {
                 // Made meanwhile by someone else: theirs, not ours to remove.
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
                 Err(e) => {
-                    return Err(Error::Usage(format!(
-                        "split: cannot write {}: cannot create the folder {}: {e}",
-                        path.display(),
-                        d.display()
-                    )));
+                    return Err(Usage::SplitFolder {
+                        path: path.to_path_buf(),
+                        folder: d.to_path_buf(),
+                        source: e,
+                    }
+                    .into());
                 }
             }
         }
@@ -250,10 +251,10 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let template = options.template.as_path();
     let by_speed = names(template, SPEED_PLACEHOLDER);
     if !names(template, PLACEHOLDER) && !by_speed {
-        return Err(Error::Usage(format!(
-            "split: the output template {:?} has neither {PLACEHOLDER} nor {SPEED_PLACEHOLDER}; write e.g. -o 'out/{PLACEHOLDER}.pgn' or -o 'out/{SPEED_PLACEHOLDER}-{PLACEHOLDER}.pgn'",
-            template.display().to_string(),
-        )));
+        return Err(Usage::SplitTemplate {
+            template: template.to_path_buf(),
+        }
+        .into());
     }
     let mut tags = Selector::new(&options.tags).with_speeds(&options.speeds);
     // The speed is read only when a file name or the selection needs it.

@@ -22,9 +22,10 @@ fn corpus() -> PathBuf {
     dir
 }
 
-/// Input lines listed in `tests/known-disagreements.txt` (line, then a tab and the reason).
+/// Input lines listed in the repository's `tests/known-disagreements.txt` (line, then a tab and the reason).
 fn known_disagreements() -> BTreeSet<String> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/known-disagreements.txt");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/known-disagreements.txt");
     let Ok(text) = std::fs::read_to_string(path) else {
         return BTreeSet::new();
     };

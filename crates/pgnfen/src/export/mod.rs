@@ -313,7 +313,7 @@ pub fn partition_batches(
             Err(crate::Error::Io { file, source }) => {
                 Err(RunError::Input(pipeline::InputError { file, source }))
             }
-            Err(e) => Err(RunError::Sink(io::Error::other(e.to_string()))),
+            Err(e) => Err(RunError::Sink(io::Error::other(e))),
         },
     )
 }

@@ -198,9 +198,9 @@ fn parquet_error(e: parquet::errors::ParquetError) -> io::Error {
     match e {
         parquet::errors::ParquetError::External(inner) => match inner.downcast::<io::Error>() {
             Ok(io) => *io,
-            Err(other) => io::Error::other(other.to_string()),
+            Err(other) => io::Error::other(other),
         },
-        other => io::Error::other(other.to_string()),
+        other => io::Error::other(other),
     }
 }
 
