@@ -9,7 +9,7 @@ use clap_complete::Shell;
 
 use pgnfen::class::Class;
 use pgnfen::fen::{Dialect, EpPolicy};
-use pgnfen::pipeline::MAX_THREADS;
+use pgnfen::pipeline::Options;
 use pgnfen::speed::Speed;
 
 /// The exit statuses of the whole program, ending the top-level `--help` (the
@@ -134,12 +134,13 @@ pub struct Global {
 }
 
 /// `-j N`: at least one thread (`0` would silently mean "all cores"), at most
-/// [`MAX_THREADS`] (a million threads would take minutes just to start).
+/// [`Options::MAX_THREADS`] (a million threads would take minutes just to start).
 fn parse_threads(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(0) => Err("must be at least 1 (leave -j out to use every core)".into()),
-        Ok(n) if n > MAX_THREADS => Err(format!(
-            "must be at most {MAX_THREADS} (leave -j out to use every core)"
+        Ok(n) if n > Options::MAX_THREADS => Err(format!(
+            "must be at most {} (leave -j out to use every core)",
+            Options::MAX_THREADS
         )),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),

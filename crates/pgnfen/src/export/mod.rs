@@ -268,7 +268,7 @@ impl Drop for Batches {
 /// The consumer went away (a [`Batches`] dropped early): not an error to report.
 #[derive(Debug, thiserror::Error)]
 #[error("the consumer of the export stopped reading")]
-pub struct Stopped;
+pub(crate) struct Stopped;
 
 /// Starts the export of `inputs` with these `columns` (from [`columns()`]):
 /// the rows come as record batches, in input order.

@@ -160,6 +160,12 @@ impl Default for Options {
 }
 
 impl Options {
+    /// The most worker threads a run starts, whatever [`Options::threads`]
+    /// asks (the command line refuses `-j` above it): past a few dozen,
+    /// threads only compete for the chunks in flight, and thousands of them
+    /// take seconds to start and stop.
+    pub const MAX_THREADS: usize = MAX_THREADS;
+
     /// `threads` workers; the other settings as in [`Options::default`].
     pub fn new(threads: usize) -> Options {
         Options {
@@ -173,11 +179,8 @@ impl Options {
     }
 }
 
-/// The most worker threads a run starts, whatever [`Options::threads`] asks
-/// (the command line refuses `-j` above it): past a few dozen, threads only
-/// compete for the chunks in flight, and thousands of them take seconds to
-/// start and stop.
-pub const MAX_THREADS: usize = 1024;
+/// [`Options::MAX_THREADS`].
+pub(crate) const MAX_THREADS: usize = 1024;
 
 /// Streams every input through `job` and `sink`, in order. Returns the number of games.
 pub fn run<J: Job, S: Sink<J::Game>>(

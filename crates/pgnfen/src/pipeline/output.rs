@@ -59,7 +59,7 @@ enum Target {
 /// A write error, with the output's name as the user gave it.
 #[derive(Debug, thiserror::Error)]
 #[error("{file}: {source}")]
-pub struct WriteError {
+pub(crate) struct WriteError {
     /// The output, as named by the caller.
     pub file: String,
     #[source]
