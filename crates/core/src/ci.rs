@@ -1,6 +1,14 @@
 //! The writers of `check`'s machine formats for CI (GitHub Actions workflow
-//! commands and SARIF 2.1.0 logs), in the library so that the fuzz target
-//! `ci_output` can parse what they write back.
+//! commands and SARIF 2.1.0 logs): text only, no I/O, so they live in this
+//! layer, where the program, the library and the fuzz target `ci_output`
+//! (which parses what they write back) all reach them.
+//!
+//! ```
+//! use pgnfen_core::ci::{github_data, github_property};
+//!
+//! assert_eq!(github_data("50% done\n::warning::x"), "50%25 done%0A::warning::x");
+//! assert_eq!(github_property("a:b,c"), "a%3Ab%2Cc");
+//! ```
 
 use std::io::{self, Write};
 

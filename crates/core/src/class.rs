@@ -1,4 +1,14 @@
 //! The classes (docs/classes.md): what kind of game a start position makes.
+//!
+//! ```
+//! use pgnfen_core::Class;
+//!
+//! let class: Class = "chess960".parse()?;
+//! assert_eq!(class, Class::Chess960);
+//! assert_eq!(class.as_str(), "chess960");
+//! assert_eq!(Class::ALL.len(), 6);
+//! # Ok::<(), String>(())
+//! ```
 
 use std::fmt;
 

@@ -3,6 +3,21 @@
 //!
 //! Pure and allocation-free for the common game without FEN or Variant tag
 //! (FEN analyses go through a small per-thread cache, which changes no result).
+//!
+//! ```
+//! use pgnfen_core::classify::{TagInput, classify};
+//! use pgnfen_core::pgn::scan::TagName;
+//! use pgnfen_core::{Class, Code};
+//!
+//! // A FEN tag without SetUp: read, classified, and the missing SetUp reported.
+//! let tags = [TagInput {
+//!     name: TagName::Fen,
+//!     raw: b"8/8/8/8/8/8/8/K6k w - - 0 1",
+//! }];
+//! let verdict = classify(&tags);
+//! assert_eq!(verdict.class, Class::Setup);
+//! assert!(verdict.problems.iter().any(|p| p.problem.code == Code::FenWithoutSetup));
+//! ```
 
 use std::cell::RefCell;
 

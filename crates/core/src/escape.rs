@@ -8,6 +8,14 @@
 //! `\t`, `\r`, `\0`); every other character is kept as it is, backslashes
 //! included. The text is the same in every format and whether or not the
 //! output is a terminal.
+//!
+//! ```
+//! use pgnfen_core::escape::controls;
+//!
+//! // A tag value that would start a terminal sequence is shown, not obeyed.
+//! assert_eq!(controls("Carlsen\u{1b}[2J"), "Carlsen\\u{1b}[2J");
+//! assert_eq!(controls("plain text"), "plain text");
+//! ```
 
 use std::borrow::Cow;
 

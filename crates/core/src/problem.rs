@@ -1,4 +1,13 @@
 //! Problem codes (docs/codes.md): what can be wrong with a start-position header.
+//!
+//! ```
+//! use pgnfen_core::{Code, Problem, Severity};
+//!
+//! let code = Code::from_name("castling-rights").expect("a documented code");
+//! assert_eq!(code.severity(), Severity::Error);
+//! let problem = Problem::new(code, 13..14, "no rook on h1 for K");
+//! assert_eq!(problem.to_string(), "error[castling-rights]: no rook on h1 for K");
+//! ```
 
 use std::fmt;
 use std::ops::Range;

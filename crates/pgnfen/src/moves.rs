@@ -13,6 +13,18 @@
 //! Everything is bounded: no recursion (variations are skipped with a depth
 //! counter), no copy of the movetext, and the token kept for a report is cut
 //! to 64 bytes.
+//!
+//! ```
+//! use pgnfen::moves::{self, MoveText, MovesMode, Replay, Start};
+//!
+//! let text = |bytes| MoveText { bytes, line: 1, complete: true };
+//! let fits = moves::replay(&Start::STANDARD, &text(b"1. e4 e5 2. Nf3 Nc6 *"), MovesMode::All);
+//! assert_eq!(fits, Replay::Passed);
+//! // A game whose moves do not fit its start: the first move that cannot be played.
+//! let wrong = moves::replay(&Start::STANDARD, &text(b"1. e4 e5 2. Ke3 *"), MovesMode::All);
+//! let illegal = wrong.illegal().expect("an illegal move");
+//! assert_eq!((illegal.ply, illegal.token.as_str()), (3, "Ke3"));
+//! ```
 
 use std::ops::Range;
 

@@ -27,6 +27,20 @@
 //! and game number of a row in the whole input come from [`Bases`], the sums
 //! over the partitions before it, known once the partitions before it are
 //! resolved.
+//!
+//! ```
+//! use pgnfen::partition;
+//!
+//! # let dir = tempfile::tempdir()?;
+//! # let path = dir.path().join("games.pgn");
+//! # let game = "[Event \"e\"]\n\n1. e4 e5 *\n\n";
+//! # std::fs::write(&path, game.repeat(1000))?;
+//! // About 8 KiB per partition: a cluster worker reads each one at its offset.
+//! let parts = partition::plan(&[&path], 8 << 10)?;
+//! assert!(parts.len() > 1);
+//! assert_eq!(parts[0].index, 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};

@@ -17,6 +17,19 @@
 //! date with `??` sorts after the digits). A game without the tag satisfies
 //! only `!=` and `!~`. When a header holds the tag more than once, the first
 //! pair counts.
+//!
+//! ```
+//! use pgnfen::select::TagExpr;
+//!
+//! let strong: TagExpr = "WhiteElo>=2500".parse()?;
+//! assert!(strong.holds(Some(b"2600")));
+//! assert!(!strong.holds(Some(b"999")));
+//! assert!(!strong.holds(None)); // a game without the tag
+//! let open: TagExpr = "Event~^Titled Arena".parse()?;
+//! assert!(open.holds(Some(b"Titled Arena May '24")));
+//! assert!("WhiteElo>>2500".parse::<TagExpr>().is_err()); // a mistyped operator
+//! # Ok::<(), pgnfen::select::ExprError>(())
+//! ```
 
 use std::cmp::Ordering;
 use std::fmt;

@@ -12,6 +12,25 @@
 //! place: the others are removed, and an existing file of that name is left
 //! as it was (so six runs on six small inputs do not leave a litter of empty
 //! files; the summary names the files written).
+//!
+//! ```
+//! use pgnfen::{pipeline::Input, split};
+//!
+//! # let dir = tempfile::tempdir()?;
+//! # let path = dir.path().join("games.pgn");
+//! # std::fs::write(&path, "[Event \"a\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+//! #     [FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1\"]\n\n1. e4 *\n\n\
+//! #     [Event \"b\"]\n\n1. d4 *\n")?;
+//! let options = split::Options {
+//!     template: dir.path().join("out/{class}.pgn"),
+//!     ..split::Options::default()
+//! };
+//! let summary = split::run(&[Input::from_arg(&path)], &options)?;
+//! assert_eq!(summary.games, 2);
+//! assert!(dir.path().join("out/chess960.pgn").exists());
+//! assert!(dir.path().join("out/standard.pgn").exists());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

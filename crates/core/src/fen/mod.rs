@@ -3,6 +3,26 @@
 //! dialects (docs/dialects.md).
 //!
 //! The one entry point is [`analyse`]; it never panics, whatever the bytes.
+//!
+//! ```
+//! use pgnfen_core::fen::{Dialect, VariantHint, analyse};
+//! use pgnfen_core::Class;
+//!
+//! // Chess960 start position 518 is the standard array: X-FEN writes KQkq.
+//! let analysis = analyse(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1", VariantHint::Chess960);
+//! assert_eq!(analysis.class, Class::Chess960);
+//! assert_eq!(analysis.chess960_position, Some(518));
+//! let position = analysis.position.expect("a legal position");
+//! assert_eq!(
+//!     position.write(Dialect::Xfen, None)?,
+//!     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+//! );
+//! // A broken record: problems with their byte spans, never a panic.
+//! let broken = analyse(b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", VariantHint::StandardLike);
+//! assert_eq!(broken.class, Class::Malformed);
+//! assert!(!broken.problems.is_empty());
+//! # Ok::<(), pgnfen_core::Problem>(())
+//! ```
 
 pub mod board;
 pub mod castling;

@@ -13,6 +13,28 @@
 //!
 //! [`batches`] is the entry point for any consumer (the writers of this module,
 //! and a Python `RecordBatchReader`); [`write()`] writes them in a [`Format`].
+//!
+//! ```
+//! use pgnfen::export::{self, ExportOptions};
+//! use pgnfen::pipeline::{Input, Options};
+//!
+//! # let dir = tempfile::tempdir()?;
+//! # let path = dir.path().join("games.pgn");
+//! # std::fs::write(&path, "[Event \"a\"]\n[White \"Carlsen\"]\n[WhiteElo \"2830\"]\n\n1. e4 *\n\n\
+//! #     [Event \"b\"]\n\n1. d4 *\n")?;
+//! let inputs = [Input::from_arg(&path)];
+//! let options = ExportOptions::default();
+//! let run = Options::new(2);
+//! let columns = export::columns(&inputs, &options, &run)?;
+//! let mut rows = 0;
+//! for batch in export::batches(&inputs, columns, &options, &run) {
+//!     let batch = batch?;
+//!     assert!(batch.schema().field_with_name("WhiteElo").is_ok());
+//!     rows += batch.num_rows();
+//! }
+//! assert_eq!(rows, 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod batch;
 mod columns;

@@ -2,6 +2,42 @@
 //! does each game's work in parallel, and the merger (the calling thread) checks
 //! the speculative cuts, keeps games whole across chunks and hands them to a
 //! [`Sink`] in input order. Memory is bounded by the number of chunks in flight.
+//!
+//! ```
+//! use std::io;
+//! use pgnfen::pipeline::{self, GameInfo, Header, Input, Job, Options, Sink};
+//!
+//! /// Per game, on the worker threads: how many SetUp, FEN and Variant tags it has.
+//! struct StartTags;
+//! impl Job for StartTags {
+//!     type Game = usize;
+//!     fn game(&self, header: &Header<'_>) -> usize {
+//!         header.tags().count()
+//!     }
+//! }
+//!
+//! /// In input order: each game's first line and its count.
+//! #[derive(Default)]
+//! struct Lines(Vec<(u64, usize)>);
+//! impl Sink<usize> for Lines {
+//!     fn begin_game(&mut self, info: &GameInfo, tags: usize) -> io::Result<()> {
+//!         self.0.push((info.line, tags));
+//!         Ok(())
+//!     }
+//!     fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+//!         Ok(())
+//!     }
+//! }
+//!
+//! # let dir = tempfile::tempdir()?;
+//! # let path = dir.path().join("games.pgn");
+//! # std::fs::write(&path, "[Event \"a\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]\n\n*\n\n[Event \"b\"]\n\n1. e4 *\n")?;
+//! let mut lines = Lines::default();
+//! let games = pipeline::run(&[Input::from_arg(&path)], &StartTags, &mut lines, &Options::new(2))?;
+//! assert_eq!(games, 2);
+//! assert_eq!(lines.0, [(1, 2), (7, 0)]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub(crate) mod chunk;
 pub(crate) mod frame_writer;
