@@ -217,7 +217,7 @@ pub(crate) fn tag_columns(tags: Option<&Bound<'_, PyAny>>) -> PyResult<TagColumn
         return Ok(TagColumns::Default);
     };
     if let Ok(s) = tags.extract::<String>() {
-        return TagColumns::parse(&s).map_err(crate::errors::usage);
+        return Ok(TagColumns::parse(&s));
     }
     let names: Vec<String> = tags
         .extract()

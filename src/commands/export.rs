@@ -42,7 +42,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let format = format(args)?;
     let tags = match &args.tags {
         None => TagColumns::Default,
-        Some(arg) => TagColumns::parse(arg).map_err(Error::usage)?,
+        Some(arg) => TagColumns::parse(arg),
     };
     let selector = Selector::new(&args.tag).with_speeds(&args.speed);
     selector.validate()?;
@@ -55,7 +55,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     };
     // Named columns are checked before anything is read or created.
     if let TagColumns::Named(names) = &export_options.tags {
-        export::Columns::named(names).map_err(|m| Error::usage(format!("export: {m}")))?;
+        export::Columns::named(names).map_err(|e| Error::Usage(pgnfen::Usage::Export(e)))?;
     }
     check_inputs_exist(&inputs)?;
     let name = args

@@ -119,10 +119,10 @@ pub enum Usage {
         source: io::Error,
     },
     /// `export` columns that cannot be: a name given twice, a name of a fixed
-    /// column, ... (its own words), or all tags of an input that cannot be
-    /// read twice.
+    /// column, all tags of an input that cannot be read twice, ...
+    #[cfg(feature = "export")]
     #[error("export: {0}")]
-    Export(String),
+    Export(crate::export::ColumnError),
 }
 
 impl Error {
@@ -160,7 +160,7 @@ impl From<RunError> for Error {
 impl From<crate::export::Error> for Error {
     fn from(e: crate::export::Error) -> Self {
         match e {
-            crate::export::Error::Usage(message) => Error::Usage(Usage::Export(message)),
+            crate::export::Error::Columns(columns) => Error::Usage(Usage::Export(columns)),
             crate::export::Error::Run(e) => e.into(),
             crate::export::Error::Write(e) => sink_error(e),
         }

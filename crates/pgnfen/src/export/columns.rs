@@ -79,14 +79,55 @@ pub enum TagColumns {
 }
 
 impl TagColumns {
-    /// `--tags` as given: `all`, or names separated by commas.
-    pub fn parse(arg: &str) -> Result<TagColumns, String> {
+    /// `--tags` as given: `all`, or names separated by commas (checked by
+    /// [`Columns::named`]).
+    pub fn parse(arg: &str) -> TagColumns {
         if arg == "all" {
-            return Ok(TagColumns::All);
+            return TagColumns::All;
         }
-        let names: Vec<String> = arg.split(',').map(str::to_string).collect();
-        Ok(TagColumns::Named(names))
+        TagColumns::Named(arg.split(',').map(str::to_string).collect())
     }
+}
+
+/// Why the tag columns asked for cannot be made. Displayed as the command
+/// line words it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ColumnError {
+    /// A name that no PGN tag can have.
+    #[error(
+        "--tags: {0:?} is not a tag name (printable ASCII without blanks, quotes, brackets or commas)"
+    )]
+    NotATagName(String),
+    /// The same name twice.
+    #[error("--tags: {0} is named twice")]
+    NamedTwice(String),
+    /// Two names that differ only in case.
+    #[error(
+        "--tags: {0} and {1} differ only in case (SQL engines such as DuckDB would not tell the columns apart)"
+    )]
+    DifferInCase(String, String),
+    /// A name that is a fixed column's (`fen`, `class`, ...), ignoring case;
+    /// `holds_the_tag` when that column already holds the tag (FEN, Variant).
+    #[error(
+        "--tags: a tag column {name} would collide with the column {}{}",
+        .name.to_lowercase(),
+        if *.holds_the_tag { format!(" (the {name} tag is in the column {})", .name.to_lowercase()) } else { String::new() }
+    )]
+    FixedColumn {
+        /// The name asked for.
+        name: String,
+        /// The fixed column holds this very tag.
+        holds_the_tag: bool,
+    },
+    /// `TagColumns::All` reads the inputs twice, which standard input cannot be.
+    #[error(
+        "--tags all reads the inputs twice (once for the tag names), so it cannot read standard input; name the columns with --tags NAME,... or export a file"
+    )]
+    AllFromStdin,
+    /// `TagColumns::All` and an input that is not a regular file (a pipe).
+    #[error("--tags all reads the inputs twice (once for the tag names), so it cannot read {}, which is not a regular file; name the columns with --tags NAME,...", .0.display())]
+    AllFromNonFile(std::path::PathBuf),
 }
 
 /// A tag name a column can be made of: not empty, printable ASCII without
@@ -184,33 +225,24 @@ impl Columns {
     /// The columns for a named list (or the default list): names must be valid
     /// tag names, distinct, and must not collide with a fixed column (ignoring
     /// case; `FEN` and `Variant` are the `fen` and `variant` columns already).
-    pub fn named(names: &[String]) -> Result<Columns, String> {
+    pub fn named(names: &[String]) -> Result<Columns, ColumnError> {
         let mut tags: Vec<String> = Vec::new();
         for name in names {
             if !valid_name(name) {
-                return Err(format!(
-                    "--tags: {name:?} is not a tag name (printable ASCII without blanks, quotes, brackets or commas)"
-                ));
+                return Err(ColumnError::NotATagName(name.clone()));
             }
             if let Some(other) = tags.iter().find(|t| t.eq_ignore_ascii_case(name)) {
                 return Err(if other == name {
-                    format!("--tags: {name} is named twice")
+                    ColumnError::NamedTwice(name.clone())
                 } else {
-                    format!(
-                        "--tags: {other} and {name} differ only in case (SQL engines such as DuckDB would not tell the columns apart)"
-                    )
+                    ColumnError::DifferInCase(other.clone(), name.clone())
                 });
             }
             if collides(name, &[]) {
-                let hint = if fixed_tag_column(name.as_bytes()).is_some() {
-                    format!(" (the {name} tag is in the column {})", name.to_lowercase())
-                } else {
-                    String::new()
-                };
-                return Err(format!(
-                    "--tags: a tag column {name} would collide with the column {}{hint}",
-                    name.to_lowercase()
-                ));
+                return Err(ColumnError::FixedColumn {
+                    name: name.clone(),
+                    holds_the_tag: fixed_tag_column(name.as_bytes()).is_some(),
+                });
             }
             tags.push(name.clone());
         }
@@ -386,12 +418,41 @@ mod tests {
     fn named_lists_are_checked() {
         let n = |v: &[&str]| Columns::named(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         assert_eq!(n(&["White", "Black"]).unwrap().tags(), ["White", "Black"]);
-        assert!(n(&["White", "White"]).unwrap_err().contains("twice"));
-        assert!(n(&["White", "white"]).unwrap_err().contains("case"));
-        assert!(n(&["FEN"]).unwrap_err().contains("column fen"));
-        assert!(n(&["Class"]).unwrap_err().contains("column class"));
-        assert!(n(&[""]).is_err());
-        assert!(n(&["a b"]).is_err());
+        let err = |v: &[&str]| n(v).unwrap_err();
+        assert!(
+            matches!(err(&["White", "White"]), ColumnError::NamedTwice(name) if name == "White")
+        );
+        assert!(matches!(
+            err(&["White", "white"]),
+            ColumnError::DifferInCase(..)
+        ));
+        let fen = err(&["FEN"]);
+        assert!(matches!(
+            fen,
+            ColumnError::FixedColumn {
+                holds_the_tag: true,
+                ..
+            }
+        ));
+        assert!(
+            fen.to_string()
+                .ends_with("column fen (the FEN tag is in the column fen)"),
+            "{fen}"
+        );
+        let class = err(&["Class"]);
+        assert!(matches!(
+            class,
+            ColumnError::FixedColumn {
+                holds_the_tag: false,
+                ..
+            }
+        ));
+        assert!(
+            class.to_string().ends_with("with the column class"),
+            "{class}"
+        );
+        assert!(matches!(err(&[""]), ColumnError::NotATagName(_)));
+        assert!(matches!(err(&["a b"]), ColumnError::NotATagName(_)));
         let c = n(&["WhiteElo", "X"]).unwrap();
         assert!(c.is_integer(0) && !c.is_integer(1));
         assert_eq!(c.index(b"X"), Some(1));

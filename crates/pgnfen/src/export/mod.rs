@@ -54,7 +54,7 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use crate::pipeline::{self, GameInfo, Input, Options, RunError, Sink};
 use crate::select::Selector;
 
-pub use columns::{Columns, TagColumns};
+pub use columns::{ColumnError, Columns, TagColumns};
 pub use text::{Csv, JsonLines};
 pub use write::{Format, write, write_with};
 
@@ -99,9 +99,10 @@ impl Default for ExportOptions {
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A bad option (exit status 2, before anything is read).
-    #[error("{0}")]
-    Usage(String),
+    /// Tag columns that cannot be made (exit status 2, before anything is
+    /// read).
+    #[error(transparent)]
+    Columns(ColumnError),
     /// Reading an input, or handing over the rows.
     #[error(transparent)]
     Run(#[from] RunError),
@@ -142,22 +143,17 @@ pub fn columns(
 ) -> Result<Columns, Error> {
     match &options.tags {
         TagColumns::Default => Ok(Columns::default_tags()),
-        TagColumns::Named(names) => Columns::named(names).map_err(Error::Usage),
+        TagColumns::Named(names) => Columns::named(names).map_err(Error::Columns),
         TagColumns::All => {
             if inputs.contains(&Input::Stdin) {
-                return Err(Error::Usage(
-                    "--tags all reads the inputs twice (once for the tag names), so it cannot read standard input; name the columns with --tags NAME,... or export a file".into(),
-                ));
+                return Err(Error::Columns(ColumnError::AllFromStdin));
             }
             // A named pipe or `<(...)` cannot be read twice either.
             for input in inputs {
                 if let Input::File(path) = input
                     && std::fs::metadata(path).is_ok_and(|m| !m.is_file())
                 {
-                    return Err(Error::Usage(format!(
-                        "--tags all reads the inputs twice (once for the tag names), so it cannot read {}, which is not a regular file; name the columns with --tags NAME,...",
-                        path.display()
-                    )));
+                    return Err(Error::Columns(ColumnError::AllFromNonFile(path.clone())));
                 }
             }
             let mut names = NameCollector::default();
