@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::builder::TypedValueParser;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use clap_complete::Shell;
@@ -278,7 +278,7 @@ pub struct IndexArgs {
 #[derive(Debug, Args)]
 pub struct FilterArgs {
     /// Classes to keep: standard, setup, chess960, crc, other, malformed (default: every class)
-    #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = class_parser())]
+    #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = choice_parser::<Class>())]
     pub class: Vec<Class>,
     /// Keep only Chess960 games from these start positions (0 to 959)
     #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = parse_chess960_position)]
@@ -287,7 +287,7 @@ pub struct FilterArgs {
     #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Keep only games of these speeds, from the TimeControl tag: ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
     pub speed: Vec<Speed>,
     /// Output for the kept games (default: standard output)
     #[arg(short, long, value_name = "FILE")]
@@ -321,13 +321,13 @@ fn parse_chess960_position(s: &str) -> Result<u16, String> {
 #[derive(Debug, Args)]
 pub struct SplitArgs {
     /// Write only games of these classes (default: every class)
-    #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = class_parser())]
+    #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = choice_parser::<Class>())]
     pub class: Vec<Class>,
     /// Write only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
     #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Write only games of these speeds (as for filter; default: every speed)
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
     pub speed: Vec<Speed>,
     /// Output file name, `{class}` and `{speed}` replaced by each game's class
     /// and speed (at least one of them; e.g. 'out/{speed}-{class}.pgn.zst');
@@ -341,10 +341,10 @@ pub struct SplitArgs {
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
     /// The dialect to write
-    #[arg(long, value_parser = dialect_parser())]
+    #[arg(long, value_parser = choice_parser::<Dialect>())]
     pub to: Dialect,
     /// En passant policy (default: the dialect's)
-    #[arg(long, value_parser = ep_parser())]
+    #[arg(long, value_parser = choice_parser::<EpPolicy>())]
     pub ep: Option<EpPolicy>,
     /// Also insert a missing [SetUp "1"] before the FEN tag, and [Variant "Chess960"]
     /// for a Chess960 game without a Variant tag
@@ -399,7 +399,7 @@ pub struct StatsArgs {
     #[arg(long, value_name = "first|all", value_parser = parse_moves)]
     pub moves: Option<pgnfen::moves::MovesMode>,
     /// Count only games of these speeds (as for filter)
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
     pub speed: Vec<Speed>,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<PathBuf>,
@@ -421,7 +421,7 @@ pub struct ExportArgs {
     #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Export only games of these speeds (as for filter)
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = speed_parser())]
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
     pub speed: Vec<Speed>,
     /// How tag names and values are decoded: auto (UTF-8 when valid, else
     /// Windows-1252, each value on its own), utf-8, or latin-1 (Windows-1252)
@@ -452,10 +452,10 @@ pub enum ExportFormat {
 pub struct FenArgs {
     /// Rewrite every record in this dialect (with --format json: accepted, the
     /// object holds all three dialects)
-    #[arg(long, value_parser = dialect_parser())]
+    #[arg(long, value_parser = choice_parser::<Dialect>())]
     pub to: Option<Dialect>,
     /// En passant policy (default: the dialect's)
-    #[arg(long, value_parser = ep_parser())]
+    #[arg(long, value_parser = choice_parser::<EpPolicy>())]
     pub ep: Option<EpPolicy>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -539,102 +539,43 @@ mod tests {
     }
 }
 
-// `--class`, `--to` and `--ep` are read into the library's types through enums
-// of the command line's own: clap's derive gives `--help`, the manual and the
-// shell completions their names and descriptions, and the library stays free
-// of clap. The variants mirror `Class`, `Dialect` and `EpPolicy` one to one.
+// `--class`, `--speed`, `--to` and `--ep` take the library's choices. Their
+// names and one-line descriptions are the library's (`as_str`,
+// `description`), so `--help`, the manual and the shell completions say what
+// the library says, and the library stays free of clap.
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ClassName {
-    /// Orthodox chess from the initial position (no FEN tag, or the initial FEN)
-    Standard,
-    /// Orthodox 8x8 chess from another legal position, castling with king on e and rooks on a/h
-    Setup,
-    /// 8x8 Chess960: a Chess960 Variant tag, Chess960 castling or a Chess960 start array
-    Chess960,
-    /// 10x8 Capablanca family: Capablanca, Capablanca Random, Gothic, Embassy
-    Crc,
-    /// Another variant named by the Variant tag (Crazyhouse, Atomic, ...); position not judged
-    Other,
-    /// Headers with an error-severity problem (see `pgnfen check`)
-    Malformed,
+/// A choice of the library that a flag takes by name.
+trait Choice: Copy + Send + Sync + 'static {
+    const ALL: &'static [Self];
+    fn name(self) -> &'static str;
+    fn description(self) -> &'static str;
 }
 
-fn class_parser() -> impl TypedValueParser<Value = Class> {
-    clap::builder::EnumValueParser::<ClassName>::new().map(|c| match c {
-        ClassName::Standard => Class::Standard,
-        ClassName::Setup => Class::Setup,
-        ClassName::Chess960 => Class::Chess960,
-        ClassName::Crc => Class::Crc,
-        ClassName::Other => Class::Other,
-        ClassName::Malformed => Class::Malformed,
-    })
+macro_rules! choice {
+    ($($t:ty),*) => {$(
+        impl Choice for $t {
+            const ALL: &'static [Self] = &<$t>::ALL;
+            fn name(self) -> &'static str {
+                self.as_str()
+            }
+            fn description(self) -> &'static str {
+                <$t>::description(self)
+            }
+        }
+    )*};
 }
+choice!(Class, Dialect, EpPolicy, Speed);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum DialectName {
-    /// Classic FEN: `KQkq` only.
-    Fen,
-    /// X-FEN: `KQkq` for the outermost rook, the file letter for an inner one.
-    Xfen,
-    /// Shredder-FEN: always the rook files (`HAha`).
-    Shredder,
-}
-
-fn dialect_parser() -> impl TypedValueParser<Value = Dialect> {
-    clap::builder::EnumValueParser::<DialectName>::new().map(|d| match d {
-        DialectName::Fen => Dialect::Fen,
-        DialectName::Xfen => Dialect::Xfen,
-        DialectName::Shredder => Dialect::Shredder,
-    })
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum EpName {
-    /// The square of the input, if any.
-    AsIs,
-    /// Only when a pawn of the side to move stands beside the pawn that moved.
-    PseudoLegal,
-    /// Only when the en passant capture is legal.
-    Legal,
-}
-
-fn ep_parser() -> impl TypedValueParser<Value = EpPolicy> {
-    clap::builder::EnumValueParser::<EpName>::new().map(|e| match e {
-        EpName::AsIs => EpPolicy::AsIs,
-        EpName::PseudoLegal => EpPolicy::PseudoLegal,
-        EpName::Legal => EpPolicy::Legal,
-    })
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum SpeedName {
-    /// Estimated duration under 30 seconds
-    #[value(name = "ultrabullet")]
-    UltraBullet,
-    /// 30 seconds to under 3 minutes
-    Bullet,
-    /// 3 to under 8 minutes
-    Blitz,
-    /// 8 to under 25 minutes
-    Rapid,
-    /// 25 minutes to under a day
-    Classical,
-    /// A day or more, or no clock at all (`-`)
-    Correspondence,
-    /// No TimeControl tag, or a value that is not a time control
-    Unknown,
-}
-
-fn speed_parser() -> impl TypedValueParser<Value = Speed> {
-    clap::builder::EnumValueParser::<SpeedName>::new().map(|s| match s {
-        SpeedName::UltraBullet => Speed::UltraBullet,
-        SpeedName::Bullet => Speed::Bullet,
-        SpeedName::Blitz => Speed::Blitz,
-        SpeedName::Rapid => Speed::Rapid,
-        SpeedName::Classical => Speed::Classical,
-        SpeedName::Correspondence => Speed::Correspondence,
-        SpeedName::Unknown => Speed::Unknown,
+/// The value parser of a flag that takes a `T` by its name.
+fn choice_parser<T: Choice>() -> impl TypedValueParser<Value = T> {
+    let values = T::ALL
+        .iter()
+        .map(|c| PossibleValue::new(c.name()).help(c.description()));
+    PossibleValuesParser::new(values).map(|name| {
+        *T::ALL
+            .iter()
+            .find(|c| c.name() == name)
+            .expect("the parser accepts only the names of T::ALL")
     })
 }
 
@@ -642,24 +583,27 @@ fn speed_parser() -> impl TypedValueParser<Value = Speed> {
 mod choice_tests {
     use super::*;
 
-    /// The command line's names are the library's (`as_str`), for every value.
+    /// Every name of every choice parses back to its value through its flag's parser.
+    fn round_trip<T: Choice + PartialEq + std::fmt::Debug>() {
+        let cmd = clap::Command::new("t");
+        for &c in T::ALL {
+            let parsed = choice_parser::<T>()
+                .parse_ref(&cmd, None, std::ffi::OsStr::new(c.name()))
+                .unwrap();
+            assert_eq!(parsed, c);
+        }
+        assert!(
+            choice_parser::<T>()
+                .parse_ref(&cmd, None, std::ffi::OsStr::new("nonsense"))
+                .is_err()
+        );
+    }
+
     #[test]
-    fn names_match_the_library() {
-        for c in ClassName::value_variants() {
-            let name = c.to_possible_value().unwrap().get_name().to_string();
-            assert_eq!(name.parse::<Class>().unwrap().as_str(), name);
-        }
-        for d in DialectName::value_variants() {
-            let name = d.to_possible_value().unwrap().get_name().to_string();
-            assert_eq!(name.parse::<Dialect>().unwrap().as_str(), name);
-        }
-        for s in SpeedName::value_variants() {
-            let name = s.to_possible_value().unwrap().get_name().to_string();
-            assert_eq!(name.parse::<Speed>().unwrap().as_str(), name);
-        }
-        for e in EpName::value_variants() {
-            let name = e.to_possible_value().unwrap().get_name().to_string();
-            assert_eq!(name.parse::<EpPolicy>().unwrap().as_str(), name);
-        }
+    fn every_choice_parses_by_its_library_name() {
+        round_trip::<Class>();
+        round_trip::<Dialect>();
+        round_trip::<EpPolicy>();
+        round_trip::<Speed>();
     }
 }

@@ -52,6 +52,26 @@ impl Class {
         }
     }
 
+    /// One line on what the class holds (the command line's `--help` shows it).
+    pub fn description(self) -> &'static str {
+        match self {
+            Class::Standard => {
+                "Orthodox chess from the initial position (no FEN tag, or the initial FEN)"
+            }
+            Class::Setup => {
+                "Orthodox 8x8 chess from another legal position, castling with king on e and rooks on a/h"
+            }
+            Class::Chess960 => {
+                "8x8 Chess960: a Chess960 Variant tag, Chess960 castling or a Chess960 start array"
+            }
+            Class::Crc => "10x8 Capablanca family: Capablanca, Capablanca Random, Gothic, Embassy",
+            Class::Other => {
+                "Another variant named by the Variant tag (Crazyhouse, Atomic, ...); position not judged"
+            }
+            Class::Malformed => "Headers with an error-severity problem (see `pgnfen check`)",
+        }
+    }
+
     /// The class of a name written by [`Class::as_str`].
     pub fn from_name(name: &str) -> Option<Class> {
         Class::ALL.into_iter().find(|c| c.as_str() == name)

@@ -125,6 +125,19 @@ impl Speed {
         }
     }
 
+    /// One line on the durations of the speed (`--help` shows it).
+    pub fn description(self) -> &'static str {
+        match self {
+            Speed::UltraBullet => "Estimated duration under 30 seconds",
+            Speed::Bullet => "30 seconds to under 3 minutes",
+            Speed::Blitz => "3 to under 8 minutes",
+            Speed::Rapid => "8 to under 25 minutes",
+            Speed::Classical => "25 minutes to under a day",
+            Speed::Correspondence => "A day or more, or no clock at all (`-`)",
+            Speed::Unknown => "No TimeControl tag, or a value that is not a time control",
+        }
+    }
+
     /// The speed of a name written by [`Speed::as_str`].
     pub fn from_name(name: &str) -> Option<Speed> {
         Speed::ALL.into_iter().find(|s| s.as_str() == name)

@@ -64,6 +64,17 @@ impl Dialect {
             Dialect::Shredder => "shredder",
         }
     }
+
+    /// One line on how the dialect writes castling rights (`--help` shows it).
+    pub fn description(self) -> &'static str {
+        match self {
+            Dialect::Fen => "Classic FEN: `KQkq` only",
+            Dialect::Xfen => {
+                "X-FEN: `KQkq` for the outermost rook, the file letter for an inner one"
+            }
+            Dialect::Shredder => "Shredder-FEN: always the rook files (`HAha`)",
+        }
+    }
 }
 
 /// Which en passant square to write (`--ep`; docs/dialects.md).
@@ -87,6 +98,17 @@ impl EpPolicy {
             EpPolicy::AsIs => "as-is",
             EpPolicy::PseudoLegal => "pseudo-legal",
             EpPolicy::Legal => "legal",
+        }
+    }
+
+    /// One line on which square the policy writes (`--help` shows it).
+    pub fn description(self) -> &'static str {
+        match self {
+            EpPolicy::AsIs => "The square of the input, if any",
+            EpPolicy::PseudoLegal => {
+                "Only when a pawn of the side to move stands beside the pawn that moved"
+            }
+            EpPolicy::Legal => "Only when the en passant capture is legal",
         }
     }
 }
