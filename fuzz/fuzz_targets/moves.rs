@@ -20,9 +20,11 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use pgnfen::check::{CheckJob, GameFindings};
-use pgnfen::moves::{MoveText, Moved, MovesMode, Replay, Start, WithMoves, mainline_len, replay};
-use pgnfen::pipeline::{self, GameInfo, Input, Options, Sink};
+use pgnfen::internals::{
+    self, CheckJob, GameFindings, GameInfo, Moved, Sink, WithMoves, mainline_len,
+};
+use pgnfen::moves::{MoveText, MovesMode, Replay, Start, replay};
+use pgnfen::pipeline::{Input, Options};
 use shakmaty::variant::Variant;
 
 const STARTS: [(&str, bool, Variant); 5] = [
@@ -115,7 +117,7 @@ fuzz_target!(|data: &[u8]| {
         let mut found = Found::default();
         // Bytes that open like a compressed file (gzip, zstd, ...) are read as
         // one and may be an input error: the same one whatever the chunks.
-        pipeline::run(&[Input::File(path.clone())], &job, &mut found, &options)
+        internals::run(&[Input::File(path.clone())], &job, &mut found, &options)
             .map(|_| found)
             .map_err(|e| e.to_string())
     };

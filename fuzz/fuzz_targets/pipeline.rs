@@ -18,13 +18,14 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use pgnfen::check::{CheckJob, GameFindings};
 use pgnfen::class::Class;
-use pgnfen::convert::{ConvertJob, EditingSink};
 use pgnfen::fen::Dialect;
-use pgnfen::filter::{FilterJob, Selection};
-use pgnfen::pipeline::{self, GameInfo, Input, Job, Options, Sink};
-use pgnfen::stats::{GameFacts, StatsJob};
+use pgnfen::filter::Selection;
+use pgnfen::internals::{
+    self, CheckJob, ConvertJob, EditingSink, FilterJob, GameFacts, GameFindings, GameInfo, Job,
+    Sink, StatsJob,
+};
+use pgnfen::pipeline::{Input, Options};
 
 /// Each game: (offset, first line, class, bytes).
 #[derive(Debug, Default, PartialEq)]
@@ -112,7 +113,7 @@ fn run<J: Job, S: Sink<J::Game>>(path: &PathBuf, job: &J, mut sink: S, how: How)
         chunk_sizes,
         ..Options::new(threads)
     };
-    pipeline::run(&[Input::File(path.clone())], job, &mut sink, &options).expect("runs");
+    internals::run(&[Input::File(path.clone())], job, &mut sink, &options).expect("runs");
     sink
 }
 

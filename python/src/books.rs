@@ -39,7 +39,7 @@ impl Render for Reports {
             .iter()
             .zip(first..)
             .map(|(line, number)| (line.text(data), number))
-            .filter(|(text, _)| !book::is_blank_or_comment(text))
+            .filter(|(text, _)| !Line::is_blank_or_comment(text))
             .map(|(text, number)| {
                 let record = fen::analyse_record(text, VariantHint::StandardLike);
                 let mut object = serde_json::Map::new();
@@ -64,7 +64,7 @@ impl Render for Reports {
         let mut object = serde_json::Map::new();
         object.insert("file".into(), Value::from(self.file.as_str()));
         object.insert("line".into(), Value::from(line));
-        if let Value::Object(fields) = book::long_line_report() {
+        if let Value::Object(fields) = Line::too_long_report() {
             object.extend(fields);
         }
         vec![Value::Object(object)]

@@ -375,6 +375,7 @@ fn convert(
         ep: ep.map(|ep| choice::<EpPolicy>("ep", ep)).transpose()?,
         repair,
         output: Some(output),
+        in_place: false,
         run: options,
     };
     let pgnfen::convert::Summary {

@@ -11,11 +11,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use pgnfen::export::{self, ExportOptions, TagColumns};
-use pgnfen::filter::{FilterJob, Selection, Split};
+use pgnfen::filter::Selection;
 use pgnfen::partition::{self, Bases, Kind, Outcome, Partition, Start, Verdict};
 use pgnfen::pipeline::output::Output;
 use pgnfen::select::Selector;
-use pgnfen::stats::{Counts, StatsJob};
+
 use pgnfen::{Class, Error};
 
 use crate::scan::ArrowStream;
@@ -225,8 +225,7 @@ pub fn partition_stats<'py>(
     let (o, json) = py
         .detach(|| -> Result<(Outcome, Vec<u8>), Error> {
             check_unchanged(&tuple)?;
-            let mut counts = Counts::default();
-            let o = partition::run(&part, start(at), None, &StatsJob, &mut counts, &run)?;
+            let (counts, o) = part.stats(start(at), &run)?;
             check_unchanged(&tuple)?;
             let mut json = Vec::new();
             counts
@@ -290,19 +289,10 @@ pub fn partition_filter<'py>(
                 out.commit().map_err(|e| Error::writing(&name, e))?;
                 return Ok((Outcome::default(), 0));
             }
-            let mut split = Split::new(out, None);
-            let o = partition::run(
-                &part,
-                start(at),
-                None,
-                &FilterJob(&selection),
-                &mut split,
-                &run,
-            )?;
-            let kept = split.kept_games;
+            let (o, kept, out) = part.filter(start(at), &selection, out, &run)?;
             // Checked before the output appears: a changed input leaves none.
             check_unchanged(&tuple)?;
-            split.kept.commit().map_err(|e| Error::writing(&name, e))?;
+            out.commit().map_err(|e| Error::writing(&name, e))?;
             Ok((o, kept))
         })
         .map_err(command_error)?;
@@ -338,7 +328,6 @@ pub fn partition_rows(
         line: bases.1,
         game: bases.2,
     };
-    let batches =
-        export::partition_batches(&part, Start::At(at), bases, columns, &export_options, &run);
+    let batches = part.export_batches(Start::At(at), bases, columns, &export_options, &run);
     Ok(ArrowStream::new(batches))
 }

@@ -68,7 +68,8 @@ pub fn check(
             pgnfen::check::run(&inputs, &options, |d| {
                 let value = serde_json::to_value(d).map_err(io::Error::other)?;
                 // The loop is gone (dropped or closed): stop reading.
-                tx.send(value).map_err(|_| pgnfen::pipeline::cancelled())
+                tx.send(value)
+                    .map_err(|_| io::Error::new(io::ErrorKind::Interrupted, "interrupted"))
             })
             .map(drop)
         })

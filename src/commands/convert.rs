@@ -12,14 +12,13 @@ pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
         ep: args.ep,
         repair: args.repair,
         output: args.output.clone(),
+        in_place: args.in_place,
         run: options(global),
     };
-    let summary = if args.in_place {
-        convert::run_in_place(&inputs(&args.inputs), &options)?
-    } else {
+    if !args.in_place {
         refuse_output_among_inputs(args.output.as_deref(), &args.inputs)?;
-        convert::run(&inputs(&args.inputs), &options)?
-    };
+    }
+    let summary = convert::run(&inputs(&args.inputs), &options)?;
     if !global.quiet {
         let mut msg = format!(
             "pgnfen: {}, {} written as {}, {} left unchanged",

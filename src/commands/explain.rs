@@ -55,7 +55,7 @@ fn nearest(code: &str) -> Option<&'static str> {
     let code = code.to_ascii_lowercase();
     documented_codes()
         .into_iter()
-        .map(|c| (pgnfen::select::edit_distance(&code, c), c))
+        .map(|c| (strsim::levenshtein(&code, c), c))
         .filter(|&(d, c)| d <= (c.len() / 3).max(2))
         .min()
         .map(|(_, c)| c)

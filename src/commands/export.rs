@@ -51,6 +51,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         tags,
         selector,
         encoding: args.encoding.parse().map_err(Error::usage)?,
+        csv_raw: args.csv_raw,
         ..ExportOptions::default()
     };
     // Named columns are checked before anything is read or created.
@@ -75,7 +76,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         );
     }
     let batches = export::batches(&inputs, columns, &export_options, &pipeline);
-    let summary = export::write_with(batches, format, output, args.csv_raw).map_err(run_error)?;
+    let summary = export::write(batches, format, output).map_err(run_error)?;
     crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     if !global.quiet {
         eprintln!(

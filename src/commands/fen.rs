@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use crate::cli::{FenArgs, Format, Global};
 use crate::commands::{Error, Outcome, check_inputs_exist, options, refuse_output_among_inputs};
-use pgnfen::book::{self, Line, Render, StreamError, is_blank_or_comment};
+use pgnfen::book::{self, Line, Render, StreamError};
 use pgnfen::fen::{self, Dialect, Record, VariantHint};
 use pgnfen::pipeline::Input;
 use pgnfen::pipeline::output::Output;
@@ -240,7 +240,7 @@ impl Converter<'_> {
                 let mut report = serde_json::Map::new();
                 report.insert("file".into(), file.into());
                 report.insert("line".into(), line.into());
-                if let serde_json::Value::Object(fields) = book::long_line_report() {
+                if let serde_json::Value::Object(fields) = Line::too_long_report() {
                     report.extend(fields);
                 }
                 r.out
@@ -249,7 +249,7 @@ impl Converter<'_> {
             }
         }
         if !self.quiet && self.args.format == Format::Text {
-            let message = book::long_line_message();
+            let message = Line::too_long_message();
             r.diagnostics = format!("{file}:{line}:1: error[fen-syntax]: {message}\n");
         }
         r
@@ -258,7 +258,7 @@ impl Converter<'_> {
     fn line(&self, data: &[u8], line: &Line, file: &str, no: u64, r: &mut Rendered) {
         let text = &data[line.start..line.text_end];
         let ending = &data[line.text_end..line.end];
-        if is_blank_or_comment(text) {
+        if Line::is_blank_or_comment(text) {
             if self.args.format == Format::Text {
                 r.out.extend_from_slice(&data[line.start..line.end]);
             }

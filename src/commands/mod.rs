@@ -101,7 +101,7 @@ pub fn warn_unseen_tags(global: &Global, exprs: &[pgnfen::select::TagExpr], inpu
     if global.quiet {
         return;
     }
-    for (name, near) in pgnfen::select::unseen_tags(exprs, inputs) {
+    for (name, near) in pgnfen::TagExpr::unseen(exprs, inputs) {
         let hint = match near {
             Some(near) => format!("; did you mean {near}?"),
             None => String::new(),

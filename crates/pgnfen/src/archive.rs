@@ -59,7 +59,7 @@ const GAMES_IN_FLIGHT: usize = 256;
 #[derive(Clone, Debug)]
 pub struct Archive {
     inputs: Vec<Input>,
-    threads: usize,
+    options: Options,
 }
 
 impl Archive {
@@ -93,13 +93,20 @@ impl Archive {
     pub fn from_inputs(inputs: Vec<Input>) -> Archive {
         Archive {
             inputs,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            options: Options::default(),
         }
     }
 
     /// Uses `n` worker threads (at least one; the default is one per core).
     pub fn threads(mut self, n: usize) -> Archive {
-        self.threads = n.max(1);
+        self.options.threads = n.max(1);
+        self
+    }
+
+    /// Reads with these settings of the engine (threads, mapping, a watch,
+    /// cancellation) instead of the defaults.
+    pub fn with_options(mut self, options: Options) -> Archive {
+        self.options = options;
         self
     }
 
@@ -115,7 +122,7 @@ impl Archive {
     pub fn games(&self) -> Games {
         let (tx, rx) = bounded(GAMES_IN_FLIGHT);
         let inputs = self.inputs.clone();
-        let options = Options::new(self.threads);
+        let options = self.options.clone();
         let handle = std::thread::Builder::new()
             .name("pgnfen-archive".into())
             .spawn(move || {

@@ -16,7 +16,7 @@
 //! impl Render for Count {
 //!     type Run = u64;
 //!     fn run(&self, data: &[u8], lines: &[Line], _first: u64) -> u64 {
-//!         let records = lines.iter().filter(|l| !book::is_blank_or_comment(l.text(data)));
+//!         let records = lines.iter().filter(|l| !Line::is_blank_or_comment(l.text(data)));
 //!         records.count() as u64
 //!     }
 //!     fn long_part(&self, _bytes: &[u8]) -> Option<u64> {
@@ -76,6 +76,29 @@ impl Line {
     pub fn ending<'a>(&self, data: &'a [u8]) -> &'a [u8] {
         &data[self.text_end..self.end]
     }
+
+    /// Whether a line's text holds no record: blank (spaces and tabs) or a
+    /// `#` comment.
+    pub fn is_blank_or_comment(text: &[u8]) -> bool {
+        text.first() == Some(&b'#') || text.iter().all(|&b| b == b' ' || b == b'\t')
+    }
+
+    /// The message of a line too long to be a record.
+    pub fn too_long_message() -> String {
+        format!("the line is longer than {MAX_LINE} bytes; no FEN or EPD record is")
+    }
+
+    /// The `fen --format json` object of a line too long to be a record (it
+    /// has no `input`: the line was never held whole).
+    pub fn too_long_report() -> serde_json::Value {
+        serde_json::json!({
+            "input": null, "valid": false, "class": "malformed", "board": null,
+            "chess960_position": null, "fen": null, "xfen": null, "shredder": null,
+            "problems": [{"code": Code::FenSyntax.as_str(), "severity": "error",
+                          "message": Line::too_long_message(), "column": 1}],
+            "operations": null,
+        })
+    }
 }
 
 /// Splits `data` into lines at `\n`, `\r\n` and lone `\r`. Without `eof` the
@@ -114,28 +137,6 @@ pub(crate) fn split_lines(data: &[u8], eof: bool) -> (Vec<Line>, usize) {
         start = data.len();
     }
     (lines, start)
-}
-
-/// Whether a line holds no record: blank (spaces and tabs) or a `#` comment.
-pub fn is_blank_or_comment(text: &[u8]) -> bool {
-    text.first() == Some(&b'#') || text.iter().all(|&b| b == b' ' || b == b'\t')
-}
-
-/// The message of a line too long to be a record.
-pub fn long_line_message() -> String {
-    format!("the line is longer than {MAX_LINE} bytes; no FEN or EPD record is")
-}
-
-/// The `fen --format json` object of a line too long to be a record (it has
-/// no `input`: the line was never held whole).
-pub fn long_line_report() -> serde_json::Value {
-    serde_json::json!({
-        "input": null, "valid": false, "class": "malformed", "board": null,
-        "chess960_position": null, "fen": null, "xfen": null, "shredder": null,
-        "problems": [{"code": Code::FenSyntax.as_str(), "severity": "error",
-                      "message": long_line_message(), "column": 1}],
-        "operations": null,
-    })
 }
 
 /// What a caller makes of the lines of a book (called on the worker threads).
@@ -419,7 +420,7 @@ mod tests {
 
     #[test]
     fn the_long_line_report_has_every_key_of_a_record_report() {
-        let v = long_line_report();
+        let v = Line::too_long_report();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let record = crate::fen::analyse_record(
             b"8/8/8/8/8/8/8/8 w - - 0 1",

@@ -31,6 +31,9 @@ use crate::pipeline::game::LINE_KEEP;
 use crate::pipeline::{self, GameInfo, Header, HeaderTag, Input, Job, Sink};
 use crate::problem::{Code, Problem, Severity};
 
+pub(crate) mod job;
+pub(crate) use job::{CheckJob, GameFindings};
+
 /// One problem, placed in its tag line.
 #[derive(Clone, Debug)]
 pub struct Finding {
@@ -91,89 +94,6 @@ impl Finding {
 /// Bytes of a long tag line shown either side of a fault.
 const SNIPPET_WINDOW: usize = 120;
 
-/// The pipeline job of `check`: finds and places the problems of each game.
-pub struct CheckJob {
-    /// Warnings become findings too; otherwise they are only counted (a
-    /// finding holds copies of its message and line: most warnings of a large
-    /// archive would be built only to be dropped).
-    pub warnings: bool,
-}
-
-/// The problems of one game: those handed to the caller, placed, and those
-/// only counted (warnings when they are not reported).
-#[derive(Debug, Default)]
-pub struct GameFindings {
-    /// Placed problems, in header order.
-    pub findings: Vec<Finding>,
-    /// Problems not placed, by code (each one counts once).
-    pub counted: Vec<Code>,
-}
-
-impl CheckJob {
-    /// A finding at `span` (bytes of the decoded value) of `tag`'s value.
-    fn finding(tag: &HeaderTag<'_>, problem: &Problem, count: u64) -> Finding {
-        // Spans of FEN problems lie in the decoded value; mapped back to the
-        // raw bytes through the escapes (the start of the value if that fails).
-        let span = raw_span(tag.raw, problem.span.clone()).unwrap_or(0..0);
-        let text = tag.line_text;
-        let start = (tag.value_column + span.start).min(text.len());
-        let end = (tag.value_column + span.end).min(text.len()).max(start);
-        let column = tag.column(start);
-        // A snippet shows the whole tag line, but only a window of a very long
-        // one (each finding holds its own copy of the text).
-        let (from, to) = if text.len() > LINE_KEEP {
-            let boundary = |mut i: usize| {
-                while i > 0 && i < text.len() && (text[i] & 0xC0) == 0x80 {
-                    i -= 1;
-                }
-                i
-            };
-            (
-                boundary(start.saturating_sub(SNIPPET_WINDOW)),
-                boundary(end.min(start + SNIPPET_WINDOW) + SNIPPET_WINDOW).min(text.len()),
-            )
-        } else {
-            (0, text.len())
-        };
-        let shown = &text[from..to];
-        let end = end.min(to);
-        let lossy = |b: &[u8]| String::from_utf8_lossy(b).len();
-        Finding {
-            code: problem.code,
-            message: problem.message.clone(),
-            help: problem.help.clone(),
-            tag: tag.name.as_str(),
-            line: tag.line,
-            column,
-            line_text: String::from_utf8_lossy(shown).into_owned(),
-            span: lossy(&shown[..start - from])..lossy(&shown[..end - from]),
-            count,
-            note: None,
-            ply: None,
-            move_text: None,
-        }
-    }
-}
-
-impl Job for CheckJob {
-    type Game = GameFindings;
-
-    fn game(&self, header: &Header<'_>) -> GameFindings {
-        if header.is_empty() {
-            return GameFindings::default();
-        }
-        self.place(header, &header.verdict())
-    }
-
-    /// The findings' heap: on a file of tiny games that are all problems it
-    /// is many times the input's size, which the pipeline bounds per chunk.
-    fn weight(&self, game: &GameFindings) -> usize {
-        findings_weight(&game.findings)
-            + game.counted.capacity() * std::mem::size_of::<Code>()
-            + 2 * HEAP_BLOCK
-    }
-}
-
 /// About what a heap block costs beyond what it holds.
 pub(crate) const HEAP_BLOCK: usize = 16;
 
@@ -189,78 +109,6 @@ pub(crate) fn findings_weight(findings: &Vec<Finding>) -> usize {
         })
         .sum();
     findings.capacity() * std::mem::size_of::<Finding>() + strings
-}
-
-impl CheckJob {
-    /// The findings of a header whose verdict is known (so that a job that
-    /// also needs the class classifies once).
-    pub(crate) fn place(&self, header: &Header<'_>, verdict: &Verdict) -> GameFindings {
-        let mut game = GameFindings::default();
-        for p in &verdict.problems {
-            if self.warnings || p.problem.code.severity() == Severity::Error {
-                game.findings
-                    .push(Self::finding(&header.tag(p.tag), &p.problem, 1));
-            } else {
-                game.counted.push(p.problem.code);
-            }
-        }
-        game.findings
-            .extend(Self::unlisted_finding(header, verdict));
-        game
-    }
-
-    /// The one finding that stands for the duplicate SetUp/FEN/Variant tags
-    /// a header did not keep (an error), if there are any.
-    fn unlisted_finding(header: &Header<'_>, verdict: &Verdict) -> Option<Finding> {
-        header.unlisted_note().map(|note| {
-            let n = verdict.unlisted_duplicates;
-            let first = header
-                .tags()
-                .find(|t| t.name == note.name)
-                .map_or(String::new(), |t| shown_value(t.raw));
-            let problem = Problem::new(
-                Code::DuplicateTag,
-                0..note.raw.len(),
-                format!(
-                    "a second {} tag with another value (\"{first}\"); the first value is used{}",
-                    note.name.as_str(),
-                    if n > 1 {
-                        format!(
-                            " (and {} more duplicate tags in this game, not listed one by one)",
-                            n - 1
-                        )
-                    } else {
-                        String::new()
-                    }
-                ),
-            )
-            .with_help(format!("remove one of the two {} tags", note.name.as_str()));
-            Self::finding(&note, &problem, n)
-        })
-    }
-}
-
-/// The bytes of the raw tag value `raw` that decode to `span` of its decoded
-/// value (an escaped character keeps its backslash), or `None` when `span` does
-/// not lie inside the decoded value.
-fn raw_span(raw: &[u8], span: Range<usize>) -> Option<Range<usize>> {
-    let decoded = decode_value(raw);
-    if decoded.len() == raw.len() {
-        return (span.start <= span.end && span.end <= raw.len()).then_some(span);
-    }
-    // pgn-reader drops each backslash followed by a backslash or a quote.
-    let kept: Vec<usize> = (0..raw.len())
-        .filter(|&i| !(raw[i] == b'\\' && matches!(raw.get(i + 1), Some(b'\\' | b'"'))))
-        .collect();
-    if kept.len() != decoded.len() || kept.iter().zip(decoded.iter()).any(|(&i, &b)| raw[i] != b) {
-        return None;
-    }
-    let at = |d: usize| match d {
-        0 => Some(0),
-        d => kept.get(d - 1).map(|&i| i + 1),
-    };
-    let (start, end) = (at(span.start)?, at(span.end)?);
-    (start <= end).then_some(start..end)
 }
 
 /// What `check` reports.
@@ -520,7 +368,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::job::*;
 
     #[test]
     fn spans_map_through_escapes() {

@@ -91,6 +91,8 @@ mod error;
 #[cfg(feature = "export")]
 pub mod export;
 pub mod filter;
+#[cfg(feature = "internals")]
+pub mod internals;
 pub mod moves;
 pub mod partition;
 pub mod pipeline;

@@ -39,6 +39,9 @@ use crate::pgn::scan::TagName;
 use crate::pgn::tags::decode_value;
 use crate::pipeline::{Header, Job};
 
+pub(crate) mod job;
+pub(crate) use job::{Moved, WithMoves};
+
 /// How much of the mainline is played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MovesMode {
@@ -362,7 +365,8 @@ fn replay_from<P: FindMove + Clone>(
 
 /// The number of mainline move tokens of a movetext (up to its result
 /// token), as the replay reads them: a reported ply is never larger.
-pub fn mainline_len(bytes: &[u8]) -> usize {
+#[cfg(feature = "internals")]
+pub(crate) fn mainline_len(bytes: &[u8]) -> usize {
     let mut lexer = Lexer::new(bytes, true);
     let mut n = 0;
     while lexer.next_move().is_some() {
@@ -933,63 +937,6 @@ impl<'a> Lexer<'a> {
         }
         self.done = true;
         None
-    }
-}
-
-/// A job run with `--moves`: the job's own result for each game, and the
-/// replay of its mainline.
-pub struct WithMoves<J> {
-    /// The job whose results are kept.
-    pub inner: J,
-    /// How much of each mainline is played.
-    pub mode: MovesMode,
-}
-
-/// A game's result under [`WithMoves`].
-#[derive(Debug)]
-pub struct Moved<G> {
-    /// The inner job's result.
-    pub inner: G,
-    /// What the replay found.
-    pub replay: Replay,
-}
-
-impl<J: Job> Job for WithMoves<J> {
-    type Game = Moved<J::Game>;
-
-    fn game(&self, header: &Header<'_>) -> Self::Game {
-        let inner = self.inner.game(header);
-        if header.has_no_start_tags() {
-            // Most games: the standard start, no classification needed.
-            return Moved {
-                inner,
-                replay: Replay::Pending(Start::STANDARD),
-            };
-        }
-        let verdict = header.verdict();
-        let replay = match start_of(header, &verdict) {
-            Some(start) => Replay::Pending(start),
-            None => Replay::NotChecked,
-        };
-        Moved { inner, replay }
-    }
-
-    fn extra_tags(&self) -> &[Vec<u8>] {
-        self.inner.extra_tags()
-    }
-
-    fn all_pairs(&self) -> bool {
-        self.inner.all_pairs()
-    }
-
-    fn reads_moves(&self) -> bool {
-        true
-    }
-
-    fn moves(&self, game: &mut Self::Game, text: &MoveText<'_>) {
-        if let Replay::Pending(start) = &game.replay {
-            game.replay = replay(start, text, self.mode);
-        }
     }
 }
 

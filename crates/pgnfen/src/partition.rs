@@ -4,7 +4,8 @@
 //! [`plan`] cuts each input into partitions: byte ranges of a plain file, ranges
 //! of whole frames of a zstd file of several frames (pzstd's, the lichess
 //! database's); any other input (gzip, bzip2, a one-frame zstd, zip) is one
-//! partition. A partition *owns the games that start in it*: [`run`] reads it
+//! partition. A partition *owns the games that start in it*: a run of it
+//! ([`Partition::stats`], [`Partition::filter`], `Partition::export_batches`) reads it
 //! from its first game to the end of the last game that starts in it, reading
 //! past its end as far as that game goes.
 //!
@@ -17,8 +18,8 @@
 //! differ (the guess fell inside a comment holding a blank line and a tag line,
 //! or a game started without a blank line before it) the partition is run again
 //! from the right place ([`Start::At`]), or found to own no game at all. Walking
-//! the partitions of a file in order this way ([`resolve`] does it on one
-//! machine; `pgnfen.dask` on a cluster) gives every game to exactly one
+//! the partitions of a file in order this way (`pgnfen.dask` does it on a
+//! cluster) gives every game to exactly one
 //! partition, so counts, rows and `filter` outputs combine to the one-machine
 //! result, byte for byte.
 //!
@@ -78,6 +79,54 @@ pub struct Partition {
     pub start: u64,
     /// End of the byte range (exclusive).
     pub end: u64,
+}
+
+impl Partition {
+    /// Counts the games this partition owns, as [`crate::stats::run`] counts
+    /// an archive: the counts (which add up over the partitions of a file
+    /// to the one-machine counts once every partition is resolved) and the
+    /// run's outcome, to judge by [`judge`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the file cannot be read.
+    pub fn stats(
+        &self,
+        start: Start,
+        options: &pipeline::Options,
+    ) -> Result<(crate::stats::Counts, Outcome), Error> {
+        let mut counts = crate::stats::Counts::default();
+        let outcome = run(
+            self,
+            start,
+            None,
+            &crate::stats::StatsJob,
+            &mut counts,
+            options,
+        )?;
+        Ok((counts, outcome))
+    }
+
+    /// Writes the games this partition owns that `selection` keeps, byte for
+    /// byte, to `kept`, and hands it back uncommitted (the caller commits it
+    /// once the run is resolved): the outcome, the number of games kept, and
+    /// the output.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the file cannot be read or `kept` written.
+    pub fn filter(
+        &self,
+        start: Start,
+        selection: &crate::filter::Selection,
+        kept: crate::pipeline::output::Output,
+        options: &pipeline::Options,
+    ) -> Result<(Outcome, u64, crate::pipeline::output::Output), Error> {
+        let mut split = crate::filter::Split::new(kept, None);
+        let job = crate::filter::FilterJob(selection);
+        let outcome = run(self, start, None, &job, &mut split, options)?;
+        Ok((outcome, split.kept_games, split.kept))
+    }
 }
 
 /// Cuts every file into partitions of about `target` bytes (of the file as
@@ -245,12 +294,12 @@ impl Bases {
 /// The sink sees the partition's file as its input and each game with its
 /// offset, line and number in the whole input when `bases` are given
 /// (relative to the partition's first game otherwise). The offsets handed to
-/// [`Sink::bytes`] are counted from the partition's first game.
+/// the sink are counted from the partition's first game.
 ///
 /// # Errors
 ///
 /// [`Error::Io`] when the file cannot be read, or the sink failed.
-pub fn run<J: Job, S: Sink<J::Game>>(
+pub(crate) fn run<J: Job, S: Sink<J::Game>>(
     part: &Partition,
     start: Start,
     bases: Option<Bases>,
@@ -309,49 +358,6 @@ pub fn run<J: Job, S: Sink<J::Game>>(
         lines,
         games,
     })
-}
-
-/// Runs a whole set of partitions on this machine as a cluster would: each
-/// speculatively, then in order, judged by its predecessor and run again when
-/// its guess was wrong. `each` runs one partition (with the bases of its rows)
-/// and keeps its results; `discard` forgets the results of partition `i`
-/// before it is run again or found empty. Returns the final outcomes.
-///
-/// # Errors
-///
-/// The first error of `each`.
-pub fn resolve<F, D>(
-    parts: &[Partition],
-    mut each: F,
-    mut discard: D,
-) -> Result<Vec<Outcome>, Error>
-where
-    F: FnMut(usize, Start, Bases) -> Result<Outcome, Error>,
-    D: FnMut(usize),
-{
-    let mut outcomes = Vec::with_capacity(parts.len());
-    let mut bases = Bases::default();
-    for (i, part) in parts.iter().enumerate() {
-        if part.index == 0 {
-            bases = Bases::default();
-        }
-        let previous = (part.index > 0).then(|| outcomes.last()).flatten();
-        let outcome = each(i, Start::Guess, bases)?;
-        let outcome = match judge(previous, &outcome) {
-            Verdict::Keep => outcome,
-            Verdict::Redo(at) => {
-                discard(i);
-                each(i, Start::At(at), bases)?
-            }
-            Verdict::Empty(next) => {
-                discard(i);
-                Outcome::empty(next, outcome.decoded_len)
-            }
-        };
-        bases = bases.after(&outcome);
-        outcomes.push(outcome);
-    }
-    Ok(outcomes)
 }
 
 /// The decoded bytes of the partition alone (for the guess).

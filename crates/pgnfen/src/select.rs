@@ -226,6 +226,30 @@ impl TagExpr {
         self.seen.load(AtomicOrdering::Relaxed)
     }
 
+    /// The tags named by `exprs` that no game of a finished run held (the
+    /// expressions record what they saw), each with the closest tag name that the
+    /// inputs do hold, if one is near: `whiteelo` gives `Some("WhiteElo")`. A
+    /// selection on a misspelled tag keeps no game (or every game, for `!=` and
+    /// `!~`) without any other sign that something is off; the command line warns
+    /// with this.
+    pub fn unseen(
+        exprs: &[TagExpr],
+        inputs: &[crate::pipeline::Input],
+    ) -> Vec<(String, Option<String>)> {
+        let unseen = unseen_names(exprs);
+        if unseen.is_empty() {
+            return Vec::new();
+        }
+        let seen = tag_names_at_start(inputs);
+        unseen
+            .into_iter()
+            .map(|name| {
+                let near = closest(name, seen.iter().map(String::as_str)).map(str::to_string);
+                (name.to_string(), near)
+            })
+            .collect()
+    }
+
     /// Notes that a game held the tag. A load before the store: once set, the
     /// flag's cache line is only read, never written again by every worker.
     fn mark_seen(&self) {
@@ -417,30 +441,6 @@ pub(crate) fn unseen_names(exprs: &[TagExpr]) -> Vec<&str> {
     names
 }
 
-/// The tags named by `exprs` that no game of a finished run held (the
-/// expressions record what they saw), each with the closest tag name that the
-/// inputs do hold, if one is near: `whiteelo` gives `Some("WhiteElo")`. A
-/// selection on a misspelled tag keeps no game (or every game, for `!=` and
-/// `!~`) without any other sign that something is off; the command line warns
-/// with this.
-pub fn unseen_tags(
-    exprs: &[TagExpr],
-    inputs: &[crate::pipeline::Input],
-) -> Vec<(String, Option<String>)> {
-    let unseen = unseen_names(exprs);
-    if unseen.is_empty() {
-        return Vec::new();
-    }
-    let seen = tag_names_at_start(inputs);
-    unseen
-        .into_iter()
-        .map(|name| {
-            let near = closest(name, seen.iter().map(String::as_str)).map(str::to_string);
-            (name.to_string(), near)
-        })
-        .collect()
-}
-
 /// How much of each input [`tag_names_at_start`] reads: the first games of a
 /// file hold the names its other games use, and a misspelling warning must
 /// not cost a second pass over a large archive.
@@ -495,22 +495,8 @@ pub(crate) fn tag_names_at_start(inputs: &[crate::pipeline::Input]) -> Vec<Strin
 /// The number of single-character edits (insertions, deletions,
 /// substitutions) between `a` and `b`, ignoring ASCII case: `whiteelo` is 0
 /// from `WhiteElo`, `WhiteEl` 1.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().map(|c| c.to_ascii_lowercase()).collect();
-    let b: Vec<char> = b.chars().map(|c| c.to_ascii_lowercase()).collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != cb))
-                .min(above + 1)
-                .min(row[j] + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    strsim::levenshtein(&a.to_ascii_lowercase(), &b.to_ascii_lowercase())
 }
 
 /// The name of `candidates` nearest to `name` (`did you mean ...?`): the

@@ -9,9 +9,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use pgnfen::Class;
+use pgnfen::internals::{self, GameFacts, GameInfo, Sink, StatsJob};
 use pgnfen::partition::{self, Partition, Start};
-use pgnfen::pipeline::{self, GameInfo, Input, Sink};
-use pgnfen::stats::{GameFacts, StatsJob};
+use pgnfen::pipeline::{self, Input};
 
 /// Each game: (number, offset, line, class), and the bytes handed over.
 #[derive(Debug, Default, PartialEq)]
@@ -46,7 +46,7 @@ fn options() -> pipeline::Options {
 
 fn one_machine(path: &Path) -> Games {
     let mut games = Games::default();
-    pipeline::run(
+    internals::run(
         &[Input::File(path.to_path_buf())],
         &StatsJob,
         &mut games,
@@ -61,13 +61,13 @@ fn partitioned(path: &Path, size: u64) -> (Games, Vec<Partition>) {
     let parts = partition::plan(&[path], size).unwrap();
     let results: RefCell<Vec<Games>> =
         RefCell::new(parts.iter().map(|_| Games::default()).collect());
-    partition::resolve(
+    internals::resolve(
         &parts,
         |i, start, bases| {
             let mut results = results.borrow_mut();
             results[i] = Games::default();
             let sink = &mut results[i];
-            partition::run(&parts[i], start, Some(bases), &StatsJob, sink, &options())
+            internals::run_partition(&parts[i], start, Some(bases), &StatsJob, sink, &options())
         },
         |i| results.borrow_mut()[i] = Games::default(),
     )
@@ -237,12 +237,13 @@ fn a_wrong_guess_is_redone_and_an_unread_tail_owns_nothing() {
     for part in &parts {
         let mut sink = Games::default();
         let first =
-            partition::run(part, Start::Guess, None, &StatsJob, &mut sink, &options()).unwrap();
+            internals::run_partition(part, Start::Guess, None, &StatsJob, &mut sink, &options())
+                .unwrap();
         let outcome = match partition::judge(previous.as_ref(), &first) {
             partition::Verdict::Keep => first,
             partition::Verdict::Redo(at) => {
                 redone += 1;
-                partition::run(
+                internals::run_partition(
                     part,
                     Start::At(at),
                     None,

@@ -6,12 +6,12 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use pgnfen::check::{CheckJob, GameFindings};
 use pgnfen::class::Class;
-use pgnfen::convert::{ConvertJob, EditingSink};
 use pgnfen::fen::Dialect;
-use pgnfen::pipeline::{self, GameInfo, Input, Job, Options, Sink};
-use pgnfen::stats::{GameFacts, StatsJob};
+use pgnfen::internals::{
+    self, CheckJob, ConvertJob, EditingSink, GameFacts, GameFindings, GameInfo, Job, Sink, StatsJob,
+};
+use pgnfen::pipeline::{Input, Options};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
@@ -68,7 +68,7 @@ fn run<J: Job, S: Sink<J::Game>>(path: &Path, job: &J, mut sink: S, how: How) ->
         chunk_sizes,
         ..Options::new(threads)
     };
-    pipeline::run(&[Input::File(path.to_path_buf())], job, &mut sink, &options).expect("runs");
+    internals::run(&[Input::File(path.to_path_buf())], job, &mut sink, &options).expect("runs");
     sink
 }
 
@@ -273,4 +273,108 @@ fn headers_across_chunks_keep_their_lines() {
     let path = dir.path().join("in.pgn");
     std::fs::write(&path, &input).unwrap();
     same_everywhere(&path, &input);
+}
+
+/// Library level: with tiny chunks (headers and long lines across many
+/// chunks) `check` places the same problems with the same snippets as with one
+/// chunk, and `--tag` selects the same games.
+#[test]
+fn long_lines_read_the_same_in_tiny_chunks() {
+    use std::fmt::Write;
+
+    use pgnfen::filter::Selection;
+    use pgnfen::internals::FilterJob;
+    use pgnfen::select::{Selector, TagExpr};
+
+    #[derive(Default, PartialEq, Debug)]
+    struct Placed(Vec<(u64, u64, usize, String, String, u64)>);
+    impl Sink<GameFindings> for Placed {
+        fn begin_game(&mut self, info: &GameInfo, game: GameFindings) -> std::io::Result<()> {
+            for f in game.findings {
+                let shown = f.line_text[f.span.clone()].to_string();
+                self.0.push((
+                    info.index,
+                    f.line + info.line_delta,
+                    f.column,
+                    f.code.as_str().to_string(),
+                    shown,
+                    f.count,
+                ));
+            }
+            Ok(())
+        }
+        fn bytes(&mut self, _: u64, _: &[u8]) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    #[derive(Default, PartialEq, Debug)]
+    struct Kept(Vec<(u64, bool)>);
+    impl Sink<bool> for Kept {
+        fn begin_game(&mut self, info: &GameInfo, keep: bool) -> std::io::Result<()> {
+            self.0.push((info.index, keep));
+            Ok(())
+        }
+        fn bytes(&mut self, _: u64, _: &[u8]) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mixed.pgn");
+    let mut f = String::new();
+    {
+        for g in 0..30 {
+            // A long line of pairs (past the 4 KiB kept whole), with a bad FEN
+            // and differing duplicates, then an Elo on a later line.
+            write!(f, "[Event \"g{g}\"] ").unwrap();
+            for i in 0..(100 + g * 7) {
+                write!(f, "[SetUp \"{}\"] [Site \"{}\"] ", i % 3, "é".repeat(i % 5)).unwrap();
+            }
+            writeln!(
+                f,
+                "[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1\"]"
+            )
+            .unwrap();
+            write!(f, "[WhiteElo \"{}\"]\n\n1. e4 *\n\n", 2400 + g * 10).unwrap();
+        }
+    }
+    std::fs::write(&path, f).unwrap();
+    let job_tags = vec![
+        TagExpr::parse("WhiteElo>=2550").unwrap(),
+        TagExpr::parse("Event!~7").unwrap(),
+    ];
+    let selection = Selection {
+        tags: Selector::new(&job_tags),
+        ..Selection::default()
+    };
+    let input = [Input::File(path.clone())];
+    let run_with = |chunks: (usize, usize)| {
+        let options = Options {
+            chunk_sizes: chunks,
+            ..Options::new(2)
+        };
+        let mut placed = Placed::default();
+        internals::run(&input, &CheckJob { warnings: true }, &mut placed, &options).unwrap();
+        let mut kept = Kept::default();
+        internals::run(&input, &FilterJob(&selection), &mut kept, &options).unwrap();
+        (placed, kept)
+    };
+    let big = run_with((1 << 20, 8 << 20));
+    assert!(big.0.0.len() > 30 * 40, "{}", big.0.0.len());
+    assert!(
+        big.0.0.iter().any(|p| p.5 > 1),
+        "some findings stand for several"
+    );
+    let want: Vec<(u64, bool)> = (0..30u64)
+        .map(|g| {
+            (
+                g + 1,
+                2400 + g * 10 >= 2550 && !format!("g{g}").contains('7'),
+            )
+        })
+        .collect();
+    assert_eq!(big.1.0, want);
+    for chunks in [(4096, 1 << 20), (700, 1 << 20), (1 << 14, 1 << 20)] {
+        assert_eq!(run_with(chunks), big, "{chunks:?}");
+    }
 }

@@ -3,8 +3,7 @@
 //! Parquet, CSV or JSON lines.
 //!
 //! The work is split like every command's: the worker threads scan each chunk
-//! and build each game's row from its header (every tag pair is read:
-//! [`crate::pipeline::Job::all_pairs`]); the merger thread puts the rows in input
+//! and build each game's row from its header (every tag pair is read); the merger thread puts the rows in input
 //! order with their spans into Arrow builders and
 //! hands over a [`RecordBatch`] every [`ExportOptions::batch_rows`] rows; the
 //! caller's thread consumes the batches ([`Batches`], an iterator), so that
@@ -56,7 +55,7 @@ use crate::select::Selector;
 
 pub use columns::{ColumnError, Columns, TagColumns};
 pub use text::{Csv, JsonLines};
-pub use write::{Format, write, write_with};
+pub use write::{Format, write};
 
 /// Rows per record batch by default: large enough that per-batch costs vanish,
 /// small enough that a batch of long headers stays a few MiB.
@@ -83,6 +82,9 @@ pub struct ExportOptions {
     pub batch_rows: usize,
     /// How tag names and values are decoded (`--encoding`).
     pub encoding: crate::pgn::encoding::Encoding,
+    /// CSV text cells written as they are by [`write()`], without escaping
+    /// control characters or neutralising formula starts (`--csv-raw`).
+    pub csv_raw: bool,
 }
 
 impl Default for ExportOptions {
@@ -92,6 +94,7 @@ impl Default for ExportOptions {
             selector: Selector::default(),
             batch_rows: BATCH_ROWS,
             encoding: crate::pgn::encoding::Encoding::Auto,
+            csv_raw: false,
         }
     }
 }
@@ -214,6 +217,8 @@ pub struct Batches {
     rx: Option<Receiver<RecordBatch>>,
     thread: Option<JoinHandle<Result<Summary, RunError>>>,
     summary: Option<Summary>,
+    /// [`ExportOptions::csv_raw`], for [`write()`].
+    pub(crate) csv_raw: bool,
 }
 
 impl Batches {
@@ -303,37 +308,39 @@ pub fn batches(
     })
 }
 
-/// Starts the export of the games partition `part` owns, from `start` (its
-/// first game, as resolved), with its rows placed in the whole input by
-/// `bases` (see [`crate::partition`]).
-pub fn partition_batches(
-    part: &crate::partition::Partition,
-    start: crate::partition::Start,
-    bases: crate::partition::Bases,
-    columns: Columns,
-    options: &ExportOptions,
-    pipeline: &Options,
-) -> Batches {
-    let part = part.clone();
-    let pipeline = pipeline.clone();
-    spawn(
-        columns,
-        options,
-        move |job, sink| match crate::partition::run(
-            &part,
-            start,
-            Some(bases),
-            job,
-            sink,
-            &pipeline,
-        ) {
-            Ok(outcome) => Ok(outcome.games),
-            Err(crate::Error::Io { file, source }) => {
-                Err(RunError::Input(pipeline::InputError { file, source }))
-            }
-            Err(e) => Err(RunError::Sink(io::Error::other(e))),
-        },
-    )
+impl crate::partition::Partition {
+    /// Starts the export of the games this partition owns, from `start` (its
+    /// first game, as resolved), with its rows placed in the whole input by
+    /// `bases` (see [`crate::partition`]).
+    pub fn export_batches(
+        &self,
+        start: crate::partition::Start,
+        bases: crate::partition::Bases,
+        columns: Columns,
+        options: &ExportOptions,
+        pipeline: &Options,
+    ) -> Batches {
+        let part = self.clone();
+        let pipeline = pipeline.clone();
+        spawn(
+            columns,
+            options,
+            move |job, sink| match crate::partition::run(
+                &part,
+                start,
+                Some(bases),
+                job,
+                sink,
+                &pipeline,
+            ) {
+                Ok(outcome) => Ok(outcome.games),
+                Err(crate::Error::Io { file, source }) => {
+                    Err(RunError::Input(pipeline::InputError { file, source }))
+                }
+                Err(e) => Err(RunError::Sink(io::Error::other(e))),
+            },
+        )
+    }
 }
 
 /// Runs `run` (the pipeline over some input) with the export's job and sink
@@ -347,6 +354,7 @@ where
     let schema = builder.schema();
     let selector = options.selector.clone();
     let encoding = options.encoding;
+    let csv_raw = options.csv_raw;
     let columns_count = columns.names().len();
     let batch_rows = options
         .batch_rows
@@ -387,6 +395,7 @@ where
             rx: Some(rx),
             thread: Some(thread),
             summary: None,
+            csv_raw,
         },
         Err(e) => {
             // No thread: the iterator yields this error and ends.
@@ -398,6 +407,7 @@ where
                 rx: Some(rx2),
                 thread: Some(failed),
                 summary: None,
+                csv_raw,
             }
         }
     }

@@ -206,19 +206,10 @@ fn parquet_error(e: parquet::errors::ParquetError) -> io::Error {
 
 /// Writes every batch to `output` in `format` and commits it (renamed into
 /// place) when the run succeeded; on an error the output is dropped, so a
-/// file output leaves nothing behind.
-pub fn write(batches: Batches, format: Format, output: Output) -> Result<Summary, Error> {
-    write_with(batches, format, output, false)
-}
-
-/// [`write()`], with `csv_raw`: CSV text cells written as they are, without
-/// escaping control characters or neutralising formula starts (`--csv-raw`).
-pub fn write_with(
-    mut batches: Batches,
-    format: Format,
-    output: Output,
-    csv_raw: bool,
-) -> Result<Summary, Error> {
+/// file output leaves nothing behind. CSV cells are escaped unless the export
+/// was started with [`ExportOptions::csv_raw`](super::ExportOptions::csv_raw).
+pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Summary, Error> {
+    let csv_raw = batches.csv_raw;
     let name = output.name().to_string();
     let schema = batches.schema();
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();

@@ -1,43 +1,46 @@
-//! Streaming whole archives: the reader cuts chunks, a rayon pool scans them and
-//! does each game's work in parallel, and the merger (the calling thread) checks
-//! the speculative cuts, keeps games whole across chunks and hands them to a
-//! [`Sink`] in input order. Memory is bounded by the number of chunks in flight.
+//! The streaming engine under every task, and what a caller sets for it: the
+//! reader cuts chunks, a rayon pool scans them and does each game's work in
+//! parallel, and the merger (the calling thread) checks the speculative cuts,
+//! keeps games whole across chunks and hands them on in input order. Memory is
+//! bounded by the number of chunks in flight.
+//!
+//! A caller names the inputs ([`Input`]: a file, standard input; compression
+//! is recognised by the first bytes), chooses the threads and the rest in
+//! [`Options`], and may watch the run ([`Watch`]) or cancel it
+//! ([`Options::cancel`]). Outputs ([`output::Output`]) appear under their name
+//! only when a run succeeds.
 //!
 //! ```
-//! use std::io;
-//! use pgnfen::pipeline::{self, GameInfo, Header, Input, Job, Options, Sink};
+//! use std::sync::Arc;
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//! use pgnfen::pipeline::{Input, Options, Watch};
+//! use pgnfen::stats;
 //!
-//! /// Per game, on the worker threads: how many SetUp, FEN and Variant tags it has.
-//! struct StartTags;
-//! impl Job for StartTags {
-//!     type Game = usize;
-//!     fn game(&self, header: &Header<'_>) -> usize {
-//!         header.tags().count()
-//!     }
-//! }
-//!
-//! /// In input order: each game's first line and its count.
+//! /// Counts the games as the merger hands them on.
 //! #[derive(Default)]
-//! struct Lines(Vec<(u64, usize)>);
-//! impl Sink<usize> for Lines {
-//!     fn begin_game(&mut self, info: &GameInfo, tags: usize) -> io::Result<()> {
-//!         self.0.push((info.line, tags));
-//!         Ok(())
-//!     }
-//!     fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
-//!         Ok(())
+//! struct Counter(AtomicU64);
+//! impl Watch for Counter {
+//!     fn games(&self, games: u64) {
+//!         self.0.store(games, Ordering::Relaxed);
 //!     }
 //! }
 //!
 //! # let dir = tempfile::tempdir()?;
 //! # let path = dir.path().join("games.pgn");
 //! # std::fs::write(&path, "[Event \"a\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]\n\n*\n\n[Event \"b\"]\n\n1. e4 *\n")?;
-//! let mut lines = Lines::default();
-//! let games = pipeline::run(&[Input::from_arg(&path)], &StartTags, &mut lines, &Options::new(2))?;
-//! assert_eq!(games, 2);
-//! assert_eq!(lines.0, [(1, 2), (7, 0)]);
+//! let counter = Arc::new(Counter::default());
+//! let options = stats::Options {
+//!     run: Options { watch: Some(counter.clone()), ..Options::new(2) },
+//!     ..stats::Options::default()
+//! };
+//! let counts = stats::run(&[Input::from_arg(&path)], &options)?;
+//! assert_eq!(counts.games, 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The engine's own jobs and sinks (what each task does per game on the
+//! workers, and with each game in order) are the library's inside; a program
+//! that needs every game reads them through [`crate::Archive`].
 
 pub(crate) mod chunk;
 pub(crate) mod frame_writer;
@@ -45,6 +48,7 @@ pub(crate) mod frames;
 pub(crate) mod game;
 pub mod output;
 pub mod signals;
+pub(crate) mod sink;
 pub(crate) mod source;
 mod spool;
 mod watch;
@@ -59,56 +63,16 @@ use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
 use crate::pgn::scan::{CutFit, Event, Scanner};
 use chunk::{Chunk, Chunker, Source, Start};
-pub use game::Job;
+pub(crate) use game::Job;
 use game::{Builder, Entry};
-pub use game::{Header, HeaderTag};
+pub(crate) use game::{Header, HeaderTag};
+pub(crate) use sink::{GameInfo, Sink};
 pub use source::{Compression, Input, Stream, Streams};
 use watch::Reporter;
 pub use watch::Watch;
 
 pub use crate::error::check_inputs_exist;
 use spool::Spool;
-
-/// Where a game lies in its input.
-#[derive(Clone, Copy, Debug)]
-pub struct GameInfo {
-    /// 1-based game number within its input.
-    pub index: u64,
-    /// Absolute offset of its first byte.
-    pub offset: u64,
-    /// Its first line (1-based) in the input.
-    pub line: u64,
-    /// Add to the relative line numbers of [`HeaderTag::line`] for lines in the input.
-    pub line_delta: u64,
-}
-
-/// Receives the games of an input in order, on the merger thread.
-pub trait Sink<G> {
-    /// A new input starts (before its first game).
-    fn begin_input(&mut self, _input: &Input) -> io::Result<()> {
-        Ok(())
-    }
-    /// A game starts; its bytes follow through [`Sink::bytes`].
-    fn begin_game(&mut self, info: &GameInfo, game: G) -> io::Result<()>;
-    /// The next bytes of the current game; `offset` is absolute in the input.
-    fn bytes(&mut self, offset: u64, data: &[u8]) -> io::Result<()>;
-    /// Bytes that belong to no game: an input of blank lines only. Only `convert`
-    /// keeps them (it changes nothing but FEN values).
-    fn orphan_bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-    /// Where the bytes of a game with this result go, when consecutive games
-    /// with the same destination may have their bytes handed over in one call
-    /// (`filter`: kept or rest; `convert`: the one output). `None` (the
-    /// default): every game's bytes are handed over separately.
-    fn destination(&self, _game: &G) -> Option<u8> {
-        None
-    }
-    /// Whether the sink looks at bytes at all (statistics do not).
-    fn wants_bytes(&self) -> bool {
-        true
-    }
-}
 
 /// An error while reading an input.
 #[derive(Debug, thiserror::Error)]
@@ -154,7 +118,7 @@ pub struct Options {
     /// Set (from any thread) to stop the run early: a caller that cannot end
     /// the process on Ctrl-C (the Python binding) stops the run this way. The
     /// run ends within 20 ms plus the chunks in flight, with an error
-    /// of kind [`io::ErrorKind::Interrupted`] ([`cancelled`]); outputs are
+    /// of kind [`io::ErrorKind::Interrupted`]; outputs are
     /// then not committed, so their temporary files go and existing files stay.
     pub cancel: Option<Arc<AtomicBool>>,
 }
@@ -176,7 +140,7 @@ impl std::fmt::Debug for Options {
 pub(crate) const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 /// The error of a run stopped through [`Options::cancel`].
-pub fn cancelled() -> io::Error {
+pub(crate) fn cancelled() -> io::Error {
     io::Error::new(io::ErrorKind::Interrupted, "interrupted")
 }
 
@@ -219,7 +183,7 @@ impl Options {
 pub(crate) const MAX_THREADS: usize = 1024;
 
 /// Streams every input through `job` and `sink`, in order. Returns the number of games.
-pub fn run<J: Job, S: Sink<J::Game>>(
+pub(crate) fn run<J: Job, S: Sink<J::Game>>(
     inputs: &[Input],
     job: &J,
     sink: &mut S,

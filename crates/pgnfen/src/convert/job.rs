@@ -1,0 +1,353 @@
+//! The engine's job and sink of `convert`: the edits of each game's FEN tags,
+//! found on the worker threads, applied to its bytes in input order.
+
+use super::*;
+
+/// A change to the input: `remove` bytes at `offset` replaced by `insert`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    /// Absolute offset in the input where the change starts.
+    pub offset: u64,
+    /// Bytes of the input dropped there.
+    pub remove: usize,
+    /// Bytes written in their place.
+    pub insert: Vec<u8>,
+}
+
+/// A FEN tag left as it was, and why.
+#[derive(Clone, Debug)]
+pub struct Unchanged {
+    /// Relative line (add the game's line delta).
+    pub line: u64,
+    /// 1-based column of the fault, in characters.
+    pub column: usize,
+    /// Why the FEN was left unchanged.
+    pub code: Code,
+    /// What is wrong, in a sentence.
+    pub message: String,
+}
+
+/// What convert does to one game.
+#[derive(Clone, Debug, Default)]
+pub struct GameEdits {
+    /// The changes to make, by offset.
+    pub edits: Vec<Edit>,
+    /// The FEN tags left as they were.
+    pub unchanged: Vec<Unchanged>,
+    /// The FEN tags written in the dialect.
+    pub converted: u32,
+}
+
+/// Rewrites each readable FEN tag of a game.
+pub struct ConvertJob {
+    /// The dialect every FEN is written in.
+    pub dialect: Dialect,
+    /// The en passant policy (default: the dialect's own).
+    pub ep: Option<EpPolicy>,
+    /// Also insert missing SetUp and Variant tags and complete missing clocks.
+    pub repair: bool,
+}
+
+impl Job for ConvertJob {
+    type Game = GameEdits;
+
+    fn game(&self, header: &Header<'_>) -> GameEdits {
+        let mut out = GameEdits::default();
+        if header.is_empty() {
+            return out;
+        }
+        let family = header
+            .tags()
+            .find(|t| t.name == TagName::Variant)
+            .map_or(VariantFamily::StandardLike, |t| {
+                VariantFamily::of(&decode_value(t.raw))
+            });
+        let has_setup = header.tags().any(|t| t.name == TagName::SetUp);
+        if self.repair {
+            out.edits.extend(variant_insertion(header));
+        }
+        let mut first_fen = true;
+        for tag in header.tags().filter(|t| t.name == TagName::Fen) {
+            if self.repair && !has_setup && first_fen {
+                out.edits.push(insertion_before(&tag, b"[SetUp \"1\"]"));
+            }
+            first_fen = false;
+            // Other variants' FENs are not ours to read (class `other`): left alone, not reported.
+            if family == VariantFamily::Other {
+                continue;
+            }
+            let column = |at: usize| tag.column(tag.value_column + at);
+            if !tag.complete {
+                out.unchanged.push(Unchanged {
+                    line: tag.line,
+                    column: column(0),
+                    code: Code::FenSyntax,
+                    message: "the FEN value is too long to read".into(),
+                });
+                continue;
+            }
+            let value = decode_value(tag.raw);
+            let escaped = value.len() != tag.raw.len();
+            match self.rewrite(&value, family.hint()) {
+                Rewrite::Written(text) => {
+                    out.converted += 1;
+                    if text.as_bytes() != tag.raw {
+                        out.edits.push(Edit {
+                            offset: tag.value_offset,
+                            remove: tag.raw.len(),
+                            insert: text.as_bytes().to_vec(),
+                        });
+                    }
+                }
+                Rewrite::Unchanged { code, at, message } => out.unchanged.push(Unchanged {
+                    line: tag.line,
+                    // Spans lie in the decoded value: past an escape, point at the value.
+                    column: column(if escaped { 0 } else { at }),
+                    code,
+                    message: message.to_string(),
+                }),
+            }
+        }
+        if let Some((n, line)) = header.dropped_fens() {
+            // Past the tags a header keeps (bounded memory): reported, never silent.
+            out.unchanged.push(Unchanged {
+                line,
+                column: 1,
+                code: Code::FenSyntax,
+                message: format!(
+                    "{n} more FEN tag(s) in this game not read: a header keeps at most {} SetUp/FEN/Variant tags",
+                    crate::pipeline::game::MAX_TAGS
+                ),
+            });
+        }
+        out.edits.sort_by_key(|e| e.offset);
+        out
+    }
+
+    /// The edits' and notes' heap: a file of tiny games each with a FEN to
+    /// rewrite holds several times its size in edits.
+    fn weight(&self, game: &GameEdits) -> usize {
+        let block = crate::check::HEAP_BLOCK;
+        game.edits.capacity() * std::mem::size_of::<Edit>()
+            + game
+                .edits
+                .iter()
+                .map(|e| e.insert.capacity() + block)
+                .sum::<usize>()
+            + game.unchanged.capacity() * std::mem::size_of::<Unchanged>()
+            + game
+                .unchanged
+                .iter()
+                .map(|u| u.message.capacity() + block)
+                .sum::<usize>()
+            + 2 * block
+    }
+}
+
+/// What becomes of one FEN value.
+#[derive(Clone, Debug)]
+enum Rewrite {
+    Written(Rc<str>),
+    /// Left as it was: the problem's code, where (in the value) and why.
+    Unchanged {
+        code: Code,
+        at: usize,
+        message: Rc<str>,
+    },
+}
+
+/// Entries of the per-thread memo of rewrites.
+const REWRITE_MEMO_SLOTS: usize = 16384;
+
+thread_local! {
+    static REWRITES: RefCell<Memo<Rewrite>> = const { RefCell::new(Memo::new()) };
+}
+
+impl ConvertJob {
+    /// Reads `value` and writes it in the dialect, through this thread's memo
+    /// (start positions repeat: every Chess960 array, an opening book's lines).
+    fn rewrite(&self, value: &[u8], hint: VariantHint) -> Rewrite {
+        let salt =
+            hint as u64 | (self.dialect as u64) << 8 | self.ep.map_or(0, |e| 1 + e as u64) << 16;
+        REWRITES.with_borrow_mut(|memo| {
+            memo.get_or_compute(REWRITE_MEMO_SLOTS, value, salt, || {
+                let analysis = classify::analyse_cached(value, hint);
+                let Some(position) = &analysis.position else {
+                    let problem = analysis.problems.iter().find(|p| p.is_error());
+                    return Rewrite::Unchanged {
+                        code: problem.map_or(Code::FenSyntax, |p| p.code),
+                        at: problem.map_or(0, |p| p.span.start),
+                        message: problem
+                            .map_or("the FEN cannot be read", |p| p.message.as_str())
+                            .into(),
+                    };
+                };
+                match position.write(self.dialect, self.ep) {
+                    Ok(text) => Rewrite::Written(text.into()),
+                    Err(problem) => Rewrite::Unchanged {
+                        code: problem.code,
+                        at: problem.span.start,
+                        message: match problem.help {
+                            Some(help) => format!("{}; help: {help}", problem.message).into(),
+                            None => problem.message.into(),
+                        },
+                    },
+                }
+            })
+        })
+    }
+}
+
+/// `--repair`'s `[Variant "Chess960"]` for a game of class `chess960` without a
+/// Variant tag (a Chess960 start array or Chess960 castling, recognised from the
+/// position alone): directly before the FEN tag, or before the SetUp tag when that
+/// is the tag just before the FEN tag, so the three start-position tags stay
+/// together. Pushed before any SetUp insertion at the same offset, so the edits
+/// (applied in a stable order) give Variant, SetUp, FEN.
+fn variant_insertion(header: &Header<'_>) -> Option<Edit> {
+    if header.tags().any(|t| t.name == TagName::Variant)
+        || classify::classify(&header.inputs()).class != Class::Chess960
+    {
+        return None;
+    }
+    let mut before: Option<HeaderTag<'_>> = None;
+    for tag in header.tags() {
+        if tag.name == TagName::Fen {
+            let anchor = match before {
+                Some(setup) if setup.name == TagName::SetUp => setup,
+                _ => tag,
+            };
+            return Some(insertion_before(&anchor, b"[Variant \"Chess960\"]"));
+        }
+        before = Some(tag);
+    }
+    None
+}
+
+/// `text` (a whole tag pair) directly before `tag`: on a line of its own when the
+/// tag opens its line (with that line's line end), else just before the tag
+/// pair on the same line (`[Event "x"] [SetUp "1"] [FEN "..."]`).
+pub(super) fn insertion_before(tag: &HeaderTag<'_>, text: &[u8]) -> Edit {
+    let line_start = tag.value_offset - tag.value_column as u64;
+    let before_value = &tag.line_text[..tag.value_column.min(tag.line_text.len())];
+    let bracket = before_value.iter().rposition(|&b| b == b'[').unwrap_or(0);
+    let opens_line = before_value[..bracket]
+        .iter()
+        .all(|&b| b == b' ' || b == b'\t');
+    if opens_line {
+        let mut insert = text.to_vec();
+        insert.extend_from_slice(if tag.line_end.is_empty() {
+            b"\n"
+        } else {
+            tag.line_end
+        });
+        Edit {
+            offset: line_start,
+            remove: 0,
+            insert,
+        }
+    } else {
+        Edit {
+            offset: line_start + bracket as u64,
+            remove: 0,
+            insert: [text, b" "].concat(),
+        }
+    }
+}
+
+/// Writes the games with their edits applied.
+pub struct EditingSink<W> {
+    out: W,
+    file: String,
+    quiet: bool,
+    pub(super) edits: std::collections::VecDeque<Edit>,
+    /// Bytes of the input still to drop (an edit's removed part running on).
+    skip: usize,
+    /// FEN tags written so far.
+    pub converted: u64,
+    /// FEN tags left unchanged so far.
+    pub unchanged: u64,
+}
+
+impl<W: Write> EditingSink<W> {
+    /// Writes to `out`; with `quiet` false, each FEN left unchanged is reported on standard error.
+    pub fn new(out: W, quiet: bool) -> Self {
+        EditingSink {
+            out,
+            file: String::new(),
+            quiet,
+            edits: Default::default(),
+            skip: 0,
+            converted: 0,
+            unchanged: 0,
+        }
+    }
+
+    /// The writer, once the run is over.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl<W: Write> Sink<GameEdits> for EditingSink<W> {
+    fn begin_input(&mut self, input: &Input) -> io::Result<()> {
+        self.file = input.display_name();
+        Ok(())
+    }
+
+    fn begin_game(&mut self, info: &GameInfo, game: GameEdits) -> io::Result<()> {
+        self.converted += u64::from(game.converted);
+        self.unchanged += game.unchanged.len() as u64;
+        if !self.quiet {
+            for u in &game.unchanged {
+                eprintln!(
+                    "{}:{}:{}: {}[{}]: FEN left unchanged: {}",
+                    self.file,
+                    u.line + info.line_delta,
+                    u.column,
+                    u.code.severity(),
+                    u.code,
+                    crate::escape::controls(&u.message)
+                );
+            }
+        }
+        self.edits.extend(game.edits);
+        Ok(())
+    }
+
+    fn destination(&self, _game: &GameEdits) -> Option<u8> {
+        Some(0)
+    }
+
+    fn orphan_bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
+        self.out.write_all(data)
+    }
+
+    fn bytes(&mut self, offset: u64, mut data: &[u8]) -> io::Result<()> {
+        let mut at = offset;
+        loop {
+            if self.skip > 0 {
+                let n = self.skip.min(data.len());
+                self.skip -= n;
+                data = &data[n..];
+                at += n as u64;
+                if data.is_empty() {
+                    return Ok(());
+                }
+            }
+            let end = at + data.len() as u64;
+            match self.edits.front() {
+                Some(edit) if edit.offset < end => {
+                    let k = edit.offset.saturating_sub(at) as usize;
+                    self.out.write_all(&data[..k])?;
+                    self.out.write_all(&edit.insert)?;
+                    self.skip = edit.remove;
+                    data = &data[k..];
+                    at += k as u64;
+                    self.edits.pop_front();
+                }
+                _ => return self.out.write_all(data),
+            }
+        }
+    }
+}

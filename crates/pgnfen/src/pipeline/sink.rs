@@ -1,0 +1,47 @@
+//! What receives a run's games: a [`Sink`] gets each game's result and bytes
+//! in input order, with a [`GameInfo`] saying where the game lies.
+
+use std::io;
+
+use super::Input;
+
+/// Where a game lies in its input.
+#[derive(Clone, Copy, Debug)]
+pub struct GameInfo {
+    /// 1-based game number within its input.
+    pub index: u64,
+    /// Absolute offset of its first byte.
+    pub offset: u64,
+    /// Its first line (1-based) in the input.
+    pub line: u64,
+    /// Add to the relative line numbers of [`HeaderTag::line`] for lines in the input.
+    pub line_delta: u64,
+}
+
+/// Receives the games of an input in order, on the merger thread.
+pub trait Sink<G> {
+    /// A new input starts (before its first game).
+    fn begin_input(&mut self, _input: &Input) -> io::Result<()> {
+        Ok(())
+    }
+    /// A game starts; its bytes follow through [`Sink::bytes`].
+    fn begin_game(&mut self, info: &GameInfo, game: G) -> io::Result<()>;
+    /// The next bytes of the current game; `offset` is absolute in the input.
+    fn bytes(&mut self, offset: u64, data: &[u8]) -> io::Result<()>;
+    /// Bytes that belong to no game: an input of blank lines only. Only `convert`
+    /// keeps them (it changes nothing but FEN values).
+    fn orphan_bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+    /// Where the bytes of a game with this result go, when consecutive games
+    /// with the same destination may have their bytes handed over in one call
+    /// (`filter`: kept or rest; `convert`: the one output). `None` (the
+    /// default): every game's bytes are handed over separately.
+    fn destination(&self, _game: &G) -> Option<u8> {
+        None
+    }
+    /// Whether the sink looks at bytes at all (statistics do not).
+    fn wants_bytes(&self) -> bool {
+        true
+    }
+}
