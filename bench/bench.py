@@ -59,6 +59,20 @@ ARCHIVES = {
 FEN_LINE = re.compile(rb'^\[FEN "([^"\\\r\n]* )([1-9][0-9]{0,2})"\][ \t]*\r?$', re.M)
 FULLMOVE_STEP = 1000
 
+# The speed targets (issue #25), each measured as a ratio in this run: name ->
+# (how the ratio reads, target, "<=" or ">="). `TARGETS_SEEN` gets the ratios.
+TARGETS = [
+    ("export -o x.parquet / stats (ordinary)", 2.5, "<="),
+    ("stats on pzstd .zst / zstd -dc > /dev/null", 0.6, "<="),
+    ("stats / grep -c (fen)", 0.8, "<="),
+    ("convert --to shredder / grep -c (fen)", 1.2, "<="),
+    ("stats / grep -c (ordinary)", 0.6, "<="),
+    ("filter --class standard / grep -c (ordinary)", 0.6, "<="),
+    ("Python games().headers vs python-chess read_headers (x faster)", 25.0, ">="),
+    ("writing -o x.pgn.zst / writing -o x.pgn", 1.5, "<="),
+]
+TARGETS_SEEN = {}
+
 
 def corpus_block():
     corpus = os.environ.get("PGNFEN_CORPUS", "")
@@ -240,6 +254,12 @@ def bench_archive(kind, archive, args):
     print(f"pgnfen stats / grep -c: {stats_time / grep:.2f}; filter / grep -c: {filter_time / grep:.2f}; "
           f"convert / grep -c: {by_name['pgnfen convert --to shredder'] / grep:.2f}")
     print(f"pgnfen filter --tag / grep -c: {tag_time / grep:.2f}")
+    if kind == "fen":
+        TARGETS_SEEN["stats / grep -c (fen)"] = stats_time / grep
+        TARGETS_SEEN["convert --to shredder / grep -c (fen)"] = by_name["pgnfen convert --to shredder"] / grep
+    if kind == "ordinary":
+        TARGETS_SEEN["stats / grep -c (ordinary)"] = stats_time / grep
+        TARGETS_SEEN["filter --class standard / grep -c (ordinary)"] = filter_time / grep
     print(f"pgnfen split / pgnfen filter --class standard: {split_time / filter_time:.2f} "
           f"(split writes every game to a file, filter here writes to /dev/null)")
 
@@ -265,6 +285,7 @@ def zst_write_bench(archive, runs):
     zst = os.path.join(OUT, "written.pgn.zst")
     cmd = lambda out: [BIN, "--no-progress", "-q", "filter", "--class", "standard", "-o", out, archive]
     z, p, ratio = paired(cmd(zst), cmd(plain), max(runs, 3))
+    TARGETS_SEEN["writing -o x.pgn.zst / writing -o x.pgn"] = ratio
     print(f"\nwriting -o x.pgn.zst {z:.3f}s ({os.path.getsize(zst) / 1e6:.0f} MB) against -o x.pgn "
           f"{p:.3f}s ({os.path.getsize(plain) / 1e6:.0f} MB): {ratio:.2f}x (filter --class standard)")
     for f in (plain, zst):
@@ -297,6 +318,7 @@ def pzstd_bench(archive, runs):
                 times[name].append(time.perf_counter() - t)
     med = {name: statistics.median(ts) for name, ts in times.items()}
     dc = med["zstd -dc > /dev/null"]
+    TARGETS_SEEN["stats on pzstd .zst / zstd -dc > /dev/null"] = med["pgnfen stats"] / dc
     print(f"\npzstd -p2 -3 archive ({os.path.getsize(pz) / 1e6:.0f} MB compressed), "
           f"{os.cpu_count()} cores, medians of {max(runs, 5)} paired rounds:")
     for name, cmd, _ in cmds:
@@ -334,6 +356,38 @@ def main():
             written, copies = build_archive(path, want, source, kind != "ordinary")
             print(f"built {path}: {written / 1e6:.0f} MB, {copies} copies of {len(source) / 1e6:.2f} MB")
         bench_archive(kind, path, args)
+    python_headers_bench()
+    print_targets()
+
+
+def python_headers_bench():
+    """`for g in pgnfen.games(p): g.headers` against python-chess's read_headers
+    loop on the real corpus files (python/bench.py, in .venv with the package
+    and chess installed)."""
+    py = os.path.join(ROOT, ".venv", "bin", "python")
+    corpus = os.environ.get("PGNFEN_CORPUS", "")
+    check = subprocess.run([py, "-c", "import chess, pgnfen"], capture_output=True) if os.path.exists(py) else None
+    if not corpus or check is None or check.returncode != 0:
+        print("Python headers: skipped (needs PGNFEN_CORPUS and .venv with pgnfen and chess: scripts/test-all.sh, pip install chess)")
+        return
+    p = subprocess.run([py, os.path.join(ROOT, "python", "bench.py")], capture_output=True, text=True)
+    print(p.stdout.rstrip())
+    m = re.search(r"read_headers .*: ([0-9.]+)x", p.stdout)
+    if p.returncode == 0 and m:
+        TARGETS_SEEN["Python games().headers vs python-chess read_headers (x faster)"] = float(m.group(1))
+
+
+def print_targets():
+    """Every speed target with its ratio in this run."""
+    print("\n== speed targets, ratios of this run")
+    print(f"{'ratio':<64} {'now':>7} {'target':>9}  met")
+    for name, target, way in TARGETS:
+        got = TARGETS_SEEN.get(name)
+        if got is None:
+            print(f"{name:<64} {'-':>7} {way + ' ' + format(target, 'g'):>9}  not measured in this run")
+            continue
+        met = got <= target if way == "<=" else got >= target
+        print(f"{name:<64} {got:7.2f} {way + ' ' + format(target, 'g'):>9}  {'yes' if met else 'no'}")
 
 
 PANDAS_SCRIPT = r'''
@@ -368,6 +422,7 @@ def export_bench(archive, mb, stats_time, runs):
         rss_s = f"{rss:8.1f}" if rss is not None else f"{'-':>8}"
         print(f"{name:<32} {ex:8.3f} {mb / ex:8.0f} {st:8.3f} {ex / st:8.2f} {size / 1e6:8.1f} {rss_s}")
     print("(target: export -o x.parquet <= 2.5x stats, peak RSS < 256 MiB)")
+    TARGETS_SEEN["export -o x.parquet / stats (ordinary)"] = rows[0][1] / rows[0][2]
 
     # python-chess read_headers -> pandas -> Parquet, on the real corpus.
     py = os.path.join(ROOT, ".venv", "bin", "python")
