@@ -16,6 +16,7 @@ pub fn run(global: &Global, args: &IndexArgs) -> Result<Outcome, Error> {
     let write_err = |e| Error::writing("<stdout>", e);
     for game in Archive::from_inputs(inputs)
         .with_options(options(global))
+        .without_raw()
         .games()
     {
         let game = game.map_err(|e| match e {

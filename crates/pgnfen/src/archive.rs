@@ -60,6 +60,8 @@ const GAMES_IN_FLIGHT: usize = 256;
 pub struct Archive {
     inputs: Vec<Input>,
     options: Options,
+    /// Whether each game carries its bytes ([`Game::raw`]).
+    keep_raw: bool,
 }
 
 impl Archive {
@@ -94,6 +96,7 @@ impl Archive {
         Archive {
             inputs,
             options: Options::default(),
+            keep_raw: true,
         }
     }
 
@@ -110,6 +113,15 @@ impl Archive {
         self
     }
 
+    /// Games without their bytes: [`Game::raw`] stays empty, and so do what is
+    /// read from it ([`Game::headers`], [`Game::tags`]; the speed is unknown).
+    /// For a caller that needs only where each game lies, its class and its
+    /// problems: memory then does not grow with the longest game.
+    pub fn without_raw(mut self) -> Archive {
+        self.keep_raw = false;
+        self
+    }
+
     /// The inputs, in reading order.
     pub fn inputs(&self) -> &[Input] {
         &self.inputs
@@ -123,6 +135,7 @@ impl Archive {
         let (tx, rx) = bounded(GAMES_IN_FLIGHT);
         let inputs = self.inputs.clone();
         let options = self.options.clone();
+        let keep_raw = self.keep_raw;
         let handle = std::thread::Builder::new()
             .name("pgnfen-archive".into())
             .spawn(move || {
@@ -130,6 +143,7 @@ impl Archive {
                     tx: tx.clone(),
                     file: String::new(),
                     current: None,
+                    keep_raw,
                 };
                 let result = pipeline::run(&inputs, &ArchiveJob, &mut sink, &options)
                     .and_then(|_| sink.flush().map_err(RunError::Sink));
@@ -365,6 +379,8 @@ struct GameSink {
     tx: Sender<Result<Game, RunError>>,
     file: String,
     current: Option<Game>,
+    /// [`Archive::without_raw`] not asked for.
+    keep_raw: bool,
 }
 
 impl GameSink {
@@ -418,7 +434,9 @@ impl Sink<Facts> for GameSink {
 
     fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
         if let Some(game) = &mut self.current {
-            game.raw.extend_from_slice(data);
+            if self.keep_raw {
+                game.raw.extend_from_slice(data);
+            }
             game.length += data.len() as u64;
         }
         Ok(())

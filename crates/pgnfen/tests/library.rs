@@ -7,7 +7,7 @@ use pgnfen::fen::Dialect;
 use pgnfen::filter::Selection;
 use pgnfen::pipeline::Input;
 use pgnfen::select::Selector;
-use pgnfen::{Archive, Class, Code, Error, TagExpr, check, convert, filter, split, stats};
+use pgnfen::{Archive, Class, Code, Error, Game, TagExpr, check, convert, filter, split, stats};
 
 const GAMES: &str = "[Event \"a\"]\n[WhiteElo \"2600\"]\n\n1. e4 e5 *\n\n\
 [Event \"b\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
@@ -63,6 +63,30 @@ fn archive_games_agree_with_stats_and_rebuild_the_file() {
     assert_eq!(games[1].chess960_position, Some(0));
     let raw: Vec<u8> = games.iter().flat_map(|g| g.raw.clone()).collect();
     assert_eq!(raw, GAMES.as_bytes());
+}
+
+#[test]
+fn archive_without_raw_places_the_same_games_and_keeps_no_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = archive(dir.path());
+    let full: Vec<Game> = Archive::from_inputs(inputs.clone())
+        .games()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let bare: Vec<Game> = Archive::from_inputs(inputs)
+        .without_raw()
+        .games()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(full.len(), bare.len());
+    for (f, b) in full.iter().zip(&bare) {
+        assert!(b.raw.is_empty() && b.headers().is_empty());
+        assert_eq!(b.length, f.raw.len() as u64);
+        assert_eq!(
+            (b.game, b.offset, b.line, b.class, &b.problems),
+            (f.game, f.offset, f.line, f.class, &f.problems)
+        );
+    }
 }
 
 #[test]

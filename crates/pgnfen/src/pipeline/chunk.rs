@@ -13,14 +13,10 @@ use std::sync::Arc;
 
 use memmap2::{Mmap, UncheckedAdvice};
 
-/// The size a chunk aims at. Each chunk costs a hand-over to a worker, a
-/// check of its speculative cut by the merger and the games around the cut
-/// finished there: 4 MiB chunks ran the benchmark archives 5 to 9 % faster
-/// than 1 MiB ones on 2 cores (`stats`, `filter`, `convert`), for 18 MiB more
-/// at the peak (at most ten chunks are in flight whatever the threads).
-pub const TARGET_CHUNK: usize = 4 << 20;
+/// The size a chunk aims at.
+pub const TARGET_CHUNK: usize = 1 << 20;
 /// The size beyond which a chunk is cut at any line end.
-pub const MAX_CHUNK: usize = 8 << 20;
+pub const MAX_CHUNK: usize = 4 << 20;
 
 /// How a chunk begins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -112,7 +112,7 @@ pub struct Options {
     /// Notes on standard error (off under `--quiet`): an input in which no tag
     /// line is found, a hint when standard input is a terminal.
     pub notes: bool,
-    /// Chunk sizes (target, maximum): 4 and 8 MiB by default; tests make them
+    /// Chunk sizes (target, maximum): 1 and 4 MiB by default; tests make them
     /// tiny so that every cut and merge path runs on small inputs.
     pub chunk_sizes: (usize, usize),
     /// Set (from any thread) to stop the run early: a caller that cannot end
