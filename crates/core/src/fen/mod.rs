@@ -28,7 +28,7 @@ pub mod board;
 pub mod castling;
 pub mod chess960;
 pub mod epd;
-pub mod parse;
+pub(crate) mod parse;
 pub mod report;
 pub mod write;
 
