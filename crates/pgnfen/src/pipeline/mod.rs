@@ -230,6 +230,12 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
                 &mut spare,
             );
             signals::reading_mapped(None);
+            if result.is_err() {
+                // Writing bytes straight from a page that a truncation took
+                // away fails with EFAULT ("Bad address") instead of raising
+                // SIGBUS: the changed input, not the output, is the cause.
+                identity.check_unchanged().map_err(in_err)?;
+            }
             games += result?;
             identity.check_unchanged().map_err(in_err)?;
             continue;
