@@ -14,8 +14,9 @@ files ($PGNFEN_CORPUS, else samples/), under bench/out/:
 
 The repeats of the ordinary archive let the per-thread memos of FEN analyses answer
 almost every FEN after the first copy; the other two show the full price of a FEN.
-On each archive it times, each the median of RUNS runs (default 3), with the file in
-the page cache:
+On each archive it times, with the file in the page cache, in RUNS rounds (default 3)
+that each run every command once (a ratio to grep is the median of the rounds' ratios,
+so that a slow spell of the machine weighs on both sides of it):
 
   pgnfen stats / filter --class standard -o /dev/null / convert --to shredder -o /dev/null / check
   pgnfen filter --tag 'WhiteElo>=2500' -o /dev/null / split -o '/tmp/DIR/{class}.pgn'
@@ -154,6 +155,17 @@ def timed(cmd, runs, shell=False):
     return statistics.median(times), times
 
 
+def rounds(cmds, runs):
+    """Each of `cmds` (name, argv) run once per round, `runs` rounds, the order
+    rotated from round to round: the times of each command by round."""
+    times = {name: [] for name, _ in cmds}
+    for r in range(runs):
+        k = r % len(cmds)
+        for name, cmd in cmds[k:] + cmds[:k]:
+            times[name].append(timed(cmd, 1)[0])
+    return times
+
+
 def paired(new, old, runs):
     """Alternating runs of two commands: medians of each, and the median new/old ratio."""
     a, b = [], []
@@ -194,24 +206,34 @@ def bench_archive(kind, archive, args):
     games = subprocess.run(["grep", "-c", r"^\[Event ", archive], capture_output=True, text=True).stdout.strip()
     fens = subprocess.run(["grep", "-c", r"^\[FEN ", archive], capture_output=True, text=True).stdout.strip()
     print(f"== {kind}: {archive}, {mb:.0f} MB, {int(games):,} [Event lines, {int(fens):,} [FEN lines; "
-          f"{os.cpu_count()} cores, median of {args.runs} runs")
+          f"{os.cpu_count()} cores, medians of {args.runs} rounds (ratios: per round, to grep's time in it)")
 
-    rows = []
-    grep = timed(["grep", "-c", r"^\[Event ", archive], args.runs)[0]
-    rows.append(("grep -c '^\\[Event '", grep, None, None))
-    rows.append(("wc -l", timed(["wc", "-l", archive], args.runs)[0], None, None))
+    # Every command runs once per round, the rounds one after the other, so that
+    # a slow spell of the machine (page-cache writeback, another process) hits
+    # all of them alike; a ratio to grep is the median of the ratios of the
+    # rounds (each command against grep's time in the same round).
     split_dir = tempfile.mkdtemp(prefix="pgnfen-split-")
     old_dir = tempfile.mkdtemp(prefix="pgnfen-split-old-")
+    grep_name = "grep -c '^\\[Event '"
+    cmds = [(grep_name, ["grep", "-c", r"^\[Event ", archive]), ("wc -l", ["wc", "-l", archive])]
     new_cmds = pgnfen_commands(BIN, archive, split_dir)
-    old_cmds = pgnfen_commands(args.baseline, archive, old_dir) if args.baseline else [None] * len(new_cmds)
+    cmds += new_cmds
+    if args.baseline:
+        cmds += [("old " + name, cmd) for name, cmd in pgnfen_commands(args.baseline, archive, old_dir)]
+    times = rounds(cmds, args.runs)
+    grep_times = times[grep_name]
+    grep = statistics.median(grep_times)
+    ratio_to_grep = {name: statistics.median(t / g for t, g in zip(ts, grep_times)) for name, ts in times.items()}
+    rows = [(grep_name, grep, None, None), ("wc -l", statistics.median(times["wc -l"]), None, None)]
     by_name = {}
-    for (name, cmd), old in zip(new_cmds, old_cmds):
-        if old:
-            t, t_old, ratio = paired(cmd, old[1], args.runs)
-            rows.append((name, t, peak_rss_mib(cmd), (t_old, ratio)))
-        else:
-            rows.append((name, timed(cmd, args.runs)[0], peak_rss_mib(cmd), None))
-        by_name[name] = rows[-1][1]
+    for name, cmd in new_cmds:
+        t = statistics.median(times[name])
+        pair = None
+        if args.baseline:
+            old = times["old " + name]
+            pair = (statistics.median(old), statistics.median(a / b for a, b in zip(times[name], old)))
+        rows.append((name, t, peak_rss_mib(cmd), pair))
+        by_name[name] = ratio_to_grep[name] * grep
     shutil.rmtree(split_dir, ignore_errors=True)
     shutil.rmtree(old_dir, ignore_errors=True)
 
@@ -239,7 +261,7 @@ def bench_archive(kind, archive, args):
     print(head)
     for name, t, rss, pair in rows:
         rss_s = f"{rss:8.1f}" if rss is not None else f"{'-':>8}"
-        line = f"{name:<48} {t:8.3f} {mb / t:8.0f} {t / grep:8.2f} {rss_s}"
+        line = f"{name:<48} {t:8.3f} {mb / t:8.0f} {ratio_to_grep.get(name, t / grep):8.2f} {rss_s}"
         if pair:
             line += f" {pair[0]:8.3f} {pair[1]:8.3f}"
         print(line)
