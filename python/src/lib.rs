@@ -632,11 +632,25 @@ impl PyGame {
     #[getter]
     fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (name, value) in self.game.tags_in(self.encoding) {
-            let name = tag_name(py, &name);
-            // A repeated tag keeps its first value, as everywhere in pgnfen.
-            if !d.contains(&name)? {
-                d.set_item(name, &*value)?;
+        let mut tags = 0;
+        {
+            // One lock for the whole header, not one per tag.
+            let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+            let names = names.get_or_insert_with(HashMap::default);
+            for (name, value) in self.game.tags_in(self.encoding) {
+                tags += 1;
+                d.set_item(tag_name(py, names, &name), &*value)?;
+            }
+        }
+        if d.len() < tags {
+            // A repeated tag (rare): `set_item` kept its last value, and the
+            // rule everywhere in pgnfen is the first.
+            d.clear();
+            for (name, value) in self.game.tags_in(self.encoding) {
+                let name = PyString::new(py, &name);
+                if !d.contains(&name)? {
+                    d.set_item(name, &*value)?;
+                }
             }
         }
         Ok(d)
@@ -665,14 +679,11 @@ impl PyGame {
 /// nearly every header, and a string used again keeps its hash, so building
 /// `headers` dicts costs much less. Bounded: past [`TAG_NAMES`] names (hostile
 /// input) new names are made each time.
-static NAMES: Mutex<Option<HashMap<Box<str>, Py<PyString>>>> = Mutex::new(None);
+type Names = HashMap<Box<str>, Py<PyString>, foldhash::fast::FixedState>;
+static NAMES: Mutex<Option<Names>> = Mutex::new(None);
 const TAG_NAMES: usize = 1024;
 
-fn tag_name<'py>(py: Python<'py>, name: &str) -> Bound<'py, PyString> {
-    let Ok(mut names) = NAMES.lock() else {
-        return PyString::new(py, name);
-    };
-    let names = names.get_or_insert_with(HashMap::new);
+fn tag_name<'py>(py: Python<'py>, names: &mut Names, name: &str) -> Bound<'py, PyString> {
     if let Some(s) = names.get(name) {
         return s.bind(py).clone();
     }
