@@ -55,8 +55,8 @@ mod watch;
 
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
