@@ -206,6 +206,31 @@ mod tests {
         assert_eq!(calls, 1);
     }
 
+    proptest::proptest! {
+        /// Whatever the look-ups (keys from a small alphabet so that they
+        /// repeat, salts, slot counts that force collisions, windows that turn
+        /// the memo sparse and back), each returns what the work computes.
+        #[test]
+        fn every_lookup_returns_the_work(
+            lookups in proptest::collection::vec(
+                (proptest::collection::vec(0u8..4, 0..6), 0u64..3),
+                1..3000,
+            ),
+            slots in 1usize..40,
+        ) {
+            let work = |key: &[u8], salt: u64| -> Vec<u8> {
+                let mut v = key.to_vec();
+                v.push(salt as u8);
+                v
+            };
+            let mut m = Memo::new();
+            for (key, salt) in &lookups {
+                let got = m.get_or_compute(slots, key, *salt, || work(key, *salt));
+                proptest::prop_assert_eq!(got, work(key, *salt));
+            }
+        }
+    }
+
     #[test]
     fn collisions_replace_not_confuse() {
         let mut m = Memo::new();
