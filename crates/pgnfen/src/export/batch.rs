@@ -34,6 +34,8 @@ pub struct BatchBuilder {
     tags: Vec<TagBuilder>,
     other_tags: MapBuilder<StringBuilder, StringBuilder>,
     rows: usize,
+    /// Bytes of text appended since the last batch (see [`Self::text_bytes`]).
+    text_bytes: usize,
 }
 
 enum TagBuilder {
@@ -92,6 +94,7 @@ impl BatchBuilder {
             .with_keys_field(Arc::new(columns::other_tags_key()))
             .with_values_field(Arc::new(columns::other_tags_value())),
             rows: 0,
+            text_bytes: 0,
         }
     }
 
@@ -103,6 +106,12 @@ impl BatchBuilder {
     /// Rows appended since the last [`Self::finish`].
     pub fn len(&self) -> usize {
         self.rows
+    }
+
+    /// Bytes of text (file names and the rows' values and names) appended
+    /// since the last [`Self::finish`]: what a batch of long values weighs.
+    pub fn text_bytes(&self) -> usize {
+        self.text_bytes
     }
 
     /// Whether no row was appended since the last batch.
@@ -146,6 +155,7 @@ impl BatchBuilder {
         // Keys and values were appended in pairs: the lengths agree.
         let _ = self.other_tags.append(true);
         self.rows += 1;
+        self.text_bytes += file.len() + row.text_len();
     }
 
     /// The rows appended so far as a batch; the builder starts empty again.
@@ -173,6 +183,7 @@ impl BatchBuilder {
         }
         arrays.push(Arc::new(self.other_tags.finish()));
         self.rows = 0;
+        self.text_bytes = 0;
         debug_assert_eq!(self.integer.len(), self.tags.len());
         // The arrays follow the schema by construction (same builder per field).
         RecordBatch::try_new(self.schema.clone(), arrays)

@@ -68,6 +68,13 @@ use crate::pipeline::game::{MAX_PAIRS, PAIR_BUDGET};
 /// a batch of the default columns.
 pub(crate) const BATCH_CELLS: usize = 1 << 19;
 
+/// Bytes of text (values, other tags' names, file names) per record batch at
+/// most: a batch of headers with long values (a FEN whose castling field is
+/// 10,000 letters) is cut long before it holds 16,384 of them, 160 MB. The
+/// batches of the benchmark's ordinary archive hold at most 2.6 MB of text,
+/// so they are cut by rows alone (and the output's bytes do not change).
+pub(crate) const BATCH_BYTES: usize = 4 << 20;
+
 /// Record batches built and not yet consumed, at most.
 pub(crate) const BATCHES_IN_FLIGHT: usize = 2;
 
@@ -437,7 +444,7 @@ impl RowSink {
             self.summary.dropped_pairs += row.dropped_pairs;
             self.summary.games_with_dropped_pairs += 1;
         }
-        if self.builder.len() >= self.batch_rows {
+        if self.builder.len() >= self.batch_rows || self.builder.text_bytes() >= BATCH_BYTES {
             self.send()?;
         }
         Ok(())

@@ -92,6 +92,11 @@ pub struct Row {
 }
 
 impl Row {
+    /// Bytes of its values and other tags' names.
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
     /// The values present, by slot (0 `variant`, 1 `fen`, 2 + i tag column i), ascending.
     pub fn values(&self) -> impl Iterator<Item = (usize, &str)> {
         self.values

@@ -19,6 +19,14 @@ use crate::pipeline::output::{Output, WriteError};
 /// in parallel, so a large archive still has many.
 pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 
+/// Bytes the writer may hold for the row group in progress (its
+/// [`ArrowWriter::memory_size`]: pages encoded and not yet written) before the
+/// row group is ended early: a row group of long, incompressible values
+/// (hostile headers) would otherwise hold up to [`ROW_GROUP_ROWS`] of them.
+/// The row groups of ordinary headers stay under 6 MB, so they end by rows
+/// (and the output's bytes do not change).
+pub const ROW_GROUP_BYTES: usize = 16 << 20;
+
 /// Cells (rows × columns) per row group at most: `--tags all` with many
 /// columns gets row groups of fewer rows (at least 1,024), for the same memory.
 pub const ROW_GROUP_CELLS: usize = ROW_GROUP_ROWS * 32;
@@ -223,6 +231,10 @@ pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Sum
                 writer
                     .write(&batch)
                     .map_err(|e| named(&name, parquet_error(e)))?;
+                // The writer holds a row group's pages until it is complete.
+                if writer.memory_size() >= ROW_GROUP_BYTES {
+                    writer.flush().map_err(|e| named(&name, parquet_error(e)))?;
+                }
             }
             writer
                 .into_inner()
