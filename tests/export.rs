@@ -390,6 +390,49 @@ fn formats_agree_on_small_files() {
     }
 }
 
+/// Headers with long values: batches end at their byte budget (4 MiB of
+/// text) long before 16,384 rows, and Parquet row groups end early; every
+/// row and every value still arrives, in order, the same in all formats.
+#[test]
+fn long_values_cut_batches_and_row_groups_but_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pgn = Vec::new();
+    let value = |i: usize| -> String {
+        // Different per game and hard to compress, so that row groups grow.
+        let mut x = i as u64 * 0x9E37_79B9_7F4A_7C15 + 1;
+        (0..4_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                char::from(b'a' + (x % 26) as u8)
+            })
+            .collect()
+    };
+    let games = 10_000;
+    for i in 0..games {
+        pgn.extend_from_slice(
+            format!("[Event \"e{i}\"]\n[Site \"{}\"]\n\n1. e4 *\n\n", value(i)).as_bytes(),
+        );
+    }
+    let input = write_tmp(dir.path(), "long.pgn", &pgn);
+    assert_eq!(three_formats_agree(&input, dir.path()), games);
+    let pq = dir.path().join("o.parquet");
+    let rows = parquet_rows(&pq);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["Event"], json!(format!("e{i}")));
+        assert_eq!(row["Site"], json!(value(i)), "game {}", i + 1);
+    }
+    let meta = ParquetRecordBatchReaderBuilder::try_new(File::open(&pq).unwrap())
+        .unwrap()
+        .metadata()
+        .clone();
+    assert!(
+        meta.num_row_groups() > 1,
+        "40 MB of values end row groups early"
+    );
+}
+
 #[test]
 #[ignore = "needs PGNFEN_CORPUS"]
 fn corpus_files() {
