@@ -468,6 +468,13 @@ impl Sink<Option<row::Row>> for RowSink {
 
     fn begin_game(&mut self, info: &GameInfo, row: Option<row::Row>) -> io::Result<()> {
         self.flush_game()?;
+        if row.as_ref().is_some_and(|row| !row.is_sealed()) {
+            // Every path of the pipeline seals what it scanned: a row without
+            // its block would lose its values.
+            return Err(io::Error::other(
+                "internal error: a row reached the export without its values",
+            ));
+        }
         self.current = Some((*info, row, 0));
         Ok(())
     }

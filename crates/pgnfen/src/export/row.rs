@@ -20,8 +20,10 @@ use crate::problem::Code;
 use crate::select::Selector;
 use crate::speed::Clock;
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
+use std::sync::Arc;
 
 use super::columns::{Columns, NameHasher, fixed_tag_column};
 
@@ -68,8 +70,9 @@ impl Problems {
 }
 
 /// One game's row, without what only the merger knows (file, game number,
-/// offset, length, line). Values live in one string. Only the columns a game
-/// has take room (a game of `--tags all` with 1,000 columns holds its 20 tags).
+/// offset, length, line). Its values live in the [`Block`] of its chunk,
+/// where only the columns a game has take room (a game of `--tags all` with
+/// 1,000 columns holds its 20 tags).
 #[derive(Clone, Debug)]
 pub struct Row {
     /// The game's class.
@@ -80,38 +83,110 @@ pub struct Row {
     pub clock: Clock,
     /// Its problem codes.
     pub problems: Problems,
-    /// Every value (and the names of `other_tags`), concatenated.
-    text: String,
-    /// The columns the game has, by slot (0 `variant`, 1 `fen`, 2 + i tag
-    /// column i), ascending: (slot, start, end) in `text`.
-    values: Vec<(u32, u32, u32)>,
-    /// The other tags in header order: (name start, name end, value start, value end).
-    others: Vec<(u32, u32, u32, u32)>,
     /// Tag pairs of the header that were not kept (see [`Header::dropped_pairs`]).
     pub dropped_pairs: u64,
+    /// Its values in its block's `values`, and its other tags in `others`.
+    values: std::ops::Range<u32>,
+    others: std::ops::Range<u32>,
+    /// Bytes of its values and other tags' names.
+    text_len: u32,
+    /// The block of its chunk, once sealed ([`ExportJob`]'s [`Job::seal`]).
+    block: Option<Arc<Block>>,
+}
+
+/// The text and spans of the rows of one chunk (or of a piece the merger
+/// scans), built on the thread that scans it and shared by its rows: one
+/// allocation of each kind per chunk instead of three per game, and none
+/// freed per game on the merger thread.
+#[derive(Debug, Default)]
+pub struct Block {
+    /// Every value (and the names of `other_tags`), concatenated.
+    text: String,
+    /// The columns each row has, by slot (0 `variant`, 1 `fen`, 2 + i tag
+    /// column i), ascending within a row: (slot, start, end) in `text`.
+    values: Vec<(u32, u32, u32)>,
+    /// The other tags of each row in header order: (name start, name end,
+    /// value start, value end) in `text`.
+    others: Vec<(u32, u32, u32, u32)>,
+}
+
+thread_local! {
+    /// The rows this thread builds until the next seal.
+    static STAGE: RefCell<Block> = RefCell::new(Block::default());
+}
+
+/// An empty block, for a row that was never sealed (a bug, shown as such by
+/// [`Row::is_sealed`] rather than by a panic).
+static EMPTY: Block = Block {
+    text: String::new(),
+    values: Vec::new(),
+    others: Vec::new(),
+};
+
+impl Block {
+    /// The staged rows of this thread as a block to share; the stage starts
+    /// again with room for as much.
+    fn take_stage() -> Block {
+        STAGE.with_borrow_mut(|stage| {
+            let fresh = Block {
+                text: String::with_capacity(stage.text.len()),
+                values: Vec::with_capacity(stage.values.len()),
+                others: Vec::with_capacity(stage.others.len()),
+            };
+            std::mem::replace(stage, fresh)
+        })
+    }
+}
+
+/// A span of a block's text as an index (blocks hold one chunk's headers,
+/// which the pipeline bounds far below 4 GiB).
+fn at(n: usize) -> u32 {
+    debug_assert!(u32::try_from(n).is_ok());
+    n as u32
 }
 
 impl Row {
     /// Bytes of its values and other tags' names.
     pub fn text_len(&self) -> usize {
-        self.text.len()
+        self.text_len as usize
+    }
+
+    /// Whether the row has its block (every row the pipeline hands on has).
+    pub fn is_sealed(&self) -> bool {
+        self.block.is_some()
+    }
+
+    fn block(&self) -> &Block {
+        self.block.as_deref().unwrap_or(&EMPTY)
     }
 
     /// The values present, by slot (0 `variant`, 1 `fen`, 2 + i tag column i), ascending.
     pub fn values(&self) -> impl Iterator<Item = (usize, &str)> {
-        self.values
+        let block = self.block();
+        let range = self.values.start as usize..self.values.end as usize;
+        block
+            .values
+            .get(range)
+            .unwrap_or_default()
             .iter()
-            .map(|&(slot, a, b)| (slot as usize, &self.text[a as usize..b as usize]))
+            .map(move |&(slot, a, b)| (slot as usize, &block.text[a as usize..b as usize]))
     }
 
     /// The other tags, (name, value), in header order.
     pub fn other_tags(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.others.iter().map(|&(a, b, c, d)| {
-            (
-                &self.text[a as usize..b as usize],
-                &self.text[c as usize..d as usize],
-            )
-        })
+        let block = self.block();
+        let range = self.others.start as usize..self.others.end as usize;
+        block
+            .others
+            .get(range)
+            .unwrap_or_default()
+            .iter()
+            .map(move |&(a, b, c, d)| {
+                (
+                    &block.text[a as usize..b as usize],
+                    &block.text[c as usize..d as usize],
+                )
+            })
     }
 }
 
@@ -152,8 +227,7 @@ impl Filled {
 fn push_str(text: &mut String, s: &str) -> (u32, u32) {
     let start = text.len();
     text.push_str(s);
-    // Headers are bounded (pipeline::game), far below 4 GiB.
-    (start as u32, text.len() as u32)
+    (at(start), at(text.len()))
 }
 
 /// Appends a raw tag value, unescaped and decoded; `valid` is the value as a
@@ -187,8 +261,13 @@ fn name_bit(name: &[u8]) -> u64 {
     1 << (h & 63)
 }
 
-/// The row of a header, its text decoded as `enc` says.
+/// The row of a header, its text decoded as `enc` says, staged on this
+/// thread until the next seal.
 pub fn row(header: &Header<'_>, columns: &Columns, enc: Encoding) -> Row {
+    STAGE.with_borrow_mut(|stage| stage_row(stage, header, columns, enc))
+}
+
+fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Encoding) -> Row {
     let (class, chess960_position, problems) = if header.is_empty() {
         (Class::Standard, None, Problems::default())
     } else {
@@ -215,11 +294,12 @@ pub fn row(header: &Header<'_>, columns: &Columns, enc: Encoding) -> Row {
             .flatten(),
         _ => std::str::from_utf8(arena).ok(),
     };
-    // Sized once: decoding only shortens a value (an invalid UTF-8 byte, which
-    // becomes three, is the rare case that grows the string again).
-    let mut text = String::with_capacity(arena.len());
-    let mut values: Vec<(u32, u32, u32)> = Vec::with_capacity(pairs.len());
-    let mut other_tags = Vec::new();
+    let Block {
+        text,
+        values,
+        others: other_tags,
+    } = stage;
+    let (text_from, values_from, others_from) = (text.len(), values.len(), other_tags.len());
     let mut filled = Filled::new(2 + n);
     let mut sorted = true;
     let mut others: Option<HashSet<&[u8], BuildHasherDefault<NameHasher>>> = None;
@@ -246,8 +326,8 @@ pub fn row(header: &Header<'_>, columns: &Columns, enc: Encoding) -> Row {
             // in classification and for `--tag`); a repeat goes to other_tags.
             Some(i) => {
                 if !filled.set(i) {
-                    let (a, b) = push_value(&mut text, raw, value_str, enc);
-                    sorted &= values.last().is_none_or(|v| v.0 < i as u32);
+                    let (a, b) = push_value(text, raw, value_str, enc);
+                    sorted &= values[values_from..].last().is_none_or(|v| v.0 < i as u32);
                     values.push((i as u32, a, b));
                     // A value an integer column cannot hold is kept as written.
                     if i >= 2
@@ -255,8 +335,8 @@ pub fn row(header: &Header<'_>, columns: &Columns, enc: Encoding) -> Row {
                         && super::batch::integer(&text[a as usize..b as usize]).is_none()
                         && !is_placeholder(raw)
                     {
-                        let key = push_str(&mut text, &columns.tags()[i - 2]);
-                        let value = push_value(&mut text, raw, value_str, enc);
+                        let key = push_str(text, &columns.tags()[i - 2]);
+                        let value = push_value(text, raw, value_str, enc);
                         other_tags.push((key.0, key.1, value.0, value.1));
                     }
                 } else {
@@ -290,24 +370,24 @@ pub fn row(header: &Header<'_>, columns: &Columns, enc: Encoding) -> Row {
                     repeats.push((pair_index, name));
                 } else {
                     let key = match valid.and_then(|v| v.get(name_range.clone())) {
-                        Some(s) => push_str(&mut text, s),
+                        Some(s) => push_str(text, s),
                         None => {
                             // Decoded: it could now read like an earlier name.
                             let mut shown = encoding::decode_name(name, enc).into_owned();
                             let taken = |t: &str, shown: &str| {
-                                other_tags
+                                other_tags[others_from..]
                                     .iter()
                                     .any(|&(a, b, _, _)| &t[a as usize..b as usize] == shown)
                                     || columns.index(shown.as_bytes()).is_some()
                                     || fixed_tag_column(shown.as_bytes()).is_some()
                             };
-                            if taken(&text, &shown) {
+                            if taken(text, &shown) {
                                 shown = encoding::escaped(name);
                             }
-                            push_str(&mut text, &shown)
+                            push_str(text, &shown)
                         }
                     };
-                    let value = push_value(&mut text, raw, value_str, enc);
+                    let value = push_value(text, raw, value_str, enc);
                     other_tags.push((key.0, key.1, value.0, value.1));
                 }
             }
@@ -324,27 +404,26 @@ pub fn row(header: &Header<'_>, columns: &Columns, enc: Encoding) -> Row {
             Some(s) => std::borrow::Cow::Borrowed(s),
             None => encoding::decode_name(name, enc),
         };
-        let key = push_str(&mut text, &repeat_key(&shown, n));
+        let key = push_str(text, &repeat_key(&shown, n));
         let raw = &arena[pairs[pair_index].1.clone()];
         let value_str = valid.and_then(|v| v.get(pairs[pair_index].1.clone()));
-        let value = push_value(&mut text, raw, value_str, enc);
+        let value = push_value(text, raw, value_str, enc);
         other_tags.push((key.0, key.1, value.0, value.1));
+    }
+    // Headers mostly list the tags in the column order already.
+    if !sorted {
+        values[values_from..].sort_unstable_by_key(|v| v.0);
     }
     Row {
         class,
         chess960_position,
         clock: Clock::of(time_control),
         problems,
-        text,
-        values: {
-            // Headers mostly list the tags in the column order already.
-            if !sorted {
-                values.sort_unstable_by_key(|v| v.0);
-            }
-            values
-        },
-        others: other_tags,
         dropped_pairs: header.dropped_pairs(),
+        values: at(values_from)..at(values.len()),
+        others: at(others_from)..at(other_tags.len()),
+        text_len: at(text.len() - text_from),
+        block: None,
     }
 }
 
@@ -374,6 +453,21 @@ impl Job for ExportJob<'_> {
 
     fn all_pairs(&self) -> bool {
         true
+    }
+
+    /// The row's share of its block: what the chunk's results hold.
+    fn weight(&self, row: &Option<Row>) -> usize {
+        row.as_ref().map_or(0, |row| {
+            row.text_len() + 12 * row.values.len() + 16 * row.others.len()
+        })
+    }
+
+    /// The rows staged since the last seal become one block that they share.
+    fn seal<'g>(&self, results: impl Iterator<Item = &'g mut Option<Row>>) {
+        let block = Arc::new(Block::take_stage());
+        for row in results.flatten() {
+            row.block = Some(Arc::clone(&block));
+        }
     }
 }
 

@@ -58,4 +58,8 @@ impl<J: Job> Job for WithMoves<J> {
             game.replay = replay(start, text, self.mode);
         }
     }
+
+    fn seal<'g>(&self, results: impl Iterator<Item = &'g mut Self::Game>) {
+        self.inner.seal(results.map(|moved| &mut moved.inner));
+    }
 }

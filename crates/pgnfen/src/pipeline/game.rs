@@ -38,7 +38,7 @@ use crate::pgn::scan::{Event, TagName};
 /// The work a command does on each game's header, on the worker threads.
 pub trait Job: Sync {
     /// What the job computes for each game (sent to the sink, in input order).
-    type Game: Send;
+    type Game: Send + 'static;
     /// Computes the game's result from its header, on a worker thread.
     fn game(&self, header: &Header<'_>) -> Self::Game;
 
@@ -74,6 +74,16 @@ pub trait Job: Sync {
     /// [`Job::reads_moves`]), on a worker thread for a game that lies in one
     /// chunk, on the merger for one that crosses chunks.
     fn moves(&self, _game: &mut Self::Game, _text: &crate::moves::MoveText<'_>) {}
+
+    /// Called on the thread that computed them with the results of every
+    /// [`Job::game`] call it made since its last `seal`, in order, once they
+    /// are complete and before any reaches the sink: the results of a chunk
+    /// (a worker), or of a piece the merger scans itself. Results that will
+    /// not reach the sink (a chunk rescanned) are sealed too. A job may move
+    /// what its results hold into storage they share: `export` packs a
+    /// chunk's rows into one block, so that no game allocates. Nothing by
+    /// default.
+    fn seal<'g>(&self, _results: impl Iterator<Item = &'g mut Self::Game>) {}
 }
 
 /// Bytes of movetext kept for the replay of a game that crosses chunks; a

@@ -713,6 +713,7 @@ fn scan_speculatively<J: Job>(
     }
     if over_budget {
         // Too much to hold for one chunk: the merger redoes it piece by piece.
+        seal(job, &mut entries);
         spares.give(entries);
         return Scanned {
             chunk,
@@ -726,10 +727,16 @@ fn scan_speculatively<J: Job>(
             builder.finish_moves(job, bytes, chunk.offset, &mut entries);
         }
     }
+    seal(job, &mut entries);
     Scanned {
         chunk,
         speculative: Some((scanner, builder, entries)),
     }
+}
+
+/// Hands the results of one scan (a chunk, a piece) to [`Job::seal`].
+fn seal<J: Job>(job: &J, entries: &mut [Entry<J::Game>]) {
+    job.seal(entries.iter_mut().filter_map(|e| e.result.as_mut()));
 }
 
 /// Result vectors the merger has emptied, for the workers to fill again. A
@@ -895,6 +902,7 @@ impl<'j, J: Job> Merger<'j, J> {
                         self.builder
                             .finish_moves(self.job, piece, data.base, &mut entries);
                     }
+                    seal(self.job, &mut entries);
                     self.emit(&data, last, &mut entries, 0, sink)?;
                 }
                 return Ok(chunk.into_buffer());
