@@ -339,6 +339,18 @@ impl Columns {
             .find(|&i| name.len() <= 7 || self.tags[i].as_bytes() == name)
     }
 
+    /// The tag column of a tag name, trying column `hint` first: headers
+    /// mostly list their tags in the order of the columns (the Seven Tag
+    /// Roster first; `--tags all` takes the order of first appearance), so
+    /// that the column after the previous tag's is usually the one.
+    #[inline]
+    pub fn index_from(&self, name: &[u8], hint: usize) -> Option<usize> {
+        if self.tags.get(hint).is_some_and(|t| t.as_bytes() == name) {
+            return Some(hint);
+        }
+        self.index(name)
+    }
+
     /// Every column name, in order.
     pub fn names(&self) -> Vec<&str> {
         FIXED
@@ -467,6 +479,28 @@ mod tests {
         let c = Columns::from_seen(&seen);
         assert_eq!(c.index(b"Tag57"), Some(57));
         assert_eq!(c.index(b"Tag100"), None);
+    }
+
+    /// The hint only saves the search: any hint gives `index`'s answer.
+    #[test]
+    fn index_from_agrees_with_index_whatever_the_hint() {
+        let seen: Vec<Vec<u8>> = (0..40).map(|i| format!("Tag{i}").into_bytes()).collect();
+        for c in [Columns::default_tags(), Columns::from_seen(&seen)] {
+            let mut names: Vec<Vec<u8>> = c.tags().iter().map(|t| t.clone().into_bytes()).collect();
+            names.extend(
+                [&b"TimeControlX"[..], b"White ", b"", b"Tag400", b"whiteelo"].map(<[u8]>::to_vec),
+            );
+            for name in &names {
+                for hint in 0..c.tags().len() + 2 {
+                    assert_eq!(
+                        c.index_from(name, hint),
+                        c.index(name),
+                        "{:?} from {hint}",
+                        String::from_utf8_lossy(name)
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -310,6 +310,8 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
     let mut time_control: Option<&[u8]> = None;
     // Later pairs of a name already met: (pair index, name).
     let mut repeats: Vec<(usize, &[u8])> = Vec::new();
+    // The tag column tried first for the next name ([`Columns::index_from`]).
+    let mut hint = 0;
     for (pair_index, (name_range, value_range)) in pairs.iter().enumerate() {
         let name = &arena[name_range.clone()];
         let raw = &arena[value_range.clone()];
@@ -319,7 +321,13 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
         let value_str = valid.and_then(|v| v.get(value_range.clone()));
         let slot = match fixed_tag_column(name) {
             Some(i) => Some(i),
-            None => columns.index(name).map(|i| 2 + i),
+            None => {
+                let column = columns.index_from(name, hint);
+                if let Some(i) = column {
+                    hint = i + 1;
+                }
+                column.map(|i| 2 + i)
+            }
         };
         match slot {
             // The first pair of a name fills its column (as for SetUp/FEN/Variant
