@@ -3,21 +3,21 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    Float64Builder, Int16Builder, Int32Builder, Int64Builder, ListBuilder, MapBuilder,
-    MapFieldNames, StringBuilder,
+    Float64Builder, Int16Builder, Int64Builder, ListBuilder, MapBuilder, MapFieldNames,
+    StringBuilder,
 };
-use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::SchemaRef;
+use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
+use arrow_buffer::{Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{ArrowError, SchemaRef};
 
 use super::columns::{self, Columns};
-use super::row::Row;
+use super::row::{Block, Row, SlotValues};
 use crate::pipeline::GameInfo;
 use crate::speed::Speed;
 
 /// Builds one record batch at a time.
 pub struct BatchBuilder {
     schema: SchemaRef,
-    integer: Vec<bool>,
     file: StringBuilder,
     game: Int64Builder,
     offset: Int64Builder,
@@ -28,19 +28,123 @@ pub struct BatchBuilder {
     speed: StringBuilder,
     time_base: Float64Builder,
     time_increment: Float64Builder,
-    variant: StringBuilder,
-    fen: StringBuilder,
     problems: ListBuilder<StringBuilder>,
-    tags: Vec<TagBuilder>,
+    /// `variant`, `fen` and the tag columns, by slot (see [`Row`]).
+    slots: Vec<SlotColumn>,
     other_tags: MapBuilder<StringBuilder, StringBuilder>,
+    /// Consecutive rows of one block not yet in `slots`.
+    run: Option<(Arc<Block>, std::ops::Range<u32>)>,
     rows: usize,
     /// Bytes of text appended since the last batch (see [`Self::text_bytes`]).
     text_bytes: usize,
 }
 
-enum TagBuilder {
-    Text(StringBuilder),
-    Integer(Int32Builder),
+/// A column filled from blocks, a run of rows at a time: a text column's
+/// values are copied in one piece per run, then their offsets and validity
+/// are set row by row.
+enum SlotColumn {
+    Text {
+        values: Vec<u8>,
+        /// Starts with 0; one more per row.
+        offsets: Vec<i32>,
+        valid: NullBufferBuilder,
+    },
+    Integer {
+        values: Vec<i32>,
+        valid: NullBufferBuilder,
+    },
+}
+
+impl SlotColumn {
+    fn text() -> SlotColumn {
+        SlotColumn::Text {
+            values: Vec::new(),
+            offsets: vec![0],
+            valid: NullBufferBuilder::new(0),
+        }
+    }
+
+    fn integer() -> SlotColumn {
+        SlotColumn::Integer {
+            values: Vec::new(),
+            valid: NullBufferBuilder::new(0),
+        }
+    }
+
+    /// Appends the rows `rows` of a block, whose values for this column are
+    /// `slot` (none: all null).
+    fn extend(&mut self, slot: Option<&SlotValues>, rows: std::ops::Range<u32>) {
+        let n = rows.len();
+        let entries = slot.map_or(0..0, |s| s.entries(&rows));
+        match (self, slot) {
+            (
+                SlotColumn::Text {
+                    values,
+                    offsets,
+                    valid,
+                },
+                Some(slot),
+            ) if !entries.is_empty() => {
+                let (from, to) = (slot.start(entries.start), slot.start(entries.end));
+                // Where the block's text offsets land in this column's values.
+                let shift = values.len() as i64 - from as i64;
+                values.extend_from_slice(&slot.text.as_bytes()[from..to]);
+                let mut last = *offsets.last().unwrap_or(&0);
+                let mut k = entries.start;
+                for row in rows {
+                    let has = k < entries.end && slot.rows[k] == row;
+                    if has {
+                        // A batch holds a few MiB of text (BATCH_BYTES plus
+                        // one header): far from i32::MAX.
+                        last = (shift + i64::from(slot.ends[k])) as i32;
+                        k += 1;
+                    }
+                    offsets.push(last);
+                    valid.append(has);
+                }
+            }
+            (SlotColumn::Text { offsets, valid, .. }, _) => {
+                let last = *offsets.last().unwrap_or(&0);
+                offsets.extend(std::iter::repeat_n(last, n));
+                valid.append_n_nulls(n);
+            }
+            (SlotColumn::Integer { values, valid }, Some(slot)) if !entries.is_empty() => {
+                let mut k = entries.start;
+                for row in rows {
+                    let has = k < entries.end && slot.rows[k] == row;
+                    values.push(if has { slot.integers[k] } else { 0 });
+                    k += usize::from(has);
+                    valid.append(has);
+                }
+            }
+            (SlotColumn::Integer { values, valid }, _) => {
+                values.extend(std::iter::repeat_n(0, n));
+                valid.append_n_nulls(n);
+            }
+        }
+    }
+
+    /// The rows so far as an array; the column starts empty again.
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        Ok(match self {
+            SlotColumn::Text {
+                values,
+                offsets,
+                valid,
+            } => {
+                let offsets = std::mem::replace(offsets, vec![0]);
+                Arc::new(StringArray::try_new(
+                    OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                    Buffer::from_vec(std::mem::take(values)),
+                    valid.finish(),
+                )?)
+            }
+            SlotColumn::Integer { values, valid } => Arc::new(Int32Array::try_new(
+                ScalarBuffer::from(std::mem::take(values)),
+                valid.finish(),
+            )?),
+        })
+    }
 }
 
 /// An Elo (or other integer tag) value: an optional sign and ASCII digits that
@@ -53,20 +157,18 @@ pub fn integer(value: &str) -> Option<i32> {
 impl BatchBuilder {
     /// A builder of batches with the columns of `columns`.
     pub fn new(columns: &Columns) -> BatchBuilder {
-        let tags = (0..columns.tags().len())
-            .map(|i| {
+        let slots = [SlotColumn::text(), SlotColumn::text()]
+            .into_iter()
+            .chain((0..columns.tags().len()).map(|i| {
                 if columns.is_integer(i) {
-                    TagBuilder::Integer(Int32Builder::new())
+                    SlotColumn::integer()
                 } else {
-                    TagBuilder::Text(StringBuilder::new())
+                    SlotColumn::text()
                 }
-            })
+            }))
             .collect();
         BatchBuilder {
             schema: columns.schema(),
-            integer: (0..columns.tags().len())
-                .map(|i| columns.is_integer(i))
-                .collect(),
             file: StringBuilder::new(),
             game: Int64Builder::new(),
             offset: Int64Builder::new(),
@@ -77,11 +179,9 @@ impl BatchBuilder {
             speed: StringBuilder::new(),
             time_base: Float64Builder::new(),
             time_increment: Float64Builder::new(),
-            variant: StringBuilder::new(),
-            fen: StringBuilder::new(),
             problems: ListBuilder::new(StringBuilder::new())
                 .with_field(Arc::new(columns::problems_item())),
-            tags,
+            slots,
             other_tags: MapBuilder::new(
                 Some(MapFieldNames {
                     entry: "entries".into(),
@@ -93,6 +193,7 @@ impl BatchBuilder {
             )
             .with_keys_field(Arc::new(columns::other_tags_key()))
             .with_values_field(Arc::new(columns::other_tags_value())),
+            run: None,
             rows: 0,
             text_bytes: 0,
         }
@@ -119,7 +220,7 @@ impl BatchBuilder {
         self.rows == 0
     }
 
-    /// Appends a game's row.
+    /// Appends a game's row (one that has its block: see [`Row::block`]).
     pub fn append(&mut self, file: &str, info: &GameInfo, length: u64, row: &Row) {
         self.file.append_value(file);
         self.game.append_value(info.index as i64);
@@ -134,18 +235,19 @@ impl BatchBuilder {
             .append_option((clock.speed != Speed::Unknown).then(|| clock.speed.as_str()));
         self.time_base.append_option(clock.base);
         self.time_increment.append_option(clock.increment);
-        let mut values = row.values().peekable();
-        let mut take = |slot: usize| values.next_if(|v| v.0 == slot).map(|v| v.1);
-        self.variant.append_option(take(0));
-        self.fen.append_option(take(1));
         for code in row.problems.iter() {
             self.problems.values().append_value(code.as_str());
         }
         self.problems.append(true);
-        for (i, tag) in self.tags.iter_mut().enumerate() {
-            match tag {
-                TagBuilder::Text(b) => b.append_option(take(2 + i)),
-                TagBuilder::Integer(b) => b.append_option(take(2 + i).and_then(integer)),
+        if let Some((block, index)) = row.block() {
+            match &mut self.run {
+                Some((run_block, rows)) if Arc::ptr_eq(run_block, block) && rows.end == index => {
+                    rows.end += 1;
+                }
+                _ => {
+                    self.flush_run();
+                    self.run = Some((Arc::clone(block), index..index + 1));
+                }
             }
         }
         for (name, value) in row.other_tags() {
@@ -158,8 +260,23 @@ impl BatchBuilder {
         self.text_bytes += file.len() + row.text_len();
     }
 
+    /// The values of the pending run of rows into their columns.
+    fn flush_run(&mut self) {
+        if let Some((block, rows)) = self.run.take() {
+            for (i, column) in self.slots.iter_mut().enumerate() {
+                column.extend(block.slot(i), rows.clone());
+            }
+        }
+    }
+
     /// The rows appended so far as a batch; the builder starts empty again.
-    pub fn finish(&mut self) -> RecordBatch {
+    pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
+        self.flush_run();
+        let mut slots = Vec::with_capacity(self.slots.len());
+        for column in &mut self.slots {
+            slots.push(column.finish()?);
+        }
+        let mut slots = slots.into_iter();
         let mut arrays: Vec<ArrayRef> = vec![
             Arc::new(self.file.finish()),
             Arc::new(self.game.finish()),
@@ -171,23 +288,16 @@ impl BatchBuilder {
             Arc::new(self.speed.finish()),
             Arc::new(self.time_base.finish()),
             Arc::new(self.time_increment.finish()),
-            Arc::new(self.variant.finish()),
-            Arc::new(self.fen.finish()),
-            Arc::new(self.problems.finish()),
         ];
-        for tag in &mut self.tags {
-            arrays.push(match tag {
-                TagBuilder::Text(b) => Arc::new(b.finish()),
-                TagBuilder::Integer(b) => Arc::new(b.finish()),
-            });
-        }
+        // Slots 0 and 1 (variant, fen) come before the problems, the tag
+        // columns after them.
+        arrays.extend(slots.by_ref().take(2));
+        arrays.push(Arc::new(self.problems.finish()));
+        arrays.extend(slots);
         arrays.push(Arc::new(self.other_tags.finish()));
         self.rows = 0;
         self.text_bytes = 0;
-        debug_assert_eq!(self.integer.len(), self.tags.len());
-        // The arrays follow the schema by construction (same builder per field).
         RecordBatch::try_new(self.schema.clone(), arrays)
-            .expect("the builders make the schema's arrays")
     }
 }
 

@@ -454,7 +454,7 @@ impl RowSink {
         if self.builder.is_empty() {
             return Ok(());
         }
-        let batch = self.builder.finish();
+        let batch = self.builder.finish().map_err(io::Error::other)?;
         self.tx.send(batch).map_err(|_| io::Error::other(Stopped))
     }
 }
@@ -468,7 +468,7 @@ impl Sink<Option<row::Row>> for RowSink {
 
     fn begin_game(&mut self, info: &GameInfo, row: Option<row::Row>) -> io::Result<()> {
         self.flush_game()?;
-        if row.as_ref().is_some_and(|row| !row.is_sealed()) {
+        if row.as_ref().is_some_and(|row| row.block().is_none()) {
             // Every path of the pipeline seals what it scanned: a row without
             // its block would lose its values.
             return Err(io::Error::other(

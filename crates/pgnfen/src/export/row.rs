@@ -23,6 +23,7 @@ use crate::speed::Clock;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::columns::{Columns, NameHasher, fixed_tag_column};
@@ -70,9 +71,7 @@ impl Problems {
 }
 
 /// One game's row, without what only the merger knows (file, game number,
-/// offset, length, line). Its values live in the [`Block`] of its chunk,
-/// where only the columns a game has take room (a game of `--tags all` with
-/// 1,000 columns holds its 20 tags).
+/// offset, length, line). Its values live in the [`Block`] of its chunk.
 #[derive(Clone, Debug)]
 pub struct Row {
     /// The game's class.
@@ -85,29 +84,62 @@ pub struct Row {
     pub problems: Problems,
     /// Tag pairs of the header that were not kept (see [`Header::dropped_pairs`]).
     pub dropped_pairs: u64,
-    /// Its values in its block's `values`, and its other tags in `others`.
-    values: std::ops::Range<u32>,
-    others: std::ops::Range<u32>,
-    /// Bytes of its values and other tags' names.
+    /// Its number in its block.
+    index: u32,
+    /// Its other tags in its block's `others`.
+    others: Range<u32>,
+    /// Bytes of its values and other tags' names (what the batch budget counts).
     text_len: u32,
     /// The block of its chunk, once sealed ([`ExportJob`]'s [`Job::seal`]).
     block: Option<Arc<Block>>,
 }
 
-/// The text and spans of the rows of one chunk (or of a piece the merger
-/// scans), built on the thread that scans it and shared by its rows: one
-/// allocation of each kind per chunk instead of three per game, and none
-/// freed per game on the merger thread.
+/// The values of the rows of one chunk (or of a piece the merger scans),
+/// built on the thread that scans it and shared by its rows: column by
+/// column, so that the merger copies the values of consecutive rows in one
+/// go, and with a few allocations per chunk rather than three per game.
 #[derive(Debug, Default)]
 pub struct Block {
-    /// Every value (and the names of `other_tags`), concatenated.
+    /// Rows staged: a row's index is its number here.
+    rows: u32,
+    /// The values of each slot (0 `variant`, 1 `fen`, 2 + i tag column i).
+    slots: Vec<SlotValues>,
+    /// The names and values of the rows' other tags, concatenated.
     text: String,
-    /// The columns each row has, by slot (0 `variant`, 1 `fen`, 2 + i tag
-    /// column i), ascending within a row: (slot, start, end) in `text`.
-    values: Vec<(u32, u32, u32)>,
     /// The other tags of each row in header order: (name start, name end,
     /// value start, value end) in `text`.
     others: Vec<(u32, u32, u32, u32)>,
+}
+
+/// One column's values in a block: only the rows that have one take room (a
+/// game of `--tags all` with 1,000 columns fills its 20).
+#[derive(Debug, Default)]
+pub struct SlotValues {
+    /// The rows with a value, ascending.
+    pub rows: Vec<u32>,
+    /// A text column's values, end to end ...
+    pub text: String,
+    /// ... and where each ends in `text`.
+    pub ends: Vec<u32>,
+    /// An integer column's values.
+    pub integers: Vec<i32>,
+}
+
+impl SlotValues {
+    /// The entries (indexes into `rows`) of the rows `rows`.
+    pub fn entries(&self, rows: &Range<u32>) -> Range<usize> {
+        let a = self.rows.partition_point(|&r| r < rows.start);
+        let b = a + self.rows[a..].partition_point(|&r| r < rows.end);
+        a..b
+    }
+
+    /// Where entry `k`'s text begins in `text`.
+    pub fn start(&self, k: usize) -> usize {
+        match k {
+            0 => 0,
+            _ => self.ends[k - 1] as usize,
+        }
+    }
 }
 
 thread_local! {
@@ -115,26 +147,33 @@ thread_local! {
     static STAGE: RefCell<Block> = RefCell::new(Block::default());
 }
 
-/// An empty block, for a row that was never sealed (a bug, shown as such by
-/// [`Row::is_sealed`] rather than by a panic).
-static EMPTY: Block = Block {
-    text: String::new(),
-    values: Vec::new(),
-    others: Vec::new(),
-};
-
 impl Block {
     /// The staged rows of this thread as a block to share; the stage starts
     /// again with room for as much.
     fn take_stage() -> Block {
         STAGE.with_borrow_mut(|stage| {
             let fresh = Block {
+                rows: 0,
+                slots: stage
+                    .slots
+                    .iter()
+                    .map(|s| SlotValues {
+                        rows: Vec::with_capacity(s.rows.len()),
+                        text: String::with_capacity(s.text.len()),
+                        ends: Vec::with_capacity(s.ends.len()),
+                        integers: Vec::with_capacity(s.integers.len()),
+                    })
+                    .collect(),
                 text: String::with_capacity(stage.text.len()),
-                values: Vec::with_capacity(stage.values.len()),
                 others: Vec::with_capacity(stage.others.len()),
             };
             std::mem::replace(stage, fresh)
         })
+    }
+
+    /// The values of slot `i` (none for a slot the block never had).
+    pub fn slot(&self, i: usize) -> Option<&SlotValues> {
+        self.slots.get(i)
     }
 }
 
@@ -151,42 +190,28 @@ impl Row {
         self.text_len as usize
     }
 
-    /// Whether the row has its block (every row the pipeline hands on has).
-    pub fn is_sealed(&self) -> bool {
-        self.block.is_some()
-    }
-
-    fn block(&self) -> &Block {
-        self.block.as_deref().unwrap_or(&EMPTY)
-    }
-
-    /// The values present, by slot (0 `variant`, 1 `fen`, 2 + i tag column i), ascending.
-    pub fn values(&self) -> impl Iterator<Item = (usize, &str)> {
-        let block = self.block();
-        let range = self.values.start as usize..self.values.end as usize;
-        block
-            .values
-            .get(range)
-            .unwrap_or_default()
-            .iter()
-            .map(move |&(slot, a, b)| (slot as usize, &block.text[a as usize..b as usize]))
+    /// Its block and its number there (every row the pipeline hands on has
+    /// its block).
+    pub fn block(&self) -> Option<(&Arc<Block>, u32)> {
+        Some((self.block.as_ref()?, self.index))
     }
 
     /// The other tags, (name, value), in header order.
     pub fn other_tags(&self) -> impl Iterator<Item = (&str, &str)> {
-        let block = self.block();
         let range = self.others.start as usize..self.others.end as usize;
-        block
-            .others
-            .get(range)
-            .unwrap_or_default()
-            .iter()
-            .map(move |&(a, b, c, d)| {
-                (
-                    &block.text[a as usize..b as usize],
-                    &block.text[c as usize..d as usize],
-                )
-            })
+        self.block.iter().flat_map(move |block| {
+            block
+                .others
+                .get(range.clone())
+                .unwrap_or_default()
+                .iter()
+                .map(move |&(a, b, c, d)| {
+                    (
+                        &block.text[a as usize..b as usize],
+                        &block.text[c as usize..d as usize],
+                    )
+                })
+        })
     }
 }
 
@@ -228,6 +253,14 @@ fn push_str(text: &mut String, s: &str) -> (u32, u32) {
     let start = text.len();
     text.push_str(s);
     (at(start), at(text.len()))
+}
+
+/// A raw tag value, unescaped and decoded (see [`push_value`]).
+fn decoded<'v>(raw: &[u8], valid: Option<&'v str>, enc: Encoding) -> std::borrow::Cow<'v, str> {
+    match valid {
+        Some(s) if memchr::memchr(b'\\', raw).is_none() => std::borrow::Cow::Borrowed(s),
+        _ => std::borrow::Cow::Owned(encoding::decode(&decode_value(raw), enc).into_owned()),
+    }
 }
 
 /// Appends a raw tag value, unescaped and decoded; `valid` is the value as a
@@ -294,14 +327,22 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
             .flatten(),
         _ => std::str::from_utf8(arena).ok(),
     };
+    if stage.slots.len() < 2 + n {
+        stage.slots.resize_with(2 + n, SlotValues::default);
+    }
+    let index = stage.rows;
+    stage.rows += 1;
     let Block {
+        slots,
         text,
-        values,
         others: other_tags,
+        ..
     } = stage;
-    let (text_from, values_from, others_from) = (text.len(), values.len(), other_tags.len());
+    let others_from = other_tags.len();
+    // What the batch's byte budget counts: every value, and the other tags'
+    // names and values.
+    let mut text_len = 0;
     let mut filled = Filled::new(2 + n);
-    let mut sorted = true;
     let mut others: Option<HashSet<&[u8], BuildHasherDefault<NameHasher>>> = None;
     // A filter of the other tags' names met so far: most names are new, and
     // most new names miss it, so that the search below is mostly skipped.
@@ -334,18 +375,29 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
             // in classification and for `--tag`); a repeat goes to other_tags.
             Some(i) => {
                 if !filled.set(i) {
-                    let (a, b) = push_value(text, raw, value_str, enc);
-                    sorted &= values[values_from..].last().is_none_or(|v| v.0 < i as u32);
-                    values.push((i as u32, a, b));
-                    // A value an integer column cannot hold is kept as written.
-                    if i >= 2
-                        && columns.is_integer(i - 2)
-                        && super::batch::integer(&text[a as usize..b as usize]).is_none()
-                        && !is_placeholder(raw)
-                    {
-                        let key = push_str(text, &columns.tags()[i - 2]);
-                        let value = push_value(text, raw, value_str, enc);
-                        other_tags.push((key.0, key.1, value.0, value.1));
+                    let slot = &mut slots[i];
+                    if i >= 2 && columns.is_integer(i - 2) {
+                        let value = decoded(raw, value_str, enc);
+                        text_len += value.len();
+                        match super::batch::integer(&value) {
+                            Some(v) => {
+                                slot.rows.push(index);
+                                slot.integers.push(v);
+                            }
+                            // A value an integer column cannot hold is kept as written.
+                            None if !is_placeholder(raw) => {
+                                let key = push_str(text, &columns.tags()[i - 2]);
+                                let value = push_str(text, &value);
+                                text_len += (key.1 - key.0 + value.1 - value.0) as usize;
+                                other_tags.push((key.0, key.1, value.0, value.1));
+                            }
+                            None => {}
+                        }
+                    } else {
+                        let (a, b) = push_value(&mut slot.text, raw, value_str, enc);
+                        text_len += (b - a) as usize;
+                        slot.rows.push(index);
+                        slot.ends.push(b);
                     }
                 } else {
                     repeats.push((pair_index, name));
@@ -396,6 +448,7 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
                         }
                     };
                     let value = push_value(text, raw, value_str, enc);
+                    text_len += (key.1 - key.0 + value.1 - value.0) as usize;
                     other_tags.push((key.0, key.1, value.0, value.1));
                 }
             }
@@ -416,11 +469,8 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
         let raw = &arena[pairs[pair_index].1.clone()];
         let value_str = valid.and_then(|v| v.get(pairs[pair_index].1.clone()));
         let value = push_value(text, raw, value_str, enc);
+        text_len += (key.1 - key.0 + value.1 - value.0) as usize;
         other_tags.push((key.0, key.1, value.0, value.1));
-    }
-    // Headers mostly list the tags in the column order already.
-    if !sorted {
-        values[values_from..].sort_unstable_by_key(|v| v.0);
     }
     Row {
         class,
@@ -428,9 +478,9 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
         clock: Clock::of(time_control),
         problems,
         dropped_pairs: header.dropped_pairs(),
-        values: at(values_from)..at(values.len()),
+        index,
         others: at(others_from)..at(other_tags.len()),
-        text_len: at(text.len() - text_from),
+        text_len: at(text_len),
         block: None,
     }
 }
@@ -465,9 +515,8 @@ impl Job for ExportJob<'_> {
 
     /// The row's share of its block: what the chunk's results hold.
     fn weight(&self, row: &Option<Row>) -> usize {
-        row.as_ref().map_or(0, |row| {
-            row.text_len() + 12 * row.values.len() + 16 * row.others.len()
-        })
+        row.as_ref()
+            .map_or(0, |row| row.text_len() + 16 * row.others.len())
     }
 
     /// The rows staged since the last seal become one block that they share.
