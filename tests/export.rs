@@ -390,6 +390,34 @@ fn formats_agree_on_small_files() {
     }
 }
 
+/// The game's position columns are written as differences (their pages a few
+/// bits per row); read back, every value equals `index`'s.
+#[test]
+fn position_columns_are_delta_encoded() {
+    use parquet::basic::Encoding;
+    let dir = tempfile::tempdir().unwrap();
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/mixed.pgn");
+    assert!(three_formats_agree(&input, dir.path()) > 0);
+    let meta =
+        ParquetRecordBatchReaderBuilder::try_new(File::open(dir.path().join("o.parquet")).unwrap())
+            .unwrap()
+            .metadata()
+            .clone();
+    let group = meta.row_group(0);
+    for column in group.columns() {
+        let name = column.column_path().string();
+        let delta = column
+            .encodings()
+            .any(|e| e == Encoding::DELTA_BINARY_PACKED);
+        assert_eq!(
+            delta,
+            ["game", "offset", "length", "line"].contains(&name.as_str()),
+            "{name}: {:?}",
+            column.encodings().collect::<Vec<_>>()
+        );
+    }
+}
+
 /// Headers with long values: batches end at their byte budget (4 MiB of
 /// text) long before 16,384 rows, and Parquet row groups end early; every
 /// row and every value still arrives, in order, the same in all formats.
