@@ -34,6 +34,11 @@ CHILD = textwrap.dedent(
     """
     import os, sys, threading, time
     import pgnfen
+    import signal
+    # A process started in the background by a shell without job control
+    # (nohup, some CI runners) inherits SIGINT ignored, and Python then sets
+    # no handler of its own: restore it, so that the test is about pgnfen.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     fifo, call, out = sys.argv[1:4]
     block = bytes.fromhex(sys.argv[4]) * 4000
 
