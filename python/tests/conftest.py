@@ -16,6 +16,12 @@ SAMPLES = ROOT / "samples"
 TEST_DATA = ROOT / "tests" / "data"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="needs PGNFEN_CORPUS")
 
+# The first lines of a child script that a test interrupts with SIGINT. A
+# process started in the background by a shell without job control (nohup,
+# some CI runners) inherits SIGINT ignored, and Python then sets no handler of
+# its own: the child restores it, so that the test is about pgnfen's handling.
+RESTORE_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
 
 def corpus_files():
     """Every PGN file of samples/ and tests/data/, and of the corpus when

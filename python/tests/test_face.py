@@ -20,7 +20,7 @@ import pytest
 import pgnfen
 import pgnfen._errors
 import pgnfen.types
-from conftest import CLI, ROOT, SAMPLES, cli
+from conftest import CLI, RESTORE_SIGINT, ROOT, SAMPLES, cli
 
 PGNS = sorted(str(p) for p in SAMPLES.glob("*.pgn"))
 MIXED = str(SAMPLES / "mixed.pgn")
@@ -254,15 +254,10 @@ def test_fen_records_is_lazy_and_stops_when_left(tmp_path):
 
 # ---- Ctrl-C into the new calls ----
 
-CHILD = textwrap.dedent(
+CHILD = RESTORE_SIGINT + textwrap.dedent(
     """
     import os, sys, threading
     import pgnfen
-    import signal
-    # A process started in the background by a shell without job control
-    # (nohup, some CI runners) inherits SIGINT ignored, and Python then sets
-    # no handler of its own: restore it, so that the test is about pgnfen.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     fifo, call, out = sys.argv[1:4]
     block = bytes.fromhex(sys.argv[4]) * 4000
 

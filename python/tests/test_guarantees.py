@@ -15,7 +15,7 @@ import pytest
 
 import pgnfen
 
-from conftest import SAMPLES, cli
+from conftest import RESTORE_SIGINT, SAMPLES, cli
 
 # A game whose header is a problem (SetUp without FEN): every game a finding.
 PROBLEM_GAME = b'[SetUp "1"]\n\n*\n\n'
@@ -30,15 +30,10 @@ GAME = (
 # The child feeds a named pipe with games for ever, so the call can only end
 # by being interrupted; it prints when the call is under way and exits 42 on
 # KeyboardInterrupt.
-CHILD = textwrap.dedent(
+CHILD = RESTORE_SIGINT + textwrap.dedent(
     """
     import os, sys, threading, time
     import pgnfen
-    import signal
-    # A process started in the background by a shell without job control
-    # (nohup, some CI runners) inherits SIGINT ignored, and Python then sets
-    # no handler of its own: restore it, so that the test is about pgnfen.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     fifo, call, out = sys.argv[1:4]
     block = bytes.fromhex(sys.argv[4]) * 4000
 

@@ -59,8 +59,9 @@ const DICTIONARY: [&str; 14] = [
 
 /// The integer columns that grow from row to row (`game`, `offset`, `line`)
 /// or stay small (`length`): written as differences (DELTA_BINARY_PACKED),
-/// their pages are a few bits per row instead of 8 bytes, which zstd would
-/// otherwise spend most of its time on.
+/// their pages are a few bits per row instead of 8 bytes. As plain integers
+/// they were nearly half the bytes zstd compressed (78 of 165 MB on the 1 GB
+/// benchmark archive).
 const DELTA: [&str; 4] = ["game", "offset", "length", "line"];
 
 /// Columns that keep min/max statistics besides the integer columns: readers
