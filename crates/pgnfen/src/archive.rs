@@ -749,6 +749,25 @@ mod tests {
     }
 
     #[test]
+    fn headers_skip_a_byte_order_mark_only_at_the_input_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = b"\xEF\xBB\xBF[Event \"first\"]\n\n1. e4 *\n\xEF\xBB\xBF[Event \"no\"]\n\n[Event \"second\"]\n\n1. d4 *\n";
+        let path = write(&dir, "a.pgn", data);
+        let games: Vec<Game> = Archive::open([&path])
+            .unwrap()
+            .games()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let headers: Vec<_> = games.iter().map(Game::headers).collect();
+        assert_eq!(
+            headers,
+            vec![vec![pair("Event", "first")], vec![pair("Event", "second")]]
+        );
+        // The garbage line is the second game's first bytes, kept as written.
+        assert!(games[1].raw.starts_with(b"\xEF\xBB\xBF[Event \"no\"]"));
+    }
+
+    #[test]
     fn a_missing_file_is_reported_by_name() {
         let err = Archive::open(["no/such.pgn"]).unwrap_err();
         assert_eq!(err.file, "no/such.pgn");
