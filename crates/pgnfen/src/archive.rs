@@ -545,13 +545,17 @@ fn read_pairs<'a>(mut line: &'a [u8], pairs: &mut Vec<(&'a [u8], &'a [u8])>) {
     }
 }
 
+/// Tag pairs (name, raw value) borrowed from a game's bytes.
+#[cfg(test)]
+type TagPairs<'a> = Vec<(&'a [u8], &'a [u8])>;
+
 #[cfg(test)]
 /// The games of a whole input as the game scanner cuts them, each with the
 /// tag pairs it reports for it (what `export` reads): the oracle of the
 /// property test below. The scan is of the whole input, fed in pieces of
 /// `piece` bytes, since a game read on its own may read differently (a line
 /// that begins with a byte order mark is a tag line only at the input's start).
-fn games_by_scanner(input: &[u8], piece: usize) -> Vec<(usize, Vec<(&[u8], &[u8])>)> {
+fn games_by_scanner(input: &[u8], piece: usize) -> Vec<(usize, TagPairs<'_>)> {
     let mut scanner = Scanner::new().with_all_pairs();
     let mut events = Vec::new();
     for piece in input.chunks(piece.max(1)) {
@@ -559,7 +563,7 @@ fn games_by_scanner(input: &[u8], piece: usize) -> Vec<(usize, Vec<(&[u8], &[u8]
     }
     scanner.finish(&mut events);
     let slice = |r: std::ops::Range<u64>| &input[r.start as usize..r.end as usize];
-    let mut games: Vec<(usize, Vec<(&[u8], &[u8])>)> = Vec::new();
+    let mut games: Vec<(usize, TagPairs<'_>)> = Vec::new();
     for event in events {
         match event {
             Event::GameStart { offset, .. } => games.push((offset as usize, Vec::new())),
