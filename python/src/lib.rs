@@ -609,7 +609,7 @@ impl PyGame {
         let list = PyList::empty(py);
         for p in &self.game.problems {
             let d = PyDict::new(py);
-            d.set_item("file", &self.game.file)?;
+            d.set_item("file", &*self.game.file)?;
             d.set_item("game", self.game.game)?;
             d.set_item("line", p.line)?;
             d.set_item("column", p.column)?;

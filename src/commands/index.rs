@@ -27,7 +27,7 @@ pub fn run(global: &Global, args: &IndexArgs) -> Result<Outcome, Error> {
             RunError::Sink(e) => write_err(e),
         })?;
         let line = serde_json::json!({
-            "file": game.file,
+            "file": &*game.file,
             "game": game.game,
             "offset": game.offset,
             "length": game.length,

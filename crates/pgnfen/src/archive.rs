@@ -35,6 +35,7 @@
 use std::borrow::Cow;
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -141,7 +142,7 @@ impl Archive {
             .spawn(move || {
                 let mut sink = GameSink {
                     tx: tx.clone(),
-                    file: String::new(),
+                    file: Arc::from(""),
                     current: None,
                     keep_raw,
                 };
@@ -173,8 +174,9 @@ impl Archive {
 /// One game of an archive.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Game {
-    /// The input's name as messages give it (the path as given; `<stdin>`).
-    pub file: String,
+    /// The input's name as messages give it (the path as given; `<stdin>`),
+    /// shared by the input's games.
+    pub file: Arc<str>,
     /// 1-based number of the game within its input.
     pub game: u64,
     /// Offset of its first byte in the (decompressed) input.
@@ -379,7 +381,7 @@ impl Job for ArchiveJob {
 /// Assembles the games on the merger thread and hands each to the channel.
 struct GameSink {
     tx: Sender<Result<Game, RunError>>,
-    file: String,
+    file: Arc<str>,
     current: Option<Game>,
     /// [`Archive::without_raw`] not asked for.
     keep_raw: bool,
@@ -400,7 +402,7 @@ impl GameSink {
 impl Sink<Facts> for GameSink {
     fn begin_input(&mut self, input: &Input) -> io::Result<()> {
         self.flush()?;
-        self.file = input.display_name();
+        self.file = input.display_name().into();
         Ok(())
     }
 
@@ -421,7 +423,7 @@ impl Sink<Facts> for GameSink {
             })
             .collect();
         self.current = Some(Game {
-            file: self.file.clone(),
+            file: Arc::clone(&self.file),
             game: info.index,
             offset: info.offset,
             length: 0,
@@ -460,7 +462,8 @@ fn tag_pairs(raw: &[u8], input_start: bool) -> Vec<(&[u8], &[u8])> {
         Some(rest) if input_start => rest,
         _ => raw,
     };
-    let mut pairs = Vec::new();
+    // Most headers hold 7 to 20 pairs: one allocation, not four.
+    let mut pairs = Vec::with_capacity(16);
     let mut in_header = false;
     for line in lines(raw) {
         let text = trim_blanks(line);
@@ -696,7 +699,7 @@ mod tests {
     #[test]
     fn headers_are_unescaped() {
         let game = Game {
-            file: String::new(),
+            file: Arc::from(""),
             game: 1,
             offset: 0,
             length: 0,
