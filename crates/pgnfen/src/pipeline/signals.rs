@@ -28,9 +28,13 @@ pub fn exit_removing_temporaries(code: i32) -> ! {
 /// Turns SIGBUS, which a mapped input truncated by another program raises
 /// (see [`Options::mmap`](super::Options::mmap)), into the end of a failed
 /// run: temporary outputs removed, a message naming the file, exit status 2.
-/// Call once, early in `main`.
+/// Call once, early in `main`, in a program that runs a few pipelines and
+/// ends (the command line): from then on each mapped input and each output
+/// file keeps a few bytes for the handler that are never freed.
 pub fn install_bus_handler() -> std::io::Result<()> {
-    install_sigbus()
+    install_sigbus()?;
+    BUS_HANDLER.store(true, Ordering::Release);
+    Ok(())
 }
 
 /// A temporary file now exists at `path`.
@@ -62,13 +66,18 @@ pub(crate) fn retire<T>(path: &Path, step: impl FnOnce() -> T) -> T {
 // slots of C strings that are never freed (a few bytes per output file).
 
 use std::ffi::CString;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 const SLOTS: usize = 64;
 static TEMP_SLOTS: [AtomicPtr<libc::c_char>; SLOTS] =
     [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
 /// The message for the mapped input being read (`pgnfen: NAME: ...\n`).
 static MAPPED_MESSAGE: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+/// [`install_bus_handler`] was called. Without the handler nobody reads the
+/// slots, so nothing is leaked for them: a process that runs pipelines
+/// without end (Python, a Dask worker) would otherwise grow by a message per
+/// run. (The `pipeline` fuzz target's leak report showed it.)
+static BUS_HANDLER: AtomicBool = AtomicBool::new(false);
 
 fn leak(s: String) -> *mut libc::c_char {
     CString::new(s.replace('\0', "?"))
@@ -77,6 +86,9 @@ fn leak(s: String) -> *mut libc::c_char {
 }
 
 fn slot_register(path: &Path) {
+    if !BUS_HANDLER.load(Ordering::Acquire) {
+        return;
+    }
     let raw = leak(path.display().to_string());
     if raw.is_null() {
         return;
@@ -97,6 +109,9 @@ fn slot_register(path: &Path) {
 }
 
 fn slot_retire(path: &Path) {
+    if !BUS_HANDLER.load(Ordering::Acquire) {
+        return;
+    }
     let Ok(wanted) = CString::new(path.display().to_string()) else {
         return;
     };
@@ -112,6 +127,9 @@ fn slot_retire(path: &Path) {
 
 /// The mapped input now being read is `name` (`None`: no mapped input).
 pub(crate) fn reading_mapped(name: Option<&str>) {
+    if !BUS_HANDLER.load(Ordering::Acquire) {
+        return;
+    }
     let message = name.map_or(std::ptr::null_mut(), |name| {
         leak(format!(
             "pgnfen: {name}: the file changed while pgnfen read it (truncated by another \
@@ -154,4 +172,25 @@ fn install_sigbus() -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The library's tests never install the handler (only the command line
+    /// does): runs then keep nothing for it, so a process that runs pipelines
+    /// without end does not grow.
+    #[test]
+    fn without_the_handler_nothing_is_kept_for_it() {
+        assert!(!BUS_HANDLER.load(Ordering::Acquire));
+        for _ in 0..3 {
+            reading_mapped(Some("a.pgn"));
+            assert!(MAPPED_MESSAGE.load(Ordering::Acquire).is_null());
+            slot_register(Path::new("out.pgn.tmp"));
+            assert!(TEMP_SLOTS.iter().all(|s| s.load(Ordering::Acquire).is_null()));
+            slot_retire(Path::new("out.pgn.tmp"));
+        }
+        reading_mapped(None);
+    }
 }
