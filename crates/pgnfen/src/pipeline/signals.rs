@@ -188,7 +188,11 @@ mod tests {
             reading_mapped(Some("a.pgn"));
             assert!(MAPPED_MESSAGE.load(Ordering::Acquire).is_null());
             slot_register(Path::new("out.pgn.tmp"));
-            assert!(TEMP_SLOTS.iter().all(|s| s.load(Ordering::Acquire).is_null()));
+            assert!(
+                TEMP_SLOTS
+                    .iter()
+                    .all(|s| s.load(Ordering::Acquire).is_null())
+            );
             slot_retire(Path::new("out.pgn.tmp"));
         }
         reading_mapped(None);
