@@ -224,11 +224,18 @@ impl Game {
     /// The game's speed and the clock of the first period of its first
     /// `TimeControl` pair, as the columns of `export` hold them.
     pub fn clock(&self) -> Clock {
-        let value = tag_pairs(&self.raw, self.offset == 0)
+        let value = self
+            .tag_pairs()
             .into_iter()
             .find(|(name, _)| *name == crate::speed::TAG)
             .map(|(_, value)| value);
         Clock::of(value)
+    }
+
+    /// The raw tag pairs of the header. Only the input's first game may
+    /// begin with a byte order mark to skip.
+    fn tag_pairs(&self) -> Vec<(&[u8], &[u8])> {
+        tag_pairs(&self.raw, self.offset == 0)
     }
 
     /// The pairs of [`Game::headers`], borrowed from [`Game::raw`] where no
@@ -244,17 +251,15 @@ impl Game {
         &self,
         encoding: Encoding,
     ) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
-        tag_pairs(&self.raw, self.offset == 0)
-            .into_iter()
-            .map(move |(name, raw)| {
-                let value = match decode_value(raw) {
-                    Cow::Borrowed(bytes) => crate::pgn::encoding::decode(bytes, encoding),
-                    Cow::Owned(bytes) => {
-                        Cow::Owned(crate::pgn::encoding::decode(&bytes, encoding).into_owned())
-                    }
-                };
-                (crate::pgn::encoding::decode_name(name, encoding), value)
-            })
+        self.tag_pairs().into_iter().map(move |(name, raw)| {
+            let value = match decode_value(raw) {
+                Cow::Borrowed(bytes) => crate::pgn::encoding::decode(bytes, encoding),
+                Cow::Owned(bytes) => {
+                    Cow::Owned(crate::pgn::encoding::decode(&bytes, encoding).into_owned())
+                }
+            };
+            (crate::pgn::encoding::decode_name(name, encoding), value)
+        })
     }
 }
 

@@ -63,7 +63,8 @@ pub(crate) fn retire<T>(path: &Path, step: impl FnOnce() -> T) -> T {
 // handler below turns that into the same end as any failed run: every
 // temporary output removed, a message naming the file, exit status 2. It may
 // only use async-signal-safe calls, so what it needs is kept in lock-free
-// slots of C strings that are never freed (a few bytes per output file).
+// slots of C strings that are never freed (a few bytes per output file and
+// mapped input), kept only once the handler is installed.
 
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
@@ -79,6 +80,10 @@ static MAPPED_MESSAGE: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_m
 /// run. (The `pipeline` fuzz target's leak report showed it.)
 static BUS_HANDLER: AtomicBool = AtomicBool::new(false);
 
+fn handler_installed() -> bool {
+    BUS_HANDLER.load(Ordering::Acquire)
+}
+
 fn leak(s: String) -> *mut libc::c_char {
     CString::new(s.replace('\0', "?"))
         .map(CString::into_raw)
@@ -86,7 +91,7 @@ fn leak(s: String) -> *mut libc::c_char {
 }
 
 fn slot_register(path: &Path) {
-    if !BUS_HANDLER.load(Ordering::Acquire) {
+    if !handler_installed() {
         return;
     }
     let raw = leak(path.display().to_string());
@@ -109,7 +114,7 @@ fn slot_register(path: &Path) {
 }
 
 fn slot_retire(path: &Path) {
-    if !BUS_HANDLER.load(Ordering::Acquire) {
+    if !handler_installed() {
         return;
     }
     let Ok(wanted) = CString::new(path.display().to_string()) else {
@@ -127,7 +132,7 @@ fn slot_retire(path: &Path) {
 
 /// The mapped input now being read is `name` (`None`: no mapped input).
 pub(crate) fn reading_mapped(name: Option<&str>) {
-    if !BUS_HANDLER.load(Ordering::Acquire) {
+    if !handler_installed() {
         return;
     }
     let message = name.map_or(std::ptr::null_mut(), |name| {
@@ -183,7 +188,7 @@ mod tests {
     /// without end does not grow.
     #[test]
     fn without_the_handler_nothing_is_kept_for_it() {
-        assert!(!BUS_HANDLER.load(Ordering::Acquire));
+        assert!(!handler_installed());
         for _ in 0..3 {
             reading_mapped(Some("a.pgn"));
             assert!(MAPPED_MESSAGE.load(Ordering::Acquire).is_null());
