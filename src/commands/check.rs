@@ -193,7 +193,16 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     let started = Instant::now();
     let stdout = anstream::stdout();
     let color = !matches!(stdout.current_choice(), anstream::ColorChoice::Never);
-    let out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    // Without colour, the report goes to standard output as it is: it holds no
+    // escape sequence to strip (the renderer is plain, and every name and value
+    // has its control characters escaped), and anstream's stripping pass cost
+    // a quarter of the time of a SARIF report of a million problems.
+    let sink: Box<dyn Write> = if color {
+        Box::new(stdout.lock())
+    } else {
+        Box::new(io::stdout().lock())
+    };
+    let out = io::BufWriter::with_capacity(1 << 16, sink);
     // --deny-warnings makes warnings fail the run, so they must be shown too.
     let warnings = args.warnings || args.deny_warnings;
     let mut report = Report::new(out, args.format, color, args.csv_raw);
