@@ -12,6 +12,8 @@
 
 use std::io::{self, Write};
 
+use serde::Serialize;
+
 use crate::problem::{Code, Severity};
 
 /// A GitHub Actions workflow command's message: `%`, CR and LF are escaped
@@ -135,6 +137,60 @@ pub struct Sarif {
     /// The file of the last result and its URI (most runs name few files).
     file: String,
     uri: String,
+    /// The last result's JSON, kept for its room.
+    buffer: Vec<u8>,
+}
+
+// One SARIF result, its keys in the order the log has always written them:
+// typed, rather than a `serde_json::Value` of maps, so that a report of a
+// million problems does not build a million small maps.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'a str,
+    rule_index: usize,
+    level: &'a str,
+    message: SarifText<'a>,
+    locations: [SarifLocation<'a>; 1],
+    properties: SarifProperties<'a>,
+}
+
+#[derive(Serialize)]
+struct SarifText<'a> {
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifLocation<'a> {
+    physical_location: PhysicalLocation<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation<'a> {
+    artifact_location: ArtifactLocation<'a>,
+    region: SarifRegion,
+}
+
+#[derive(Serialize)]
+struct ArtifactLocation<'a> {
+    uri: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRegion {
+    start_line: u64,
+    start_column: usize,
+    end_column: usize,
+}
+
+/// The advice of this very problem, for tools (`{}` without one).
+#[derive(Serialize)]
+struct SarifProperties<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help: Option<&'a str>,
 }
 
 /// Indentation of a result inside `runs[0].results` in the pretty log.
@@ -236,41 +292,39 @@ impl Sarif {
             self.file = file.to_string();
             self.uri = uri_reference(file);
         }
-        let (text, properties) = match help {
-            Some(help) => (
-                format!("{message}; help: {help}"),
-                serde_json::json!({"help": help}),
-            ),
-            None => (message.to_string(), serde_json::json!({})),
+        let text = match help {
+            Some(help) => format!("{message}; help: {help}"),
+            None => message.to_string(),
         };
         // An empty span (a caret between characters) ends where it starts.
         let end = region.end_column.max(region.column);
-        let result = serde_json::json!({
-            "ruleId": code.as_str(),
-            "ruleIndex": code as usize,
-            "level": sarif_level(code),
-            "message": {"text": text},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": self.uri},
-                    "region": {
-                        "startLine": region.line,
-                        "startColumn": region.column,
-                        "endColumn": end,
+        let result = SarifResult {
+            rule_id: code.as_str(),
+            rule_index: code as usize,
+            level: sarif_level(code),
+            message: SarifText { text: &text },
+            locations: [SarifLocation {
+                physical_location: PhysicalLocation {
+                    artifact_location: ArtifactLocation { uri: &self.uri },
+                    region: SarifRegion {
+                        start_line: region.line,
+                        start_column: region.column,
+                        end_column: end,
                     },
-                }
+                },
             }],
-            "properties": properties,
-        });
-        let text = serde_json::to_string_pretty(&result)?;
+            properties: SarifProperties { help },
+        };
+        self.buffer.clear();
+        serde_json::to_writer_pretty(&mut self.buffer, &result)?;
         out.write_all(if self.results == 0 { b"\n" } else { b",\n" })?;
         // A JSON string holds no raw line end, so every line is one of the layout's.
-        for (i, l) in text.split('\n').enumerate() {
+        for (i, l) in self.buffer.split(|&b| b == b'\n').enumerate() {
             if i > 0 {
                 out.write_all(b"\n")?;
             }
             out.write_all(SARIF_RESULT_INDENT.as_bytes())?;
-            out.write_all(l.as_bytes())?;
+            out.write_all(l)?;
         }
         self.results += 1;
         Ok(())
@@ -347,6 +401,88 @@ mod tests {
                 assert_eq!(place["artifactLocation"]["uri"], "a%20b.pgn");
                 assert_eq!(results[0]["message"]["text"], "x \"y\"\n");
             }
+        }
+    }
+
+    /// A result as a JSON value, with the keys in the log's order: what the
+    /// typed result must print as.
+    fn expected_result(
+        uri: &str,
+        region: Region,
+        code: Code,
+        text: &str,
+        help: Option<&str>,
+    ) -> String {
+        let properties = match help {
+            Some(help) => serde_json::json!({"help": help}),
+            None => serde_json::json!({}),
+        };
+        let value = serde_json::json!({
+            "ruleId": code.as_str(),
+            "ruleIndex": code as usize,
+            "level": sarif_level(code),
+            "message": {"text": text},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri},
+                    "region": {
+                        "startLine": region.line,
+                        "startColumn": region.column,
+                        "endColumn": region.end_column.max(region.column),
+                    },
+                }
+            }],
+            "properties": properties,
+        });
+        serde_json::to_string_pretty(&value).unwrap()
+    }
+
+    #[test]
+    fn results_print_as_their_json_values() {
+        let cases = [
+            (
+                Region {
+                    line: 7,
+                    column: 3,
+                    end_column: 9,
+                },
+                Some("write \"AHah\""),
+            ),
+            (
+                Region {
+                    line: 1,
+                    column: 5,
+                    end_column: 2,
+                },
+                None,
+            ),
+        ];
+        for (region, help) in cases {
+            let mut out = Vec::new();
+            let mut sarif = Sarif::default();
+            let code = Code::IllegalMove;
+            sarif
+                .result_at(
+                    &mut out,
+                    "dir/é x.pgn",
+                    region,
+                    code,
+                    "bad\tmove \u{1b}",
+                    help,
+                )
+                .unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let result = &text[text.rfind("\"results\": [").unwrap() + "\"results\": [\n".len()..];
+            let message = match help {
+                Some(help) => format!("bad\tmove \u{1b}; help: {help}"),
+                None => "bad\tmove \u{1b}".to_string(),
+            };
+            let expected = expected_result("dir/%C3%A9%20x.pgn", region, code, &message, help);
+            let indented: Vec<String> = expected
+                .lines()
+                .map(|l| format!("{SARIF_RESULT_INDENT}{l}"))
+                .collect();
+            assert_eq!(result, indented.join("\n"));
         }
     }
 
