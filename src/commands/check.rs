@@ -27,6 +27,20 @@ pub struct Report<W: Write> {
     /// its rules, known up front) first, each result as it is found, the end
     /// of the run object last, so that no list of problems is kept.
     sarif: Sarif,
+    /// The CSV rows, written by one writer for the whole report (a writer
+    /// per row cost an 8 KiB buffer, zeroed, per problem), and how much of
+    /// its bytes is already in `out`.
+    csv: csv::Writer<Vec<u8>>,
+    csv_sent: usize,
+}
+
+/// Bytes of CSV after which the rows' writer starts again with an empty buffer.
+const CSV_RESTART: usize = 1 << 20;
+
+fn csv_writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new())
 }
 
 impl<W: Write> Report<W> {
@@ -43,6 +57,8 @@ impl<W: Write> Report<W> {
             header_pending: format == CheckFormat::Csv,
             csv_raw,
             sarif: Sarif::default(),
+            csv: csv_writer(),
+            csv_sent: 0,
         }
     }
 
@@ -125,29 +141,32 @@ impl<W: Write> Report<W> {
             CheckFormat::Csv => {
                 let raw = self.csv_raw;
                 let cell = |s: &str| pgnfen::escape::csv_cell(s, raw).into_owned();
-                let mut w = csv::WriterBuilder::new()
-                    .has_headers(false)
-                    .from_writer(Vec::new());
-                w.write_record([
-                    cell(&file),
-                    d.game.to_string(),
-                    line.to_string(),
-                    f.column.to_string(),
-                    cell(f.tag),
-                    cell(f.code.as_str()),
-                    cell(severity.as_str()),
-                    cell(&message),
-                    f.end_column().to_string(),
-                    f.help
-                        .as_deref()
-                        .map(|h| cell(&pgnfen::escape::controls(h)))
-                        .unwrap_or_default(),
-                ])
-                .map_err(io::Error::other)?;
-                let bytes = w
-                    .into_inner()
-                    .map_err(|e| io::Error::other(e.to_string()))?;
-                self.out.write_all(&bytes)
+                self.csv
+                    .write_record([
+                        cell(&file),
+                        d.game.to_string(),
+                        line.to_string(),
+                        f.column.to_string(),
+                        cell(f.tag),
+                        cell(f.code.as_str()),
+                        cell(severity.as_str()),
+                        cell(&message),
+                        f.end_column().to_string(),
+                        f.help
+                            .as_deref()
+                            .map(|h| cell(&pgnfen::escape::controls(h)))
+                            .unwrap_or_default(),
+                    ])
+                    .map_err(io::Error::other)?;
+                self.csv.flush()?;
+                let bytes = self.csv.get_ref();
+                self.out.write_all(&bytes[self.csv_sent..])?;
+                self.csv_sent = bytes.len();
+                if self.csv_sent >= CSV_RESTART {
+                    self.csv = csv_writer();
+                    self.csv_sent = 0;
+                }
+                Ok(())
             }
             CheckFormat::Github => {
                 let command = match severity {
