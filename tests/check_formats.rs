@@ -1,4 +1,4 @@
-//! `check --format github|sarif` and `--deny-warnings`: every problem that
+//! `check --format github|sarif|csv` and `--deny-warnings`: every problem that
 //! `--format json` reports appears once in each CI format, at the same place;
 //! the SARIF log validates against the official SARIF 2.1.0 schema; the workflow
 //! commands survive the characters GitHub asks to escape.
@@ -231,6 +231,56 @@ fn github_and_sarif_report_what_json_reports() {
     assert!(json.iter().any(|p| p.severity == "warning"));
     assert_eq!(github, json, "github lines, in order");
     assert_eq!(sarif, json, "SARIF results, in order");
+}
+
+/// The problems of a CSV report (`--csv-raw`: cells as they are), in order.
+fn from_csv(stdout: &[u8]) -> Vec<Placed> {
+    let mut reader = csv::Reader::from_reader(stdout);
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (file, line, column) = (at("file"), at("line"), at("column"));
+    let (code, severity, message) = (at("code"), at("severity"), at("message"));
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            Placed {
+                file: r[file].into(),
+                line: r[line].parse().unwrap(),
+                column: r[column].parse().unwrap(),
+                code: r[code].into(),
+                severity: r[severity].into(),
+                message: r[message].into(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn csv_reports_what_json_reports_past_its_writers_restarts() {
+    // The CSV rows go through one writer that starts again with an empty
+    // buffer every megabyte: 30,000 problems make about 5 MB of rows.
+    let dir = tempfile::tempdir().unwrap();
+    let dense = dir.path().join("dense.pgn");
+    std::fs::write(&dense, "[SetUp \"1\"]\n\n*\n\n".repeat(30_000)).unwrap();
+    let mut files = inputs();
+    files.push(dense.to_str().unwrap().to_string());
+    let mut reports = Vec::new();
+    for format in ["json", "csv"] {
+        let mut args = vec!["--warnings", "--csv-raw", "--format", format];
+        args.extend(files.iter().map(String::as_str));
+        let out = check(&args);
+        assert_eq!(out.status.code(), Some(1), "{format}: errors were found");
+        reports.push(out.stdout);
+    }
+    assert!(
+        reports[1].len() > 4 << 20,
+        "{} bytes of CSV",
+        reports[1].len()
+    );
+    let json = from_json(&reports[0]);
+    assert!(json.len() > 30_000, "{} problems", json.len());
+    assert_eq!(from_csv(&reports[1]), json, "CSV rows, in order");
 }
 
 #[test]
