@@ -3,6 +3,7 @@
 //! a caret under the fault, a help line), or as JSON lines, CSV, GitHub Actions
 //! workflow commands or one SARIF 2.1.0 log.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::time::Instant;
 
@@ -140,23 +141,23 @@ impl<W: Write> Report<W> {
             }
             CheckFormat::Csv => {
                 let raw = self.csv_raw;
-                let cell = |s: &str| pgnfen::escape::csv_cell(s, raw).into_owned();
+                // Borrowed where the text needs no neutralising (most cells).
+                let cell = |s| pgnfen::escape::csv_cell(s, raw);
+                let help = f.help.as_deref().map(pgnfen::escape::controls);
+                let row: [Cow<'_, str>; 10] = [
+                    cell(&file),
+                    d.game.to_string().into(),
+                    line.to_string().into(),
+                    f.column.to_string().into(),
+                    cell(f.tag),
+                    cell(f.code.as_str()),
+                    cell(severity.as_str()),
+                    cell(&message),
+                    f.end_column().to_string().into(),
+                    help.as_deref().map_or(Cow::Borrowed(""), cell),
+                ];
                 self.csv
-                    .write_record([
-                        cell(&file),
-                        d.game.to_string(),
-                        line.to_string(),
-                        f.column.to_string(),
-                        cell(f.tag),
-                        cell(f.code.as_str()),
-                        cell(severity.as_str()),
-                        cell(&message),
-                        f.end_column().to_string(),
-                        f.help
-                            .as_deref()
-                            .map(|h| cell(&pgnfen::escape::controls(h)))
-                            .unwrap_or_default(),
-                    ])
+                    .write_record(row.iter().map(|c| c.as_bytes()))
                     .map_err(io::Error::other)?;
                 self.csv.flush()?;
                 let bytes = self.csv.get_ref();

@@ -293,8 +293,8 @@ impl Sarif {
             self.uri = uri_reference(file);
         }
         let text = match help {
-            Some(help) => format!("{message}; help: {help}"),
-            None => message.to_string(),
+            Some(help) => std::borrow::Cow::Owned(format!("{message}; help: {help}")),
+            None => std::borrow::Cow::Borrowed(message),
         };
         // An empty span (a caret between characters) ends where it starts.
         let end = region.end_column.max(region.column);
