@@ -599,3 +599,44 @@ fn dropping_the_batches_stops_the_run() {
         (6000, 6000, 0)
     );
 }
+
+/// A clock too long for a double: infinity in Parquet, `inf` in CSV, null in
+/// JSON lines (which has no infinity); the speed is read from every digit.
+#[test]
+fn clocks_beyond_a_double_in_each_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = "9".repeat(400);
+    let pgn = format!(
+        "[Event \"a\"]\n[TimeControl \"{huge}+1\"]\n\n*\n\n\
+         [Event \"b\"]\n[TimeControl \"0.0000000000000000001\"]\n\n*\n"
+    );
+    let input = write_tmp(dir.path(), "huge.pgn", pgn.as_bytes());
+    let input = input.to_str().unwrap();
+    let rows = export_jsonl(&["--format", "jsonl", input]);
+    assert_eq!(rows[0]["speed"], "correspondence");
+    assert_eq!(rows[0]["time_base"], Value::Null);
+    assert_eq!(rows[0]["time_increment"], 1.0);
+    assert_eq!(rows[1]["speed"], "ultrabullet");
+    assert_eq!(rows[1]["time_base"], 1e-19);
+
+    let csv_path = dir.path().join("h.csv");
+    ok(&export(&["-o", csv_path.to_str().unwrap(), input]));
+    let mut r = csv::Reader::from_path(&csv_path).unwrap();
+    let headers = r.headers().unwrap().clone();
+    let base = headers.iter().position(|h| h == "time_base").unwrap();
+    let records: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(&records[0][base], "inf");
+    assert_eq!(records[1][base].parse::<f64>().unwrap(), 1e-19);
+
+    let parquet_path = dir.path().join("h.parquet");
+    ok(&export(&["-o", parquet_path.to_str().unwrap(), input]));
+    let batch = ParquetRecordBatchReaderBuilder::try_new(File::open(&parquet_path).unwrap())
+        .unwrap()
+        .build()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let base = batch.column_by_name("time_base").unwrap();
+    assert_eq!(base.as_primitive::<Float64Type>().value(0), f64::INFINITY);
+}

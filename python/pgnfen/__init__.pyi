@@ -36,6 +36,8 @@ from .types import (
     FenReport as FenReport,
     FilterCounts as FilterCounts,
     SeverityName as SeverityName,
+    SpeedCounts as SpeedCounts,
+    SpeedName as SpeedName,
     SplitCounts as SplitCounts,
     Stats as Stats,
 )
@@ -85,7 +87,7 @@ class Game:
     def chess960_position(self) -> Optional[int]:
         """The Chess960 start position number (0-959), or None."""
     @property
-    def speed(self) -> Literal["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown"]:
+    def speed(self) -> SpeedName:
         """ultrabullet, bullet, blitz, rapid, classical, correspondence or unknown."""
     @property
     def problems(self) -> List[CheckProblem]:
@@ -174,7 +176,7 @@ def filter(
     tags: Optional[Sequence[str]] = None,
     rest: Optional[_Path] = None,
     chess960_positions: Optional[Sequence[int]] = None,
-    speeds: Optional[Sequence[str]] = None,
+    speeds: Optional[Sequence[SpeedName]] = None,
     threads: Optional[int] = None,
     moves: Optional[Literal["first", "all"]] = None,
 ) -> FilterCounts:
@@ -195,10 +197,10 @@ def split(
     template: _Path,
     classes: Optional[Sequence[ClassName]] = None,
     tags: Optional[Sequence[str]] = None,
-    speeds: Optional[Sequence[str]] = None,
+    speeds: Optional[Sequence[SpeedName]] = None,
     threads: Optional[int] = None,
 ) -> SplitCounts:
-    """Write every game to the file of its class; returns the games per file written."""
+    """Write every game to the file named by its class and/or speed; returns the games per file written."""
 
 def export(
     *paths: _Path,

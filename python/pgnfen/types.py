@@ -27,12 +27,18 @@ __all__ = [
     "FilterCounts",
     "MoveCounts",
     "SeverityName",
+    "SpeedCounts",
+    "SpeedName",
     "SplitCounts",
     "Stats",
 ]
 
 #: The classes of a game or a record.
 ClassName = Literal["standard", "setup", "chess960", "crc", "other", "malformed"]
+#: The speed of a game, from its TimeControl tag.
+SpeedName = Literal[
+    "ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown"
+]
 #: How grave a problem is.
 SeverityName = Literal["error", "warning"]
 
@@ -78,6 +84,18 @@ class ClassCounts(TypedDict):
     malformed: int
 
 
+class SpeedCounts(TypedDict):
+    """Games per speed (all seven keys, fastest first)."""
+
+    ultrabullet: int
+    bullet: int
+    blitz: int
+    rapid: int
+    classical: int
+    correspondence: int
+    unknown: int
+
+
 class MoveCounts(TypedDict):
     """Games replayed by ``stats(..., moves=...)``."""
 
@@ -92,7 +110,7 @@ class Stats(TypedDict):
     games: int
     classes: ClassCounts
     #: Games per speed (from the TimeControl tag).
-    speeds: Dict[str, int]
+    speeds: SpeedCounts
     #: Games per Chess960 start position number (as a string key, as in JSON).
     chess960_positions: Dict[str, int]
     #: Games per problem code.

@@ -14,18 +14,21 @@ use pgnfen::{Class, Error};
 
 use crate::{cancellable, choice, command_error, errors, inputs, interrupt, paths};
 
-/// Write every game to the file of its class, byte for byte and in input
-/// order, like ``pgnfen split``.
+/// Write every game to the file of its class or speed, byte for byte and in
+/// input order, like ``pgnfen split``.
 ///
-/// template: the path of each class's file, holding ``{class}`` (replaced by
-/// the class name: standard, setup, chess960, crc, other, malformed); an
-/// ending .gz, .bz2 or .zst compresses. classes: the classes written
-/// (default: every class). tags: tag conditions that must all hold for a game
-/// to be written, as in ``filter()``. Every file is opened before reading,
-/// so a missing folder fails at once; only the files that received games
-/// are written (the others are left as they were).
+/// template: the path of each file, holding ``{class}`` (replaced by the
+/// class name: standard, setup, chess960, crc, other, malformed), ``{speed}``
+/// (the speed name: ultrabullet, bullet, blitz, rapid, classical,
+/// correspondence, unknown) or both; an ending .gz, .bz2, .xz or .zst
+/// compresses. classes, speeds: the classes and speeds written (default:
+/// every one). tags: tag conditions that must all hold for a game to be
+/// written, as in ``filter()``. Every file is opened before reading, so a
+/// missing folder fails at once; only the files that received games are
+/// written (the others are left as they were).
 ///
-/// Returns a dict of the games written to each file, by path, in class order.
+/// Returns a dict of the games written to each file, by path, in class order
+/// (and, within a class, in speed order, fastest first).
 ///
 /// >>> import tempfile, os
 /// >>> out = tempfile.mkdtemp()
@@ -33,9 +36,10 @@ use crate::{cancellable, choice, command_error, errors, inputs, interrupt, paths
 /// >>> sorted(os.path.basename(p) for p in counts)
 /// ['chess960.pgn', 'crc.pgn', 'malformed.pgn', 'other.pgn', 'setup.pgn', 'standard.pgn']
 ///
-/// Raises pgnfen.UsageError (a ValueError) for a template without
-/// ``{class}``, a bad class or tag expression or a missing folder;
-/// pgnfen.InputError (an OSError) when a file cannot be read or written.
+/// Raises pgnfen.UsageError (a ValueError) for a template with neither
+/// ``{class}`` nor ``{speed}``, a bad class, speed or tag expression or a
+/// missing folder; pgnfen.InputError (an OSError) when a file cannot be read
+/// or written.
 #[pyfunction]
 #[pyo3(signature = (*paths, template, classes=None, tags=None, speeds=None, threads=None))]
 #[allow(clippy::too_many_arguments)]

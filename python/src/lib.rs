@@ -266,10 +266,11 @@ fn filter_games(
                 .map_err(|e| crate::errors::usage(format!("invalid tag expression: {e}")))
         })
         .collect::<PyResult<Vec<_>>>()?;
-    if classes.is_none()
-        && chess960_positions.is_none()
+    // An empty list selects nothing more than no list: the same message.
+    if classes.as_ref().is_none_or(Vec::is_empty)
+        && chess960_positions.as_ref().is_none_or(Vec::is_empty)
         && tags.is_empty()
-        && speeds.is_none()
+        && speeds.as_ref().is_none_or(Vec::is_empty)
         && moves.is_none()
     {
         return Err(crate::errors::usage(

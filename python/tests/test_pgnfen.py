@@ -411,6 +411,10 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
         pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=[960])
     with pytest.raises(ValueError, match="needs classes"):
         pgnfen.filter(path, output=tmp_path / "x.pgn")
+    # Empty lists select nothing either: the same message, in Python's words.
+    for empty in ("classes", "chess960_positions", "tags", "speeds"):
+        with pytest.raises(ValueError, match=r"^filter\(\) needs classes"):
+            pgnfen.filter(path, output=tmp_path / "x.pgn", **{empty: []})
     with pytest.raises(ValueError, match="same file"):
         pgnfen.filter(path, output=tmp_path / "x.pgn", rest=tmp_path / "x.pgn", classes=["standard"])
     with pytest.raises(ValueError, match="threads"):

@@ -76,6 +76,8 @@
 
 use std::fmt;
 
+use num_bigint::BigUint;
+
 /// The name of the tag a speed is read from.
 pub(crate) const TAG: &[u8] = b"TimeControl";
 
@@ -224,20 +226,28 @@ impl fmt::Display for Speed {
     }
 }
 
-/// A number of seconds as written: exact (in units of 10⁻¹⁸ s, for the
-/// speed boundaries) and as the nearest `f64` (for export).
+/// A number of seconds as written: its digits (for the exact speed), and the
+/// nearest `f64` (for export).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Seconds {
+pub struct Seconds<'a> {
     /// Units of 10⁻¹⁸ s; the integer part saturates at `Seconds::CAP` seconds
-    /// (far beyond any boundary) and fraction digits past the 18th are not read.
+    /// (far beyond any boundary) and fraction digits past the 18th are not
+    /// counted here (see `exact`).
     atto: u128,
+    /// Whether `atto` is the value: no integer part saturated, no nonzero
+    /// fraction digit past the 18th. When not, the speed is decided from
+    /// `digits` in arbitrary precision (values no clock writes, but a time
+    /// of 10⁻¹⁹ s is still not zero).
+    exact: bool,
+    /// The number as written (ASCII digits and at most one dot).
+    digits: &'a [u8],
     /// The value, rounded to the nearest `f64` (infinite for absurdly long
     /// numbers); NaN when only the speed was asked for ([`Speed::of`] skips
     /// this conversion, the costliest step of reading a value).
     value: f64,
 }
 
-impl Seconds {
+impl<'a> Seconds<'a> {
     /// Integer parts are saturated here (≈ 31 million years): the exact
     /// arithmetic then stays far inside `u128`.
     const CAP: u128 = 1_000_000_000_000_000;
@@ -249,12 +259,12 @@ impl Seconds {
     }
 
     fn is_zero(self) -> bool {
-        self.atto == 0
+        self.exact && self.atto == 0
     }
 
     /// Digits with an optional fraction (`10`, `0.1`); nothing else, no sign.
     /// `float`: also convert it to `f64`.
-    fn parse(s: &[u8], float: bool) -> Option<Seconds> {
+    fn parse(s: &'a [u8], float: bool) -> Option<Seconds<'a>> {
         let (int, frac) = match memchr::memchr(b'.', s) {
             Some(p) => (&s[..p], Some(&s[p + 1..])),
             None => (s, None),
@@ -263,14 +273,23 @@ impl Seconds {
         if !digits(int) || frac.is_some_and(|f| !digits(f)) {
             return None;
         }
+        let mut exact = true;
         let whole = int.iter().fold(0u128, |n, &b| {
-            (n * 10 + u128::from(b - b'0')).min(Seconds::CAP)
+            let n = n * 10 + u128::from(b - b'0');
+            if n > Seconds::CAP {
+                exact = false;
+            }
+            n.min(Seconds::CAP)
         });
+        let frac = frac.unwrap_or_default();
         let mut part = 0u128;
         let mut scale = Seconds::SCALE;
-        for &b in frac.unwrap_or_default().iter().take(18) {
+        for &b in frac.iter().take(18) {
             scale /= 10;
             part += u128::from(b - b'0') * scale;
+        }
+        if frac.iter().skip(18).any(|&b| b != b'0') {
+            exact = false;
         }
         // ASCII digits and one dot: always UTF-8 and a float Rust can read.
         let value = if float {
@@ -283,39 +302,64 @@ impl Seconds {
         };
         Some(Seconds {
             atto: whole * Seconds::SCALE + part,
+            exact,
+            digits: s,
             value,
         })
+    }
+
+    /// The fraction digits written.
+    fn fraction_len(self) -> usize {
+        memchr::memchr(b'.', self.digits).map_or(0, |p| self.digits.len() - p - 1)
+    }
+
+    /// The value × 10^`scale` as an integer (`scale` at least
+    /// [`Self::fraction_len`]).
+    fn scaled(self, scale: usize) -> BigUint {
+        let mut digits: Vec<u8> = self.digits.iter().copied().filter(|&b| b != b'.').collect();
+        digits.extend(std::iter::repeat_n(b'0', scale - self.fraction_len()));
+        // ASCII digits only (checked by `parse`).
+        BigUint::parse_bytes(&digits, 10).unwrap_or_default()
     }
 }
 
 /// One period of a time control.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Period {
+pub enum Period<'a> {
     /// `M/S` or `M/S+I`: `moves` moves in `seconds`, plus `increment` per move.
     Moves {
         /// M, at least 1 (saturated at `u64::MAX`).
         moves: u64,
         /// S.
-        seconds: Seconds,
+        seconds: Seconds<'a>,
         /// I, when written.
-        increment: Option<Seconds>,
+        increment: Option<Seconds<'a>>,
     },
     /// `S` or `S+I`: the rest of the game in `seconds`, plus `increment` per move.
     SuddenDeath {
         /// S.
-        seconds: Seconds,
+        seconds: Seconds<'a>,
         /// I, when written.
-        increment: Option<Seconds>,
+        increment: Option<Seconds<'a>>,
     },
     /// `*S`: a sandclock of `seconds`.
     Sandclock {
         /// S.
-        seconds: Seconds,
+        seconds: Seconds<'a>,
     },
 }
 
-impl Period {
-    fn parse(p: &[u8], float: bool) -> Option<Period> {
+impl<'a> Period<'a> {
+    /// The upper bound (seconds, excluded) of each speed but correspondence.
+    const BOUNDS: [(u128, Speed); 5] = [
+        (30, Speed::UltraBullet),
+        (180, Speed::Bullet),
+        (480, Speed::Blitz),
+        (1500, Speed::Rapid),
+        (86400, Speed::Classical),
+    ];
+
+    fn parse(p: &'a [u8], float: bool) -> Option<Period<'a>> {
         if let Some(rest) = p.strip_prefix(b"*") {
             let seconds = Seconds::parse(rest, float)?;
             return (!seconds.is_zero()).then_some(Period::Sandclock { seconds });
@@ -376,25 +420,24 @@ impl Period {
         }
     }
 
-    /// The estimated duration as an exact fraction of 10⁻¹⁸ s units:
-    /// (numerator, denominator).
-    fn duration_exact(&self) -> (u128, u128) {
-        let inc = |i: &Option<Seconds>| i.map_or(0, |s| s.atto);
-        match self {
+    /// The estimated duration as `(a×S + b×I) / den`: `(a, S, b, I, den)`
+    /// (no increment: I is `None`).
+    fn duration_terms(&self) -> (u128, Seconds<'a>, u128, Option<Seconds<'a>>, u128) {
+        match *self {
+            // S×40/M + 40×I = (40×S + 40×M×I) / M, M < 40.
             Period::Moves {
                 moves,
                 seconds,
                 increment,
-            } if *moves < 40 => {
-                // S×40/M + 40×I = (40×S + 40×I×M) / M, M < 40.
-                let m = u128::from(*moves);
-                (40 * seconds.atto + 40 * inc(increment) * m, m)
+            } if moves < 40 => {
+                let m = u128::from(moves);
+                (40, seconds, 40 * m, increment, m)
             }
             Period::Moves {
                 seconds, increment, ..
             }
-            | Period::SuddenDeath { seconds, increment } => (seconds.atto + 40 * inc(increment), 1),
-            Period::Sandclock { seconds } => (seconds.atto, 1),
+            | Period::SuddenDeath { seconds, increment } => (1, seconds, 40, increment, 1),
+            Period::Sandclock { seconds } => (1, seconds, 0, None, 1),
         }
     }
 
@@ -420,44 +463,66 @@ impl Period {
 
     /// The speed this period's estimated duration gives.
     pub fn speed(&self) -> Speed {
-        const BOUNDS: [(u128, Speed); 5] = [
-            (30, Speed::UltraBullet),
-            (180, Speed::Bullet),
-            (480, Speed::Blitz),
-            (1500, Speed::Rapid),
-            (86400, Speed::Classical),
-        ];
-        let (num, den) = self.duration_exact();
-        BOUNDS
+        let (_, seconds, _, increment, _) = self.duration_terms();
+        if seconds.exact && increment.is_none_or(|i| i.exact) {
+            self.speed_counted()
+        } else {
+            self.speed_in_full()
+        }
+    }
+
+    /// [`Self::speed`] when every digit is counted in units of 10⁻¹⁸ s (the
+    /// usual case).
+    fn speed_counted(&self) -> Speed {
+        let (a, seconds, b, increment, den) = self.duration_terms();
+        let num = a * seconds.atto + b * increment.map_or(0, |i| i.atto);
+        Self::BOUNDS
             .iter()
             .find(|(limit, _)| num < limit * Seconds::SCALE * den)
+            .map_or(Speed::Correspondence, |&(_, speed)| speed)
+    }
+
+    /// [`Self::speed`] from every digit written, in arbitrary precision.
+    fn speed_in_full(&self) -> Speed {
+        let (a, seconds, b, increment, den) = self.duration_terms();
+        let scale = seconds
+            .fraction_len()
+            .max(increment.map_or(0, Seconds::fraction_len));
+        let mut num = seconds.scaled(scale) * a;
+        if let Some(i) = increment {
+            num += i.scaled(scale) * b;
+        }
+        let unit = BigUint::from(10u8).pow(scale as u32) * den;
+        Self::BOUNDS
+            .iter()
+            .find(|(limit, _)| num < &unit * *limit)
             .map_or(Speed::Correspondence, |&(_, speed)| speed)
     }
 }
 
 /// A `TimeControl` value that follows the grammar (see the module notes).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TimeControl {
+pub enum TimeControl<'a> {
     /// `-`: played without a clock.
     NoClock,
     /// One or more periods.
     Clock {
         /// The first period, which decides the speed.
-        first: Period,
+        first: Period<'a>,
         /// How many periods the value holds.
         periods: usize,
     },
 }
 
-impl TimeControl {
+impl<'a> TimeControl<'a> {
     /// Reads a raw `TimeControl` value; `None` when it is not a time control.
-    pub fn parse(value: &[u8]) -> Option<TimeControl> {
+    pub fn parse(value: &'a [u8]) -> Option<TimeControl<'a>> {
         TimeControl::read(value, true)
     }
 
     /// [`TimeControl::parse`]; `float`: convert the numbers to `f64` too
     /// (without, only the speed of the result means anything).
-    fn read(value: &[u8], float: bool) -> Option<TimeControl> {
+    fn read(value: &'a [u8], float: bool) -> Option<TimeControl<'a>> {
         let value = trim_spaces(value);
         if value == b"-" {
             return Some(TimeControl::NoClock);
@@ -682,6 +747,48 @@ mod tests {
     }
 
     #[test]
+    fn digits_past_the_eighteenth_count() {
+        let tiny = format!("0.{}1", "0".repeat(18)); // 10⁻¹⁹ s
+        for (value, want) in [
+            // A positive time, however small, is a time control.
+            (tiny.clone(), Speed::UltraBullet),
+            (format!("*{tiny}"), Speed::UltraBullet),
+            (format!("0+{tiny}"), Speed::UltraBullet),
+            (format!("40/{tiny}"), Speed::UltraBullet),
+            // Zeros past the 18th digit are still no time.
+            (format!("0.{}", "0".repeat(40)), Speed::Unknown),
+            (
+                format!("0.{}+0.{}", "0".repeat(30), "0".repeat(25)),
+                Speed::Unknown,
+            ),
+            // E = 29.999999999999999999 + 40 × 2.5×10⁻²⁰ = 30 exactly.
+            (
+                format!("29.{}+0.{}25", "9".repeat(18), "0".repeat(19)),
+                Speed::Bullet,
+            ),
+            (
+                format!("29.{}+0.{}24", "9".repeat(18), "0".repeat(19)),
+                Speed::UltraBullet,
+            ),
+            (format!("29.{}", "9".repeat(60)), Speed::UltraBullet),
+            (format!("30.{}1", "0".repeat(60)), Speed::Bullet),
+            // Scaled to 40 moves: 13.5 × 40 / 3 = 180.
+            (format!("3/13.4{}", "9".repeat(40)), Speed::Bullet),
+            (format!("3/13.5{}1", "0".repeat(40)), Speed::Blitz),
+            (format!("1/2159.{}", "9".repeat(30)), Speed::Classical),
+            // A saturated integer part next to a long fraction.
+            (
+                format!("{}.{}1", "9".repeat(40), "0".repeat(30)),
+                Speed::Correspondence,
+            ),
+        ] {
+            assert_eq!(speed(&value), want, "{value}");
+            let tc = TimeControl::parse(value.as_bytes());
+            assert_eq!(tc.map_or(Speed::Unknown, |tc| tc.speed()), want, "{value}");
+        }
+    }
+
+    #[test]
     fn moves_per_period_scale_only_below_forty() {
         // 3 moves in 11.25 s: 150 s for 40 moves.
         assert_eq!(
@@ -736,6 +843,35 @@ mod tests {
                 assert_eq!(plain, full, "{v}");
             }
             assert_eq!(Speed::of(Some(v.as_bytes())), full, "{v}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The arbitrary-precision path agrees with the counted one wherever
+        /// both apply (up to 18 fraction digits).
+        #[test]
+        fn both_exact_paths_agree(
+            moves in proptest::option::of(1u64..80),
+            sandclock in proptest::bool::ANY,
+            seconds in (0u64..100_000, proptest::option::of(0u64..1_000_000_000_000_000_000)),
+            increment in proptest::option::of((0u64..3000, proptest::option::of(0u64..1_000_000))),
+        ) {
+            let number = |(whole, frac): (u64, Option<u64>)| match frac {
+                Some(f) => format!("{whole}.{f}"),
+                None => whole.to_string(),
+            };
+            let clock = match increment {
+                Some(i) => format!("{}+{}", number(seconds), number(i)),
+                None => number(seconds),
+            };
+            let value = match (sandclock, moves) {
+                (true, _) => format!("*{}", number(seconds)),
+                (false, Some(m)) => format!("{m}/{clock}"),
+                (false, None) => clock,
+            };
+            if let Some(TimeControl::Clock { first, .. }) = TimeControl::parse(value.as_bytes()) {
+                proptest::prop_assert_eq!(first.speed_counted(), first.speed_in_full(), "{}", value);
+            }
         }
     }
 

@@ -216,6 +216,11 @@ impl<W: Write> Csv<W> {
                     Column::Text(a) => self.field.extend_from_slice(
                         crate::escape::csv_cell(a.value(i), self.raw).as_bytes(),
                     ),
+                    // A clock too long for a double: `inf`, as Parquet holds
+                    // it (JSON, which has no infinity, writes null).
+                    Column::F64(a) if a.is_valid(i) && a.value(i) == f64::INFINITY => {
+                        self.field.extend_from_slice(b"inf");
+                    }
                     // JSON text (problems, other_tags) starts with `[` or `{`
                     // and has its control characters escaped by JSON.
                     // Numbers and JSON text: as in JSON lines, nulls left empty.
