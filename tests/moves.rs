@@ -388,6 +388,63 @@ fn filter_moves_combines_with_a_class() {
 }
 
 /// Hostile movetext: a problem or a pass, never a panic, in bounded memory.
+/// The `moves` object of `stats --moves all --format json` on `input`.
+fn move_counts(input: &[u8]) -> serde_json::Value {
+    let out = run_stdin(&["stats", "--moves", "all", "--format", "json"], input);
+    json(&out)["moves"].clone()
+}
+
+#[test]
+fn text_without_a_tag_line_is_one_game_whose_moves_are_replayed() {
+    // Lines of moves, then an illegal one: found, where it stands.
+    let mut input = "Nf3 Nf6 Ng1 Ng8\n".repeat(1000).into_bytes();
+    input.extend_from_slice(b"2. Ke3 *\n");
+    let out = run_stdin(&["check", "--moves", "all", "--format", "json"], &input);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["game"].as_u64(), v["line"].as_u64(), v["column"].as_u64()),
+        (Some(1), Some(1001), Some(4))
+    );
+    assert_eq!(
+        (v["ply"].as_u64(), v["move"].as_str()),
+        (Some(4001), Some("Ke3"))
+    );
+    assert_eq!(
+        move_counts(b"1. e4 e5 2. Nf3 *\n"),
+        serde_json::json!({"checked": 1, "illegal": 0, "not_checked": 0})
+    );
+    // Larger than the piece the reader hands on at a time (64 KiB): its start
+    // was passed before its end showed it to be movetext. Counted as not
+    // checked, never replayed from the middle.
+    let mut input = "Nf3 Nf6 Ng1 Ng8\n".repeat(300_000).into_bytes();
+    input.extend_from_slice(b"2. Ke3 *\n");
+    assert_eq!(
+        move_counts(&input),
+        serde_json::json!({"checked": 0, "illegal": 0, "not_checked": 1})
+    );
+    // Text before the first tag line belongs to the first game, but is no movetext.
+    assert_eq!(
+        move_counts(b"Ke3 garbage\n[Event \"a\"]\n\n1. e4 *\n"),
+        serde_json::json!({"checked": 1, "illegal": 0, "not_checked": 0})
+    );
+}
+
+#[test]
+fn a_game_beyond_the_replay_budget_is_not_checked() {
+    // 9.6 MB of movetext: the moves past 8 MiB are not judged, so the game is
+    // counted as not checked rather than as passed; `first` still checks it.
+    let mut input = b"[Event \"long\"]\n\n".to_vec();
+    input.extend_from_slice("Nf3 Nf6 Ng1 Ng8 ".repeat(600_000).as_bytes());
+    input.extend_from_slice(b"Ke3 *\n");
+    assert_eq!(
+        move_counts(&input),
+        serde_json::json!({"checked": 0, "illegal": 0, "not_checked": 1})
+    );
+    let out = run_stdin(&["stats", "--moves", "first", "--format", "json"], &input);
+    assert_eq!(json(&out)["moves"]["checked"], 1);
+}
+
 #[test]
 fn hostile_movetext() {
     let mut input = Vec::new();

@@ -360,6 +360,10 @@ fn replay_from<P: FindMove + Clone>(
             }
         }
     }
+    if lexer.cut {
+        // Moves past the cut were not judged: the game was not fully checked.
+        return Replay::NotChecked;
+    }
     Replay::Passed
 }
 
@@ -497,7 +501,8 @@ fn chars(text: &[u8]) -> usize {
 #[derive(Debug, PartialEq, Eq)]
 enum Lenient {
     San(San),
-    /// `--` or `Z0`: the replay ends there.
+    /// `--` or `Z0` (or `0000`, `@@@@`, as UCI and python-chess write it):
+    /// the replay ends there.
     Null,
     NotSan,
 }
@@ -511,7 +516,7 @@ fn parse_san(word: &[u8]) -> Lenient {
     }
     let word = &word[..end];
     match word {
-        b"--" | b"Z0" => return Lenient::Null,
+        b"--" | b"Z0" | b"0000" | b"@@@@" => return Lenient::Null,
         b"O-O" | b"0-0" => return Lenient::San(San::Castle(CastlingSide::KingSide)),
         b"O-O-O" | b"0-0-0" => return Lenient::San(San::Castle(CastlingSide::QueenSide)),
         _ => {}
@@ -780,6 +785,9 @@ struct Lexer<'a> {
     /// The bytes may stop inside a token (see [`MoveText::complete`]).
     complete: bool,
     done: bool,
+    /// The movetext stopped short (not complete) before the main line ended:
+    /// the moves after the cut were not judged.
+    cut: bool,
 }
 
 /// Bytes that end a token (as `pgn-reader` has them, `.` included).
@@ -799,6 +807,72 @@ static TOKEN_END: [bool; 256] = {
     t
 };
 
+/// What the lexer makes of a word between token ends (results are
+/// recognised before).
+#[derive(Debug, PartialEq, Eq)]
+enum Word {
+    /// Not a move: a move number (`12`, `12…`), or noise that is no attempt
+    /// at a move (a stray `\`, a lone `-`, NUL bytes, punctuation).
+    Skip,
+    /// A move to judge, from this byte of the word on (after a move number
+    /// glued to it: `12e4`, `1…Nc6`).
+    Move(usize),
+}
+
+/// The Unicode ellipsis (`1…e5`), written like `...` after a move number.
+const ELLIPSIS: &[u8] = "…".as_bytes();
+
+fn classify_word(word: &[u8]) -> Word {
+    let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut from = digits;
+    while word[from..].starts_with(ELLIPSIS) {
+        from += ELLIPSIS.len();
+    }
+    let rest = &word[from..];
+    if digits > 0 {
+        return match rest.first() {
+            // `0000`: the null move as UCI (and python-chess) write it.
+            None if word == b"0000" => Word::Move(0),
+            // A move number (`12`, `12…`; the dots of `12.` end the word).
+            None => Word::Skip,
+            // A move glued to its number.
+            Some(b) if b.is_ascii_alphabetic() && from > 0 => Word::Move(from),
+            // `1/2`: a draw written short, no attempt at a move.
+            _ if word == b"1/2" => Word::Skip,
+            // Castling with zeros, and every other word that starts with a
+            // digit (`0-00`, `2-1`): judged whole.
+            _ => Word::Move(0),
+        };
+    }
+    let Some(&first) = rest.first() else {
+        return Word::Skip;
+    };
+    let attempt = if first.is_ascii() {
+        first.is_ascii_alphabetic() || first == b'@' || rest.starts_with(b"--")
+    } else {
+        // A letter of another script (`Кf3`, `Ｎf6`) or a chess figurine
+        // (`♘f3`, U+2654 to U+265F): an attempt at a move, though not SAN.
+        first_char(rest)
+            .is_some_and(|c| c.is_alphabetic() || ('\u{2654}'..='\u{265F}').contains(&c))
+    };
+    if attempt {
+        Word::Move(from)
+    } else {
+        Word::Skip
+    }
+}
+
+/// The first character of `bytes`, if they start with valid UTF-8.
+fn first_char(bytes: &[u8]) -> Option<char> {
+    let head = &bytes[..bytes.len().min(4)];
+    let valid = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        // The window may cut a later character: what precedes it is valid.
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
+    valid.chars().next()
+}
+
 impl<'a> Lexer<'a> {
     fn new(bytes: &'a [u8], complete: bool) -> Self {
         Lexer {
@@ -807,6 +881,7 @@ impl<'a> Lexer<'a> {
             line_start: true,
             complete,
             done: false,
+            cut: false,
         }
     }
 
@@ -893,6 +968,7 @@ impl<'a> Lexer<'a> {
                     if end == bytes.len() && !self.complete {
                         // Cut by the replay budget: not judged.
                         self.done = true;
+                        self.cut = true;
                         return None;
                     }
                     let word = &bytes[start..end];
@@ -907,33 +983,22 @@ impl<'a> Lexer<'a> {
                             return None;
                         }
                     }
-                    if word.first().is_some_and(u8::is_ascii_digit)
-                        && !matches!(
-                            word,
-                            b"0-0" | b"0-0-0" | b"0-0+" | b"0-0#" | b"0-0-0+" | b"0-0-0#"
-                        )
-                    {
-                        // A move number (`12`, `12.`, `12...`), or digits
-                        // glued to a move (`12.e4` is split at the dot).
-                        let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
-                        if digits == word.len() {
-                            continue;
+                    match classify_word(word) {
+                        Word::Skip => continue,
+                        Word::Move(from) => {
+                            // `e.p.` after an en passant capture: a remark.
+                            if &word[from..] == b"e" && bytes[end..].starts_with(b".p.") {
+                                self.at = end + 3;
+                                continue;
+                            }
+                            return Some(start + from..end);
                         }
-                        return Some(start + digits..end);
                     }
-                    // Noise that is no attempt at a move (a stray `\`, a
-                    // dash, NUL bytes) is skipped, as PGN readers skip it; a
-                    // word that starts with a letter is judged as a move.
-                    let attempt = word[0].is_ascii_alphabetic()
-                        || word[0] == b'@'
-                        || word == b"--"
-                        || word.starts_with(b"0-0");
-                    if !attempt {
-                        continue;
-                    }
-                    return Some(start..end);
                 }
             }
+        }
+        if !self.complete {
+            self.cut = true;
         }
         self.done = true;
         None

@@ -482,6 +482,11 @@ impl Scanner {
         }
         if matches!(self.phase, Phase::Header | Phase::Preamble) {
             events.push(Event::HeaderEnd);
+            if self.phase == Phase::Preamble && self.movetext {
+                // An input of text without any tag line is one game with no
+                // header: all of its text is its movetext.
+                events.push(Event::Movetext { offset: 0, line: 1 });
+            }
         }
         self.finished = true;
     }

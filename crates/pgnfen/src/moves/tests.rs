@@ -87,6 +87,14 @@ fn leniency() {
 fn null_moves_end_the_replay() {
     assert_eq!(run(&standard(), "1. e4 -- 2. Ke3 Ke6"), Replay::Passed);
     assert_eq!(run(&standard(), "1. e4 Z0 2. Ke3"), Replay::Passed);
+    // With a check mark, and as UCI and python-chess write it.
+    for null in ["--+", "Z0#", "0000", "@@@@"] {
+        assert_eq!(
+            run(&standard(), &format!("1. e4 {null} 2. Ke3")),
+            Replay::Passed,
+            "{null}"
+        );
+    }
     assert_eq!(run(&standard(), ""), Replay::Passed);
 }
 
@@ -272,13 +280,67 @@ fn hostile_movetext_is_bounded() {
         assert!(m.line_text.is_char_boundary(m.span.end));
         assert!(m.span.end <= m.line_text.len() && m.span.start == 3);
     }
-    // A cut movetext: its last token is not judged.
-    let cut = MoveText {
-        bytes: b"1. e4 e5 2. Ke",
+    // A cut movetext: its last token is not judged, so the game was not
+    // checked to its end; an illegal move before the cut is still found, and
+    // `first` needs only the first move.
+    let cut = |bytes: &'static [u8]| MoveText {
+        bytes,
         line: 1,
         complete: false,
     };
-    assert_eq!(replay(&standard(), &cut, MovesMode::All), Replay::Passed);
+    assert_eq!(
+        replay(&standard(), &cut(b"1. e4 e5 2. Ke"), MovesMode::All),
+        Replay::NotChecked
+    );
+    assert_eq!(
+        replay(&standard(), &cut(b""), MovesMode::All),
+        Replay::NotChecked
+    );
+    assert!(matches!(
+        replay(&standard(), &cut(b"1. e4 e5 2. Ke3 Nf"), MovesMode::All),
+        Replay::Illegal(_)
+    ));
+    assert_eq!(
+        replay(&standard(), &cut(b"1. e4 e5 2. Ke"), MovesMode::First),
+        Replay::Passed
+    );
+}
+
+#[test]
+fn every_attempt_at_a_move_is_judged() {
+    // Words that are moves though not SAN: reported whole, where they stand.
+    for (movetext, token, ply) in [
+        ("1. e4 e5 2. Nf3 0-00", "0-00", 4),
+        ("1. 0-0-0-0", "0-0-0-0", 1),
+        ("1. e4 e5 2.\u{2658}f3", "\u{2658}f3", 3),
+        ("1. \u{2658}f3", "\u{2658}f3", 1),
+        ("1. e4 \u{41a}f6", "\u{41a}f6", 2),
+        ("1. e4 \u{c0}f6", "\u{c0}f6", 2),
+        ("1. e4 \u{ff2e}f6", "\u{ff2e}f6", 2),
+        ("1. e4 e5 2. 0- Ke7", "0-", 3),
+    ] {
+        let m = illegal(&standard(), movetext);
+        assert_eq!((m.token.as_str(), m.ply), (token, ply), "{movetext}");
+        assert!(m.message().contains("not a move in SAN"), "{movetext}");
+        let column = movetext.chars().count()
+            - movetext[movetext.find(token).unwrap()..].chars().count()
+            + 1;
+        assert_eq!(m.column, column, "{movetext}");
+    }
+    // Move numbers, glued or with an ellipsis, and `e.p.`: not moves.
+    assert_eq!(
+        tokens("1…e5 2. Nf3 2… Nc6 3.d4 4 …a6 12e4"),
+        ["e5", "Nf3", "Nc6", "d4", "a6", "e4"]
+    );
+    assert_eq!(
+        run(
+            &from_fen("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2", false),
+            "2. exd6 e.p. Kf7 *"
+        ),
+        Replay::Passed
+    );
+    // A draw written short and noise are skipped.
+    assert_eq!(tokens("1. e4 \\ - + \u{2026} 1/2"), ["e4"]);
 }
 
 mod fast_path {

@@ -655,9 +655,25 @@ impl Builder {
                     self.pairs.push(pair);
                 }
                 Event::Movetext { offset: at, line } => {
-                    if let Some(i) = reading {
-                        out[i].moves_from = Some((*at, *line));
+                    let Some(i) = reading else { continue };
+                    if *at == 0 && offset > 0 {
+                        // A game of text without any tag line (only such a
+                        // game's movetext starts at the input's first byte),
+                        // longer than the piece its end is in: its start was
+                        // handed on before anyone knew it was movetext. Not
+                        // replayed, and counted so (an empty, cut movetext).
+                        out[i].moves_from = None;
+                        if let Some(result) = out[i].result.as_mut() {
+                            let nothing = crate::moves::MoveText {
+                                bytes: &[],
+                                line: *line,
+                                complete: false,
+                            };
+                            job.moves(result, &nothing);
+                        }
+                        continue;
                     }
+                    out[i].moves_from = Some((*at, *line));
                 }
                 Event::HeaderEnd => {
                     if !self.open || self.header_done {
