@@ -287,6 +287,48 @@ fn two_outputs_naming_one_file_are_refused_before_reading() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read(&x).unwrap(), b"old");
     assert!(temp_files(dir.path()).is_empty());
+    // A symbolic link to a file still to be made names that file; so does a
+    // path through a linked folder.
+    let z = dir.path().join("Z.pgn");
+    let link = dir.path().join("LZ.pgn");
+    std::os::unix::fs::symlink("Z.pgn", &link).unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    std::os::unix::fs::symlink(&sub, dir.path().join("via")).unwrap();
+    for (a, b) in [
+        (z.clone(), link.clone()),
+        (sub.join("n.pgn"), dir.path().join("via/n.pgn")),
+    ] {
+        let out = run(&[
+            "filter",
+            "--class",
+            "standard",
+            "-o",
+            a.to_str().unwrap(),
+            "--rest",
+            b.to_str().unwrap(),
+            i,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{a:?} {b:?}");
+        assert!(stderr(&out).contains("name the same file"));
+        assert!(!z.exists() && !sub.join("n.pgn").exists());
+    }
+    // Two classes of `split` on one file, through a link: refused, and the
+    // file keeps its bytes.
+    let out_dir = dir.path().join("split");
+    std::fs::create_dir(&out_dir).unwrap();
+    std::fs::write(out_dir.join("setup.pgn"), b"old").unwrap();
+    std::os::unix::fs::symlink("setup.pgn", out_dir.join("standard.pgn")).unwrap();
+    let template = out_dir.join("{class}.pgn");
+    let out = run(&["split", "-o", template.to_str().unwrap(), i]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("name the same file"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(out_dir.join("setup.pgn")).unwrap(), b"old");
+    assert!(temp_files(&out_dir).is_empty());
 }
 
 #[test]

@@ -267,6 +267,21 @@ impl OutputId {
         if let Ok(meta) = std::fs::metadata(path) {
             return OutputId::Inode(meta.dev(), meta.ino());
         }
+        // A symbolic link to a file still to be made: writing through it makes
+        // its target, so the target is what it names.
+        let mut path = path.to_path_buf();
+        for _ in 0..40 {
+            match std::fs::read_link(&path) {
+                Ok(target) => {
+                    path = match path.parent() {
+                        Some(dir) if target.is_relative() => dir.join(target),
+                        _ => target,
+                    };
+                }
+                Err(_) => break,
+            }
+        }
+        let path = path.as_path();
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),

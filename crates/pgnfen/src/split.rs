@@ -36,7 +36,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::class::Class;
-use crate::error::{Error, Usage, check_inputs_exist};
+use crate::error::{Error, Usage, check_distinct_outputs, check_inputs_exist};
 use crate::filter::Selection;
 use crate::pipeline::output::Output;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
@@ -312,6 +312,15 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     for (_, _, path) in &combos {
         folders.make_for(path)?;
     }
+    // Names the template gives alike share their file; different names
+    // that reach one file (a link, `a/../a`) would overwrite each other.
+    let mut distinct: Vec<&Path> = Vec::new();
+    for (_, _, path) in &combos {
+        if !distinct.contains(&path.as_path()) {
+            distinct.push(path);
+        }
+    }
+    check_distinct_outputs(&distinct)?;
     let mut files = Files {
         outputs: Vec::new(),
         files: vec![None; Class::ALL.len() * Speed::ALL.len()],
