@@ -80,6 +80,12 @@ fn options(threads: Option<usize>) -> PyResult<Options> {
                 "invalid value '0' for threads: at least 1 (None: one per core)",
             ));
         }
+        Some(n) if n > Options::MAX_THREADS => {
+            return Err(crate::errors::usage(format!(
+                "invalid value '{n}' for threads: at most {} (None: one per core)",
+                Options::MAX_THREADS
+            )));
+        }
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };

@@ -419,6 +419,20 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
         pgnfen.filter(path, output=tmp_path / "x.pgn", rest=tmp_path / "x.pgn", classes=["standard"])
     with pytest.raises(ValueError, match="threads"):
         pgnfen.stats(path, threads=0)
+    # As -j on the command line: at most 1,024 threads.
+    with pytest.raises(pgnfen.UsageError, match="at most 1024"):
+        pgnfen.stats(path, threads=1025)
+    # An output ending pgnfen cannot write is a usage error, as on the command line.
+    for kwargs in ({"output": tmp_path / "x.zip"}, {"output": tmp_path / "y.pgn", "rest": tmp_path / "r.7z"}):
+        with pytest.raises(pgnfen.UsageError, match="cannot write"):
+            pgnfen.filter(path, classes=["standard"], **kwargs)
+    with pytest.raises(pgnfen.UsageError, match="cannot write .lz4"):
+        pgnfen.split(path, template=tmp_path / "{class}.lz4")
+    # A folder given as an input is also Python's IsADirectoryError.
+    with pytest.raises(IsADirectoryError) as folder:
+        pgnfen.stats(tmp_path)
+    assert isinstance(folder.value, pgnfen.InputError)
+    assert "is a directory" in str(folder.value)
     with pytest.raises(ValueError, match="at least one path"):
         pgnfen.stats()
     assert not (tmp_path / "x.pgn").exists()

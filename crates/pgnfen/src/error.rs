@@ -43,6 +43,16 @@ pub enum Usage {
     /// binding's arguments), in its words.
     #[error("{0}")]
     Argument(String),
+    /// An output whose name ends in a compression pgnfen cannot write
+    /// (`.zip`, `.7z`, `.lz4`, ...): refused rather than written as plain text
+    /// under a misleading name.
+    #[error("{file}: {message}")]
+    OutputFormat {
+        /// The output, as named by the caller.
+        file: String,
+        /// Which endings pgnfen writes.
+        message: String,
+    },
     /// A selection that selects nothing: no class, position, tag expression
     /// or speed. `command` names the caller (`filter`, `split`).
     #[error(
@@ -135,6 +145,15 @@ impl Error {
     pub fn writing(file: &str, source: io::Error) -> Error {
         if source.kind() == io::ErrorKind::BrokenPipe {
             Error::BrokenPipe
+        } else if source
+            .get_ref()
+            .is_some_and(|e| e.is::<crate::pipeline::output::RefusedEnding>())
+        {
+            Usage::OutputFormat {
+                file: file.to_string(),
+                message: source.to_string(),
+            }
+            .into()
         } else {
             Error::Io {
                 file: file.to_string(),
@@ -202,7 +221,7 @@ pub fn check_inputs_exist(inputs: &[Input]) -> Result<(), Error> {
         let checked = std::fs::metadata(path).and_then(|meta| {
             if meta.is_dir() {
                 Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
+                    io::ErrorKind::IsADirectory,
                     "is a directory",
                 ))
             } else if meta.is_file() {

@@ -201,7 +201,7 @@ impl Input {
                 let meta = file.metadata()?;
                 if meta.is_dir() {
                     return Err(io::Error::new(
-                        io::ErrorKind::InvalidInput,
+                        io::ErrorKind::IsADirectory,
                         "is a directory",
                     ));
                 }
