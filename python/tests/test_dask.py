@@ -97,6 +97,28 @@ def test_read_headers_equals_the_rows_of_export(client, tmp_path, size):
         assert comparable(frame.reset_index(drop=True)) == comparable(expected)
 
 
+def test_a_zip_of_several_members_as_on_one_machine(client, tmp_path):
+    """Each member its own input (its name, its game numbers), as `export` has it."""
+    import zipfile
+
+    archive = tmp_path / "two.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for m in ("m1.pgn", "m2.pgn"):
+            # The second member's last game has no newline after its result.
+            z.writestr(m, "".join(f'[Event "{m} {i}"]\n\n1. e4 e5 *\n\n' for i in range(3)).rstrip())
+    paths = [archive, tricky(tmp_path)]
+    frame = pgnfen.dask.read_headers(paths, client=client, partition_size=3 << 10).compute()
+    expected = pgnfen.scan(*paths).read_all().to_pandas(types_mapper=pd.ArrowDtype)
+    assert comparable(frame.reset_index(drop=True)) == comparable(expected)
+    assert list(frame["file"][:6]) == [f"{archive}:m1.pgn"] * 3 + [f"{archive}:m2.pgn"] * 3
+    assert list(frame["game"][:6]) == [1, 2, 3, 1, 2, 3]
+    assert pgnfen.dask.stats(paths, client=client) == pgnfen.stats(*paths)
+    out = pgnfen.dask.filter(paths, tmp_path / "out", classes=["standard"], client=client)
+    ref = tmp_path / "ref.pgn"
+    pgnfen.filter(*paths, output=ref, classes=["standard"])
+    assert b"".join(open(p, "rb").read() for p in out) == ref.read_bytes()
+
+
 def test_named_tag_columns(client, tmp_path):
     files, _ = inputs(tmp_path)
     frame = pgnfen.dask.read_headers(files, tags=["White", "Black"], client=client, partition_size=61 << 10)

@@ -326,6 +326,23 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
         }
     };
     let first = first.unwrap_or(0);
+    if part.kind == Kind::Whole && first == 0 && bases.is_none_or(|b| b == Bases::default()) {
+        // A zip is read as on one machine: each member an input of its own,
+        // with its own name and game numbers, not one stream of them all.
+        let file = File::open(&part.path).map_err(io_err)?;
+        let head = crate::pipeline::source::head_of(&file).map_err(io_err)?;
+        if matches!(Compression::sniff(&head), Compression::Zip) {
+            let games = pipeline::run(&[Input::File(part.path.clone())], job, sink, options)?;
+            // The input's only partition: nothing comes after it to place.
+            return Ok(Outcome {
+                first: Some(0),
+                next: None,
+                decoded_len: 0,
+                lines: 0,
+                games,
+            });
+        }
+    }
     let own = Arc::new(AtomicU64::new(0));
     let (reader, own_len) = open_all(part, own.clone()).map_err(io_err)?;
     let (stream, skipped) = skip(reader, first).map_err(io_err)?;
