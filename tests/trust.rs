@@ -372,6 +372,39 @@ fn signals_remove_the_temporary_file_and_leave_the_output_alone() {
 }
 
 #[test]
+fn an_interrupted_split_removes_the_folders_it_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = dir.path().join("made/deeper/{class}.pgn");
+    let mut child = bin()
+        .args(["split", "-o"])
+        .arg(&template)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A slow pipe: some games, then nothing more for a while.
+    stdin.write_all(&games(5000)).unwrap();
+    stdin.flush().unwrap();
+    let deeper = dir.path().join("made/deeper");
+    let started = Instant::now();
+    while temp_files(&deeper).is_empty() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !temp_files(&deeper).is_empty(),
+        "the run writes temporary files"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: signalling our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert_eq!(status.code(), Some(130));
+    assert!(!dir.path().join("made").exists(), "folders left behind");
+}
+
+#[test]
 fn progress_to_a_file_writes_plain_lines() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pgnfen"))
         .args(["--progress", "stats"])

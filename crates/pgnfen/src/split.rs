@@ -183,6 +183,7 @@ impl Drop for CreatedFolders {
         for dir in self.0.iter().rev() {
             // Fails, as it should, on a folder that holds anything.
             let _ = std::fs::remove_dir(dir);
+            crate::pipeline::signals::retire_folder(dir);
         }
     }
 }
@@ -211,7 +212,10 @@ impl CreatedFolders {
         }
         for d in missing.into_iter().rev() {
             match std::fs::create_dir(d) {
-                Ok(()) => self.0.push(d.to_path_buf()),
+                Ok(()) => {
+                    crate::pipeline::signals::register_folder(d);
+                    self.0.push(d.to_path_buf());
+                }
                 // Made meanwhile by someone else: theirs, not ours to remove.
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
                 Err(e) => {

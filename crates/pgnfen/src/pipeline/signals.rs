@@ -12,6 +12,10 @@ use std::sync::Mutex;
 /// Temporary files that exist under a name right now.
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Folders a run made for its outputs (`split`'s template), in the order made:
+/// removed again, when empty, if the run is interrupted.
+static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
 /// Removes every temporary output file that exists now and ends the process
 /// with `code`. Nothing is renamed into place or created after it starts. For
 /// a program's own signal thread: the command line calls it on SIGINT,
@@ -22,7 +26,28 @@ pub fn exit_removing_temporaries(code: i32) -> ! {
     for path in live.iter() {
         let _ = std::fs::remove_file(path);
     }
+    let folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+    for dir in folders.iter().rev() {
+        // Fails, as it should, on a folder that holds anything.
+        let _ = std::fs::remove_dir(dir);
+    }
     std::process::exit(code);
+}
+
+/// A run made the folder `dir` for its outputs (see [`exit_removing_temporaries`]).
+pub(crate) fn register_folder(dir: &Path) {
+    FOLDERS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(dir.to_path_buf());
+}
+
+/// The run is done with the folder `dir` (removed or kept).
+pub(crate) fn retire_folder(dir: &Path) {
+    FOLDERS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|d| d != dir);
 }
 
 /// Turns SIGBUS, which a mapped input truncated by another program raises
