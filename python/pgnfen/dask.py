@@ -238,6 +238,10 @@ def _refuse_self_overwrite(parts, out_dir):
             )
 
 
+#: The class names ``filter`` takes (those of ``pgnfen.types.ClassName``).
+_CLASSES = ("standard", "setup", "chess960", "crc", "other", "malformed")
+
+
 def _remove_tree(path):
     """Removes a staging folder, also while cancelled tasks may still be
     writing their last temporary file into it."""
@@ -272,10 +276,20 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
     its partitions read."""
     if not classes and not tags:
         raise UsageError("filter() needs classes or tags")
+    for name in classes or ():
+        # Checked here, before any folder is made, rather than on a worker.
+        if name not in _CLASSES:
+            raise UsageError(f"invalid value '{name}' for classes [possible values: {', '.join(_CLASSES)}]")
     client = _client(client)
     out_dir = os.fsdecode(os.fspath(out_dir))
     parts = partitions(paths, partition_size, client)
     _refuse_self_overwrite(parts, out_dir)
+    # The folders made for out_dir: removed again (when empty) if the run fails.
+    made = []
+    folder = os.path.abspath(out_dir)
+    while not os.path.exists(folder):
+        made.append(folder)
+        folder = os.path.dirname(folder)
     os.makedirs(out_dir, exist_ok=True)
     width = max(5, len(str(len(parts) - 1)))
     names = [f"part-{i:0{width}d}.pgn" for i in range(len(parts))]
@@ -298,8 +312,15 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
                 os.remove(os.path.join(out_dir, name))
         for name in names:
             os.replace(os.path.join(staging, name), os.path.join(out_dir, name))
-    finally:
+    except BaseException:
         _remove_tree(staging)
+        for folder in made:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                break
+        raise
+    _remove_tree(staging)
     return [os.path.join(out_dir, name) for name in names]
 
 

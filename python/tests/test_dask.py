@@ -134,3 +134,24 @@ def test_errors(client, tmp_path):
         pgnfen.dask.stats([], client=client)
     with pytest.raises(ValueError):
         pgnfen.dask.filter([tricky(tmp_path)], tmp_path / "o", client=client)
+
+
+def test_a_failed_filter_leaves_no_folder_it_made(client, tmp_path):
+    import gzip
+
+    out = tmp_path / "new" / "parts"
+    with pytest.raises(pgnfen.UsageError, match="possible values"):
+        pgnfen.dask.filter([tricky(tmp_path)], out, classes=["nope"], client=client)
+    assert not (tmp_path / "new").exists()
+    # A truncated gzip fails on a worker, after the folders were made.
+    broken = tmp_path / "broken.pgn.gz"
+    broken.write_bytes(gzip.compress(tricky(tmp_path).read_bytes())[:-40])
+    with pytest.raises(pgnfen.InputError):
+        pgnfen.dask.filter([broken], out, classes=["standard"], client=client)
+    assert not (tmp_path / "new").exists()
+    # An existing out_dir stays, with what it held.
+    out.mkdir(parents=True)
+    (out / "keep.txt").write_text("mine")
+    with pytest.raises(pgnfen.InputError):
+        pgnfen.dask.filter([broken], out, classes=["standard"], client=client)
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
