@@ -35,13 +35,18 @@ CHILD = RESTORE_SIGINT + textwrap.dedent(
     import os, sys, threading, time
     import pgnfen
     fifo, call, out = sys.argv[1:4]
-    block = bytes.fromhex(sys.argv[4]) * 4000
+    slow = sys.argv[5] == "slow"
+    # Fast: as fast as the call reads. Slow: a trickle (a few games every
+    # 20 ms), so that a chunk is never filled while the call is under way.
+    block = bytes.fromhex(sys.argv[4]) * (2 if slow else 4000)
 
     def feed():
         fd = os.open(fifo, os.O_WRONLY)
         try:
             while True:
                 os.write(fd, block)
+                if slow:
+                    time.sleep(0.02)
         except OSError:
             pass
 
@@ -72,8 +77,9 @@ CHILD = RESTORE_SIGINT + textwrap.dedent(
 CALLS = ["stats", "check", "filter", "convert", "scan", "games"]
 
 
+@pytest.mark.parametrize("pace", ["fast", "slow"])
 @pytest.mark.parametrize("call", CALLS)
-def test_sigint_stops_each_call_and_leaves_outputs_alone(call, tmp_path):
+def test_sigint_stops_each_call_and_leaves_outputs_alone(call, pace, tmp_path):
     if call == "scan":
         pytest.importorskip("pyarrow")
     fifo = tmp_path / "games.pgn"
@@ -85,7 +91,7 @@ def test_sigint_stops_each_call_and_leaves_outputs_alone(call, tmp_path):
     script = tmp_path / "child.py"
     script.write_text(CHILD)
     child = subprocess.Popen(
-        [sys.executable, str(script), str(fifo), call, str(out), (GAME + PROBLEM_GAME).hex()],
+        [sys.executable, str(script), str(fifo), call, str(out), (GAME + PROBLEM_GAME).hex(), pace],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

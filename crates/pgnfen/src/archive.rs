@@ -135,7 +135,11 @@ impl Archive {
     pub fn games(&self) -> Games {
         let (tx, rx) = bounded(GAMES_IN_FLIGHT);
         let inputs = self.inputs.clone();
-        let options = self.options.clone();
+        let mut options = self.options.clone();
+        let cancel = options
+            .cancel
+            .get_or_insert_with(|| Arc::new(std::sync::atomic::AtomicBool::new(false)))
+            .clone();
         let keep_raw = self.keep_raw;
         let handle = std::thread::Builder::new()
             .name("pgnfen-archive".into())
@@ -157,6 +161,7 @@ impl Archive {
             Ok(handle) => Games {
                 rx: Some(rx),
                 handle: Some(handle),
+                cancel,
             },
             Err(e) => {
                 // No thread: the one item is the error.
@@ -165,6 +170,7 @@ impl Archive {
                 Games {
                     rx: Some(rx),
                     handle: None,
+                    cancel,
                 }
             }
         }
@@ -289,6 +295,10 @@ pub struct GameProblem {
 pub struct Games {
     rx: Option<Receiver<Result<Game, RunError>>>,
     handle: Option<JoinHandle<()>>,
+    /// The run's cancellation flag (its own, or the one of
+    /// [`Archive::with_options`]): set when the iterator is dropped, so that a
+    /// reader waiting on a slow pipe stops at its next read.
+    cancel: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Games {
@@ -321,6 +331,8 @@ impl Games {
     fn finish(&mut self) {
         self.rx = None;
         if let Some(handle) = self.handle.take() {
+            self.cancel
+                .store(true, std::sync::atomic::Ordering::Relaxed);
             let _ = handle.join();
         }
     }

@@ -98,6 +98,10 @@ pub struct Chunker<R> {
     done: bool,
     target: usize,
     max: usize,
+    /// The run's cancellation flag ([`super::Options::cancel`]), looked at
+    /// between reads: a pipe that trickles would otherwise hold a cancelled
+    /// run until a whole chunk came.
+    cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl<R: Read> Chunker<R> {
@@ -113,7 +117,14 @@ impl<R: Read> Chunker<R> {
             done: false,
             target: target.max(16),
             max: max.max(target.max(16)),
+            cancel: None,
         }
+    }
+
+    /// Stops reading (with the error of a cancelled run) once `cancel` is set.
+    pub fn cancelled_by(mut self, cancel: Option<Arc<std::sync::atomic::AtomicBool>>) -> Self {
+        self.cancel = cancel;
+        self
     }
 
     /// The next chunk, read into `buf` (a recycled buffer), or `None` at the end.
@@ -216,6 +227,13 @@ impl<R: Read> Chunker<R> {
             let Source::Read(reader) = &mut self.source else {
                 return Ok(());
             };
+            if self
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                return Err(super::cancelled());
+            }
             match reader.read(&mut buf[*filled..want]) {
                 Ok(0) => self.eof = true,
                 Ok(n) => *filled += n,

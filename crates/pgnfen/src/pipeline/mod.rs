@@ -408,7 +408,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
     let limits = Limits::of(options);
     let mut merger = Merger::new(job, limits);
     let (target, max) = options.chunk_sizes;
-    let mut chunker = Chunker::with_sizes(source, target, max);
+    let mut chunker = Chunker::with_sizes(source, target, max).cancelled_by(options.cancel.clone());
 
     // The first chunk is read here. When it is the whole input (a small file,
     // a zip member of a game or two) it is scanned and merged on this thread:
