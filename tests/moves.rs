@@ -232,6 +232,10 @@ fn every_format_reports_the_move() {
         (v["ply"].as_u64(), v["move"].as_str()),
         (Some(1), Some("e4"))
     );
+    assert_eq!(
+        v["position"],
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    );
 
     let out = run_stdin(
         &["check", "--moves", "all", "--format", "csv"],

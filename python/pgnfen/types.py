@@ -139,6 +139,8 @@ class CheckProblem(TypedDict):
     ply: NotRequired[int]
     #: ``illegal-move`` only: the move as written.
     move: NotRequired[str]
+    #: ``illegal-move`` only: the position the move was played in (X-FEN).
+    position: NotRequired[str]
 
 
 class FilterCounts(TypedDict):

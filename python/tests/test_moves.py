@@ -58,6 +58,7 @@ def test_moves_first_and_bad_values(tmp_path):
     assert list(pgnfen.check(path, moves="first")) == []
     [p] = pgnfen.check(path, moves="all")
     assert (p["ply"], p["move"], p["line"], p["column"]) == (3, "Ke3", 3, 13)
+    assert p["position"] == "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
     assert "stats" not in pgnfen.stats(path) or "moves" not in pgnfen.stats(path)
     with pytest.raises(ValueError):
         pgnfen.check(path, moves="some")

@@ -315,7 +315,7 @@ impl serde::Serialize for Shown<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let (d, f) = (self.d, self.d.finding);
-        let mut map = serializer.serialize_map(Some(if f.ply.is_some() { 12 } else { 10 }))?;
+        let mut map = serializer.serialize_map(Some(if f.ply.is_some() { 13 } else { 10 }))?;
         map.serialize_entry("file", self.file)?;
         map.serialize_entry("game", &d.game)?;
         map.serialize_entry("line", &d.line)?;
@@ -331,6 +331,7 @@ impl serde::Serialize for Shown<'_> {
             map.serialize_entry("ply", &ply)?;
             let token = f.move_text.as_deref().unwrap_or_default();
             map.serialize_entry("move", &pgnfen::escape::controls(token))?;
+            map.serialize_entry("position", &f.position.as_deref().unwrap_or_default())?;
         }
         map.end()
     }

@@ -65,6 +65,8 @@ pub struct Finding {
     pub ply: Option<u32>,
     /// For `illegal-move`: the move as written, suffix included.
     pub move_text: Option<String>,
+    /// For `illegal-move`: the position the move was played in (X-FEN).
+    pub position: Option<String>,
 }
 
 impl Finding {
@@ -87,6 +89,7 @@ impl Finding {
             note: Some(m.note()),
             ply: Some(m.ply),
             move_text: Some(m.token.clone()),
+            position: Some(m.position.clone()),
         }
     }
 }
@@ -175,8 +178,8 @@ impl Finding {
 impl Serialize for Diagnostic<'_> {
     /// The object `pgnfen check --format json` prints: `file`, `game`, `line`,
     /// `column`, `tag`, `code`, `severity`, `message`, then `end_column` and
-    /// `help` (null when there is no advice); for `illegal-move` also `ply` and
-    /// `move`, with `tag` null.
+    /// `help` (null when there is no advice); for `illegal-move` also `ply`,
+    /// `move` and `position` (X-FEN), with `tag` null.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         struct Row<'a> {
@@ -194,6 +197,8 @@ impl Serialize for Diagnostic<'_> {
             ply: Option<u32>,
             #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
             move_text: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            position: Option<&'a str>,
         }
         let f = self.finding;
         Row {
@@ -210,6 +215,7 @@ impl Serialize for Diagnostic<'_> {
             help: f.help.as_deref(),
             ply: f.ply,
             move_text: f.move_text.as_deref(),
+            position: f.position.as_deref(),
         }
         .serialize(serializer)
     }

@@ -63,6 +63,7 @@ impl CheckJob {
             note: None,
             ply: None,
             move_text: None,
+            position: None,
         }
     }
 }
