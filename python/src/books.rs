@@ -106,17 +106,20 @@ fn read_books(
         .build()
         .map_err(|e| Error::usage(format!("cannot start the worker threads: {e}")))?;
     for input in inputs {
-        let file = input.display_name();
-        let read_err = |source| Error::Io {
-            file: file.clone(),
-            source,
-        };
-        let mut reader = input.open(Arc::new(AtomicU64::new(0))).map_err(read_err)?;
-        let reports = Reports { file: file.clone() };
-        match pool.install(|| book::stream(&mut *reader, &reports, false, &mut queue)) {
-            Ok(()) => {}
-            Err(StreamError::Read(e)) => return Err(read_err(e)),
-            Err(StreamError::Sink(Stopped)) => return Ok(()),
+        let read_err = |file: String| move |source| Error::Io { file, source };
+        // Each stream on its own, as the command line reads books: a zip
+        // member is named `ARCHIVE:MEMBER` and its lines count from 1.
+        let mut streams = input
+            .open_streams(Arc::new(AtomicU64::new(0)))
+            .map_err(read_err(input.display_name()))?;
+        while let Some(mut stream) = streams.next().map_err(read_err(input.display_name()))? {
+            let file = stream.input.display_name();
+            let reports = Reports { file: file.clone() };
+            match pool.install(|| book::stream(&mut *stream.reader, &reports, false, &mut queue)) {
+                Ok(()) => {}
+                Err(StreamError::Read(e)) => return Err(read_err(file)(e)),
+                Err(StreamError::Sink(Stopped)) => return Ok(()),
+            }
         }
     }
     Ok(())

@@ -366,3 +366,16 @@ def test_stubs_agree_with_the_module_and_type_the_examples():
         check=False,
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_fen_records_of_a_zip_name_each_member_as_the_command_line(tmp_path):
+    import zipfile
+
+    book = tmp_path / "two.zip"
+    with zipfile.ZipFile(book, "w") as z:
+        z.writestr("m1.epd", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n")
+        z.writestr("m2.epd", "\n8/8/8/8/8/8/8/K6k w - -\n")
+    expected = [json.loads(line) for line in cli("fen", "--format", "json", book).splitlines()]
+    got = list(pgnfen.fen_records(book))
+    assert got == expected
+    assert [(r["file"], r["line"]) for r in got] == [(f"{book}:m1.epd", 1), (f"{book}:m2.epd", 2)]

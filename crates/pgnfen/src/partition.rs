@@ -154,11 +154,9 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
         let head = crate::pipeline::source::head_of(&file).map_err(io_err)?;
         let ranges: Vec<(Kind, std::ops::Range<u64>)> = match Compression::sniff(&head) {
             // Refused here already: plain partitions of a tar would be read as PGN.
-            refused @ Compression::Refused(_) => {
-                return Err(io_err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{}, not PGN text: unpack it first", refused.describe()),
-                )));
+            // (The same message as on one machine.)
+            Compression::Refused(what) => {
+                return Err(io_err(crate::pipeline::source::refused(what)));
             }
             Compression::None => (0..len.div_ceil(target).max(1))
                 .map(|i| (Kind::Plain, i * target..((i + 1) * target).min(len)))

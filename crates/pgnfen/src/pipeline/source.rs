@@ -424,7 +424,7 @@ fn decompress<R: BufRead + Send + 'static>(
 }
 
 /// The error for an input in a format pgnfen recognises but does not read.
-fn refused(what: &str) -> io::Error {
+pub(crate) fn refused(what: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
         format!(
