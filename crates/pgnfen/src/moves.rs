@@ -836,7 +836,7 @@ fn classify_word(word: &[u8]) -> Word {
             // A move number (`12`, `12…`; the dots of `12.` end the word).
             None => Word::Skip,
             // A move glued to its number.
-            Some(b) if b.is_ascii_alphabetic() && from > 0 => Word::Move(from),
+            Some(b) if b.is_ascii_alphabetic() => Word::Move(from),
             // `1/2`: a draw written short, no attempt at a move.
             _ if word == b"1/2" => Word::Skip,
             // Castling with zeros, and every other word that starts with a
