@@ -331,6 +331,35 @@ fn two_outputs_naming_one_file_are_refused_before_reading() {
     assert!(temp_files(&out_dir).is_empty());
 }
 
+/// Runs pgnfen with `args` on a slow pipe (some games, then nothing more for
+/// a while), sends it `signal` once a temporary file shows in `watch`, and
+/// returns its exit code.
+fn interrupted_while_writing(args: &[&std::ffi::OsStr], watch: &Path, signal: i32) -> Option<i32> {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&games(5000)).unwrap();
+    stdin.flush().unwrap();
+    let started = Instant::now();
+    while temp_files(watch).is_empty() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !temp_files(watch).is_empty(),
+        "the run writes a temporary file"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: signalling our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+    let status = child.wait().unwrap();
+    drop(stdin);
+    status.code()
+}
+
 #[test]
 fn signals_remove_the_temporary_file_and_leave_the_output_alone() {
     for (signal, code) in [
@@ -341,31 +370,10 @@ fn signals_remove_the_temporary_file_and_leave_the_output_alone() {
         let dir = tempfile::tempdir().unwrap();
         let out_path = dir.path().join("out.pgn");
         std::fs::write(&out_path, b"precious").unwrap();
-        let mut child = bin()
-            .args(["convert", "--to", "xfen", "-o"])
-            .arg(&out_path)
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        // A slow pipe: some games, then nothing more for a while.
-        stdin.write_all(&games(5000)).unwrap();
-        stdin.flush().unwrap();
-        let started = Instant::now();
-        while temp_files(dir.path()).is_empty() && started.elapsed() < Duration::from_secs(10) {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        assert!(
-            !temp_files(dir.path()).is_empty(),
-            "the run writes a temporary file"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-        // SAFETY: signalling our own child.
-        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
-        let status = child.wait().unwrap();
-        drop(stdin);
-        assert_eq!(status.code(), Some(code), "signal {signal}");
+        let args = ["convert", "--to", "xfen", "-o"].map(std::ffi::OsStr::new);
+        let args: Vec<&std::ffi::OsStr> = args.into_iter().chain([out_path.as_os_str()]).collect();
+        let status = interrupted_while_writing(&args, dir.path(), signal);
+        assert_eq!(status, Some(code), "signal {signal}");
         assert!(temp_files(dir.path()).is_empty(), "signal {signal}");
         assert_eq!(std::fs::read(&out_path).unwrap(), b"precious");
     }
@@ -375,32 +383,13 @@ fn signals_remove_the_temporary_file_and_leave_the_output_alone() {
 fn an_interrupted_split_removes_the_folders_it_made() {
     let dir = tempfile::tempdir().unwrap();
     let template = dir.path().join("made/deeper/{class}.pgn");
-    let mut child = bin()
-        .args(["split", "-o"])
-        .arg(&template)
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    // A slow pipe: some games, then nothing more for a while.
-    stdin.write_all(&games(5000)).unwrap();
-    stdin.flush().unwrap();
-    let deeper = dir.path().join("made/deeper");
-    let started = Instant::now();
-    while temp_files(&deeper).is_empty() && started.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        !temp_files(&deeper).is_empty(),
-        "the run writes temporary files"
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    // SAFETY: signalling our own child.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let status = child.wait().unwrap();
-    drop(stdin);
-    assert_eq!(status.code(), Some(130));
+    let args = [
+        std::ffi::OsStr::new("split"),
+        "-o".as_ref(),
+        template.as_os_str(),
+    ];
+    let status = interrupted_while_writing(&args, &dir.path().join("made/deeper"), libc::SIGINT);
+    assert_eq!(status, Some(130));
     assert!(!dir.path().join("made").exists(), "folders left behind");
 }
 
