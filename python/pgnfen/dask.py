@@ -42,10 +42,12 @@ at least two partitions, within ``MIN_PARTITION_SIZE`` (1 MiB) and
 import os
 import re
 import shutil
+import typing
 import uuid
 
 from . import _pgnfen
 from ._errors import UsageError
+from .types import ClassName
 
 #: The largest partition size chosen by default (and the size used when no
 #: cluster is known): big enough that a partition's fixed costs vanish.
@@ -238,8 +240,8 @@ def _refuse_self_overwrite(parts, out_dir):
             )
 
 
-#: The class names ``filter`` takes (those of ``pgnfen.types.ClassName``).
-_CLASSES = ("standard", "setup", "chess960", "crc", "other", "malformed")
+#: The class names ``filter`` takes.
+_CLASSES = typing.get_args(ClassName)
 
 
 def _remove_tree(path):
@@ -302,6 +304,7 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
             part, by_part[part], at, classes=classes, tags=tags, own_nothing=own_nothing, threads=1
         )
 
+    succeeded = False
     try:
         _resolve(client, parts, task)
         # Every partition succeeded: the earlier run's parts go, this run's
@@ -312,15 +315,15 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
                 os.remove(os.path.join(out_dir, name))
         for name in names:
             os.replace(os.path.join(staging, name), os.path.join(out_dir, name))
-    except BaseException:
+        succeeded = True
+    finally:
         _remove_tree(staging)
-        for folder in made:
+        # A failed run removes the (empty) folders it made for out_dir.
+        for folder in [] if succeeded else made:
             try:
                 os.rmdir(folder)
             except OSError:
                 break
-        raise
-    _remove_tree(staging)
     return [os.path.join(out_dir, name) for name in names]
 
 
