@@ -7,7 +7,7 @@
 //! in slices, taking the GIL back between them to run Python's signal
 //! handlers, so that Ctrl-C stops a long call ([`interrupt`]).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -427,7 +427,6 @@ fn games(
     let archive = Archive::from_inputs(inputs).threads(options.threads);
     Ok(GameIterator {
         games: Some(archive.games()),
-        ready: VecDeque::new(),
         encoding,
     })
 }
@@ -444,10 +443,6 @@ pub(crate) fn encoding_arg(encoding: Option<&str>) -> PyResult<Encoding> {
 #[pyclass(module = "pgnfen", name = "GameIterator")]
 struct GameIterator {
     games: Option<Games>,
-    /// Games taken from the stream but not yet yielded: each release of the
-    /// GIL takes every game that is ready (up to [`BATCH`]), as releasing and
-    /// taking it back for every game would cost more than the game itself.
-    ready: VecDeque<Result<Game, RunError>>,
     /// How each game's `headers` are decoded.
     encoding: Encoding,
 }
@@ -462,9 +457,6 @@ impl Drop for GameIterator {
     }
 }
 
-/// The most games taken from the stream per release of the GIL.
-const BATCH: usize = 256;
-
 #[pymethods]
 impl GameIterator {
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -473,7 +465,25 @@ impl GameIterator {
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyGame>> {
         loop {
-            match self.ready.pop_front() {
+            let Some(games) = self.games.as_mut() else {
+                return Ok(None);
+            };
+            // The stream hands games over a chunk's worth at a time: most
+            // games are ready at once, and only waiting for the next batch
+            // releases the GIL (releasing and taking it back costs more than
+            // a game).
+            let item = match games.try_next() {
+                Some(item) => Some(item),
+                None => match py.detach(|| games.next_timeout(SIGNAL_CHECK)) {
+                    Some(Some(item)) => Some(item),
+                    Some(None) => {
+                        self.games = None;
+                        return Ok(None);
+                    }
+                    None => None,
+                },
+            };
+            match item {
                 Some(Ok(game)) => {
                     return Ok(Some(PyGame {
                         game,
@@ -484,42 +494,20 @@ impl GameIterator {
                     self.games = None;
                     return Err(run_error(e));
                 }
-                None => {}
-            }
-            let Some(games) = self.games.as_mut() else {
-                return Ok(None);
-            };
-            let ready = &mut self.ready;
-            let end = py.detach(|| match games.next_timeout(SIGNAL_CHECK) {
-                None => false,
-                Some(None) => true,
-                Some(Some(item)) => {
-                    ready.push_back(item);
-                    while ready.len() < BATCH {
-                        match games.try_next() {
-                            Some(item) => ready.push_back(item),
-                            None => break,
-                        }
+                None => {
+                    if let Err(e) = py.check_signals() {
+                        // Ctrl-C ends the iteration: the pipeline stops now rather
+                        // than filling its queue for a loop that is gone.
+                        self.close(py);
+                        return Err(e);
                     }
-                    false
                 }
-            });
-            if end {
-                self.games = None;
-            } else if self.ready.is_empty()
-                && let Err(e) = py.check_signals()
-            {
-                // Ctrl-C ends the iteration: the pipeline stops now rather
-                // than filling its queue for a loop that is gone.
-                self.close(py);
-                return Err(e);
             }
         }
     }
 
     /// Stop reading now (leaving the loop and dropping the iterator does the same).
     fn close(&mut self, py: Python<'_>) {
-        self.ready.clear();
         if let Some(games) = self.games.take() {
             py.detach(|| drop(games));
         }

@@ -51,10 +51,11 @@ use crate::pipeline::{self, GameInfo, Header, Input, InputError, Job, Options, R
 use crate::problem::{Code, Severity};
 use crate::speed::{Clock, Speed};
 
-/// Games waiting between the pipeline and the consumer. With the pipeline's
-/// own chunks in flight this bounds memory (a game is held whole, so one huge
-/// game still takes its size).
-const GAMES_IN_FLIGHT: usize = 256;
+/// Batches of games waiting between the pipeline and the consumer. A batch
+/// holds the games that ended in one chunk of the pipeline (about 1 MiB), so
+/// with the pipeline's own chunks in flight this bounds memory (a game is held
+/// whole, so one huge game still takes its size).
+const BATCHES_IN_FLIGHT: usize = 4;
 
 /// One or more PGN inputs to read game by game.
 #[derive(Clone, Debug)]
@@ -133,7 +134,7 @@ impl Archive {
     /// read (a corrupt compressed stream, an I/O error). Dropping it stops the
     /// reading.
     pub fn games(&self) -> Games {
-        let (tx, rx) = bounded(GAMES_IN_FLIGHT);
+        let (tx, rx) = bounded(BATCHES_IN_FLIGHT);
         let inputs = self.inputs.clone();
         let mut options = self.options.clone();
         let cancel = options
@@ -146,7 +147,7 @@ impl Archive {
             .spawn(move || {
                 let mut sink = GameSink {
                     tx: tx.clone(),
-                    file: Arc::from(""),
+                    batch: Batch::default(),
                     current: None,
                     keep_raw,
                 };
@@ -160,6 +161,7 @@ impl Archive {
         match handle {
             Ok(handle) => Games {
                 rx: Some(rx),
+                batch: None,
                 handle: Some(handle),
                 cancel,
             },
@@ -169,6 +171,7 @@ impl Archive {
                 let _ = tx.send(Err(RunError::Sink(e)));
                 Games {
                     rx: Some(rx),
+                    batch: None,
                     handle: None,
                     cancel,
                 }
@@ -293,7 +296,9 @@ pub struct GameProblem {
 /// The streaming iterator of [`Archive::games`].
 #[derive(Debug)]
 pub struct Games {
-    rx: Option<Receiver<Result<Game, RunError>>>,
+    rx: Option<Receiver<Result<Batch, RunError>>>,
+    /// The batch being handed out, game by game.
+    batch: Option<Unpacking>,
     handle: Option<JoinHandle<()>>,
     /// The run's cancellation flag (its own, or the one of
     /// [`Archive::with_options`]): set when the iterator is dropped, so that a
@@ -306,11 +311,14 @@ impl Games {
     /// time (callers that must stay responsive, such as the Python binding
     /// checking for Ctrl-C, wait in slices with this), `Some(None)` at the end.
     pub fn next_timeout(&mut self, timeout: Duration) -> Option<Option<Result<Game, RunError>>> {
+        if let Some(game) = self.unpack() {
+            return Some(Some(Ok(game)));
+        }
         let Some(rx) = &self.rx else {
             return Some(None);
         };
         match rx.recv_timeout(timeout) {
-            Ok(item) => Some(Some(item)),
+            Ok(item) => Some(self.received(item)),
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => {
                 self.finish();
@@ -321,15 +329,45 @@ impl Games {
 
     /// The next item if one is ready now, without waiting (`None` also at the
     /// end: [`Iterator::next`] or [`Games::next_timeout`] tell the end).
-    /// Consumers that hand games over in batches (the Python binding takes
-    /// every ready game per release of its interpreter lock) drain with this.
+    /// Consumers that must not block while they hold a lock (the Python
+    /// binding holds the interpreter's) take what is ready with this, and
+    /// wait with [`Games::next_timeout`] only when nothing is.
     pub fn try_next(&mut self) -> Option<Result<Game, RunError>> {
-        self.rx.as_ref()?.try_recv().ok()
+        if let Some(game) = self.unpack() {
+            return Some(Ok(game));
+        }
+        let item = self.rx.as_ref()?.try_recv().ok()?;
+        self.received(item)
+    }
+
+    /// The next game of the batch at hand.
+    fn unpack(&mut self) -> Option<Game> {
+        let unpacking = self.batch.as_mut()?;
+        match unpacking.next() {
+            Some(game) => Some(game),
+            None => {
+                self.batch = None;
+                None
+            }
+        }
+    }
+
+    /// A batch (or the run's error) just received: its first game.
+    fn received(&mut self, item: Result<Batch, RunError>) -> Option<Result<Game, RunError>> {
+        match item {
+            Ok(batch) => {
+                self.batch = Some(Unpacking::new(batch));
+                // The pipeline sends no empty batch.
+                self.unpack().map(Ok)
+            }
+            Err(e) => Some(Err(e)),
+        }
     }
 
     /// Closes the channel and waits for the pipeline to stop.
     fn finish(&mut self) {
         self.rx = None;
+        self.batch = None;
         if let Some(handle) = self.handle.take() {
             self.cancel
                 .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -342,11 +380,18 @@ impl Iterator for Games {
     type Item = Result<Game, RunError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let item = self.rx.as_ref()?.recv().ok();
-        if item.is_none() {
-            self.finish();
+        loop {
+            if let Some(game) = self.unpack() {
+                return Some(Ok(game));
+            }
+            let Some(item) = self.rx.as_ref()?.recv().ok() else {
+                self.finish();
+                return None;
+            };
+            if let Some(item) = self.received(item) {
+                return Some(item);
+            }
         }
-        item
     }
 }
 
@@ -356,6 +401,71 @@ impl Drop for Games {
     /// that no work goes on after the iterator is gone.
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// The games that ended in one chunk, handed from the pipeline to the
+/// consumer in one piece: one channel message and one buffer for a few
+/// thousand games, instead of one of each per game, which cost more than the
+/// rest of the hand-over together (and freeing on the consumer's thread
+/// memory taken on the pipeline's made the two contend for the allocator).
+/// The consumer gives each game its own bytes ([`Game::raw`]) as it hands
+/// the game out, so that keeping one game never keeps a whole batch alive.
+#[derive(Debug, Default)]
+struct Batch {
+    /// The bytes of its games, end to end (empty [`Archive::without_raw`]).
+    bytes: Vec<u8>,
+    /// The names of the inputs its games come from (usually one).
+    files: Vec<Arc<str>>,
+    games: Vec<Slot>,
+}
+
+/// One game of a [`Batch`].
+#[derive(Debug)]
+struct Slot {
+    /// Index into [`Batch::files`].
+    file: usize,
+    game: u64,
+    offset: u64,
+    length: u64,
+    line: u64,
+    class: Class,
+    chess960_position: Option<u16>,
+    problems: Vec<GameProblem>,
+    /// Its bytes in [`Batch::bytes`].
+    raw: std::ops::Range<usize>,
+}
+
+/// A received batch, handing out its games in order.
+#[derive(Debug)]
+struct Unpacking {
+    bytes: Vec<u8>,
+    files: Vec<Arc<str>>,
+    games: std::vec::IntoIter<Slot>,
+}
+
+impl Unpacking {
+    fn new(batch: Batch) -> Unpacking {
+        Unpacking {
+            bytes: batch.bytes,
+            files: batch.files,
+            games: batch.games.into_iter(),
+        }
+    }
+
+    fn next(&mut self) -> Option<Game> {
+        let slot = self.games.next()?;
+        Some(Game {
+            file: Arc::clone(&self.files[slot.file]),
+            game: slot.game,
+            offset: slot.offset,
+            length: slot.length,
+            line: slot.line,
+            class: slot.class,
+            chess960_position: slot.chess960_position,
+            problems: slot.problems,
+            raw: self.bytes[slot.raw].to_vec(),
+        })
     }
 }
 
@@ -395,36 +505,66 @@ impl Job for ArchiveJob {
     }
 }
 
-/// Assembles the games on the merger thread and hands each to the channel.
+/// Assembles the games on the merger thread into batches, and hands each
+/// chunk's batch to the channel.
 struct GameSink {
-    tx: Sender<Result<Game, RunError>>,
-    file: Arc<str>,
-    current: Option<Game>,
+    tx: Sender<Result<Batch, RunError>>,
+    /// The games that ended since the last hand-over.
+    batch: Batch,
+    /// The game whose bytes are being read: its bytes are already at the end
+    /// of the batch's, from `current.raw.start`.
+    current: Option<Slot>,
     /// [`Archive::without_raw`] not asked for.
     keep_raw: bool,
 }
 
 impl GameSink {
-    fn flush(&mut self) -> io::Result<()> {
-        match self.current.take() {
-            Some(game) => self
-                .tx
-                .send(Ok(game))
-                .map_err(|_| io::Error::other("the reader of the games is gone")),
-            None => Ok(()),
+    /// The current game is complete: into the batch.
+    fn end_game(&mut self) {
+        if let Some(mut slot) = self.current.take() {
+            slot.raw.end = self.batch.bytes.len();
+            self.batch.games.push(slot);
         }
+    }
+
+    /// Hands the batch's complete games to the consumer; the bytes read so
+    /// far of the current game move to the next batch.
+    fn send(&mut self) -> io::Result<()> {
+        if self.batch.games.is_empty() {
+            return Ok(());
+        }
+        let mut next = Batch {
+            files: vec![Arc::clone(
+                self.batch.files.last().expect("a game has a file"),
+            )],
+            ..Batch::default()
+        };
+        if let Some(open) = &mut self.current {
+            next.bytes = self.batch.bytes.split_off(open.raw.start);
+            open.raw.start = 0;
+            open.file = 0;
+        }
+        let batch = std::mem::replace(&mut self.batch, next);
+        self.tx
+            .send(Ok(batch))
+            .map_err(|_| io::Error::other("the reader of the games is gone"))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.end_game();
+        self.send()
     }
 }
 
 impl Sink<Facts> for GameSink {
     fn begin_input(&mut self, input: &Input) -> io::Result<()> {
-        self.flush()?;
-        self.file = input.display_name().into();
+        self.end_game();
+        self.batch.files.push(input.display_name().into());
         Ok(())
     }
 
     fn begin_game(&mut self, info: &GameInfo, facts: Facts) -> io::Result<()> {
-        self.flush()?;
+        self.end_game();
         let problems = facts
             .findings
             .into_iter()
@@ -439,8 +579,9 @@ impl Sink<Facts> for GameSink {
                 help: f.help,
             })
             .collect();
-        self.current = Some(Game {
-            file: Arc::clone(&self.file),
+        let start = self.batch.bytes.len();
+        self.current = Some(Slot {
+            file: self.batch.files.len() - 1,
             game: info.index,
             offset: info.offset,
             length: 0,
@@ -448,7 +589,7 @@ impl Sink<Facts> for GameSink {
             class: facts.class,
             chess960_position: facts.chess960_position,
             problems,
-            raw: Vec::new(),
+            raw: start..start,
         });
         Ok(())
     }
@@ -456,11 +597,15 @@ impl Sink<Facts> for GameSink {
     fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
         if let Some(game) = &mut self.current {
             if self.keep_raw {
-                game.raw.extend_from_slice(data);
+                self.batch.bytes.extend_from_slice(data);
             }
             game.length += data.len() as u64;
         }
         Ok(())
+    }
+
+    fn chunk_merged(&mut self) -> io::Result<()> {
+        self.send()
     }
 }
 
@@ -769,6 +914,52 @@ mod tests {
             // No kings: an error on the FEN tag, placed on its line.
             assert_eq!(g.problems[0].code, Code::IllegalPosition);
             assert_eq!((g.problems[0].tag, g.problems[0].line), ("FEN", g.line + 2));
+        }
+    }
+
+    /// Batches end at chunk ends, inside games and between inputs: every
+    /// game still comes whole, with its own file, number and offset.
+    #[test]
+    fn games_cut_across_batches_come_whole_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = format!("[Event \"long\"]\n\n{{{}}} 1. e4 *\n\n", "x".repeat(10_000));
+        let mut first = Vec::new();
+        for i in 0..300 {
+            first.extend_from_slice(if i % 7 == 3 { long.as_bytes() } else { GAME });
+        }
+        let files = [
+            write(&dir, "a.pgn", &first),
+            write(&dir, "empty.pgn", b""),
+            write(&dir, "b.pgn", &GAME.repeat(3)),
+        ];
+        for keep_raw in [true, false] {
+            let options = Options {
+                chunk_sizes: (4096, 8192),
+                threads: 2,
+                ..Options::default()
+            };
+            let mut archive = Archive::open(&files).unwrap().with_options(options);
+            if !keep_raw {
+                archive = archive.without_raw();
+            }
+            let games: Vec<Game> = archive.games().collect::<Result<_, _>>().unwrap();
+            assert_eq!(games.len(), 303);
+            for (path, data) in [(&files[0], &first[..]), (&files[2], &GAME.repeat(3)[..])] {
+                let name = path.display().to_string();
+                let mine: Vec<&Game> = games.iter().filter(|g| *g.file == *name).collect();
+                let mut offset = 0;
+                for (i, g) in mine.iter().enumerate() {
+                    assert_eq!((g.game, g.offset), (i as u64 + 1, offset));
+                    offset += g.length;
+                    if keep_raw {
+                        assert_eq!(g.raw.len() as u64, g.length);
+                        assert_eq!(&data[g.offset as usize..offset as usize], &g.raw[..]);
+                    } else {
+                        assert!(g.raw.is_empty());
+                    }
+                }
+                assert_eq!(offset, data.len() as u64);
+            }
         }
     }
 

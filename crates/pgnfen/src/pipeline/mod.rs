@@ -578,6 +578,7 @@ fn merge_one<J: Job, S: Sink<J::Game>>(
         seen.text |= bytes.iter().any(|b| !b.is_ascii_whitespace());
     }
     let buf = merger.merge(scanned, sink).map_err(RunError::Sink)?;
+    sink.chunk_merged().map_err(RunError::Sink)?;
     progress.advance(games_before + merger.games);
     Ok((buf, last))
 }

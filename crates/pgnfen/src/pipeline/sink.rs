@@ -40,6 +40,12 @@ pub trait Sink<G> {
     fn destination(&self, _game: &G) -> Option<u8> {
         None
     }
+    /// Everything of one chunk of the input has been handed over (a sink that
+    /// batches its output hands a batch on here, so that games reach their
+    /// reader as the input is read).
+    fn chunk_merged(&mut self) -> io::Result<()> {
+        Ok(())
+    }
     /// Whether the sink looks at bytes at all (statistics do not).
     fn wants_bytes(&self) -> bool {
         true
