@@ -33,6 +33,8 @@ removes its temporary files, leaves existing outputs alone and raises
 ``KeyboardInterrupt``.
 """
 
+from collections.abc import Mapping as _Mapping
+
 from ._errors import (  # noqa: F401  (the private kinds: pickled by name)
     Error,
     InputError,
@@ -48,6 +50,7 @@ from ._pgnfen import (  # noqa: F401  (re-exported)
     FenRecordIterator,
     Game,
     GameIterator,
+    Headers,
     ProblemIterator,
     __version__,
     check,
@@ -61,6 +64,10 @@ from ._pgnfen import (  # noqa: F401  (re-exported)
     split,
     stats,
 )
+
+# A native class cannot inherit from Mapping; registered, it is one for
+# isinstance() (pandas, for one, then takes a list of them as rows).
+_Mapping.register(Headers)
 
 
 def scan(*paths, tags=None, threads=None, encoding=None):
@@ -126,6 +133,7 @@ __all__ = [
     "FenRecordIterator",
     "Game",
     "GameIterator",
+    "Headers",
     "InputError",
     "MissingFileError",
     "ProblemIterator",

@@ -9,21 +9,29 @@ import builtins
 import os
 from typing import (
     TYPE_CHECKING,
+    ClassVar,
     Dict,
+    ItemsView,
     Iterator,
+    KeysView,
     List,
     Literal,
+    Mapping,
     Optional,
     Sequence,
     Tuple,
+    TypeVar,
     Union,
+    ValuesView,
     final,
+    overload,
 )
 from types import TracebackType
 
 if TYPE_CHECKING:
     import pyarrow
 
+_T = TypeVar("_T")
 _Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 from .types import (
@@ -93,11 +101,33 @@ class Game:
     def problems(self) -> List[CheckProblem]:
         """Problems as ``check --format json`` gives them, warnings included."""
     @property
-    def headers(self) -> Dict[str, str]:
-        """Every tag, values unescaped (a new dict at each access); a repeated tag keeps its first value."""
+    def headers(self) -> Headers:
+        """Every tag, values unescaped, as a read-only mapping read when asked; a repeated tag keeps its first value."""
     @property
     def raw(self) -> bytes:
         """The bytes of the game exactly as in the input."""
+
+# A native class: it cannot be subclassed. At runtime it is registered as a
+# collections.abc.Mapping (isinstance holds) rather than derived from it.
+@final
+class Headers(Mapping[str, str]):
+    """A game's tags, read from its bytes when asked; ``copy()`` gives a dict."""
+
+    def __getitem__(self, key: str, /) -> str: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    @overload
+    def get(self, key: str, default: None = None, /) -> Optional[str]: ...
+    @overload
+    def get(self, key: str, default: Union[str, _T], /) -> Union[str, _T]: ...
+    def keys(self) -> KeysView[str]: ...
+    def values(self) -> ValuesView[str]: ...
+    def items(self) -> ItemsView[str, str]: ...
+    def copy(self) -> Dict[str, str]:
+        """A new dict of every tag (faster than ``dict(headers)``)."""
+    def __eq__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 # A native class: it cannot be subclassed.
 @final
@@ -264,6 +294,7 @@ __all__ = [
     "FenRecordIterator",
     "Game",
     "GameIterator",
+    "Headers",
     "InputError",
     "MissingFileError",
     "ProblemIterator",

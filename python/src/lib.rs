@@ -7,12 +7,10 @@
 //! in slices, taking the GIL back between them to run Python's signal
 //! handlers, so that Ctrl-C stops a long call ([`interrupt`]).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use pgnfen::archive::{Archive, Game, Games};
 use pgnfen::fen::{Dialect, EpPolicy, VariantHint};
@@ -25,6 +23,7 @@ use pgnfen::{Class, Error, Speed, filter};
 mod books;
 mod errors;
 mod files;
+mod headers;
 mod interrupt;
 mod partitions;
 mod paths;
@@ -539,9 +538,9 @@ impl GameIterator {
 /// of every tag, values unescaped; a repeated tag keeps its first value) and
 /// raw (the bytes of the game exactly as in the file).
 #[pyclass(frozen, module = "pgnfen", name = "Game")]
-struct PyGame {
-    game: Game,
-    encoding: Encoding,
+pub(crate) struct PyGame {
+    pub(crate) game: Game,
+    pub(crate) encoding: Encoding,
 }
 
 #[pymethods]
@@ -619,36 +618,15 @@ impl PyGame {
         Ok(list)
     }
 
-    /// Every tag of the header as a dict (a new one at each access), values
-    /// PGN-unescaped and decoded as ``games(encoding=...)`` says: by default
-    /// UTF-8 when valid, else Windows-1252 (Latin-1), so that nothing becomes
-    /// U+FFFD; ``raw`` keeps the bytes as they are. A repeated tag keeps its
-    /// first value.
+    /// Every tag of the header, a read-only mapping (``Headers``) read from
+    /// the game's bytes when asked: values PGN-unescaped and decoded as
+    /// ``games(encoding=...)`` says (by default UTF-8 when valid, else
+    /// Windows-1252, so that nothing becomes U+FFFD; ``raw`` keeps the bytes
+    /// as they are). A repeated tag keeps its first value. ``dict(headers)``
+    /// gives a dict.
     #[getter]
-    fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        let mut tags = 0;
-        {
-            // One lock for the whole header, not one per tag.
-            let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-            let names = names.get_or_insert_with(HashMap::default);
-            for (name, value) in self.game.tags_in(self.encoding) {
-                tags += 1;
-                d.set_item(tag_name(py, names, &name), &*value)?;
-            }
-        }
-        if d.len() < tags {
-            // A repeated tag (rare): `set_item` kept its last value, and the
-            // rule everywhere in pgnfen is the first.
-            d.clear();
-            for (name, value) in self.game.tags_in(self.encoding) {
-                let name = PyString::new(py, &name);
-                if !d.contains(&name)? {
-                    d.set_item(name, &*value)?;
-                }
-            }
-        }
-        Ok(d)
+    fn headers(slf: Bound<'_, Self>) -> headers::Headers {
+        headers::Headers::new(slf.unbind())
     }
 
     /// The bytes of the game exactly as in the input.
@@ -668,25 +646,6 @@ impl PyGame {
             self.game.class.as_str()
         )
     }
-}
-
-/// Tag names seen so far, as Python strings: a few dozen names make up
-/// nearly every header, and a string used again keeps its hash, so building
-/// `headers` dicts costs much less. Bounded: past [`TAG_NAMES`] names (hostile
-/// input) new names are made each time.
-type Names = HashMap<Box<str>, Py<PyString>, foldhash::fast::FixedState>;
-static NAMES: Mutex<Option<Names>> = Mutex::new(None);
-const TAG_NAMES: usize = 1024;
-
-fn tag_name<'py>(py: Python<'py>, names: &mut Names, name: &str) -> Bound<'py, PyString> {
-    if let Some(s) = names.get(name) {
-        return s.bind(py).clone();
-    }
-    let s = PyString::new(py, name);
-    if names.len() < TAG_NAMES {
-        names.insert(name.into(), s.clone().unbind());
-    }
-    s
 }
 
 /// Reads the SetUp, FEN and Variant headers of PGN chess archives: the
@@ -715,6 +674,7 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partitions::partition_rows, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_unchanged, m)?)?;
     m.add_class::<PyGame>()?;
+    m.add_class::<headers::Headers>()?;
     m.add_class::<GameIterator>()?;
     m.add_class::<problems::ProblemIterator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -4,6 +4,7 @@ Every result is compared with the CLI binary built from the same tree
 (target/release/pgnfen), so the two cannot drift apart.
 """
 
+import collections.abc
 import io
 import json
 import os
@@ -309,6 +310,41 @@ def test_headers_unescape_and_keep_every_tag(tmp_path):
     path.write_bytes(b'[Event "A \\"B\\" \\\\ C"]\n[White "x"] [Black "y"]\n[WhiteElo "2500"]\n\n1. e4 *\n')
     (game,) = pgnfen.games(path)
     assert game.headers == {"Event": 'A "B" \\ C', "White": "x", "Black": "y", "WhiteElo": "2500"}
+
+
+def test_headers_are_a_read_only_mapping_read_when_asked(tmp_path):
+    path = tmp_path / "a.pgn"
+    path.write_bytes(b'[Event "first"]\n[White "A \\"B\\""] [Black "y"]\n[Event "second"]\n\n1. e4 *\n')
+    (game,) = pgnfen.games(path)
+    expected = {"Event": "first", "White": 'A "B"', "Black": "y"}
+    headers = game.headers
+    # Lookups read the game's bytes until something needs every tag (len),
+    # and the dict made then afterwards: both must give the same answers.
+    for _ in ("from the bytes", "from the dict"):
+        assert headers["Event"] == "first" and headers["White"] == 'A "B"'
+        assert headers.get("Round") is None and headers.get("Round", "?") == "?"
+        assert "Black" in headers and "Round" not in headers and 1 not in headers
+        assert headers.get(1) is None
+        for missing in ("Round", 1, "event"):
+            with pytest.raises(KeyError) as caught:
+                headers[missing]
+            assert caught.value.args == (missing,)
+        assert len(headers) == 3
+    assert list(headers) == list(expected) and list(headers.keys()) == list(expected)
+    assert list(headers.values()) == list(expected.values())
+    assert list(headers.items()) == list(expected.items())
+    assert headers == expected and expected == headers and headers == game.headers
+    assert headers != {"Event": "first"} and headers != list(expected)
+    assert repr(headers) == f"Headers({expected!r})"
+    for copy in (game.headers.copy(), headers.copy(), dict(game.headers)):
+        assert type(copy) is dict and copy == expected
+        copy["Event"] = "changed"
+        assert headers["Event"] == "first"
+    assert isinstance(headers, collections.abc.Mapping)
+    with pytest.raises(TypeError):
+        headers["Event"] = "x"
+    with pytest.raises(TypeError):
+        hash(headers)
 
 
 def test_games_interoperate_with_python_chess():

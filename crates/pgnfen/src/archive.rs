@@ -33,6 +33,7 @@
 //! ```
 
 use std::borrow::Cow;
+use std::ops::ControlFlow;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
@@ -251,6 +252,32 @@ impl Game {
     /// unescaping or repair was needed (no allocation for most tags).
     pub fn tags(&self) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
         self.tags_in(Encoding::Auto)
+    }
+
+    /// The value of the first pair named `name` (as [`Game::tags_in`] gives
+    /// names and values), without decoding the others: for a caller that
+    /// wants a few tags of many games.
+    pub fn tag_in(&self, name: &str, encoding: Encoding) -> Option<Cow<'_, str>> {
+        let mut found = None;
+        each_pair(&self.raw, self.offset == 0, |n, raw| {
+            // An ASCII name reads as itself in every encoding.
+            let same = if n.is_ascii() {
+                n == name.as_bytes()
+            } else {
+                crate::pgn::encoding::decode_name(n, encoding) == name
+            };
+            if same {
+                found = Some(raw);
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        });
+        Some(match decode_value(found?) {
+            Cow::Borrowed(bytes) => crate::pgn::encoding::decode(bytes, encoding),
+            Cow::Owned(bytes) => {
+                Cow::Owned(crate::pgn::encoding::decode(&bytes, encoding).into_owned())
+            }
+        })
     }
 
     /// Every tag pair as [`Game::tags`] gives them, decoded as `encoding`
@@ -620,12 +647,26 @@ impl Sink<Facts> for GameSink {
 /// mark skipped; anywhere else a line that begins with one is not a tag line
 /// (for the scanner too), so it is a preamble line of the game.
 fn tag_pairs(raw: &[u8], input_start: bool) -> Vec<(&[u8], &[u8])> {
+    // Most headers hold 7 to 20 pairs: one allocation, not four.
+    let mut pairs = Vec::with_capacity(16);
+    each_pair(raw, input_start, |name, value| {
+        pairs.push((name, value));
+        ControlFlow::Continue(())
+    });
+    pairs
+}
+
+/// Calls `f` with each tag pair of [`tag_pairs`], in order, until it breaks:
+/// a lookup of one tag reads the header only up to that tag.
+fn each_pair<'a>(
+    raw: &'a [u8],
+    input_start: bool,
+    mut f: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>,
+) {
     let raw = match raw.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) if input_start => rest,
         _ => raw,
     };
-    // Most headers hold 7 to 20 pairs: one allocation, not four.
-    let mut pairs = Vec::with_capacity(16);
     let mut in_header = false;
     for line in lines(raw) {
         let text = trim_blanks(line);
@@ -639,9 +680,10 @@ fn tag_pairs(raw: &[u8], input_start: bool) -> Vec<(&[u8], &[u8])> {
             continue; // a preamble line
         }
         in_header = true;
-        read_pairs(&text[1..], &mut pairs);
+        if read_pairs(&text[1..], &mut f).is_break() {
+            return;
+        }
     }
-    pairs
 }
 
 /// The lines of `data`, without their ends (`\n`, `\r\n`, `\r`).
@@ -673,7 +715,10 @@ fn trim_blanks(line: &[u8]) -> &[u8] {
 
 /// Reads the pairs of a tag line from just after its first `[`, as the
 /// scanner does: a pair that does not close ends the reading of the line.
-fn read_pairs<'a>(mut line: &'a [u8], pairs: &mut Vec<(&'a [u8], &'a [u8])>) {
+fn read_pairs<'a>(
+    mut line: &'a [u8],
+    f: &mut impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     loop {
         line = trim_blanks(line);
         let name_len = line
@@ -681,18 +726,18 @@ fn read_pairs<'a>(mut line: &'a [u8], pairs: &mut Vec<(&'a [u8], &'a [u8])>) {
             .position(|&b| matches!(b, b' ' | b'\t' | b'"' | b']'))
             .unwrap_or(line.len());
         if name_len == 0 {
-            return;
+            return ControlFlow::Continue(());
         }
         let name = &line[..name_len];
         line = trim_blanks(&line[name_len..]);
         let Some(rest) = line.strip_prefix(b"\"") else {
-            return;
+            return ControlFlow::Continue(());
         };
         // The closing quote; a backslash escapes the byte after it.
         let mut j = 0;
         let value_end = loop {
             match rest.get(j) {
-                None => return,
+                None => return ControlFlow::Continue(()),
                 Some(b'"') => break j,
                 Some(b'\\') => j += 2,
                 Some(_) => j += 1,
@@ -700,11 +745,11 @@ fn read_pairs<'a>(mut line: &'a [u8], pairs: &mut Vec<(&'a [u8], &'a [u8])>) {
         };
         let after = trim_blanks(&rest[value_end + 1..]);
         let Some(after) = after.strip_prefix(b"]") else {
-            return;
+            return ControlFlow::Continue(());
         };
-        pairs.push((name, &rest[..value_end]));
+        f(name, &rest[..value_end])?;
         let Some(next) = trim_blanks(after).strip_prefix(b"[") else {
-            return;
+            return ControlFlow::Continue(());
         };
         line = next;
     }
@@ -882,6 +927,32 @@ mod tests {
             game.headers(),
             vec![pair("White", "O\"Neil \\ \u{c3}\u{a9}\u{ff}")]
         );
+    }
+
+    #[test]
+    fn one_tag_is_the_first_pair_of_that_name_decoded_as_all_are() {
+        let raw = b"[White \"O\\\"Neil\"] [Black \"b\"]\n[White \"second\"]\n[Na\xFFme \"\xE9\"]\n\n1. e4 *\n";
+        let game = Game {
+            file: Arc::from("a.pgn"),
+            game: 1,
+            offset: 0,
+            length: raw.len() as u64,
+            line: 1,
+            class: Class::Standard,
+            chess960_position: None,
+            problems: Vec::new(),
+            raw: raw.to_vec(),
+        };
+        for encoding in [Encoding::Auto, Encoding::Utf8, Encoding::Latin1] {
+            let all: Vec<_> = game.tags_in(encoding).collect();
+            for (name, _) in &all {
+                let first = &all.iter().find(|(n, _)| n == name).unwrap().1;
+                assert_eq!(game.tag_in(name, encoding).as_ref(), Some(first), "{name}");
+            }
+            assert_eq!(game.tag_in("Event", encoding), None);
+        }
+        assert_eq!(game.tag_in("White", Encoding::Auto).unwrap(), "O\"Neil");
+        assert_eq!(game.tag_in("Na\u{ff}me", Encoding::Latin1).unwrap(), "\u{e9}");
     }
 
     fn write(dir: &tempfile::TempDir, name: &str, data: &[u8]) -> std::path::PathBuf {

@@ -1,0 +1,174 @@
+//! `Game.headers`: a read-only mapping of a game's tags, read from its bytes
+//! when asked. Looking up one tag reads the header's lines up to that tag and
+//! decodes only its value; everything else (length, iteration, equality)
+//! builds the whole dict once and keeps it. A dict per game cost more than
+//! the rest of `games()` together, and most programs read a few tags.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString};
+
+use crate::PyGame;
+
+/// The headers of one game: a read-only ``Mapping[str, str]`` of every tag,
+/// values PGN-unescaped and decoded as ``games(encoding=...)`` says. A
+/// repeated tag keeps its first value. ``game.headers.copy()`` (or
+/// ``dict(game.headers)``, slower) gives a dict.
+#[pyclass(frozen, module = "pgnfen", name = "Headers", mapping)]
+pub(crate) struct Headers {
+    game: Py<PyGame>,
+    /// Every tag, made at the first call that needs them all.
+    all: PyOnceLock<Py<PyDict>>,
+}
+
+impl Headers {
+    pub(crate) fn new(game: Py<PyGame>) -> Headers {
+        Headers {
+            game,
+            all: PyOnceLock::new(),
+        }
+    }
+
+    /// The value of tag `key`, or None (also for a key that is not a str).
+    fn lookup<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if let Some(all) = self.all.get(py) {
+            return all.bind(py).get_item(key);
+        }
+        let Ok(key) = key.cast::<PyString>() else {
+            return Ok(None);
+        };
+        let game = self.game.get();
+        Ok(game
+            .game
+            .tag_in(&key.to_cow()?, game.encoding)
+            .map(|value| PyString::new(py, &value).into_any()))
+    }
+
+    /// Every tag as a dict (made once).
+    fn all<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyDict>> {
+        let all = self
+            .all
+            .get_or_try_init(py, || every_tag(py, self.game.get()).map(Bound::unbind))?;
+        Ok(all.bind(py))
+    }
+}
+
+#[pymethods]
+impl Headers {
+    fn __getitem__<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        self.lookup(py, key)?
+            .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(key.clone().unbind()))
+    }
+
+    /// The value of tag ``key``, or ``default``.
+    #[pyo3(signature = (key, default=None, /))]
+    fn get<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'py, PyAny>,
+        default: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        Ok(self.lookup(py, key)?.or(default))
+    }
+
+    fn __contains__<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<bool> {
+        Ok(self.lookup(py, key)?.is_some())
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.all(py)?.len())
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.all(py)?.as_any().try_iter()?.into_any())
+    }
+
+    /// The tag names, in the order of the header.
+    fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.all(py)?.call_method0("keys")
+    }
+
+    /// The values, in the order of the header.
+    fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.all(py)?.call_method0("values")
+    }
+
+    /// The (name, value) pairs, in the order of the header.
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.all(py)?.call_method0("items")
+    }
+
+    /// A new dict of every tag: the same as ``dict(headers)``, faster (one
+    /// copy instead of a lookup per tag).
+    fn copy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        match self.all.get(py) {
+            Some(all) => all.bind(py).copy(),
+            None => every_tag(py, self.game.get()),
+        }
+    }
+
+    /// Equal to another game's headers or to a dict with the same tags.
+    fn __eq__<'py>(&self, py: Python<'py>, other: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
+        let mine = self.all(py)?;
+        if let Ok(other) = other.cast::<Headers>() {
+            return Ok(mine.eq(other.get().all(py)?)?.into_pyobject(py)?.to_owned().into_any().unbind());
+        }
+        if other.is_instance_of::<PyDict>() {
+            return Ok(mine.eq(other)?.into_pyobject(py)?.to_owned().into_any().unbind());
+        }
+        Ok(py.NotImplemented())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("Headers({})", self.all(py)?.repr()?))
+    }
+}
+
+/// Every tag of the game as a dict, a repeated tag keeping its first value.
+fn every_tag<'py>(py: Python<'py>, game: &PyGame) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let mut tags = 0;
+    {
+        // One lock for the whole header, not one per tag.
+        let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+        let names = names.get_or_insert_with(HashMap::default);
+        for (name, value) in game.game.tags_in(game.encoding) {
+            tags += 1;
+            d.set_item(tag_name(py, names, &name), &*value)?;
+        }
+    }
+    if d.len() < tags {
+        // A repeated tag (rare): `set_item` kept its last value, and the
+        // rule everywhere in pgnfen is the first.
+        d.clear();
+        for (name, value) in game.game.tags_in(game.encoding) {
+            let name = PyString::new(py, &name);
+            if !d.contains(&name)? {
+                d.set_item(name, &*value)?;
+            }
+        }
+    }
+    Ok(d)
+}
+
+/// Tag names seen so far, as Python strings: a few dozen names make up
+/// nearly every header, and a string used again keeps its hash, so building
+/// dicts costs much less. Bounded: past [`TAG_NAMES`] names (hostile input)
+/// new names are made each time.
+type Names = HashMap<Box<str>, Py<PyString>, foldhash::fast::FixedState>;
+static NAMES: Mutex<Option<Names>> = Mutex::new(None);
+const TAG_NAMES: usize = 1024;
+
+fn tag_name<'py>(py: Python<'py>, names: &mut Names, name: &str) -> Bound<'py, PyString> {
+    if let Some(s) = names.get(name) {
+        return s.bind(py).clone();
+    }
+    let s = PyString::new(py, name);
+    if names.len() < TAG_NAMES {
+        names.insert(name.into(), s.clone().unbind());
+    }
+    s
+}
