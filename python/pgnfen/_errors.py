@@ -23,7 +23,23 @@ class UsageError(Error, ValueError):
 class InputError(Error, OSError):
     """Reading an input or writing an output failed; the message names the
     file as it was given. A missing input is the subclass
-    ``MissingFileError``, which is also a ``FileNotFoundError``."""
+    ``MissingFileError``, which is also a ``FileNotFoundError``. As Python's
+    own ``OSError``, it has ``filename`` (the path as given), ``strerror`` and,
+    for an error of the operating system, ``errno``."""
+
+    def __str__(self):
+        # The command line's message ("FILE: what"), which OSError would
+        # replace by "[Errno N] what: 'FILE'" once filename is set.
+        if len(self.args) == 1:
+            return str(self.args[0])
+        return super().__str__()
+
+    def __reduce__(self):
+        # OSError pickles (errno, strerror, filename) as the arguments when
+        # filename is set; keep the message as the argument and the rest as
+        # state, so that an error from a Dask worker reads the same.
+        state = {"errno": self.errno, "strerror": self.strerror, "filename": self.filename}
+        return (type(self), self.args, state)
 
 
 class MissingFileError(InputError, builtins.FileNotFoundError):

@@ -123,7 +123,10 @@ def partitions(paths, partition_size=None, client=None):
     paths = _paths(paths)
     if partition_size is None:
         partition_size = default_partition_size(paths, client)
-    return _pgnfen.partitions(paths, int(partition_size))
+    size = int(partition_size)
+    if size < 1:
+        raise UsageError(f"partition_size must be at least 1 byte (got {partition_size!r})")
+    return _pgnfen.partitions(paths, size)
 
 
 def _resolve(client, parts, run):

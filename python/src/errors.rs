@@ -46,14 +46,44 @@ pub fn broken_pipe() -> PyErr {
 }
 
 /// An I/O error as the CLI words it (`FILE: what`): a `pgnfen.InputError`
-/// that is also the `OSError` subclass Python would raise for its kind.
+/// that is also the `OSError` subclass Python would raise for its kind, with
+/// `filename` (the path as given), `strerror` and, for an error of the
+/// operating system, `errno`, as Python's own `OSError`s have them.
 pub fn io_error(file: &str, source: &io::Error) -> PyErr {
     let message = format!("{file}: {source}");
-    match source.kind() {
-        io::ErrorKind::NotFound => raise(&MISSING, "MissingFileError", message),
-        io::ErrorKind::PermissionDenied => raise(&PERMISSION, "_PermissionError", message),
-        io::ErrorKind::IsADirectory => raise(&DIRECTORY, "_IsADirectoryError", message),
-        io::ErrorKind::BrokenPipe => raise(&PIPE, "_BrokenPipeError", message),
-        _ => raise(&INPUT, "InputError", message),
+    let (lock, name) = match source.kind() {
+        io::ErrorKind::NotFound => (&MISSING, "MissingFileError"),
+        io::ErrorKind::PermissionDenied => (&PERMISSION, "_PermissionError"),
+        io::ErrorKind::IsADirectory => (&DIRECTORY, "_IsADirectoryError"),
+        io::ErrorKind::BrokenPipe => (&PIPE, "_BrokenPipeError"),
+        _ => (&INPUT, "InputError"),
+    };
+    Python::attach(|py| {
+        let class = match lock.import(py, MODULE, name) {
+            Ok(class) => class,
+            Err(e) => return e,
+        };
+        let made = class.call1((message,)).and_then(|e| {
+            e.setattr("errno", source.raw_os_error())?;
+            e.setattr("strerror", strerror(source))?;
+            e.setattr("filename", file)?;
+            Ok(e)
+        });
+        match made {
+            Ok(e) => PyErr::from_value(e),
+            Err(e) => e,
+        }
+    })
+}
+
+/// The error's words without Rust's ` (os error N)` ending (`errno` holds N).
+fn strerror(source: &io::Error) -> String {
+    let text = source.to_string();
+    match source.raw_os_error() {
+        Some(n) => text
+            .strip_suffix(&format!(" (os error {n})"))
+            .unwrap_or(&text)
+            .to_string(),
+        None => text,
     }
 }

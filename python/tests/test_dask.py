@@ -134,6 +134,9 @@ def test_errors(client, tmp_path):
         pgnfen.dask.stats([], client=client)
     with pytest.raises(ValueError):
         pgnfen.dask.filter([tricky(tmp_path)], tmp_path / "o", client=client)
+    for size in (0, -5):
+        with pytest.raises(pgnfen.UsageError, match="partition_size must be at least 1 byte"):
+            pgnfen.dask.stats([tricky(tmp_path)], client=client, partition_size=size)
 
 
 def test_a_failed_filter_leaves_no_folder_it_made(client, tmp_path):

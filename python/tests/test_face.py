@@ -3,6 +3,7 @@ against the command line, the docstring examples, and the typing (stubtest
 and mypy --strict through .ci/python_types.sh)."""
 
 import doctest
+import errno
 import gzip
 import inspect
 import json
@@ -83,7 +84,10 @@ def test_a_missing_file_is_file_not_found_and_an_input_error(call, tmp_path):
         call(missing, tmp_path)
     assert isinstance(e.value, pgnfen.InputError)
     assert isinstance(e.value, pgnfen.MissingFileError)
-    assert str(missing) in str(e.value)
+    assert str(e.value) == f"{missing}: No such file or directory (os error 2)"
+    # As Python's own OSError has them.
+    assert (e.value.errno, e.value.strerror) == (errno.ENOENT, "No such file or directory")
+    assert e.value.filename == str(missing)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -93,7 +97,9 @@ def test_a_corrupt_input_is_an_input_error_and_an_os_error(tmp_path):
     with pytest.raises(pgnfen.InputError) as e:
         pgnfen.stats(bad)
     assert isinstance(e.value, OSError) and not isinstance(e.value, FileNotFoundError)
-    assert str(bad) in str(e.value)
+    assert str(e.value).startswith(f"{bad}: ")
+    # Not an error of the operating system: no errno, but the file.
+    assert (e.value.errno, e.value.filename) == (None, str(bad))
     book = tmp_path / "bad.fen.gz"
     book.write_bytes(gzip.compress(b"8/8/8/8/8/8/8/K6k w - - 0 1\n" * 1000)[:-40] + b"\x00" * 40)
     with pytest.raises(OSError) as e:
@@ -121,6 +127,12 @@ def test_the_errors_pickle_by_name():
     ):
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is type(error) and str(back) == str(error)
+    # An error from a run keeps its message and its OSError attributes.
+    with pytest.raises(pgnfen.InputError) as e:
+        pgnfen.stats("no/such.pgn")
+    back = pickle.loads(pickle.dumps(e.value))
+    assert type(back) is pgnfen.MissingFileError and str(back) == str(e.value)
+    assert (back.errno, back.strerror, back.filename) == (errno.ENOENT, e.value.strerror, "no/such.pgn")
 
 
 def test_dask_usage_errors_are_usage_errors():
