@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyBool, PyDict, PyString};
 
 use crate::PyGame;
 
@@ -33,7 +33,11 @@ impl Headers {
     }
 
     /// The value of tag `key`, or None (also for a key that is not a str).
-    fn lookup<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    fn lookup<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
         if let Some(all) = self.all.get(py) {
             return all.bind(py).get_item(key);
         }
@@ -58,7 +62,11 @@ impl Headers {
 
 #[pymethods]
 impl Headers {
-    fn __getitem__<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         self.lookup(py, key)?
             .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(key.clone().unbind()))
     }
@@ -113,13 +121,14 @@ impl Headers {
     /// Equal to another game's headers or to a dict with the same tags.
     fn __eq__<'py>(&self, py: Python<'py>, other: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
         let mine = self.all(py)?;
-        if let Ok(other) = other.cast::<Headers>() {
-            return Ok(mine.eq(other.get().all(py)?)?.into_pyobject(py)?.to_owned().into_any().unbind());
-        }
-        if other.is_instance_of::<PyDict>() {
-            return Ok(mine.eq(other)?.into_pyobject(py)?.to_owned().into_any().unbind());
-        }
-        Ok(py.NotImplemented())
+        let equal = if let Ok(other) = other.cast::<Headers>() {
+            mine.eq(other.get().all(py)?)?
+        } else if other.is_instance_of::<PyDict>() {
+            mine.eq(other)?
+        } else {
+            return Ok(py.NotImplemented());
+        };
+        Ok(PyBool::new(py, equal).to_owned().into_any().unbind())
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -33,8 +33,8 @@
 //! ```
 
 use std::borrow::Cow;
-use std::ops::ControlFlow;
 use std::io;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -952,7 +952,10 @@ mod tests {
             assert_eq!(game.tag_in("Event", encoding), None);
         }
         assert_eq!(game.tag_in("White", Encoding::Auto).unwrap(), "O\"Neil");
-        assert_eq!(game.tag_in("Na\u{ff}me", Encoding::Latin1).unwrap(), "\u{e9}");
+        assert_eq!(
+            game.tag_in("Na\u{ff}me", Encoding::Latin1).unwrap(),
+            "\u{e9}"
+        );
     }
 
     fn write(dir: &tempfile::TempDir, name: &str, data: &[u8]) -> std::path::PathBuf {
