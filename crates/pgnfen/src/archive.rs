@@ -821,12 +821,28 @@ mod tests {
             Just(&b"1-0"[..]),
             Just(&b"Name"[..]),
             Just(&b"\"value\""[..]),
+            Just(&b"[Na\xFFme \"\xE9\"]\n"[..]),
+            Just(&b"[Event \"again\"]"[..]),
         ];
         proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// One tag looked up is the first pair of that name of every tag read.
+        #[test]
+        fn one_tag_is_the_first_of_its_name(input in pgnish(), encoding in 0..3usize) {
+            let encoding = [Encoding::Auto, Encoding::Utf8, Encoding::Latin1][encoding];
+            let game = game_of(&input);
+            let all: Vec<_> = game.tags_in(encoding).collect();
+            for (name, _) in &all {
+                let first = &all.iter().find(|(n, _)| n == name).unwrap().1;
+                let one = game.tag_in(name, encoding);
+                prop_assert_eq!(one.as_ref(), Some(first));
+            }
+            prop_assert_eq!(game.tag_in("Round", encoding), None);
+        }
 
         /// The fast reader reads the pairs the scanner reports, game by game.
         #[test]
@@ -836,6 +852,46 @@ mod tests {
                 let end = games.get(i + 1).map_or(input.len(), |g| g.0);
                 let raw = &input[*start..end];
                 prop_assert_eq!(&tag_pairs(raw, *start == 0), pairs, "{:?}", String::from_utf8_lossy(raw));
+            }
+        }
+    }
+
+    proptest! {
+        // Each case runs the pipeline on a file: fewer cases than the readers'.
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Batches cut anywhere (chunks of a few bytes to a few hundred): the
+        /// games' bytes, end to end, are the input.
+        #[test]
+        fn batches_give_every_byte_once_in_order(
+            input in pgnish(),
+            copies in 1usize..30,
+            chunk in 16usize..700,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let data = input.repeat(copies);
+            let path = write(&dir, "a.pgn", &data);
+            let options = Options { chunk_sizes: (chunk, 2 * chunk), threads: 2, ..Options::default() };
+            let games: Vec<Game> = Archive::open([&path])
+                .unwrap()
+                .with_options(options)
+                .games()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let mut offset = 0;
+            for (i, g) in games.iter().enumerate() {
+                prop_assert_eq!((g.game, g.offset, g.raw.len() as u64), (i as u64 + 1, offset, g.length));
+                offset += g.length;
+            }
+            let raw: Vec<u8> = games.iter().flat_map(|g| g.raw.iter().copied()).collect();
+            let blank = |line: &[u8]| line.first() == Some(&b'%') || trim_blanks(line).is_empty();
+            let text = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&data);
+            if text.split(|b| *b == b'\n' || *b == b'\r').all(blank) {
+                // Blank and escape lines only, after a byte order mark at the
+                // start: no game (docs/games.md).
+                prop_assert!(games.is_empty());
+            } else {
+                prop_assert_eq!(raw, data);
             }
         }
     }
@@ -932,17 +988,7 @@ mod tests {
     #[test]
     fn one_tag_is_the_first_pair_of_that_name_decoded_as_all_are() {
         let raw = b"[White \"O\\\"Neil\"] [Black \"b\"]\n[White \"second\"]\n[Na\xFFme \"\xE9\"]\n\n1. e4 *\n";
-        let game = Game {
-            file: Arc::from("a.pgn"),
-            game: 1,
-            offset: 0,
-            length: raw.len() as u64,
-            line: 1,
-            class: Class::Standard,
-            chess960_position: None,
-            problems: Vec::new(),
-            raw: raw.to_vec(),
-        };
+        let game = game_of(raw);
         for encoding in [Encoding::Auto, Encoding::Utf8, Encoding::Latin1] {
             let all: Vec<_> = game.tags_in(encoding).collect();
             for (name, _) in &all {
@@ -956,6 +1002,21 @@ mod tests {
             game.tag_in("Na\u{ff}me", Encoding::Latin1).unwrap(),
             "\u{e9}"
         );
+    }
+
+    /// A game of these bytes, the first of its input.
+    fn game_of(raw: &[u8]) -> Game {
+        Game {
+            file: Arc::from("a.pgn"),
+            game: 1,
+            offset: 0,
+            length: raw.len() as u64,
+            line: 1,
+            class: Class::Standard,
+            chess960_position: None,
+            problems: Vec::new(),
+            raw: raw.to_vec(),
+        }
     }
 
     fn write(dir: &tempfile::TempDir, name: &str, data: &[u8]) -> std::path::PathBuf {
