@@ -566,8 +566,15 @@ impl GameSink {
             )],
             ..Batch::default()
         };
+        if self.keep_raw {
+            // Room for a chunk's games at once, rather than growing by
+            // doubling; not more than a large chunk's, after a huge game.
+            next.bytes = Vec::with_capacity(self.batch.bytes.capacity().min(4 << 20));
+        }
         if let Some(open) = &mut self.current {
-            next.bytes = self.batch.bytes.split_off(open.raw.start);
+            next.bytes
+                .extend_from_slice(&self.batch.bytes[open.raw.start..]);
+            self.batch.bytes.truncate(open.raw.start);
             open.raw.start = 0;
             open.file = 0;
         }
