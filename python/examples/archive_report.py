@@ -4,7 +4,7 @@
 """
 
 import sys
-from typing import Dict, List, Optional
+from typing import Dict, List, Mapping, Optional
 
 import pgnfen
 from pgnfen.types import CheckProblem, Stats
@@ -28,6 +28,20 @@ def chess960_positions(paths: List[str]) -> Dict[int, int]:
     return counts
 
 
+def chess960_players(paths: List[str]) -> Dict[str, int]:
+    """Chess960 games per player, White or Black: two tags of each game,
+    read without building a dict of its header."""
+    counts: Dict[str, int] = {}
+    for game in pgnfen.games(*paths):
+        if game.class_ != "chess960":
+            continue
+        headers: Mapping[str, str] = game.headers
+        for side in ("White", "Black"):
+            name = headers.get(side, "?")
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
 def main(paths: List[str]) -> int:
     stats: Stats = pgnfen.stats(*paths)
     print(f"{stats['games']} games, {stats['classes']['chess960']} Chess960")
@@ -36,6 +50,9 @@ def main(paths: List[str]) -> int:
         print(f"{code}: {len(problems)} (first: {first['file']}:{first['line']})")
     for position, count in sorted(chess960_positions(paths).items()):
         print(f"position {position}: {count}")
+    players = sorted(chess960_players(paths).items(), key=lambda p: (-p[1], p[0]))
+    for name, count in players[:3]:
+        print(f"{name}: {count} Chess960 games")
     return 0
 
 
