@@ -30,14 +30,14 @@ def chess960_positions(paths: List[str]) -> Dict[int, int]:
 
 def chess960_players(paths: List[str]) -> Dict[str, int]:
     """Chess960 games per player, White or Black: two tags of each game,
-    read without building a dict of its header."""
+    read through ``tags`` without making a dict of its header."""
     counts: Dict[str, int] = {}
     for game in pgnfen.games(*paths):
         if game.class_ != "chess960":
             continue
-        headers: Mapping[str, str] = game.headers
+        tags: Mapping[str, str] = game.tags
         for side in ("White", "Black"):
-            name = headers.get(side, "?")
+            name = tags.get(side, "?")
             counts[name] = counts.get(name, 0) + 1
     return counts
 

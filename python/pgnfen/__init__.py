@@ -50,8 +50,8 @@ from ._pgnfen import (  # noqa: F401  (re-exported)
     FenRecordIterator,
     Game,
     GameIterator,
-    Headers,
     ProblemIterator,
+    Tags,
     __version__,
     check,
     convert,
@@ -67,7 +67,7 @@ from ._pgnfen import (  # noqa: F401  (re-exported)
 
 # A native class cannot inherit from Mapping; registered, it is one for
 # isinstance() (pandas, for one, then takes a list of them as rows).
-_Mapping.register(Headers)
+_Mapping.register(Tags)
 
 
 def scan(*paths, tags=None, threads=None, encoding=None):
@@ -133,10 +133,10 @@ __all__ = [
     "FenRecordIterator",
     "Game",
     "GameIterator",
-    "Headers",
     "InputError",
     "MissingFileError",
     "ProblemIterator",
+    "Tags",
     "UsageError",
     "check",
     "convert",

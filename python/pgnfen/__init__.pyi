@@ -101,8 +101,11 @@ class Game:
     def problems(self) -> List[CheckProblem]:
         """Problems as ``check --format json`` gives them, warnings included."""
     @property
-    def headers(self) -> Headers:
-        """Every tag, values unescaped, as a read-only mapping read when asked; a repeated tag keeps its first value."""
+    def headers(self) -> Dict[str, str]:
+        """Every tag, values unescaped (a new dict at each access); a repeated tag keeps its first value."""
+    @property
+    def tags(self) -> Tags:
+        """The tags of ``headers`` as a read-only mapping read from the game's bytes when asked."""
     @property
     def raw(self) -> bytes:
         """The bytes of the game exactly as in the input."""
@@ -110,7 +113,7 @@ class Game:
 # A native class: it cannot be subclassed. At runtime it is registered as a
 # collections.abc.Mapping (isinstance holds) rather than derived from it.
 @final
-class Headers(Mapping[str, str]):
+class Tags(Mapping[str, str]):
     """A game's tags, read from its bytes when asked; ``copy()`` gives a dict."""
 
     def __getitem__(self, key: str, /) -> str: ...
@@ -125,7 +128,7 @@ class Headers(Mapping[str, str]):
     def values(self) -> ValuesView[str]: ...
     def items(self) -> ItemsView[str, str]: ...
     def copy(self) -> Dict[str, str]:
-        """A new dict of every tag (faster than ``dict(headers)``)."""
+        """A new dict of every tag (``game.headers``; faster than ``dict(tags)``)."""
     def __eq__(self, other: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
@@ -294,10 +297,10 @@ __all__ = [
     "FenRecordIterator",
     "Game",
     "GameIterator",
-    "Headers",
     "InputError",
     "MissingFileError",
     "ProblemIterator",
+    "Tags",
     "UsageError",
     "check",
     "convert",

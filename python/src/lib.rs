@@ -23,12 +23,12 @@ use pgnfen::{Class, Error, Speed, filter};
 mod books;
 mod errors;
 mod files;
-mod headers;
 mod interrupt;
 mod partitions;
 mod paths;
 mod problems;
 mod scan;
+mod tags;
 
 /// How long `games()` waits with the GIL released before it looks for Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
@@ -534,7 +534,8 @@ impl GameIterator {
 /// offset and length (bytes, in the decompressed input), line (1-based first
 /// line), class_ (its class), chess960_position (0-959 or None), speed (from
 /// the TimeControl tag: ultrabullet ... correspondence, or unknown), problems
-/// (list of dicts as ``check`` gives them, warnings included), headers (dict
+/// (list of dicts as ``check`` gives them, warnings included), tags (a
+/// read-only mapping of every tag, read when asked), headers (dict
 /// of every tag, values unescaped; a repeated tag keeps its first value) and
 /// raw (the bytes of the game exactly as in the file).
 #[pyclass(frozen, module = "pgnfen", name = "Game")]
@@ -618,15 +619,22 @@ impl PyGame {
         Ok(list)
     }
 
-    /// Every tag of the header, a read-only mapping (``Headers``) read from
-    /// the game's bytes when asked: values PGN-unescaped and decoded as
-    /// ``games(encoding=...)`` says (by default UTF-8 when valid, else
-    /// Windows-1252, so that nothing becomes U+FFFD; ``raw`` keeps the bytes
-    /// as they are). A repeated tag keeps its first value. ``dict(headers)``
-    /// gives a dict.
+    /// Every tag of the header as a dict (a new one at each access), values
+    /// PGN-unescaped and decoded as ``games(encoding=...)`` says: by default
+    /// UTF-8 when valid, else Windows-1252 (Latin-1), so that nothing becomes
+    /// U+FFFD; ``raw`` keeps the bytes as they are. A repeated tag keeps its
+    /// first value.
     #[getter]
-    fn headers(slf: Bound<'_, Self>) -> headers::Headers {
-        headers::Headers::new(slf.unbind())
+    fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        tags::every_tag(py, self)
+    }
+
+    /// The tags of ``headers`` as a read-only mapping (``Tags``) read from the
+    /// game's bytes when asked: ``game.tags["White"]`` reads the header up to
+    /// that tag and decodes one value, much faster than making the dict.
+    #[getter]
+    fn tags(slf: Bound<'_, Self>) -> tags::Tags {
+        tags::Tags::new(slf.unbind())
     }
 
     /// The bytes of the game exactly as in the input.
@@ -674,7 +682,7 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partitions::partition_rows, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_unchanged, m)?)?;
     m.add_class::<PyGame>()?;
-    m.add_class::<headers::Headers>()?;
+    m.add_class::<tags::Tags>()?;
     m.add_class::<GameIterator>()?;
     m.add_class::<problems::ProblemIterator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

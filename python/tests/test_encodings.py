@@ -22,10 +22,13 @@ def test_games_headers_decode_latin1_and_keep_raw(latin1):
     (game,) = list(pgnfen.games(latin1))
     assert game.headers["White"] == "Réti, Richard"
     assert "Naÿme" in game.headers
+    # The mapping's lookups decode names and values as the dict does.
+    assert game.tags["White"] == "Réti, Richard" and game.tags["Naÿme"] == game.headers["Naÿme"]
     assert game.raw == LATIN1
     (game,) = list(pgnfen.games(latin1, encoding="utf-8"))
     assert game.headers["White"] == "R\ufffdti, Richard"
     assert "Na\\xFFme" in game.headers
+    assert game.tags["White"] == "R\ufffdti, Richard" and game.tags["Na\\xFFme"] == game.headers["Na\\xFFme"]
 
 
 def test_scan_decodes_latin1(latin1):

@@ -312,39 +312,42 @@ def test_headers_unescape_and_keep_every_tag(tmp_path):
     assert game.headers == {"Event": 'A "B" \\ C', "White": "x", "Black": "y", "WhiteElo": "2500"}
 
 
-def test_headers_are_a_read_only_mapping_read_when_asked(tmp_path):
+def test_tags_are_a_read_only_mapping_read_when_asked(tmp_path):
     path = tmp_path / "a.pgn"
     path.write_bytes(b'[Event "first"]\n[White "A \\"B\\""] [Black "y"]\n[Event "second"]\n\n1. e4 *\n')
     (game,) = pgnfen.games(path)
     expected = {"Event": "first", "White": 'A "B"', "Black": "y"}
-    headers = game.headers
+    # `headers` is a dict, new at each access, as the contract has it.
+    assert type(game.headers) is dict and game.headers == expected
+    assert game.headers is not game.headers
+    tags = game.tags
     # Lookups read the game's bytes until something needs every tag (len),
     # and the dict made then afterwards: both must give the same answers.
     for _ in ("from the bytes", "from the dict"):
-        assert headers["Event"] == "first" and headers["White"] == 'A "B"'
-        assert headers.get("Round") is None and headers.get("Round", "?") == "?"
-        assert "Black" in headers and "Round" not in headers and 1 not in headers
-        assert headers.get(1) is None
+        assert tags["Event"] == "first" and tags["White"] == 'A "B"'
+        assert tags.get("Round") is None and tags.get("Round", "?") == "?"
+        assert "Black" in tags and "Round" not in tags and 1 not in tags
+        assert tags.get(1) is None
         for missing in ("Round", 1, "event"):
             with pytest.raises(KeyError) as caught:
-                headers[missing]
+                tags[missing]
             assert caught.value.args == (missing,)
-        assert len(headers) == 3
-    assert list(headers) == list(expected) and list(headers.keys()) == list(expected)
-    assert list(headers.values()) == list(expected.values())
-    assert list(headers.items()) == list(expected.items())
-    assert headers == expected and expected == headers and headers == game.headers
-    assert headers != {"Event": "first"} and headers != list(expected)
-    assert repr(headers) == f"Headers({expected!r})"
-    for copy in (game.headers.copy(), headers.copy(), dict(game.headers)):
+        assert len(tags) == 3
+    assert list(tags) == list(expected) and list(tags.keys()) == list(expected)
+    assert list(tags.values()) == list(expected.values())
+    assert list(tags.items()) == list(expected.items())
+    assert tags == expected and expected == tags and tags == game.tags
+    assert tags == game.headers and tags != {"Event": "first"} and tags != list(expected)
+    assert repr(tags) == f"Tags({expected!r})"
+    for copy in (game.tags.copy(), tags.copy(), dict(game.tags)):
         assert type(copy) is dict and copy == expected
         copy["Event"] = "changed"
-        assert headers["Event"] == "first"
-    assert isinstance(headers, collections.abc.Mapping)
+        assert tags["Event"] == "first"
+    assert isinstance(tags, collections.abc.Mapping)
     with pytest.raises(TypeError):
-        headers["Event"] = "x"
+        tags["Event"] = "x"
     with pytest.raises(TypeError):
-        hash(headers)
+        hash(tags)
 
 
 def test_games_interoperate_with_python_chess():

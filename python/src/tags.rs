@@ -1,8 +1,10 @@
-//! `Game.headers`: a read-only mapping of a game's tags, read from its bytes
-//! when asked. Looking up one tag reads the header's lines up to that tag and
+//! A game's tags for Python: `Game.headers`, a new dict of every tag, and
+//! `Game.tags`, a read-only mapping read from the game's bytes when asked.
+//! Looking up one tag in `tags` reads the header's lines up to that tag and
 //! decodes only its value; everything else (length, iteration, equality)
-//! builds the whole dict once and keeps it. A dict per game cost more than
-//! the rest of `games()` together, and most programs read a few tags.
+//! builds the whole dict once and keeps it. A dict per game costs more than
+//! the rest of `games()` together (CPython makes a string per value), and
+//! many programs read a few tags.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -13,20 +15,20 @@ use pyo3::types::{PyBool, PyDict, PyString};
 
 use crate::PyGame;
 
-/// The headers of one game: a read-only ``Mapping[str, str]`` of every tag,
-/// values PGN-unescaped and decoded as ``games(encoding=...)`` says. A
-/// repeated tag keeps its first value. ``game.headers.copy()`` (or
-/// ``dict(game.headers)``, slower) gives a dict.
-#[pyclass(frozen, module = "pgnfen", name = "Headers", mapping)]
-pub(crate) struct Headers {
+/// The tags of one game: a read-only ``Mapping[str, str]`` of every tag,
+/// values PGN-unescaped and decoded as ``games(encoding=...)`` says, read
+/// from the game's bytes when asked. A repeated tag keeps its first value.
+/// ``copy()`` gives a dict (the same as ``game.headers``).
+#[pyclass(frozen, module = "pgnfen", name = "Tags", mapping)]
+pub(crate) struct Tags {
     game: Py<PyGame>,
     /// Every tag, made at the first call that needs them all.
     all: PyOnceLock<Py<PyDict>>,
 }
 
-impl Headers {
-    pub(crate) fn new(game: Py<PyGame>) -> Headers {
-        Headers {
+impl Tags {
+    pub(crate) fn new(game: Py<PyGame>) -> Tags {
+        Tags {
             game,
             all: PyOnceLock::new(),
         }
@@ -61,7 +63,7 @@ impl Headers {
 }
 
 #[pymethods]
-impl Headers {
+impl Tags {
     fn __getitem__<'py>(
         &self,
         py: Python<'py>,
@@ -109,8 +111,8 @@ impl Headers {
         self.all(py)?.call_method0("items")
     }
 
-    /// A new dict of every tag: the same as ``dict(headers)``, faster (one
-    /// copy instead of a lookup per tag).
+    /// A new dict of every tag (``game.headers``): the same as ``dict(tags)``,
+    /// faster (one copy instead of a lookup per tag).
     fn copy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         match self.all.get(py) {
             Some(all) => all.bind(py).copy(),
@@ -118,10 +120,10 @@ impl Headers {
         }
     }
 
-    /// Equal to another game's headers or to a dict with the same tags.
+    /// Equal to another game's tags or to a dict with the same tags.
     fn __eq__<'py>(&self, py: Python<'py>, other: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
         let mine = self.all(py)?;
-        let equal = if let Ok(other) = other.cast::<Headers>() {
+        let equal = if let Ok(other) = other.cast::<Tags>() {
             mine.eq(other.get().all(py)?)?
         } else if other.is_instance_of::<PyDict>() {
             mine.eq(other)?
@@ -132,12 +134,13 @@ impl Headers {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("Headers({})", self.all(py)?.repr()?))
+        Ok(format!("Tags({})", self.all(py)?.repr()?))
     }
 }
 
-/// Every tag of the game as a dict, a repeated tag keeping its first value.
-fn every_tag<'py>(py: Python<'py>, game: &PyGame) -> PyResult<Bound<'py, PyDict>> {
+/// Every tag of the game as a dict, a repeated tag keeping its first value
+/// (`Game.headers`).
+pub(crate) fn every_tag<'py>(py: Python<'py>, game: &PyGame) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let mut tags = 0;
     {
