@@ -272,12 +272,7 @@ impl Game {
             }
             ControlFlow::Continue(())
         });
-        Some(match decode_value(found?) {
-            Cow::Borrowed(bytes) => crate::pgn::encoding::decode(bytes, encoding),
-            Cow::Owned(bytes) => {
-                Cow::Owned(crate::pgn::encoding::decode(&bytes, encoding).into_owned())
-            }
-        })
+        Some(value_text(found?, encoding))
     }
 
     /// Every tag pair as [`Game::tags`] gives them, decoded as `encoding`
@@ -288,14 +283,22 @@ impl Game {
         encoding: Encoding,
     ) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
         self.tag_pairs().into_iter().map(move |(name, raw)| {
-            let value = match decode_value(raw) {
-                Cow::Borrowed(bytes) => crate::pgn::encoding::decode(bytes, encoding),
-                Cow::Owned(bytes) => {
-                    Cow::Owned(crate::pgn::encoding::decode(&bytes, encoding).into_owned())
-                }
-            };
-            (crate::pgn::encoding::decode_name(name, encoding), value)
+            (
+                crate::pgn::encoding::decode_name(name, encoding),
+                value_text(raw, encoding),
+            )
         })
+    }
+}
+
+/// A raw tag value as text: PGN-unescaped, then decoded as `encoding` says
+/// (borrowed from the game's bytes when neither changes anything).
+fn value_text(raw: &[u8], encoding: Encoding) -> Cow<'_, str> {
+    match decode_value(raw) {
+        Cow::Borrowed(bytes) => crate::pgn::encoding::decode(bytes, encoding),
+        Cow::Owned(bytes) => {
+            Cow::Owned(crate::pgn::encoding::decode(&bytes, encoding).into_owned())
+        }
     }
 }
 
