@@ -9,6 +9,7 @@ import io
 import json
 import os
 import pathlib
+import random
 import re
 import threading
 import resource
@@ -526,3 +527,52 @@ def test_the_package_documents_itself():
     assert "Stream" in pgnfen.games.__doc__
     stubs = pathlib.Path(pgnfen.__file__).with_name("__init__.pyi")
     assert stubs.exists() and stubs.with_name("py.typed").exists()
+
+
+def _header_by_lookup(game, latin1):
+    """The tags of a game from lookups one by one (``tags[name]`` reads the
+    game's bytes up to that tag), in the order of the names in its raw bytes:
+    the oracle of ``headers``, which is made from the last game's dict."""
+    names = []
+    for name in re.findall(rb'\[([^ \t"\]]+)[ \t]*"', game.raw):
+        try:
+            text = name.decode("latin-1" if latin1 else "utf-8")
+        except UnicodeDecodeError:
+            text = name.decode("latin-1")
+        if text in game.tags and text not in names:
+            names.append(text)
+    return {name: game.tags[name] for name in names}
+
+
+def test_headers_made_from_the_last_game_equal_the_tags_read_one_by_one(tmp_path):
+    # Random games whose names and values repeat from game to game (so that
+    # the last game's dict is used, with some values changed), with escapes,
+    # a repeated name now and then, names in another order, and values that
+    # are not UTF-8; read by one iterator, and by two taken in turns (in one
+    # encoding, or in two, so that the last game read is the other's).
+    rng = random.Random(25)
+    names = ["Event", "Site", "Date", "White", "Black", "Result", "Na\xefve"]
+    values = ["?", "x", "1-0", 'say \\"hi\\"', "back\\\\slash", "caf\xe9", ""]
+    games = []
+    for _ in range(400):
+        if not games or rng.random() < 0.2:
+            # (at least one tag: a game without tags would be the movetext of the last)
+            shape = rng.sample(names, rng.randint(1, len(names)))
+            if rng.random() < 0.2:
+                shape.append(rng.choice(shape))
+        pairs = [(name, rng.choice(values)) for name in shape]
+        latin1 = rng.random() < 0.1
+        text = "".join(f'[{n} "{v}"]\n' for n, v in pairs) + "\n1. e4 *\n\n"
+        games.append(text.encode("latin-1" if latin1 else "utf-8"))
+    path = tmp_path / "random.pgn"
+    path.write_bytes(b"".join(games))
+    for encodings in (["auto"], ["auto", "auto"], ["auto", "latin-1"]):
+        iterators = [pgnfen.games(path, encoding=e) for e in encodings]
+        count = 0
+        for turn in zip(*iterators):
+            for game, encoding in zip(turn, encodings):
+                expected = _header_by_lookup(game, encoding == "latin-1")
+                assert game.headers == expected
+                assert list(game.headers.items()) == list(expected.items())
+            count += 1
+        assert count == len(games)

@@ -45,9 +45,9 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 use crate::check::{CheckJob, Finding};
 use crate::class::Class;
 use crate::pgn::encoding::Encoding;
+use crate::pgn::encoding::decode_escaped;
 #[cfg(test)]
 use crate::pgn::scan::{Event, Scanner};
-use crate::pgn::tags::decode_value;
 use crate::pipeline::{self, GameInfo, Header, Input, InputError, Job, Options, RunError, Sink};
 use crate::problem::{Code, Severity};
 use crate::speed::{Clock, Speed};
@@ -248,6 +248,14 @@ impl Game {
         tag_pairs(&self.raw, self.offset == 0)
     }
 
+    /// The pairs of [`Game::tags`] as written: each name's bytes, and the
+    /// bytes of its value between the quotes with its escapes as they are
+    /// ([`crate::pgn::encoding::decode_escaped`] makes them text). For a
+    /// caller that compares values before it decodes them.
+    pub fn raw_tags(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.tag_pairs().into_iter()
+    }
+
     /// The pairs of [`Game::headers`], borrowed from [`Game::raw`] where no
     /// unescaping or repair was needed (no allocation for most tags).
     pub fn tags(&self) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
@@ -272,7 +280,7 @@ impl Game {
             }
             ControlFlow::Continue(())
         });
-        Some(value_text(found?, encoding))
+        Some(decode_escaped(found?, encoding))
     }
 
     /// Every tag pair as [`Game::tags`] gives them, decoded as `encoding`
@@ -285,20 +293,9 @@ impl Game {
         self.tag_pairs().into_iter().map(move |(name, raw)| {
             (
                 crate::pgn::encoding::decode_name(name, encoding),
-                value_text(raw, encoding),
+                decode_escaped(raw, encoding),
             )
         })
-    }
-}
-
-/// A raw tag value as text: PGN-unescaped, then decoded as `encoding` says
-/// (borrowed from the game's bytes when neither changes anything).
-fn value_text(raw: &[u8], encoding: Encoding) -> Cow<'_, str> {
-    match decode_value(raw) {
-        Cow::Borrowed(bytes) => crate::pgn::encoding::decode(bytes, encoding),
-        Cow::Owned(bytes) => {
-            Cow::Owned(crate::pgn::encoding::decode(&bytes, encoding).into_owned())
-        }
     }
 }
 

@@ -104,6 +104,16 @@ pub fn decode(bytes: &[u8], encoding: Encoding) -> Cow<'_, str> {
     }
 }
 
+/// A tag value as written between its quotes (with its `\"` and `\\`
+/// escapes) as text: unescaped, then decoded as `encoding` says; borrowed
+/// from `raw` when neither changes anything.
+pub fn decode_escaped(raw: &[u8], encoding: Encoding) -> Cow<'_, str> {
+    match super::tags::decode_value(raw) {
+        Cow::Borrowed(bytes) => decode(bytes, encoding),
+        Cow::Owned(bytes) => Cow::Owned(decode(&bytes, encoding).into_owned()),
+    }
+}
+
 /// A tag name as text in `encoding`. Distinct names stay distinct: the
 /// Windows-1252 decoding gives every byte its own character, and in `utf-8`
 /// a name with invalid bytes shows them as `\xNN` (and a backslash of such a
