@@ -7,6 +7,7 @@
 //! in slices, taking the GIL back between them to run Python's signal
 //! handlers, so that Ctrl-C stops a long call ([`interrupt`]).
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use pyo3::prelude::*;
@@ -427,6 +428,7 @@ fn games(
     Ok(GameIterator {
         games: Some(archive.games()),
         encoding,
+        tag_reads: Some(tags::TAG_READS.load(Ordering::Relaxed)),
     })
 }
 
@@ -444,6 +446,9 @@ struct GameIterator {
     games: Option<Games>,
     /// How each game's `headers` are decoded.
     encoding: Encoding,
+    /// [`tags::TAG_READS`] when the stream began, until tags were read:
+    /// the pipeline then finds each game's tags ([`Games::index_tags`]).
+    tag_reads: Option<u64>,
 }
 
 impl Drop for GameIterator {
@@ -467,6 +472,14 @@ impl GameIterator {
             let Some(games) = self.games.as_mut() else {
                 return Ok(None);
             };
+            if let Some(at_start) = self.tag_reads
+                && tags::TAG_READS.load(Ordering::Relaxed) != at_start
+            {
+                // The program reads tags (of these games, most likely): the
+                // pipeline finds them, on its thread, from the next batch on.
+                games.index_tags();
+                self.tag_reads = None;
+            }
             // The stream hands games over a chunk's worth at a time: most
             // games are ready at once, and only waiting for the next batch
             // releases the GIL (releasing and taking it back costs more than

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -48,6 +49,7 @@ impl Tags {
         let Ok(key) = key.cast::<PyString>() else {
             return Ok(None);
         };
+        TAG_READS.fetch_add(1, Ordering::Relaxed);
         let game = self.game.get();
         Ok(game
             .game
@@ -152,6 +154,7 @@ impl Tags {
 /// that differ are decoded and put. A game with other names builds its dict
 /// tag by tag, and becomes the template. Both give the same dict.
 pub(crate) fn every_tag<'py>(py: Python<'py>, game: &PyGame) -> PyResult<Bound<'py, PyDict>> {
+    TAG_READS.fetch_add(1, Ordering::Relaxed);
     let pairs: Vec<(&[u8], &[u8])> = game.game.raw_tags().collect();
     let encoding = game.encoding;
     // One lock for the whole header, not one per tag.
@@ -235,6 +238,12 @@ impl Template {
 }
 
 static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+
+/// How many times a program asked for tags (`headers`, a lookup in `tags`):
+/// a stream of games (`GameIterator`) that sees it change has its pipeline
+/// find each game's tags from then on, so that a loop that reads no tag does
+/// not pay for that.
+pub(crate) static TAG_READS: AtomicU64 = AtomicU64::new(0);
 
 /// Tag names seen so far, as Python strings: a few dozen names make up
 /// nearly every header, and a string used again keeps its hash, so building

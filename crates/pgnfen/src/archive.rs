@@ -37,6 +37,7 @@ use std::io;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -140,9 +141,11 @@ impl Archive {
         let mut options = self.options.clone();
         let cancel = options
             .cancel
-            .get_or_insert_with(|| Arc::new(std::sync::atomic::AtomicBool::new(false)))
+            .get_or_insert_with(|| Arc::new(AtomicBool::new(false)))
             .clone();
         let keep_raw = self.keep_raw;
+        let index_tags = Arc::new(AtomicBool::new(false));
+        let sink_index_tags = Arc::clone(&index_tags);
         let handle = std::thread::Builder::new()
             .name("pgnfen-archive".into())
             .spawn(move || {
@@ -151,6 +154,7 @@ impl Archive {
                     batch: Batch::default(),
                     current: None,
                     keep_raw,
+                    index_tags: sink_index_tags,
                 };
                 let result = pipeline::run(&inputs, &ArchiveJob, &mut sink, &options)
                     .and_then(|_| sink.flush().map_err(RunError::Sink));
@@ -162,6 +166,7 @@ impl Archive {
         match handle {
             Ok(handle) => Games {
                 rx: Some(rx),
+                index_tags,
                 batch: None,
                 handle: Some(handle),
                 cancel,
@@ -172,6 +177,7 @@ impl Archive {
                 let _ = tx.send(Err(RunError::Sink(e)));
                 Games {
                     rx: Some(rx),
+                    index_tags,
                     batch: None,
                     handle: None,
                     cancel,
@@ -204,6 +210,8 @@ pub struct Game {
     /// The game exactly as in the input: every byte of the input belongs to
     /// exactly one game, so these concatenated give the input back.
     pub raw: Vec<u8>,
+    /// Where its tag pairs lie in `raw`, found on the pipeline's thread.
+    pairs: PairIndex,
 }
 
 impl Game {
@@ -235,17 +243,10 @@ impl Game {
     /// `TimeControl` pair, as the columns of `export` hold them.
     pub fn clock(&self) -> Clock {
         let value = self
-            .tag_pairs()
-            .into_iter()
+            .raw_tags()
             .find(|(name, _)| *name == crate::speed::TAG)
             .map(|(_, value)| value);
         Clock::of(value)
-    }
-
-    /// The raw tag pairs of the header. Only the input's first game may
-    /// begin with a byte order mark to skip.
-    fn tag_pairs(&self) -> Vec<(&[u8], &[u8])> {
-        tag_pairs(&self.raw, self.offset == 0)
     }
 
     /// The pairs of [`Game::tags`] as written: each name's bytes, and the
@@ -253,7 +254,31 @@ impl Game {
     /// ([`crate::pgn::encoding::decode_escaped`] makes them text). For a
     /// caller that compares values before it decodes them.
     pub fn raw_tags(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
-        self.tag_pairs().into_iter()
+        // Only the input's first game may begin with a byte order mark to skip.
+        let (indexed, read) = match &self.pairs.0 {
+            Some(spans) => (Some(spans.iter().map(|span| span.of(&self.raw))), None),
+            None => (None, Some(tag_pairs(&self.raw, self.offset == 0))),
+        };
+        indexed
+            .into_iter()
+            .flatten()
+            .chain(read.into_iter().flatten())
+    }
+
+    /// Calls `f` with each raw tag pair until it breaks: from the index when
+    /// the pipeline made one, else read from the bytes.
+    fn each_pair<'a>(&'a self, mut f: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>) {
+        match &self.pairs.0 {
+            Some(spans) => {
+                for span in spans.iter() {
+                    let (name, value) = span.of(&self.raw);
+                    if f(name, value).is_break() {
+                        return;
+                    }
+                }
+            }
+            None => each_pair(&self.raw, self.offset == 0, f),
+        }
     }
 
     /// The pairs of [`Game::headers`], borrowed from [`Game::raw`] where no
@@ -267,7 +292,7 @@ impl Game {
     /// wants a few tags of many games.
     pub fn tag_in(&self, name: &str, encoding: Encoding) -> Option<Cow<'_, str>> {
         let mut found = None;
-        each_pair(&self.raw, self.offset == 0, |n, raw| {
+        self.each_pair(|n, raw| {
             // An ASCII name reads as itself in every encoding.
             let same = if n.is_ascii() {
                 n == name.as_bytes()
@@ -290,13 +315,68 @@ impl Game {
         &self,
         encoding: Encoding,
     ) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
-        self.tag_pairs().into_iter().map(move |(name, raw)| {
+        self.raw_tags().map(move |(name, raw)| {
             (
                 crate::pgn::encoding::decode_name(name, encoding),
                 decode_escaped(raw, encoding),
             )
         })
     }
+}
+
+/// Where a game's tag pairs lie in its bytes, found on the pipeline's
+/// thread as it assembles the games, so that a consumer reading the tags of
+/// each game (Python's `headers`) does not read the header again on its own
+/// thread. `None`: not found yet (a game made otherwise, or too long for the
+/// index's offsets); the pairs are then read from the bytes when asked. It
+/// only saves work, so it takes no part in comparing games.
+#[derive(Clone, Debug, Default)]
+struct PairIndex(Option<Box<[PairSpan]>>);
+
+impl PartialEq for PairIndex {
+    fn eq(&self, _: &PairIndex) -> bool {
+        true
+    }
+}
+
+impl Eq for PairIndex {}
+
+/// One tag pair: its name's and its raw value's byte ranges in the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PairSpan {
+    name: [u32; 2],
+    value: [u32; 2],
+}
+
+impl PairSpan {
+    fn of<'a>(&self, raw: &'a [u8]) -> (&'a [u8], &'a [u8]) {
+        let [ns, ne] = self.name.map(|at| at as usize);
+        let [vs, ve] = self.value.map(|at| at as usize);
+        (&raw[ns..ne], &raw[vs..ve])
+    }
+}
+
+/// Appends to `out` where the tag pairs of game bytes `raw` lie, as
+/// [`each_pair`] reads them; false (nothing appended) for a game too long
+/// for 32-bit offsets.
+fn index_pairs(raw: &[u8], input_start: bool, out: &mut Vec<PairSpan>) -> bool {
+    if u32::try_from(raw.len()).is_err() {
+        return false;
+    }
+    let base = raw.as_ptr() as usize;
+    // Each piece is a subslice of `raw`, so its offset fits in 32 bits.
+    let range = |piece: &[u8]| {
+        let start = (piece.as_ptr() as usize - base) as u32;
+        [start, start + piece.len() as u32]
+    };
+    each_pair(raw, input_start, |name, value| {
+        out.push(PairSpan {
+            name: range(name),
+            value: range(value),
+        });
+        ControlFlow::Continue(())
+    });
+    true
 }
 
 /// A problem of one game's headers, placed as `check` places it.
@@ -324,13 +404,15 @@ pub struct GameProblem {
 #[derive(Debug)]
 pub struct Games {
     rx: Option<Receiver<Result<Batch, RunError>>>,
+    /// Set by [`Games::index_tags`]; read by the pipeline's sink.
+    index_tags: Arc<AtomicBool>,
     /// The batch being handed out, game by game.
     batch: Option<Unpacking>,
     handle: Option<JoinHandle<()>>,
     /// The run's cancellation flag (its own, or the one of
     /// [`Archive::with_options`]): set when the iterator is dropped, so that a
     /// reader waiting on a slow pipe stops at its next read.
-    cancel: Arc<std::sync::atomic::AtomicBool>,
+    cancel: Arc<AtomicBool>,
 }
 
 impl Games {
@@ -367,6 +449,17 @@ impl Games {
         self.received(item)
     }
 
+    /// From the next batch on, has the pipeline find where each game's tag
+    /// pairs lie, on its own thread, as it hands the games over: reading the
+    /// tags of a game ([`Game::tags`], [`Game::raw_tags`], [`Game::tag_in`])
+    /// then does not read its header again on the consumer's thread. Worth it
+    /// when the consumer reads the tags of most games and is slower than the
+    /// pipeline (the Python binding asks for it once a program reads tags);
+    /// for a consumer that reads none it would only slow the pipeline down.
+    pub fn index_tags(&self) {
+        self.index_tags.store(true, Ordering::Relaxed);
+    }
+
     /// The next game of the batch at hand.
     fn unpack(&mut self) -> Option<Game> {
         let unpacking = self.batch.as_mut()?;
@@ -396,8 +489,7 @@ impl Games {
         self.rx = None;
         self.batch = None;
         if let Some(handle) = self.handle.take() {
-            self.cancel
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            self.cancel.store(true, Ordering::Relaxed);
             let _ = handle.join();
         }
     }
@@ -445,6 +537,8 @@ struct Batch {
     /// The names of the inputs its games come from (usually one).
     files: Vec<Arc<str>>,
     games: Vec<Slot>,
+    /// The tag pairs of its games, each game's in [`Slot::pairs`].
+    pairs: Vec<PairSpan>,
 }
 
 /// One game of a [`Batch`].
@@ -461,6 +555,8 @@ struct Slot {
     problems: Vec<GameProblem>,
     /// Its bytes in [`Batch::bytes`].
     raw: std::ops::Range<usize>,
+    /// Its tag pairs in [`Batch::pairs`], when indexed ([`PairIndex`]).
+    pairs: Option<std::ops::Range<usize>>,
 }
 
 /// A received batch, handing out its games in order.
@@ -469,6 +565,7 @@ struct Unpacking {
     bytes: Vec<u8>,
     files: Vec<Arc<str>>,
     games: std::vec::IntoIter<Slot>,
+    pairs: Vec<PairSpan>,
 }
 
 impl Unpacking {
@@ -477,6 +574,7 @@ impl Unpacking {
             bytes: batch.bytes,
             files: batch.files,
             games: batch.games.into_iter(),
+            pairs: batch.pairs,
         }
     }
 
@@ -492,6 +590,7 @@ impl Unpacking {
             chess960_position: slot.chess960_position,
             problems: slot.problems,
             raw: self.bytes[slot.raw].to_vec(),
+            pairs: PairIndex(slot.pairs.map(|pairs| self.pairs[pairs].into())),
         })
     }
 }
@@ -543,6 +642,8 @@ struct GameSink {
     current: Option<Slot>,
     /// [`Archive::without_raw`] not asked for.
     keep_raw: bool,
+    /// [`Games::index_tags`] asked for.
+    index_tags: Arc<AtomicBool>,
 }
 
 impl GameSink {
@@ -550,6 +651,13 @@ impl GameSink {
     fn end_game(&mut self) {
         if let Some(mut slot) = self.current.take() {
             slot.raw.end = self.batch.bytes.len();
+            if self.keep_raw && self.index_tags.load(Ordering::Relaxed) {
+                let first = self.batch.pairs.len();
+                let raw = &self.batch.bytes[slot.raw.clone()];
+                if index_pairs(raw, slot.offset == 0, &mut self.batch.pairs) {
+                    slot.pairs = Some(first..self.batch.pairs.len());
+                }
+            }
             self.batch.games.push(slot);
         }
     }
@@ -570,6 +678,7 @@ impl GameSink {
             // Room for a chunk's games at once, rather than growing by
             // doubling; not more than a large chunk's, after a huge game.
             next.bytes = Vec::with_capacity(self.batch.bytes.capacity().min(4 << 20));
+            next.pairs = Vec::with_capacity(self.batch.pairs.capacity().min(64 << 10));
         }
         if let Some(open) = &mut self.current {
             next.bytes
@@ -624,6 +733,7 @@ impl Sink<Facts> for GameSink {
             chess960_position: facts.chess960_position,
             problems,
             raw: start..start,
+            pairs: None,
         });
         Ok(())
     }
@@ -874,21 +984,29 @@ mod tests {
             input in pgnish(),
             copies in 1usize..30,
             chunk in 16usize..700,
+            index_from in 0usize..40,
         ) {
             let dir = tempfile::tempdir().unwrap();
             let data = input.repeat(copies);
             let path = write(&dir, "a.pgn", &data);
             let options = Options { chunk_sizes: (chunk, 2 * chunk), threads: 2, ..Options::default() };
-            let games: Vec<Game> = Archive::open([&path])
-                .unwrap()
-                .with_options(options)
-                .games()
-                .collect::<Result<_, _>>()
-                .unwrap();
+            let mut stream = Archive::open([&path]).unwrap().with_options(options).games();
+            let mut games = Vec::new();
+            while let Some(game) = stream.next() {
+                if games.len() == index_from {
+                    // From some batch on (maybe none), the tags come indexed.
+                    stream.index_tags();
+                }
+                games.push(game.unwrap());
+            }
             let mut offset = 0;
             for (i, g) in games.iter().enumerate() {
                 prop_assert_eq!((g.game, g.offset, g.raw.len() as u64), (i as u64 + 1, offset, g.length));
                 offset += g.length;
+                // The pipeline's index of the tags, when there is one, gives
+                // the pairs that reading the bytes gives.
+                let read = tag_pairs(&g.raw, g.offset == 0);
+                prop_assert_eq!(g.raw_tags().collect::<Vec<_>>(), read);
             }
             let raw: Vec<u8> = games.iter().flat_map(|g| g.raw.iter().copied()).collect();
             let blank = |line: &[u8]| line.first() == Some(&b'%') || trim_blanks(line).is_empty();
@@ -901,6 +1019,35 @@ mod tests {
                 prop_assert_eq!(raw, data);
             }
         }
+    }
+
+    #[test]
+    fn games_come_with_their_tags_indexed_once_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(&dir, "a.pgn", &GAME.repeat(3000));
+        let options = Options {
+            chunk_sizes: (256, 512),
+            threads: 2,
+            ..Options::default()
+        };
+        let stream = Archive::open([&path])
+            .unwrap()
+            .with_options(options)
+            .games();
+        stream.index_tags();
+        let games: Vec<Game> = stream.collect::<Result<_, _>>().unwrap();
+        // Only the games already on their way (a few batches) come without.
+        let indexed = games.iter().filter(|g| g.pairs.0.is_some()).count();
+        assert!(indexed > 2500, "{indexed} of {}", games.len());
+        let last = games.last().unwrap();
+        assert_eq!(last.raw_tags().count(), 3);
+        assert_eq!(
+            last.tag_in("FEN", Encoding::Auto).unwrap(),
+            "8/8/8/8/8/8/8/8 w - - 0 1"
+        );
+        // Without asking, none is.
+        let games = Archive::open([&path]).unwrap().games();
+        assert!(games.map(Result::unwrap).all(|g| g.pairs.0.is_none()));
     }
 
     /// Found by the property test: a byte order mark that begins a line after
@@ -978,6 +1125,7 @@ mod tests {
             chess960_position: None,
             problems: Vec::new(),
             raw: b"[White \"O\\\"Neil \\\\ \xC3\xA9\xFF\"]\n".to_vec(),
+            pairs: PairIndex::default(),
         };
         assert_eq!(
             game.tags_in(Encoding::Utf8)
@@ -1023,6 +1171,7 @@ mod tests {
             chess960_position: None,
             problems: Vec::new(),
             raw: raw.to_vec(),
+            pairs: PairIndex::default(),
         }
     }
 
