@@ -253,16 +253,12 @@ impl Game {
     /// bytes of its value between the quotes with its escapes as they are
     /// ([`crate::pgn::encoding::decode_escaped`] makes them text). For a
     /// caller that compares values before it decodes them.
-    pub fn raw_tags(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
-        // Only the input's first game may begin with a byte order mark to skip.
-        let (indexed, read) = match &self.pairs.0 {
-            Some(spans) => (Some(spans.iter().map(|span| span.of(&self.raw))), None),
-            None => (None, Some(tag_pairs(&self.raw, self.offset == 0))),
-        };
-        indexed
-            .into_iter()
-            .flatten()
-            .chain(read.into_iter().flatten())
+    pub fn raw_tags(&self) -> impl ExactSizeIterator<Item = (&[u8], &[u8])> {
+        match &self.pairs.0 {
+            Some(spans) => RawTags::Indexed(spans.iter(), &self.raw),
+            // Only the input's first game may begin with a byte order mark to skip.
+            None => RawTags::Read(tag_pairs(&self.raw, self.offset == 0).into_iter()),
+        }
     }
 
     /// Calls `f` with each raw tag pair until it breaks: from the index when
@@ -340,6 +336,32 @@ impl PartialEq for PairIndex {
 }
 
 impl Eq for PairIndex {}
+
+/// The iterator of [`Game::raw_tags`].
+enum RawTags<'a> {
+    Indexed(std::slice::Iter<'a, PairSpan>, &'a [u8]),
+    Read(std::vec::IntoIter<(&'a [u8], &'a [u8])>),
+}
+
+impl<'a> Iterator for RawTags<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            RawTags::Indexed(spans, raw) => spans.next().map(|span| span.of(raw)),
+            RawTags::Read(pairs) => pairs.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            RawTags::Indexed(spans, _) => spans.size_hint(),
+            RawTags::Read(pairs) => pairs.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for RawTags<'_> {}
 
 /// One tag pair: its name's and its raw value's byte ranges in the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
