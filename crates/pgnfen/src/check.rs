@@ -75,11 +75,7 @@ impl Finding {
         Finding {
             code: Code::IllegalMove,
             message: m.message(),
-            help: Some(if m.standard_start {
-                "remove the SetUp and FEN tags if the game starts from the standard position, or correct the FEN".to_string()
-            } else {
-                "correct the FEN (or Variant) tag so that it gives the position the game started from, or the move".to_string()
-            }),
+            help: Some(m.help()),
             tag: "",
             line: m.line,
             column: m.column,

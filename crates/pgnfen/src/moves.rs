@@ -145,6 +145,9 @@ pub struct IllegalMove {
     pub reason: &'static str,
     /// The moves fit the standard start position instead (the FEN is probably wrong).
     pub standard_start: bool,
+    /// The move in SAN, when the token names a legal move in long algebraic
+    /// notation (`e2-e4`, `Ng1f3`): what to write instead.
+    pub in_san: Option<String>,
 }
 
 impl IllegalMove {
@@ -160,6 +163,17 @@ impl IllegalMove {
             );
         }
         m
+    }
+
+    /// How to mend it, in words.
+    pub fn help(&self) -> String {
+        if let Some(san) = &self.in_san {
+            format!("write the move in SAN, as PGN has it: {san}")
+        } else if self.standard_start {
+            "remove the SetUp and FEN tags if the game starts from the standard position, or correct the FEN".to_string()
+        } else {
+            "correct the FEN (or Variant) tag so that it gives the position the game started from, or the move".to_string()
+        }
     }
 
     /// The position, as a note.
@@ -336,9 +350,16 @@ fn replay_from<P: FindMove + Clone>(
         && let Some(token) = lexer.next_move()
     {
         let word = &text.bytes[token.clone()];
+        let mut in_san = None;
         let verdict = match parse_san(word) {
             Lenient::Null => break,
-            Lenient::NotSan => Err("not a move in SAN"),
+            Lenient::NotSan => match long_algebraic(&pos, word) {
+                Some(m) => {
+                    in_san = Some(San::from_move(&pos, m).to_string());
+                    Err("long algebraic notation, not SAN")
+                }
+                None => Err("not a move in SAN"),
+            },
             Lenient::San(san) => pos.find(san),
         };
         ply = ply.saturating_add(1);
@@ -349,14 +370,9 @@ fn replay_from<P: FindMove + Clone>(
             Err(reason) => {
                 let standard_start = start.hint && ply == 1 && fits_standard_start(text);
                 let position = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
-                return Replay::Illegal(Box::new(illegal_at(
-                    text,
-                    token,
-                    ply,
-                    position,
-                    reason,
-                    standard_start,
-                )));
+                let mut illegal = illegal_at(text, token, ply, position, reason, standard_start);
+                illegal.in_san = in_san;
+                return Replay::Illegal(Box::new(illegal));
             }
         }
     }
@@ -461,6 +477,47 @@ fn illegal_at(
         position,
         reason,
         standard_start,
+        in_san: None,
+    }
+}
+
+/// The legal move that `word` names in long algebraic notation, if it does:
+/// an optional piece letter, the from and to squares with `-`, `x` or
+/// nothing between them, an optional promotion (`=Q`, `q`) and check mark
+/// (`e2-e4`, `Ng1-f3`, `e7xd8=Q+`, `e2e4` as UCI writes it). Only for the
+/// message of a word that is not SAN: PGN's movetext is SAN.
+fn long_algebraic<P: Position>(pos: &P, word: &[u8]) -> Option<Move> {
+    let word = match word.iter().rposition(|b| !matches!(b, b'+' | b'#')) {
+        Some(last) => &word[..=last],
+        None => return None,
+    };
+    let (role, rest) = match word.first().and_then(|&b| Role::from_char(char::from(b))) {
+        Some(role) if word[0].is_ascii_uppercase() => (Some(role), &word[1..]),
+        _ => (None, word),
+    };
+    let square = |b: &[u8]| shakmaty::Square::from_ascii(b).ok();
+    let from = square(rest.get(..2)?)?;
+    let rest = &rest[2..];
+    let rest = match rest.first() {
+        Some(b'-' | b'x' | b':') => &rest[1..],
+        _ => rest,
+    };
+    let to = square(rest.get(..2)?)?;
+    let promotion = match &rest[2..] {
+        [] => None,
+        [b'=', p] | [p] => Some(Role::from_char(char::from(p.to_ascii_lowercase()))?),
+        _ => return None,
+    };
+    let m = shakmaty::uci::UciMove::Normal {
+        from,
+        to,
+        promotion,
+    }
+    .to_move(pos)
+    .ok()?;
+    match role {
+        Some(role) if role != m.role() => None,
+        _ => Some(m),
     }
 }
 

@@ -436,3 +436,47 @@ mod fast_path {
         }
     }
 }
+
+#[test]
+fn a_legal_move_in_long_algebraic_notation_is_named_in_san() {
+    let m = illegal(&standard(), "1. e2-e4 e5");
+    assert_eq!(m.reason, "long algebraic notation, not SAN");
+    assert_eq!(m.in_san.as_deref(), Some("e4"));
+    assert_eq!(m.help(), "write the move in SAN, as PGN has it: e4");
+    // A piece letter, a capture, a promotion, a check mark.
+    let cases = [
+        ("1. e4 e5 2. Ng1-f3", "Nf3"),
+        ("1. e4 d5 2. e4-d5", "exd5"),
+        ("1. e4 d5 2. exd5 Qd8-d5+", "Qxd5"),
+        ("1. e4 d5 2. exd5 Qd8:d5", "Qxd5"),
+        ("1. e4 e5 2. Nf3 Nc6 3. Bf1-c4 Bf8-c5", "Bc4"),
+    ];
+    for (movetext, san) in cases {
+        assert_eq!(
+            illegal(&standard(), movetext).in_san.as_deref(),
+            Some(san),
+            "{movetext}"
+        );
+    }
+    let promotion = from_fen("8/4P2k/8/8/8/8/8/4K3 w - - 0 1", false);
+    assert_eq!(
+        illegal(&promotion, "1. e7-e8=Q+").in_san.as_deref(),
+        Some("e8=Q")
+    );
+    // As UCI writes a promotion.
+    assert_eq!(
+        illegal(&promotion, "1. e7e8n").in_san.as_deref(),
+        Some("e8=N")
+    );
+    // Not a legal move, or the wrong piece: no suggestion, the usual words.
+    for movetext in ["1. e2-e5", "1. Ng1-e2", "1. Bg1-f3", "1. e2-e4-e5"] {
+        let m = illegal(&standard(), movetext);
+        assert_eq!(
+            (m.reason, m.in_san),
+            ("not a move in SAN", None),
+            "{movetext}"
+        );
+    }
+    // Fully spelled squares without a dash are (over-disambiguated) SAN.
+    assert_eq!(run(&standard(), "1. e2e4 e7e5 2. Ng1f3"), Replay::Passed);
+}
