@@ -7,8 +7,8 @@
 //! many programs read a few tags.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, TryLockError};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -157,9 +157,22 @@ pub(crate) fn every_tag<'py>(py: Python<'py>, game: &PyGame) -> PyResult<Bound<'
     TAG_READS.fetch_add(1, Ordering::Relaxed);
     let pairs: Vec<(&[u8], &[u8])> = game.game.raw_tags().collect();
     let encoding = game.encoding;
-    // One lock for the whole header, not one per tag.
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    let cache = cache.get_or_insert_with(Cache::default);
+    // One lock for the whole header, not one per tag. It is only taken with
+    // the GIL held, so a lock already taken would mean a call made within
+    // this one, on this thread (nothing below runs Python code today; a
+    // collection started by an allocation could): that call then makes its
+    // dict without the cache rather than wait for itself forever.
+    let mut guard = match CACHE.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    };
+    let mut own = None;
+    let cache = match &mut guard {
+        Some(guard) => &mut **guard,
+        None => &mut own,
+    }
+    .get_or_insert_with(Cache::default);
     if let Some(template) = &mut cache.template
         && template.fits(&pairs, encoding)
     {
@@ -192,6 +205,10 @@ pub(crate) fn every_tag<'py>(py: Python<'py>, game: &PyGame) -> PyResult<Bound<'
                 d.set_item(name, &*decode_escaped(raw, encoding))?;
             }
         }
+        return Ok(d);
+    }
+    if pairs.iter().map(|(n, v)| n.len() + v.len()).sum::<usize>() > TEMPLATE_BYTES {
+        // Not kept: the template holds its game's names and values.
         return Ok(d);
     }
     cache.template = Some(Template {
@@ -238,6 +255,10 @@ impl Template {
 }
 
 static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+
+/// The most bytes of names and values a template keeps (a lichess header
+/// holds about 400).
+const TEMPLATE_BYTES: usize = 64 << 10;
 
 /// How many times a program asked for tags (`headers`, a lookup in `tags`):
 /// a stream of games (`GameIterator`) that sees it change has its pipeline
