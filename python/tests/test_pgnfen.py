@@ -582,4 +582,3 @@ def test_headers_made_from_the_last_game_equal_the_tags_read_one_by_one(tmp_path
                 assert list(game.headers.items()) == list(expected.items())
             count += 1
         assert count == len(games)
-
