@@ -254,7 +254,7 @@ impl Game {
     /// ([`crate::pgn::encoding::decode_escaped`] makes them text). For a
     /// caller that compares values before it decodes them.
     pub fn raw_tags(&self) -> impl ExactSizeIterator<Item = (&[u8], &[u8])> {
-        match &self.pairs.0 {
+        match self.pairs.of(&self.raw) {
             Some(spans) => RawTags::Indexed(spans.iter(), &self.raw),
             // Only the input's first game may begin with a byte order mark to skip.
             None => RawTags::Read(tag_pairs(&self.raw, self.offset == 0).into_iter()),
@@ -264,7 +264,7 @@ impl Game {
     /// Calls `f` with each raw tag pair until it breaks: from the index when
     /// the pipeline made one, else read from the bytes.
     fn each_pair<'a>(&'a self, mut f: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>) {
-        match &self.pairs.0 {
+        match self.pairs.of(&self.raw) {
             Some(spans) => {
                 for span in spans.iter() {
                     let (name, value) = span.of(&self.raw);
@@ -327,7 +327,31 @@ impl Game {
 /// index's offsets); the pairs are then read from the bytes when asked. It
 /// only saves work, so it takes no part in comparing games.
 #[derive(Clone, Debug, Default)]
-struct PairIndex(Option<Box<[PairSpan]>>);
+struct PairIndex(Option<(Box<[PairSpan]>, RawId)>);
+
+/// Which bytes an index was made for: [`Game::raw`] is a public field, and a
+/// program may replace or resize it; the index then no longer holds, and the
+/// pairs are read from the new bytes. (A clone's bytes are elsewhere: it
+/// reads them too.)
+type RawId = (usize, usize);
+
+fn raw_id(raw: &[u8]) -> RawId {
+    (raw.as_ptr() as usize, raw.len())
+}
+
+impl PairIndex {
+    fn new(spans: Box<[PairSpan]>, raw: &[u8]) -> PairIndex {
+        PairIndex(Some((spans, raw_id(raw))))
+    }
+
+    /// The spans, if made for these bytes.
+    fn of(&self, raw: &[u8]) -> Option<&[PairSpan]> {
+        match &self.0 {
+            Some((spans, id)) if *id == raw_id(raw) => Some(spans),
+            _ => None,
+        }
+    }
+}
 
 impl PartialEq for PairIndex {
     fn eq(&self, _: &PairIndex) -> bool {
@@ -602,6 +626,11 @@ impl Unpacking {
 
     fn next(&mut self) -> Option<Game> {
         let slot = self.games.next()?;
+        let raw = self.bytes[slot.raw].to_vec();
+        let pairs = match slot.pairs {
+            Some(pairs) => PairIndex::new(self.pairs[pairs].into(), &raw),
+            None => PairIndex::default(),
+        };
         Some(Game {
             file: Arc::clone(&self.files[slot.file]),
             game: slot.game,
@@ -611,8 +640,8 @@ impl Unpacking {
             class: slot.class,
             chess960_position: slot.chess960_position,
             problems: slot.problems,
-            raw: self.bytes[slot.raw].to_vec(),
-            pairs: PairIndex(slot.pairs.map(|pairs| self.pairs[pairs].into())),
+            raw,
+            pairs,
         })
     }
 }
@@ -1059,17 +1088,33 @@ mod tests {
         stream.index_tags();
         let games: Vec<Game> = stream.collect::<Result<_, _>>().unwrap();
         // Only the games already on their way (a few batches) come without.
-        let indexed = games.iter().filter(|g| g.pairs.0.is_some()).count();
+        let indexed = games
+            .iter()
+            .filter(|g| g.pairs.of(&g.raw).is_some())
+            .count();
         assert!(indexed > 2500, "{indexed} of {}", games.len());
         let last = games.last().unwrap();
+        assert!(last.pairs.of(&last.raw).is_some());
         assert_eq!(last.raw_tags().count(), 3);
         assert_eq!(
             last.tag_in("FEN", Encoding::Auto).unwrap(),
             "8/8/8/8/8/8/8/8 w - - 0 1"
         );
+        // Bytes replaced or cut by the program: read from what they are now.
+        let mut changed = last.clone();
+        changed.raw = b"[Black \"b\"]\n".to_vec();
+        assert_eq!(changed.headers(), vec![pair("Black", "b")]);
+        let mut cut = games[games.len() - 2].clone();
+        cut.raw.truncate(5);
+        assert_eq!(cut.raw_tags().count(), 0);
+        assert_eq!(cut.tag_in("Event", Encoding::Auto), None);
         // Without asking, none is.
         let games = Archive::open([&path]).unwrap().games();
-        assert!(games.map(Result::unwrap).all(|g| g.pairs.0.is_none()));
+        assert!(
+            games
+                .map(Result::unwrap)
+                .all(|g| g.pairs.of(&g.raw).is_none())
+        );
     }
 
     /// Found by the property test: a byte order mark that begins a line after
