@@ -31,9 +31,11 @@ pub const ROW_GROUP_BYTES: usize = 16 << 20;
 /// columns gets row groups of fewer rows (at least 1,024), for the same memory.
 pub const ROW_GROUP_CELLS: usize = ROW_GROUP_ROWS * 32;
 
-/// zstd level of the Parquet column chunks: level 3 (zstd's default) costs
-/// little more time than 1 and gives smaller files.
-pub const ZSTD_LEVEL: i32 = 3;
+/// zstd level of the Parquet column chunks: level 1, as for `.zst` outputs.
+/// Level 3 (zstd's default) made files 2 % smaller but `export` 5–13 % slower
+/// (paired runs on the 1 GB benchmark archive, 2026-11-28): zstd was the
+/// Parquet writer's largest cost, a tenth of the run's CPU.
+pub const ZSTD_LEVEL: i32 = 1;
 
 /// Columns whose values repeat a lot in any archive, so that a dictionary
 /// page pays off: their pages hold small indices into it, and readers group by
