@@ -194,7 +194,7 @@ fn stats(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     threads: Option<usize>,
-    moves: Option<String>,
+    moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "stats")?;
     let (options, cancel) = cancellable(threads)?;
@@ -257,7 +257,7 @@ fn filter_games(
     chess960_positions: Option<Vec<i64>>,
     speeds: Option<Vec<String>>,
     threads: Option<usize>,
-    moves: Option<String>,
+    moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "filter")?;
     let output = paths::path(output)?;
@@ -339,11 +339,25 @@ fn filter_games(
     Ok(counts.into_any().unbind())
 }
 
-/// The ``moves=`` argument: None, "first" or "all".
-fn moves_mode(moves: Option<String>) -> PyResult<Option<pgnfen::moves::MovesMode>> {
-    moves
-        .map(|m| m.parse().map_err(crate::errors::usage))
-        .transpose()
+/// The ``moves=`` argument: None, "first" or "all". Another string is a
+/// pgnfen.UsageError; another type (``True``, ``1``) a TypeError that names
+/// the values it may take, rather than PyO3's "cannot be converted to
+/// 'PyString'".
+fn moves_mode(moves: Option<&Bound<'_, PyAny>>) -> PyResult<Option<pgnfen::moves::MovesMode>> {
+    let Some(moves) = moves.filter(|m| !m.is_none()) else {
+        return Ok(None);
+    };
+    let Ok(text) = moves.cast::<pyo3::types::PyString>() else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "moves must be \"first\", \"all\" or None, not {} ({})",
+            moves.repr()?,
+            moves.get_type().name()?
+        )));
+    };
+    text.to_cow()?
+        .parse()
+        .map(Some)
+        .map_err(crate::errors::usage)
 }
 
 /// Rewrite the value of every FEN tag in the dialect ``to`` ("fen", "xfen" or

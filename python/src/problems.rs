@@ -50,7 +50,7 @@ pub fn check(
     paths: &Bound<'_, PyTuple>,
     warnings: bool,
     threads: Option<usize>,
-    moves: Option<String>,
+    moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ProblemIterator> {
     let inputs = inputs(paths, "check")?;
     let moves = crate::moves_mode(moves)?;

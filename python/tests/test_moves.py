@@ -62,3 +62,21 @@ def test_moves_first_and_bad_values(tmp_path):
     assert "stats" not in pgnfen.stats(path) or "moves" not in pgnfen.stats(path)
     with pytest.raises(ValueError):
         pgnfen.check(path, moves="some")
+
+
+@pytest.mark.parametrize("bad", [True, 1, b"all", ["all"]])
+def test_moves_of_another_type_is_a_type_error_naming_the_values(tmp_path, bad):
+    path = tmp_path / "g.pgn"
+    path.write_text('[Event "a"]\n\n1. e4 *\n')
+    out = tmp_path / "out.pgn"
+    for call in (
+        lambda: pgnfen.check(path, moves=bad),
+        lambda: pgnfen.stats(path, moves=bad),
+        lambda: pgnfen.filter(path, output=out, moves=bad),
+    ):
+        with pytest.raises(TypeError, match=r'moves must be "first", "all" or None, not ') as raised:
+            call()
+        assert repr(bad) in str(raised.value)
+    assert not out.exists()
+    # None is the default, explicitly too.
+    assert pgnfen.stats(path, moves=None)["games"] == 1
