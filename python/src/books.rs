@@ -7,9 +7,8 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::thread::JoinHandle;
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
+use crossbeam_channel::{Sender, bounded};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use serde_json::Value;
@@ -19,7 +18,8 @@ use pgnfen::book::{self, Line, Render, Sink, StreamError};
 use pgnfen::fen::{self, VariantHint};
 use pgnfen::pipeline::check_inputs_exist;
 
-use crate::{command_error, inputs, interrupt, options, to_py};
+use crate::json_stream::JsonStream;
+use crate::{command_error, inputs, interrupt, options};
 
 /// Runs of records (up to a few thousand each) waiting between the reading
 /// thread and the loop.
@@ -162,43 +162,14 @@ pub fn fen_records(
         .spawn(move || read_books(&inputs, threads, queue))
         .map_err(|e| crate::io_error("<thread>", &e))?;
     Ok(FenRecordIterator {
-        rx: Some(rx),
-        handle: Some(handle),
-        cancel,
-        ready: Vec::new(),
+        stream: JsonStream::new(rx, handle, cancel, "fen_records"),
     })
 }
 
 /// The iterator of ``pgnfen.fen_records()``: yields record dicts in input order.
 #[pyclass(module = "pgnfen", name = "FenRecordIterator")]
 pub struct FenRecordIterator {
-    rx: Option<Receiver<Vec<Value>>>,
-    handle: Option<JoinHandle<Result<(), Error>>>,
-    cancel: Arc<AtomicBool>,
-    /// Records taken from the queue, not yet yielded (reversed: popped from the end).
-    ready: Vec<Value>,
-}
-
-impl FenRecordIterator {
-    /// Stops the reading (if still going) and waits for its thread: its result.
-    fn finish(&mut self) -> Option<Result<(), Error>> {
-        self.rx = None;
-        let handle = self.handle.take()?;
-        Some(handle.join().unwrap_or_else(|_| {
-            Err(Error::Io {
-                file: "<fen_records>".into(),
-                source: std::io::Error::other("the reading thread failed unexpectedly"),
-            })
-        }))
-    }
-
-    fn stop(&mut self, py: Python<'_>) {
-        self.cancel.store(true, Ordering::Relaxed);
-        self.ready.clear();
-        py.detach(|| {
-            let _ = self.finish();
-        });
-    }
+    stream: JsonStream<Vec<Value>>,
 }
 
 #[pymethods]
@@ -208,42 +179,12 @@ impl FenRecordIterator {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        loop {
-            if let Some(value) = self.ready.pop() {
-                return to_py(py, &value).map(Some);
-            }
-            let Some(rx) = self.rx.as_ref() else {
-                return Ok(None);
-            };
-            let ready = &mut self.ready;
-            let end = py.detach(|| match rx.recv_timeout(interrupt::POLL) {
-                Ok(mut run) => {
-                    run.reverse();
-                    *ready = run;
-                    false
-                }
-                Err(RecvTimeoutError::Timeout) => false,
-                Err(RecvTimeoutError::Disconnected) => true,
-            });
-            if end {
-                let result = py.detach(|| self.finish());
-                return match result {
-                    Some(Err(e)) => Err(command_error(e)),
-                    _ => Ok(None),
-                };
-            }
-            if self.ready.is_empty()
-                && let Err(e) = py.check_signals()
-            {
-                self.stop(py);
-                return Err(e);
-            }
-        }
+        self.stream.next(py)
     }
 
     /// Stop reading now (leaving the loop and dropping the iterator does the same).
     fn close(&mut self, py: Python<'_>) {
-        self.stop(py);
+        self.stream.stop(py);
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -259,14 +200,5 @@ impl FenRecordIterator {
     ) -> bool {
         self.close(py);
         false
-    }
-}
-
-impl Drop for FenRecordIterator {
-    fn drop(&mut self) {
-        // The reading stops at its next run of records; its thread ends on
-        // its own (not joined here: a drop must not block).
-        self.cancel.store(true, Ordering::Relaxed);
-        self.rx = None;
     }
 }

@@ -25,6 +25,7 @@ mod books;
 mod errors;
 mod files;
 mod interrupt;
+mod json_stream;
 mod partitions;
 mod paths;
 mod problems;

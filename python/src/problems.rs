@@ -6,25 +6,19 @@
 //! iterator or Ctrl-C stops the run.
 
 use std::io;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, bounded};
+use crossbeam_channel::bounded;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-use pgnfen::Error;
 use pgnfen::pipeline::check_inputs_exist;
 
-use crate::{cancellable, command_error, inputs, interrupt, to_py};
+use crate::json_stream::JsonStream;
+use crate::{cancellable, command_error, inputs};
 
 /// Problems waiting between the check's thread and the loop: enough to keep
 /// both busy, few enough to be a few hundred KiB.
 const QUEUE: usize = 4096;
-
-/// The most problems taken from the queue per release of the GIL.
-const BATCH: usize = 256;
 
 /// Every problem of the SetUp/FEN/Variant headers of PGN files.
 ///
@@ -75,63 +69,14 @@ pub fn check(
         })
         .map_err(|e| crate::io_error("<thread>", &e))?;
     Ok(ProblemIterator {
-        rx: Some(rx),
-        handle: Some(handle),
-        cancel,
-        ready: Vec::new(),
+        stream: JsonStream::new(rx, handle, cancel, "check"),
     })
 }
 
 /// The iterator of ``pgnfen.check()``: yields problem dicts in input order.
 #[pyclass(module = "pgnfen", name = "ProblemIterator")]
 pub struct ProblemIterator {
-    rx: Option<Receiver<serde_json::Value>>,
-    handle: Option<JoinHandle<Result<(), Error>>>,
-    cancel: Arc<AtomicBool>,
-    /// Problems taken from the queue, not yet yielded (reversed: popped from the end).
-    ready: Vec<serde_json::Value>,
-}
-
-impl ProblemIterator {
-    /// Stops the run (if still going) and waits for its thread: its result.
-    fn finish(&mut self) -> Option<Result<(), Error>> {
-        self.rx = None;
-        let handle = self.handle.take()?;
-        Some(handle.join().unwrap_or_else(|_| {
-            Err(Error::Io {
-                file: "<check>".into(),
-                source: io::Error::other("the check thread failed unexpectedly"),
-            })
-        }))
-    }
-
-    /// Waits up to [`interrupt::POLL`] for problems and takes those ready
-    /// (up to [`BATCH`]) into `ready`; true at the end of the run.
-    fn wait(rx: &Receiver<serde_json::Value>, ready: &mut Vec<serde_json::Value>) -> bool {
-        match rx.recv_timeout(interrupt::POLL) {
-            Ok(value) => {
-                ready.push(value);
-                while ready.len() < BATCH {
-                    match rx.try_recv() {
-                        Ok(value) => ready.push(value),
-                        Err(_) => break,
-                    }
-                }
-                ready.reverse();
-                false
-            }
-            Err(RecvTimeoutError::Timeout) => false,
-            Err(RecvTimeoutError::Disconnected) => true,
-        }
-    }
-
-    fn stop(&mut self, py: Python<'_>) {
-        self.cancel.store(true, Ordering::Relaxed);
-        self.ready.clear();
-        py.detach(|| {
-            let _ = self.finish();
-        });
-    }
+    stream: JsonStream<serde_json::Value>,
 }
 
 #[pymethods]
@@ -141,34 +86,12 @@ impl ProblemIterator {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        loop {
-            if let Some(value) = self.ready.pop() {
-                return to_py(py, &value).map(Some);
-            }
-            let Some(rx) = self.rx.as_ref() else {
-                return Ok(None);
-            };
-            let ready = &mut self.ready;
-            let end = py.detach(|| Self::wait(rx, ready));
-            if end {
-                let result = py.detach(|| self.finish());
-                return match result {
-                    Some(Err(e)) => Err(command_error(e)),
-                    _ => Ok(None),
-                };
-            }
-            if self.ready.is_empty()
-                && let Err(e) = py.check_signals()
-            {
-                self.stop(py);
-                return Err(e);
-            }
-        }
+        self.stream.next(py)
     }
 
     /// Stop reading now (leaving the loop and dropping the iterator does the same).
     fn close(&mut self, py: Python<'_>) {
-        self.stop(py);
+        self.stream.stop(py);
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -184,14 +107,5 @@ impl ProblemIterator {
     ) -> bool {
         self.close(py);
         false
-    }
-}
-
-impl Drop for ProblemIterator {
-    fn drop(&mut self) {
-        // The run stops at its next problem or chunk; its thread ends on its
-        // own (not joined here: a drop must not block).
-        self.cancel.store(true, Ordering::Relaxed);
-        self.rx = None;
     }
 }

@@ -1,0 +1,156 @@
+//! What `pgnfen.check()` and `pgnfen.fen_records()` share: JSON objects made
+//! on a thread of their own, handed to the Python loop through a bounded
+//! queue and made into dicts only as the loop takes them, so that memory
+//! stays bounded whatever the inputs hold. The loop waits with the GIL
+//! released and in short spells, so that Ctrl-C is seen; leaving the loop,
+//! `close()`, dropping the iterator or Ctrl-C stops the thread's run.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use pyo3::prelude::*;
+use serde_json::Value;
+
+use pgnfen::Error;
+
+use crate::{command_error, interrupt, to_py};
+
+/// The most objects taken from the queue per release of the GIL (a run of a
+/// book may bring more at once).
+const BATCH: usize = 256;
+
+/// What the queue carries: one object (a problem) or a run of them (a book's
+/// records, made a chunk at a time).
+pub(crate) trait Message: Send + 'static {
+    /// Appends the message's objects to `ready`, in order.
+    fn put_into(self, ready: &mut Vec<Value>);
+}
+
+impl Message for Value {
+    fn put_into(self, ready: &mut Vec<Value>) {
+        ready.push(self);
+    }
+}
+
+impl Message for Vec<Value> {
+    fn put_into(self, ready: &mut Vec<Value>) {
+        ready.extend(self);
+    }
+}
+
+/// The receiving end of a run on its own thread, for a Python iterator.
+pub(crate) struct JsonStream<M> {
+    rx: Option<Receiver<M>>,
+    handle: Option<JoinHandle<Result<(), Error>>>,
+    /// Set to stop the run (also set by Ctrl-C while it runs).
+    cancel: Arc<AtomicBool>,
+    /// Objects taken from the queue, not yet yielded (reversed: popped from
+    /// the end).
+    ready: Vec<Value>,
+    /// The run's name in the error of a thread that failed (`check`).
+    what: &'static str,
+}
+
+impl<M: Message> JsonStream<M> {
+    /// The stream of the run on `handle`, which sends to `rx` and stops when
+    /// `cancel` is set or the receiver is gone.
+    pub(crate) fn new(
+        rx: Receiver<M>,
+        handle: JoinHandle<Result<(), Error>>,
+        cancel: Arc<AtomicBool>,
+        what: &'static str,
+    ) -> JsonStream<M> {
+        JsonStream {
+            rx: Some(rx),
+            handle: Some(handle),
+            cancel,
+            ready: Vec::new(),
+            what,
+        }
+    }
+
+    /// The next object as a dict; `None` at the end of the run, or its error
+    /// (after every object it sent). Ctrl-C stops the run and is raised.
+    pub(crate) fn next(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        loop {
+            if let Some(value) = self.ready.pop() {
+                return to_py(py, &value).map(Some);
+            }
+            let Some(rx) = self.rx.as_ref() else {
+                return Ok(None);
+            };
+            let ready = &mut self.ready;
+            let end = py.detach(|| wait(rx, ready));
+            if end {
+                let result = py.detach(|| self.finish());
+                return match result {
+                    Some(Err(e)) => Err(command_error(e)),
+                    _ => Ok(None),
+                };
+            }
+            if self.ready.is_empty()
+                && let Err(e) = py.check_signals()
+            {
+                self.stop(py);
+                return Err(e);
+            }
+        }
+    }
+
+    /// Stops the run now and waits for its thread; the stream is then empty.
+    pub(crate) fn stop(&mut self, py: Python<'_>) {
+        self.cancel.store(true, Ordering::Relaxed);
+        self.ready.clear();
+        py.detach(|| {
+            let _ = self.finish();
+        });
+    }
+
+    /// Closes the queue (a run still sending stops) and waits for the
+    /// thread: its result, once.
+    fn finish(&mut self) -> Option<Result<(), Error>> {
+        self.rx = None;
+        let handle = self.handle.take()?;
+        Some(handle.join().unwrap_or_else(|_| {
+            Err(Error::Io {
+                file: format!("<{}>", self.what),
+                source: std::io::Error::other(format!(
+                    "the {} thread failed unexpectedly",
+                    self.what
+                )),
+            })
+        }))
+    }
+}
+
+/// Waits up to [`interrupt::POLL`] for a message and takes it, and those
+/// already queued up to [`BATCH`] objects, into `ready` (reversed, to be
+/// popped); true at the end of the run.
+fn wait<M: Message>(rx: &Receiver<M>, ready: &mut Vec<Value>) -> bool {
+    match rx.recv_timeout(interrupt::POLL) {
+        Ok(message) => {
+            message.put_into(ready);
+            while ready.len() < BATCH {
+                match rx.try_recv() {
+                    Ok(message) => message.put_into(ready),
+                    Err(_) => break,
+                }
+            }
+            ready.reverse();
+            false
+        }
+        Err(RecvTimeoutError::Timeout) => false,
+        Err(RecvTimeoutError::Disconnected) => true,
+    }
+}
+
+impl<M> Drop for JsonStream<M> {
+    fn drop(&mut self) {
+        // The run stops at its next send; its thread ends on its own (not
+        // joined here: a drop must not block).
+        self.cancel.store(true, Ordering::Relaxed);
+        self.rx = None;
+    }
+}
