@@ -18,7 +18,7 @@ use pgnfen::book::{self, Line, Render, Sink, StreamError};
 use pgnfen::fen::{self, VariantHint};
 use pgnfen::pipeline::check_inputs_exist;
 
-use crate::json_stream::JsonStream;
+use crate::json_stream::{JsonStream, json_iterator_methods};
 use crate::{command_error, inputs, interrupt, options};
 
 /// Runs of records (up to a few thousand each) waiting between the reading
@@ -172,33 +172,4 @@ pub struct FenRecordIterator {
     stream: JsonStream<Vec<Value>>,
 }
 
-#[pymethods]
-impl FenRecordIterator {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.stream.next(py)
-    }
-
-    /// Stop reading now (leaving the loop and dropping the iterator does the same).
-    fn close(&mut self, py: Python<'_>) {
-        self.stream.stop(py);
-    }
-
-    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __exit__(
-        &mut self,
-        py: Python<'_>,
-        _exc_type: Option<&Bound<'_, PyAny>>,
-        _exc_value: Option<&Bound<'_, PyAny>>,
-        _traceback: Option<&Bound<'_, PyAny>>,
-    ) -> bool {
-        self.close(py);
-        false
-    }
-}
+json_iterator_methods!(FenRecordIterator);

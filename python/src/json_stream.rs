@@ -154,3 +154,41 @@ impl<M> Drop for JsonStream<M> {
         self.rx = None;
     }
 }
+
+/// The Python face of an iterator whose field `stream` is a [`JsonStream`]:
+/// `__iter__`, `__next__`, `close()` and `with` (which closes it).
+macro_rules! json_iterator_methods {
+    ($iterator:ident) => {
+        #[pyo3::pymethods]
+        impl $iterator {
+            fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+                slf
+            }
+
+            fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+                self.stream.next(py)
+            }
+
+            /// Stop reading now (leaving the loop and dropping the iterator does the same).
+            fn close(&mut self, py: Python<'_>) {
+                self.stream.stop(py);
+            }
+
+            fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+                slf
+            }
+
+            fn __exit__(
+                &mut self,
+                py: Python<'_>,
+                _exc_type: Option<&Bound<'_, PyAny>>,
+                _exc_value: Option<&Bound<'_, PyAny>>,
+                _traceback: Option<&Bound<'_, PyAny>>,
+            ) -> bool {
+                self.close(py);
+                false
+            }
+        }
+    };
+}
+pub(crate) use json_iterator_methods;

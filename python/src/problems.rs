@@ -13,7 +13,7 @@ use pyo3::types::PyTuple;
 
 use pgnfen::pipeline::check_inputs_exist;
 
-use crate::json_stream::JsonStream;
+use crate::json_stream::{JsonStream, json_iterator_methods};
 use crate::{cancellable, command_error, inputs};
 
 /// Problems waiting between the check's thread and the loop: enough to keep
@@ -79,33 +79,4 @@ pub struct ProblemIterator {
     stream: JsonStream<serde_json::Value>,
 }
 
-#[pymethods]
-impl ProblemIterator {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.stream.next(py)
-    }
-
-    /// Stop reading now (leaving the loop and dropping the iterator does the same).
-    fn close(&mut self, py: Python<'_>) {
-        self.stream.stop(py);
-    }
-
-    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __exit__(
-        &mut self,
-        py: Python<'_>,
-        _exc_type: Option<&Bound<'_, PyAny>>,
-        _exc_value: Option<&Bound<'_, PyAny>>,
-        _traceback: Option<&Bound<'_, PyAny>>,
-    ) -> bool {
-        self.close(py);
-        false
-    }
-}
+json_iterator_methods!(ProblemIterator);
