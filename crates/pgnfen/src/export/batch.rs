@@ -89,14 +89,22 @@ impl SlotColumn {
                 // Where the block's text offsets land in this column's values.
                 let shift = values.len() as i64 - from as i64;
                 values.extend_from_slice(&slot.text.as_bytes()[from..to]);
+                // A batch holds a few MiB of text (BATCH_BYTES plus one
+                // header): far from i32::MAX.
+                let at = |end: u32| (shift + i64::from(end)) as i32;
+                if entries.len() == n {
+                    // Every row has a value (the usual case: Event, White,
+                    // Result ...): the offsets are the ends, shifted.
+                    offsets.extend(slot.ends[entries].iter().map(|&end| at(end)));
+                    valid.append_n_non_nulls(n);
+                    return;
+                }
                 let mut last = *offsets.last().unwrap_or(&0);
                 let mut k = entries.start;
                 for row in rows {
                     let has = k < entries.end && slot.rows[k] == row;
                     if has {
-                        // A batch holds a few MiB of text (BATCH_BYTES plus
-                        // one header): far from i32::MAX.
-                        last = (shift + i64::from(slot.ends[k])) as i32;
+                        last = at(slot.ends[k]);
                         k += 1;
                     }
                     offsets.push(last);
@@ -107,6 +115,10 @@ impl SlotColumn {
                 let last = *offsets.last().unwrap_or(&0);
                 offsets.extend(std::iter::repeat_n(last, n));
                 valid.append_n_nulls(n);
+            }
+            (SlotColumn::Integer { values, valid }, Some(slot)) if entries.len() == n => {
+                values.extend_from_slice(&slot.integers[entries]);
+                valid.append_n_non_nulls(n);
             }
             (SlotColumn::Integer { values, valid }, Some(slot)) if !entries.is_empty() => {
                 let mut k = entries.start;
@@ -304,6 +316,85 @@ impl BatchBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+    use proptest::prelude::*;
+
+    /// A block's values of one column: the rows with a value, as the workers
+    /// stage them.
+    fn staged_text(cells: &[Option<String>]) -> SlotValues {
+        let mut slot = SlotValues::default();
+        for (row, cell) in cells.iter().enumerate() {
+            if let Some(value) = cell {
+                slot.rows.push(row as u32);
+                slot.text.push_str(value);
+                slot.ends.push(slot.text.len() as u32);
+            }
+        }
+        slot
+    }
+
+    fn staged_integers(cells: &[Option<i32>]) -> SlotValues {
+        let mut slot = SlotValues::default();
+        for (row, cell) in cells.iter().enumerate() {
+            if let Some(value) = cell {
+                slot.rows.push(row as u32);
+                slot.integers.push(*value);
+            }
+        }
+        slot
+    }
+
+    /// The rows `0..len` cut into runs at `cuts`, as the merger meets them.
+    fn runs(len: usize, cuts: &[usize]) -> Vec<std::ops::Range<u32>> {
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (len + 1)).collect();
+        cuts.extend([0, len]);
+        cuts.sort_unstable();
+        cuts.dedup();
+        cuts.windows(2).map(|w| w[0] as u32..w[1] as u32).collect()
+    }
+
+    proptest! {
+        /// A column filled a run of rows at a time (with its shortcut for
+        /// runs where every row has a value) holds what the rows hold, cell
+        /// by cell, whatever the runs; so does a column after a block that
+        /// has no values for it, and after an earlier batch.
+        #[test]
+        fn columns_filled_by_runs_hold_the_rows_values(
+            text in prop::collection::vec(prop::option::weighted(0.8, "[a-z\u{e9}]{0,4}"), 1..40),
+            integers in prop::collection::vec(prop::option::weighted(0.8, any::<i32>()), 1..40),
+            cuts in prop::collection::vec(any::<usize>(), 0..8),
+            nulls_first in 0..3usize,
+        ) {
+            // Twice: a column that finished a batch starts the next one empty.
+            let (mut texts, mut ints) = (SlotColumn::text(), SlotColumn::integer());
+            for _ in 0..2 {
+                let column = &mut texts;
+                column.extend(None, 0..nulls_first as u32);
+                let slot = staged_text(&text);
+                for run in runs(text.len(), &cuts) {
+                    column.extend(Some(&slot), run);
+                }
+                let got = column.finish().unwrap();
+                let expected: Vec<Option<&str>> = std::iter::repeat_n(None, nulls_first)
+                    .chain(text.iter().map(|c| c.as_deref()))
+                    .collect();
+                prop_assert_eq!(got.as_string::<i32>(), &StringArray::from(expected));
+
+                let column = &mut ints;
+                column.extend(None, 0..nulls_first as u32);
+                let slot = staged_integers(&integers);
+                for run in runs(integers.len(), &cuts) {
+                    column.extend(Some(&slot), run);
+                }
+                let got = column.finish().unwrap();
+                let expected: Vec<Option<i32>> = std::iter::repeat_n(None, nulls_first)
+                    .chain(integers.iter().copied())
+                    .collect();
+                prop_assert_eq!(got.as_primitive::<Int32Type>(), &Int32Array::from(expected));
+            }
+        }
+    }
 
     #[test]
     fn integers() {
