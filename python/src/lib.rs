@@ -668,7 +668,7 @@ impl PyGame {
     /// The bytes of the game exactly as in the input.
     #[getter]
     fn raw<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.game.raw)
+        PyBytes::new(py, self.game.raw())
     }
 
     fn __repr__(&self) -> String {

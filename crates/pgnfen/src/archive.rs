@@ -27,7 +27,7 @@
 //! assert_eq!(games[0].headers()[0], ("Event".to_string(), "A \"quoted\" name".to_string()));
 //! assert_eq!((games[1].game, games[1].line), (2, 8));
 //! // Every byte of the input belongs to exactly one game.
-//! let raw: Vec<u8> = games.iter().flat_map(|g| g.raw.iter().copied()).collect();
+//! let raw: Vec<u8> = games.iter().flat_map(|g| g.raw().iter().copied()).collect();
 //! assert_eq!(raw, std::fs::read(&path)?);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -207,14 +207,25 @@ pub struct Game {
     pub chess960_position: Option<u16>,
     /// Its problems, errors and warnings, as `check --warnings` reports them.
     pub problems: Vec<GameProblem>,
-    /// The game exactly as in the input: every byte of the input belongs to
-    /// exactly one game, so these concatenated give the input back.
-    pub raw: Vec<u8>,
+    /// The game exactly as in the input ([`Game::raw`]).
+    raw: Vec<u8>,
     /// Where its tag pairs lie in `raw`, found on the pipeline's thread.
     pairs: PairIndex,
 }
 
 impl Game {
+    /// The game exactly as in the input: every byte of the input belongs to
+    /// exactly one game, so these concatenated give the input back. (Read
+    /// only: the game's tags are found in these bytes as they were read.)
+    pub fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+
+    /// The bytes of [`Game::raw`], owned.
+    pub fn into_raw(self) -> Vec<u8> {
+        self.raw
+    }
+
     /// Every tag pair of the header, in order, values PGN-unescaped (`\"`,
     /// `\\`) and read as UTF-8 (an invalid sequence becomes U+FFFD). A name
     /// may come twice, as it does in the input.
@@ -254,7 +265,7 @@ impl Game {
     /// ([`crate::pgn::encoding::decode_escaped`] makes them text). For a
     /// caller that compares values before it decodes them.
     pub fn raw_tags(&self) -> impl ExactSizeIterator<Item = (&[u8], &[u8])> {
-        match self.pairs.of(&self.raw) {
+        match self.pairs.spans() {
             Some(spans) => RawTags::Indexed(spans.iter(), &self.raw),
             // Only the input's first game may begin with a byte order mark to skip.
             None => RawTags::Read(tag_pairs(&self.raw, self.offset == 0).into_iter()),
@@ -264,7 +275,7 @@ impl Game {
     /// Calls `f` with each raw tag pair until it breaks: from the index when
     /// the pipeline made one, else read from the bytes.
     fn each_pair<'a>(&'a self, mut f: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>) {
-        match self.pairs.of(&self.raw) {
+        match self.pairs.spans() {
             Some(spans) => {
                 for span in spans.iter() {
                     let (name, value) = span.of(&self.raw);
@@ -326,30 +337,19 @@ impl Game {
 /// thread. `None`: not found yet (a game made otherwise, or too long for the
 /// index's offsets); the pairs are then read from the bytes when asked. It
 /// only saves work, so it takes no part in comparing games.
+/// [`Game::raw`] cannot change after the pipeline made the game, so an
+/// index, once made, holds for the game and its clones.
 #[derive(Clone, Debug, Default)]
-struct PairIndex(Option<(Box<[PairSpan]>, RawId)>);
-
-/// Which bytes an index was made for: [`Game::raw`] is a public field, and a
-/// program may replace or resize it; the index then no longer holds, and the
-/// pairs are read from the new bytes. (A clone's bytes are elsewhere: it
-/// reads them too.)
-type RawId = (usize, usize);
-
-fn raw_id(raw: &[u8]) -> RawId {
-    (raw.as_ptr() as usize, raw.len())
-}
+struct PairIndex(Option<Box<[PairSpan]>>);
 
 impl PairIndex {
-    fn new(spans: Box<[PairSpan]>, raw: &[u8]) -> PairIndex {
-        PairIndex(Some((spans, raw_id(raw))))
+    fn new(spans: Box<[PairSpan]>) -> PairIndex {
+        PairIndex(Some(spans))
     }
 
-    /// The spans, if made for these bytes.
-    fn of(&self, raw: &[u8]) -> Option<&[PairSpan]> {
-        match &self.0 {
-            Some((spans, id)) if *id == raw_id(raw) => Some(spans),
-            _ => None,
-        }
+    /// The spans, if found.
+    fn spans(&self) -> Option<&[PairSpan]> {
+        self.0.as_deref()
     }
 }
 
@@ -628,7 +628,7 @@ impl Unpacking {
         let slot = self.games.next()?;
         let raw = self.bytes[slot.raw].to_vec();
         let pairs = match slot.pairs {
-            Some(pairs) => PairIndex::new(self.pairs[pairs].into(), &raw),
+            Some(pairs) => PairIndex::new(self.pairs[pairs].into()),
             None => PairIndex::default(),
         };
         Some(Game {
@@ -1088,33 +1088,22 @@ mod tests {
         stream.index_tags();
         let games: Vec<Game> = stream.collect::<Result<_, _>>().unwrap();
         // Only the games already on their way (a few batches) come without.
-        let indexed = games
-            .iter()
-            .filter(|g| g.pairs.of(&g.raw).is_some())
-            .count();
+        let indexed = games.iter().filter(|g| g.pairs.spans().is_some()).count();
         assert!(indexed > 2500, "{indexed} of {}", games.len());
         let last = games.last().unwrap();
-        assert!(last.pairs.of(&last.raw).is_some());
+        assert!(last.pairs.spans().is_some());
         assert_eq!(last.raw_tags().count(), 3);
         assert_eq!(
             last.tag_in("FEN", Encoding::Auto).unwrap(),
             "8/8/8/8/8/8/8/8 w - - 0 1"
         );
-        // Bytes replaced or cut by the program: read from what they are now.
-        let mut changed = last.clone();
-        changed.raw = b"[Black \"b\"]\n".to_vec();
-        assert_eq!(changed.headers(), vec![pair("Black", "b")]);
-        let mut cut = games[games.len() - 2].clone();
-        cut.raw.truncate(5);
-        assert_eq!(cut.raw_tags().count(), 0);
-        assert_eq!(cut.tag_in("Event", Encoding::Auto), None);
+        // A clone keeps the index, which holds for its bytes as well.
+        let clone = last.clone();
+        assert!(clone.pairs.spans().is_some());
+        assert_eq!(clone.headers(), last.headers());
         // Without asking, none is.
         let games = Archive::open([&path]).unwrap().games();
-        assert!(
-            games
-                .map(Result::unwrap)
-                .all(|g| g.pairs.of(&g.raw).is_none())
-        );
+        assert!(games.map(Result::unwrap).all(|g| g.pairs.spans().is_none()));
     }
 
     /// Found by the property test: a byte order mark that begins a line after

@@ -61,7 +61,7 @@ fn archive_games_agree_with_stats_and_rebuild_the_file() {
         [Class::Standard, Class::Chess960, Class::Malformed]
     );
     assert_eq!(games[1].chess960_position, Some(0));
-    let raw: Vec<u8> = games.iter().flat_map(|g| g.raw.clone()).collect();
+    let raw: Vec<u8> = games.iter().flat_map(|g| g.raw().to_vec()).collect();
     assert_eq!(raw, GAMES.as_bytes());
 }
 
@@ -80,8 +80,8 @@ fn archive_without_raw_places_the_same_games_and_keeps_no_bytes() {
         .unwrap();
     assert_eq!(full.len(), bare.len());
     for (f, b) in full.iter().zip(&bare) {
-        assert!(b.raw.is_empty() && b.headers().is_empty());
-        assert_eq!(b.length, f.raw.len() as u64);
+        assert!(b.raw().is_empty() && b.headers().is_empty());
+        assert_eq!(b.length, f.raw().len() as u64);
         assert_eq!(
             (b.game, b.offset, b.line, b.class, &b.problems),
             (f.game, f.offset, f.line, f.class, &f.problems)
