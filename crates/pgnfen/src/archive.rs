@@ -59,6 +59,19 @@ use crate::speed::{Clock, Speed};
 /// whole, so one huge game still takes its size).
 const BATCHES_IN_FLIGHT: usize = 4;
 
+/// Emptied batches waiting to be filled again ([`Spare`]): room for every
+/// batch that can exist at once (those in flight, the one being filled, the
+/// one being emptied), so that none is ever freed for want of room, and none
+/// is made while one waits: no more batches exist than without handing back.
+const SPARE_BATCHES: usize = BATCHES_IN_FLIGHT + 2;
+
+/// The largest buffers of an emptied batch that are handed back to be filled
+/// again; larger ones (after a huge game) are freed, so that memory shrinks
+/// back after it.
+const SPARE_BYTES: usize = 8 << 20;
+const SPARE_GAMES: usize = 64 << 10;
+const SPARE_PAIRS: usize = 256 << 10;
+
 /// One or more PGN inputs to read game by game.
 #[derive(Clone, Debug)]
 pub struct Archive {
@@ -137,6 +150,7 @@ impl Archive {
     /// reading.
     pub fn games(&self) -> Games {
         let (tx, rx) = bounded(BATCHES_IN_FLIGHT);
+        let (spare_tx, spare_rx) = bounded(SPARE_BATCHES);
         let inputs = self.inputs.clone();
         let mut options = self.options.clone();
         let cancel = options
@@ -151,6 +165,7 @@ impl Archive {
             .spawn(move || {
                 let mut sink = GameSink {
                     tx: tx.clone(),
+                    spare: spare_rx,
                     batch: Batch::default(),
                     current: None,
                     keep_raw,
@@ -166,6 +181,7 @@ impl Archive {
         match handle {
             Ok(handle) => Games {
                 rx: Some(rx),
+                spare: spare_tx,
                 index_tags,
                 batch: None,
                 handle: Some(handle),
@@ -177,6 +193,7 @@ impl Archive {
                 let _ = tx.send(Err(RunError::Sink(e)));
                 Games {
                     rx: Some(rx),
+                    spare: spare_tx,
                     index_tags,
                     batch: None,
                     handle: None,
@@ -450,6 +467,8 @@ pub struct GameProblem {
 #[derive(Debug)]
 pub struct Games {
     rx: Option<Receiver<Result<Batch, RunError>>>,
+    /// Emptied batches, back to the pipeline's sink ([`Spare`]).
+    spare: Sender<Spare>,
     /// Set by [`Games::index_tags`]; read by the pipeline's sink.
     index_tags: Arc<AtomicBool>,
     /// The batch being handed out, game by game.
@@ -506,13 +525,18 @@ impl Games {
         self.index_tags.store(true, Ordering::Relaxed);
     }
 
-    /// The next game of the batch at hand.
+    /// The next game of the batch at hand; an emptied batch goes back to
+    /// the pipeline's sink.
     fn unpack(&mut self) -> Option<Game> {
         let unpacking = self.batch.as_mut()?;
         match unpacking.next() {
             Some(game) => Some(game),
             None => {
-                self.batch = None;
+                if let Some(spare) = self.batch.take().and_then(Unpacking::into_spare) {
+                    // Full (the sink has enough) or closed (the run ended):
+                    // then freed here.
+                    let _ = self.spare.try_send(spare);
+                }
                 None
             }
         }
@@ -605,27 +629,66 @@ struct Slot {
     pairs: Option<std::ops::Range<usize>>,
 }
 
+/// The buffers of a batch the consumer has emptied, handed back to the
+/// pipeline's sink to hold a later batch: a new batch's buffers are a few
+/// MiB, which the allocator maps afresh, so that filling them cost a page
+/// fault every 4 KiB (a quarter of the sink's time), and freeing them
+/// unmapped them on the consumer's thread.
+#[derive(Debug, Default)]
+struct Spare {
+    bytes: Vec<u8>,
+    games: Vec<Slot>,
+    pairs: Vec<PairSpan>,
+}
+
 /// A received batch, handing out its games in order.
 #[derive(Debug)]
 struct Unpacking {
     bytes: Vec<u8>,
     files: Vec<Arc<str>>,
-    games: std::vec::IntoIter<Slot>,
+    /// The games not handed out yet, the next one last (taken with `pop`,
+    /// which keeps the buffer for [`Spare`]).
+    games: Vec<Slot>,
     pairs: Vec<PairSpan>,
 }
 
 impl Unpacking {
-    fn new(batch: Batch) -> Unpacking {
+    fn new(mut batch: Batch) -> Unpacking {
+        batch.games.reverse();
         Unpacking {
             bytes: batch.bytes,
             files: batch.files,
-            games: batch.games.into_iter(),
+            games: batch.games,
             pairs: batch.pairs,
         }
     }
 
+    /// Its buffers, emptied, unless one is too large to keep ([`SPARE_BYTES`]).
+    fn into_spare(self) -> Option<Spare> {
+        let Unpacking {
+            mut bytes,
+            mut games,
+            mut pairs,
+            ..
+        } = self;
+        if bytes.capacity() > SPARE_BYTES
+            || games.capacity() > SPARE_GAMES
+            || pairs.capacity() > SPARE_PAIRS
+        {
+            return None;
+        }
+        bytes.clear();
+        games.clear();
+        pairs.clear();
+        Some(Spare {
+            bytes,
+            games,
+            pairs,
+        })
+    }
+
     fn next(&mut self) -> Option<Game> {
-        let slot = self.games.next()?;
+        let slot = self.games.pop()?;
         let raw = self.bytes[slot.raw].to_vec();
         let pairs = match slot.pairs {
             Some(pairs) => PairIndex::new(self.pairs[pairs].into()),
@@ -686,6 +749,8 @@ impl Job for ArchiveJob {
 /// chunk's batch to the channel.
 struct GameSink {
     tx: Sender<Result<Batch, RunError>>,
+    /// Batches the consumer has emptied, to fill again ([`Spare`]).
+    spare: Receiver<Spare>,
     /// The games that ended since the last hand-over.
     batch: Batch,
     /// The game whose bytes are being read: its bytes are already at the end
@@ -719,17 +784,21 @@ impl GameSink {
         if self.batch.games.is_empty() {
             return Ok(());
         }
+        let spare = self.spare.try_recv().unwrap_or_default();
         let mut next = Batch {
             files: vec![Arc::clone(
                 self.batch.files.last().expect("a game has a file"),
             )],
-            ..Batch::default()
+            bytes: spare.bytes,
+            games: spare.games,
+            pairs: spare.pairs,
         };
         if self.keep_raw {
             // Room for a chunk's games at once, rather than growing by
             // doubling; not more than a large chunk's, after a huge game.
-            next.bytes = Vec::with_capacity(self.batch.bytes.capacity().min(4 << 20));
-            next.pairs = Vec::with_capacity(self.batch.pairs.capacity().min(64 << 10));
+            next.bytes.reserve(self.batch.bytes.capacity().min(4 << 20));
+            next.pairs
+                .reserve(self.batch.pairs.capacity().min(64 << 10));
         }
         if let Some(open) = &mut self.current {
             next.bytes
@@ -1070,6 +1139,30 @@ mod tests {
                 prop_assert_eq!(raw, data);
             }
         }
+    }
+
+    #[test]
+    fn an_emptied_batch_is_handed_back_empty_unless_too_large() {
+        let batch = |bytes: usize| Batch {
+            bytes: Vec::with_capacity(bytes),
+            files: vec!["a.pgn".into()],
+            games: Vec::new(),
+            pairs: vec![PairSpan {
+                name: [1, 2],
+                value: [4, 5],
+            }],
+        };
+        let mut unpacking = Unpacking::new(batch(1 << 20));
+        unpacking.bytes.extend_from_slice(b"[A \"b\"]\n");
+        let spare = unpacking.into_spare().expect("a batch of 1 MiB is kept");
+        assert!(spare.bytes.is_empty() && spare.pairs.is_empty() && spare.games.is_empty());
+        assert!(spare.bytes.capacity() >= 1 << 20);
+        // After a huge game, the memory goes.
+        assert!(
+            Unpacking::new(batch(SPARE_BYTES + 1))
+                .into_spare()
+                .is_none()
+        );
     }
 
     #[test]
