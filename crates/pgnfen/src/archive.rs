@@ -59,10 +59,12 @@ use crate::speed::{Clock, Speed};
 /// whole, so one huge game still takes its size).
 const BATCHES_IN_FLIGHT: usize = 4;
 
-/// Emptied batches waiting to be filled again ([`Spare`]): room for every
-/// batch that can exist at once (those in flight, the one being filled, the
-/// one being emptied), so that none is ever freed for want of room, and none
-/// is made while one waits: no more batches exist than without handing back.
+/// Emptied batches waiting to be filled again ([`Spare`]). At most
+/// `BATCHES_IN_FLIGHT + 3` batches exist at once (those in the channel, the
+/// one the sink is sending, the one it is filling, the one being emptied),
+/// and the one being filled is never spare: so none is ever freed for want of
+/// room, and none is made while one waits (no more batches exist than
+/// without handing back).
 const SPARE_BATCHES: usize = BATCHES_IN_FLIGHT + 2;
 
 /// The largest buffers of an emptied batch that are handed back to be filled
