@@ -59,7 +59,7 @@ use crate::speed::{Clock, Speed};
 /// whole, so one huge game still takes its size).
 const BATCHES_IN_FLIGHT: usize = 4;
 
-/// Emptied batches waiting to be filled again ([`Spare`]). At most
+/// Emptied batches waiting to be filled again ([`Unpacking::into_empty`]). At most
 /// `BATCHES_IN_FLIGHT + 3` batches exist at once (those in the channel, the
 /// one the sink is sending, the one it is filling, the one being emptied),
 /// and the one being filled is never spare: so none is ever freed for want of
@@ -469,8 +469,8 @@ pub struct GameProblem {
 #[derive(Debug)]
 pub struct Games {
     rx: Option<Receiver<Result<Batch, RunError>>>,
-    /// Emptied batches, back to the pipeline's sink ([`Spare`]).
-    spare: Sender<Spare>,
+    /// Emptied batches, back to the pipeline's sink ([`Unpacking::into_empty`]).
+    spare: Sender<Batch>,
     /// Set by [`Games::index_tags`]; read by the pipeline's sink.
     index_tags: Arc<AtomicBool>,
     /// The batch being handed out, game by game.
@@ -534,7 +534,7 @@ impl Games {
         match unpacking.next() {
             Some(game) => Some(game),
             None => {
-                if let Some(spare) = self.batch.take().and_then(Unpacking::into_spare) {
+                if let Some(spare) = self.batch.take().and_then(Unpacking::into_empty) {
                     // Full (the sink has enough) or closed (the run ended):
                     // then freed here.
                     let _ = self.spare.try_send(spare);
@@ -631,73 +631,49 @@ struct Slot {
     pairs: Option<std::ops::Range<usize>>,
 }
 
-/// The buffers of a batch the consumer has emptied, handed back to the
-/// pipeline's sink to hold a later batch: a new batch's buffers are a few
-/// MiB, which the allocator maps afresh, so that filling them cost a page
-/// fault every 4 KiB (a quarter of the sink's time), and freeing them
-/// unmapped them on the consumer's thread.
-#[derive(Debug, Default)]
-struct Spare {
-    bytes: Vec<u8>,
-    games: Vec<Slot>,
-    pairs: Vec<PairSpan>,
-}
-
-/// A received batch, handing out its games in order.
+/// A received batch, handing out its games in order: its games reversed, so
+/// that the next one is last and taken with `pop`, which keeps the buffers.
+/// Emptied, the batch goes back to the pipeline's sink to hold a later one
+/// ([`Unpacking::into_empty`]).
 #[derive(Debug)]
-struct Unpacking {
-    bytes: Vec<u8>,
-    files: Vec<Arc<str>>,
-    /// The games not handed out yet, the next one last (taken with `pop`,
-    /// which keeps the buffer for [`Spare`]).
-    games: Vec<Slot>,
-    pairs: Vec<PairSpan>,
-}
+struct Unpacking(Batch);
 
 impl Unpacking {
     fn new(mut batch: Batch) -> Unpacking {
         batch.games.reverse();
-        Unpacking {
-            bytes: batch.bytes,
-            files: batch.files,
-            games: batch.games,
-            pairs: batch.pairs,
-        }
+        Unpacking(batch)
     }
 
-    /// Its buffers, emptied, unless one is too large to keep ([`SPARE_BYTES`]).
-    fn into_spare(self) -> Option<Spare> {
-        let Unpacking {
-            mut bytes,
-            mut games,
-            mut pairs,
-            ..
-        } = self;
-        if bytes.capacity() > SPARE_BYTES
-            || games.capacity() > SPARE_GAMES
-            || pairs.capacity() > SPARE_PAIRS
+    /// The batch, emptied, for the sink to fill again, unless a buffer is
+    /// too large to keep ([`SPARE_BYTES`]). A new batch's buffers are a few
+    /// MiB, which the allocator maps afresh, so that filling them cost a page
+    /// fault every 4 KiB (a quarter of the sink's time), and freeing them
+    /// unmapped them on the consumer's thread.
+    fn into_empty(self) -> Option<Batch> {
+        let Unpacking(mut batch) = self;
+        if batch.bytes.capacity() > SPARE_BYTES
+            || batch.games.capacity() > SPARE_GAMES
+            || batch.pairs.capacity() > SPARE_PAIRS
         {
             return None;
         }
-        bytes.clear();
-        games.clear();
-        pairs.clear();
-        Some(Spare {
-            bytes,
-            games,
-            pairs,
-        })
+        batch.bytes.clear();
+        batch.files.clear();
+        batch.games.clear();
+        batch.pairs.clear();
+        Some(batch)
     }
 
     fn next(&mut self) -> Option<Game> {
-        let slot = self.games.pop()?;
-        let raw = self.bytes[slot.raw].to_vec();
+        let batch = &mut self.0;
+        let slot = batch.games.pop()?;
+        let raw = batch.bytes[slot.raw].to_vec();
         let pairs = match slot.pairs {
-            Some(pairs) => PairIndex::new(self.pairs[pairs].into()),
+            Some(pairs) => PairIndex::new(batch.pairs[pairs].into()),
             None => PairIndex::default(),
         };
         Some(Game {
-            file: Arc::clone(&self.files[slot.file]),
+            file: Arc::clone(&batch.files[slot.file]),
             game: slot.game,
             offset: slot.offset,
             length: slot.length,
@@ -751,8 +727,8 @@ impl Job for ArchiveJob {
 /// chunk's batch to the channel.
 struct GameSink {
     tx: Sender<Result<Batch, RunError>>,
-    /// Batches the consumer has emptied, to fill again ([`Spare`]).
-    spare: Receiver<Spare>,
+    /// Batches the consumer has emptied, to fill again ([`Unpacking::into_empty`]).
+    spare: Receiver<Batch>,
     /// The games that ended since the last hand-over.
     batch: Batch,
     /// The game whose bytes are being read: its bytes are already at the end
@@ -786,15 +762,10 @@ impl GameSink {
         if self.batch.games.is_empty() {
             return Ok(());
         }
-        let spare = self.spare.try_recv().unwrap_or_default();
-        let mut next = Batch {
-            files: vec![Arc::clone(
-                self.batch.files.last().expect("a game has a file"),
-            )],
-            bytes: spare.bytes,
-            games: spare.games,
-            pairs: spare.pairs,
-        };
+        let mut next = self.spare.try_recv().unwrap_or_default();
+        next.files.push(Arc::clone(
+            self.batch.files.last().expect("a game has a file"),
+        ));
         if self.keep_raw {
             // Room for a chunk's games at once, rather than growing by
             // doubling; not more than a large chunk's, after a huge game.
@@ -1155,14 +1126,19 @@ mod tests {
             }],
         };
         let mut unpacking = Unpacking::new(batch(1 << 20));
-        unpacking.bytes.extend_from_slice(b"[A \"b\"]\n");
-        let spare = unpacking.into_spare().expect("a batch of 1 MiB is kept");
-        assert!(spare.bytes.is_empty() && spare.pairs.is_empty() && spare.games.is_empty());
-        assert!(spare.bytes.capacity() >= 1 << 20);
+        unpacking.0.bytes.extend_from_slice(b"[A \"b\"]\n");
+        let empty = unpacking.into_empty().expect("a batch of 1 MiB is kept");
+        assert!(
+            empty.bytes.is_empty()
+                && empty.files.is_empty()
+                && empty.pairs.is_empty()
+                && empty.games.is_empty()
+        );
+        assert!(empty.bytes.capacity() >= 1 << 20);
         // After a huge game, the memory goes.
         assert!(
             Unpacking::new(batch(SPARE_BYTES + 1))
-                .into_spare()
+                .into_empty()
                 .is_none()
         );
     }
