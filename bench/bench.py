@@ -394,7 +394,7 @@ def python_headers_bench():
         return
     p = subprocess.run([py, os.path.join(ROOT, "python", "bench.py")], capture_output=True, text=True)
     print(p.stdout.rstrip())
-    m = re.search(r"^headers: .*: ([0-9.]+)x", p.stdout, re.M)
+    m = re.search(r"^headers: .* rounds\): ([0-9.]+)x", p.stdout, re.M)
     if p.returncode == 0 and m:
         TARGETS_SEEN["Python games().headers vs python-chess read_headers (x faster)"] = float(m.group(1))
 

@@ -1,6 +1,6 @@
 """Benchmark of the pgnfen Python package (a script, not a timed test).
 
-    .venv/bin/python python/bench.py [--repeat N] [FILE...]
+    .venv/bin/python python/bench.py [--repeat N] [--rounds R] [FILE...]
 
 Without files: the real files of the corpus ($PGNFEN_CORPUS/real/*.pgn). The files are
 concatenated, N times (default 4, so that start-up costs do not dominate),
@@ -12,11 +12,14 @@ Measures, in one run on the same file:
 * `for g in pgnfen.games(path): g.headers` against python-chess's
   `chess.pgn.read_headers` loop, in games per second (target: at least 25x, issue #25);
   then loops over the mapping `g.tags`, taken and not read, and reading one tag.
+  Each loop runs R times (default 3) in rounds, python-chess's and pgnfen's in
+  turn; the ratio is the median of the rounds' ratios.
 """
 
 import io
 import subprocess
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -43,9 +46,13 @@ def best_of(n, fn):
 
 
 def main(argv):
-    repeat = 4
-    if argv[:1] == ["--repeat"]:
-        repeat, argv = int(argv[1]), argv[2:]
+    repeat, rounds = 4, 3
+    while argv[:1] in (["--repeat"], ["--rounds"]):
+        if argv[0] == "--repeat":
+            repeat = int(argv[1])
+        else:
+            rounds = int(argv[1])
+        argv = argv[2:]
     if argv:
         paths = [Path(p) for p in argv]
     else:
@@ -105,23 +112,31 @@ def main(argv):
 
             return loop
 
+        # Each loop runs in rounds, python-chess's and pgnfen's in turn, and
+        # the ratio is the median of the rounds' ratios: the machine's speed
+        # drifts over a run (python-chess's loop has taken from 15 to 26 µs a
+        # game on the same machine), and a slow spell then weighs on both.
         loops = [
             ("headers", "headers", lambda h: None),
             ("tags", "tags", lambda h: None),
             ("tags.get('White')", "tags", lambda h: h.get("White")),
         ]
-        their_time, their_games = best_of(1, theirs(lambda h: None))
         for name, attribute, use in loops:
-            our_time, our_games = best_of(3, ours(attribute, use))
-            if name == "tags.get('White')":
+            ratios, our_rates, their_rates = [], [], []
+            for _ in range(rounds):
                 their_time, their_games = best_of(1, theirs(use))
-            ours_rate, theirs_rate = our_games / our_time, their_games / their_time
+                our_time, our_games = best_of(1, ours(attribute, use))
+                our_rates.append(our_games / our_time)
+                their_rates.append(their_games / their_time)
+                ratios.append(our_rates[-1] / their_rates[-1])
             target = " (target >= 25x)" if name == "headers" else ""
             print(
-                f"{name}: pgnfen.games {our_games} games in {our_time:.3f} s "
-                f"({ours_rate:,.0f} games/s); python-chess read_headers {their_games} games "
-                f"in {their_time:.3f} s ({theirs_rate:,.0f} games/s): "
-                f"{ours_rate / theirs_rate:.1f}x{target}"
+                f"{name}: pgnfen.games {our_games} games at "
+                f"{statistics.median(our_rates):,.0f} games/s; python-chess read_headers "
+                f"{their_games} games at {statistics.median(their_rates):,.0f} games/s "
+                f"(medians of {rounds} rounds): "
+                f"{statistics.median(ratios):.1f}x{target} "
+                f"(rounds: {', '.join(f'{r:.1f}' for r in ratios)})"
             )
 
 if __name__ == "__main__":
