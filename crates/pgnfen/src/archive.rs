@@ -356,8 +356,10 @@ impl Game {
 /// thread. `None`: not found yet (a game made otherwise, or too long for the
 /// index's offsets); the pairs are then read from the bytes when asked. It
 /// only saves work, so it takes no part in comparing games.
-/// [`Game::raw`] cannot change after the pipeline made the game, so an
-/// index, once made, holds for the game and its clones.
+///
+/// A game's bytes cannot change once the pipeline has made it ([`Game::raw`]
+/// only lends them), so an index, once made, holds for the game and its
+/// clones.
 #[derive(Clone, Debug, Default)]
 struct PairIndex(Option<Box<[PairSpan]>>);
 
