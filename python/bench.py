@@ -16,7 +16,7 @@ Measures, in one run on the same file:
   turn; the ratio is the median of the rounds' ratios.
 """
 
-import io
+import argparse
 import subprocess
 import os
 import statistics
@@ -45,16 +45,22 @@ def best_of(n, fn):
     return min(times), result
 
 
+def positive(text):
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return n
+
+
 def main(argv):
-    repeat, rounds = 4, 3
-    while argv[:1] in (["--repeat"], ["--rounds"]):
-        if argv[0] == "--repeat":
-            repeat = int(argv[1])
-        else:
-            rounds = int(argv[1])
-        argv = argv[2:]
-    if argv:
-        paths = [Path(p) for p in argv]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=positive, default=4, help="copies of the files (4)")
+    ap.add_argument("--rounds", type=positive, default=3, help="rounds of each loop (3)")
+    ap.add_argument("files", nargs="*", type=Path)
+    args = ap.parse_args(argv)
+    repeat, rounds = args.repeat, args.rounds
+    if args.files:
+        paths = args.files
     else:
         corpus = os.environ.get("PGNFEN_CORPUS")
         if not corpus:
