@@ -8,10 +8,10 @@ from collections import Counter
 from typing import List
 
 import pgnfen
-from pgnfen.types import ClassName, FenReport
+from pgnfen.types import ClassName, FenRecordReport
 
 
-def invalid_records(paths: List[str]) -> List[FenReport]:
+def invalid_records(paths: List[str]) -> List[FenRecordReport]:
     """The records of the books that are not legal positions."""
     return [r for r in pgnfen.fen_records(*paths) if not r["valid"]]
 
@@ -25,7 +25,7 @@ def main(paths: List[str]) -> int:
         print(f"{name:10} {count}")
     for record in invalid_records(paths):
         problems = "; ".join(p["message"] for p in record["problems"])
-        print(f"invalid: {record['input']}: {problems}")
+        print(f"{record['file']}:{record['line']}: invalid: {record['input']}: {problems}")
     return 0
 
 

@@ -38,6 +38,7 @@ from collections.abc import Mapping as _Mapping
 from ._errors import (  # noqa: F401  (the private kinds: pickled by name)
     Error,
     InputError,
+    InputWarning,
     MissingFileError,
     UsageError,
     _BrokenPipeError,
@@ -134,6 +135,7 @@ __all__ = [
     "Game",
     "GameIterator",
     "InputError",
+    "InputWarning",
     "MissingFileError",
     "ProblemIterator",
     "Tags",

@@ -41,6 +41,7 @@ from .types import (
     ConvertCounts as ConvertCounts,
     ExportCounts as ExportCounts,
     FenProblem as FenProblem,
+    FenRecordReport as FenRecordReport,
     FenReport as FenReport,
     FilterCounts as FilterCounts,
     SeverityName as SeverityName,
@@ -65,6 +66,10 @@ class InputError(Error, OSError):
 
 class MissingFileError(InputError, builtins.FileNotFoundError):
     """An input that does not exist (also a ``FileNotFoundError``)."""
+
+class InputWarning(UserWarning):
+    """A note about an input that did not stop the call (no PGN tag line
+    found; a FEN that ``convert`` left unchanged)."""
 
 # ---- games ----
 
@@ -154,11 +159,11 @@ def fen(record: str, /) -> FenReport:
 
 # A native class: it cannot be subclassed.
 @final
-class FenRecordIterator(Iterator[FenReport]):
+class FenRecordIterator(Iterator[FenRecordReport]):
     """The lazy iterator of ``fen_records()``; also a context manager that closes it."""
 
     def __iter__(self) -> "FenRecordIterator": ...
-    def __next__(self) -> FenReport: ...
+    def __next__(self) -> FenRecordReport: ...
     def close(self) -> None:
         """Stop reading now."""
     def __enter__(self) -> "FenRecordIterator": ...
@@ -298,6 +303,7 @@ __all__ = [
     "Game",
     "GameIterator",
     "InputError",
+    "InputWarning",
     "MissingFileError",
     "ProblemIterator",
     "Tags",

@@ -20,6 +20,14 @@ class UsageError(Error, ValueError):
     outputs naming one file, ...): nothing was read or written."""
 
 
+class InputWarning(UserWarning):
+    """A note about an input or a record that did not stop the call, which
+    the command line writes on standard error: an input in which no PGN tag
+    line was found (a binary file or a wrong path given by mistake), a FEN
+    that ``convert`` left unchanged. Filter it with the ``warnings`` module
+    (``warnings.simplefilter("ignore", pgnfen.InputWarning)``)."""
+
+
 class InputError(Error, OSError):
     """Reading an input or writing an output failed; the message names the
     file as it was given. A missing input is the subclass

@@ -23,6 +23,7 @@ __all__ = [
     "ConvertCounts",
     "ExportCounts",
     "FenProblem",
+    "FenRecordReport",
     "FenReport",
     "FilterCounts",
     "MoveCounts",
@@ -71,6 +72,17 @@ FenReport = TypedDict(
         "operations": Optional[str],
     },
 )
+
+
+class FenRecordReport(FenReport):
+    """A record of a book, as ``fen_records()`` gives it: the object of
+    ``fen`` and where the record was read (as ``fen --format json`` writes
+    them for files)."""
+
+    #: The book's path as given; a zip member as ``ARCHIVE:MEMBER``.
+    file: str
+    #: The record's line (1-based; within its zip member).
+    line: int
 
 
 class ClassCounts(TypedDict):

@@ -6,9 +6,18 @@
 //! temporary outputs are removed and no existing output is touched (they are
 //! only replaced when a run commits). The call then raises the handler's
 //! exception, as Python code interrupted at that point would.
+//!
+//! SIGTERM and SIGHUP end a Python process at once when nobody handles them
+//! (Python does not), which would leave a run's temporary files behind. So
+//! while a call runs, each of the two that still has its default action gets
+//! a handler that only notes it; the polling thread then removes every
+//! temporary file, restores the default action and raises the signal again,
+//! so that the process ends by it as it would have (50 ms later). A handler
+//! the program installed (`signal.signal`) is left alone: Python runs it at
+//! the next poll, as it runs the one of SIGINT.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crossbeam_channel::{RecvTimeoutError, bounded};
@@ -32,6 +41,7 @@ where
     T: Send,
     F: FnOnce() -> T + Send,
 {
+    let _ending = EndingSignals::watch();
     std::thread::scope(|scope| {
         let (tx, rx) = bounded::<()>(1);
         let handle = scope.spawn(move || {
@@ -50,8 +60,12 @@ where
                 Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
                 Err(RecvTimeoutError::Timeout) => false,
             });
+            end_if_signalled();
             if done {
-                return Ok(join(handle));
+                let result = join(handle);
+                // Its notes (an input without a tag line) as warnings.
+                crate::notes::give(py)?;
+                return Ok(result);
             }
             if let Err(e) = py.check_signals() {
                 cancel.store(true, Ordering::Relaxed);
@@ -60,6 +74,94 @@ where
                 py.detach(|| drop(join(handle)));
                 return Err(e);
             }
+        }
+    })
+}
+
+/// The signals that end the process unless handled, and that a run must
+/// outlive long enough to remove its temporary files.
+const ENDING: [libc::c_int; 2] = [libc::SIGTERM, libc::SIGHUP];
+
+/// The ending signal received during a call (0: none).
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
+/// Calls under way, and the signals whose default action they replaced.
+static WATCHING: Mutex<(usize, Vec<libc::c_int>)> = Mutex::new((0, Vec::new()));
+
+extern "C" fn note_signal(signal: libc::c_int) {
+    // Async-signal-safe: one atomic store.
+    RECEIVED.store(signal, Ordering::SeqCst);
+}
+
+/// While alive, SIGTERM and SIGHUP (those left to their default action)
+/// are noted instead of ending the process ([`end_if_signalled`]); the first
+/// call under way installs the handler, the last one restores the default.
+struct EndingSignals;
+
+impl EndingSignals {
+    fn watch() -> EndingSignals {
+        let mut watching = WATCHING.lock().unwrap_or_else(|e| e.into_inner());
+        if watching.0 == 0 {
+            watching.1 = ENDING
+                .into_iter()
+                .filter(|&signal| replace_default(signal))
+                .collect();
+        }
+        watching.0 += 1;
+        EndingSignals
+    }
+}
+
+impl Drop for EndingSignals {
+    fn drop(&mut self) {
+        {
+            let mut watching = WATCHING.lock().unwrap_or_else(|e| e.into_inner());
+            watching.0 -= 1;
+            if watching.0 == 0 {
+                for signal in std::mem::take(&mut watching.1) {
+                    // SAFETY: restores the default action of a signal whose
+                    // default this module replaced.
+                    unsafe { libc::signal(signal, libc::SIG_DFL) };
+                }
+            }
+        }
+        // One that came after the last poll is not lost.
+        end_if_signalled();
+    }
+}
+
+/// Installs [`note_signal`] for `signal` if its action is the default one.
+fn replace_default(signal: libc::c_int) -> bool {
+    // SAFETY: sigaction with valid pointers; the handler only stores to an atomic.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(signal, std::ptr::null(), &mut old) != 0
+            || old.sa_sigaction != libc::SIG_DFL
+        {
+            return false;
+        }
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = note_signal as *const () as libc::sighandler_t;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(signal, &action, std::ptr::null_mut()) == 0
+    }
+}
+
+/// If an ending signal came: removes every temporary file of the process's
+/// runs and ends the process by that signal (see the module notes).
+fn end_if_signalled() {
+    let signal = RECEIVED.load(Ordering::SeqCst);
+    if signal == 0 {
+        return;
+    }
+    pgnfen::pipeline::signals::end_removing_temporaries(|| {
+        // SAFETY: the default action back, then the signal again, which
+        // ends the process; `_exit` only if it somehow did not.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+            libc::_exit(128 + signal)
         }
     })
 }

@@ -85,17 +85,19 @@ impl<M: Message> JsonStream<M> {
             let end = py.detach(|| wait(rx, ready));
             if end {
                 let result = py.detach(|| self.finish());
+                crate::notes::give(py)?;
                 return match result {
                     Some(Err(e)) => Err(command_error(e)),
                     _ => Ok(None),
                 };
             }
-            if self.ready.is_empty()
-                && let Err(e) = py.check_signals()
-            {
+            // Also when objects came: a consumer written in C (`list(...)`)
+            // gives Python no other moment to run its signal handlers.
+            if let Err(e) = py.check_signals() {
                 self.stop(py);
                 return Err(e);
             }
+            crate::notes::give(py)?;
         }
     }
 

@@ -26,6 +26,7 @@ mod errors;
 mod files;
 mod interrupt;
 mod json_stream;
+mod notes;
 mod partitions;
 mod paths;
 mod problems;
@@ -74,33 +75,48 @@ fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
         .collect()
 }
 
-fn options(threads: Option<usize>) -> PyResult<Options> {
+/// The run's options for a `threads=` argument: None is one per core. Taken
+/// as any integer, so that a negative count is the same `UsageError` as 0
+/// rather than Python's `OverflowError`.
+fn options(threads: Option<i64>) -> PyResult<Options> {
     let threads = match threads {
-        Some(0) => {
-            return Err(crate::errors::usage(
-                "invalid value '0' for threads: at least 1 (None: one per core)",
-            ));
-        }
-        Some(n) if n > Options::MAX_THREADS => {
+        Some(n) if n < 1 => {
             return Err(crate::errors::usage(format!(
-                "invalid value '{n}' for threads: at most {} (None: one per core)",
-                Options::MAX_THREADS
+                "invalid value '{n}' for threads: at least 1 (None: one per core)"
             )));
         }
-        Some(n) => n,
+        Some(n) => match usize::try_from(n) {
+            Ok(n) if n <= Options::MAX_THREADS => n,
+            _ => {
+                return Err(crate::errors::usage(format!(
+                    "invalid value '{n}' for threads: at most {} (None: one per core)",
+                    Options::MAX_THREADS
+                )));
+            }
+        },
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     Ok(Options::new(threads))
 }
 
-/// The options of a run that stops when `cancel` is set (Ctrl-C: [`interrupt`]).
+/// The options of a run that stops when `cancel` is set (Ctrl-C: [`interrupt`])
+/// and keeps its notes for Python's warnings ([`notes`]).
 fn cancellable(
-    threads: Option<usize>,
+    threads: Option<i64>,
 ) -> PyResult<(Options, std::sync::Arc<std::sync::atomic::AtomicBool>)> {
     let cancel = interrupt::flag();
-    let mut options = options(threads)?;
+    let mut options = with_notes(options(threads)?);
     options.cancel = Some(cancel.clone());
     Ok((options, cancel))
+}
+
+/// `options` with the run's notes kept to be given as warnings ([`notes`]).
+fn with_notes(options: Options) -> Options {
+    Options {
+        notes: true,
+        watch: Some(notes::watch()),
+        ..options
+    }
 }
 
 /// A value of one of the CLI's closed sets, by its CLI name; a bad one is a
@@ -194,7 +210,7 @@ fn fen_record(py: Python<'_>, record: &str) -> PyResult<Py<PyAny>> {
 fn stats(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
-    threads: Option<usize>,
+    threads: Option<i64>,
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "stats")?;
@@ -257,7 +273,7 @@ fn filter_games(
     rest: Option<&Bound<'_, PyAny>>,
     chess960_positions: Option<Vec<i64>>,
     speeds: Option<Vec<String>>,
-    threads: Option<usize>,
+    threads: Option<i64>,
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "filter")?;
@@ -387,7 +403,7 @@ fn convert(
     to: &str,
     ep: Option<&str>,
     repair: bool,
-    threads: Option<usize>,
+    threads: Option<i64>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "convert")?;
     let output = paths::path(output)?;
@@ -432,18 +448,19 @@ fn convert(
 #[pyo3(signature = (*paths, threads=None, encoding=None))]
 fn games(
     paths: &Bound<'_, PyTuple>,
-    threads: Option<usize>,
+    threads: Option<i64>,
     encoding: Option<&str>,
 ) -> PyResult<GameIterator> {
     let encoding = encoding_arg(encoding)?;
     let inputs = inputs(paths, "games")?;
-    let options = options(threads)?;
+    let options = with_notes(options(threads)?);
     check_inputs_exist(&inputs).map_err(command_error)?;
-    let archive = Archive::from_inputs(inputs).threads(options.threads);
+    let archive = Archive::from_inputs(inputs).with_options(options);
     Ok(GameIterator {
         games: Some(archive.games()),
         encoding,
         tag_reads: Some(tags::TAG_READS.load(Ordering::Relaxed)),
+        until_signals: GAMES_BETWEEN_SIGNALS,
     })
 }
 
@@ -464,7 +481,15 @@ struct GameIterator {
     /// [`tags::TAG_READS`] when the stream began, until tags were read:
     /// the pipeline then finds each game's tags ([`Games::index_tags`]).
     tag_reads: Option<u64>,
+    /// Games to hand out before Python's signal handlers run again.
+    until_signals: u32,
 }
+
+/// Games handed out between two runs of Python's signal handlers when games
+/// come without waiting: a loop written in C (`list(pgnfen.games(p))`) gives
+/// Python no other moment to run them, and a few thousand games take about a
+/// millisecond.
+const GAMES_BETWEEN_SIGNALS: u32 = 4096;
 
 impl Drop for GameIterator {
     fn drop(&mut self) {
@@ -483,6 +508,15 @@ impl GameIterator {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyGame>> {
+        self.until_signals -= 1;
+        if self.until_signals == 0 {
+            self.until_signals = GAMES_BETWEEN_SIGNALS;
+            if let Err(e) = py.check_signals() {
+                self.close(py);
+                return Err(e);
+            }
+            notes::give(py)?;
+        }
         loop {
             let Some(games) = self.games.as_mut() else {
                 return Ok(None);
@@ -505,6 +539,7 @@ impl GameIterator {
                     Some(Some(item)) => Some(item),
                     Some(None) => {
                         self.games = None;
+                        notes::give(py)?;
                         return Ok(None);
                     }
                     None => None,

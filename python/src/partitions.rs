@@ -217,7 +217,7 @@ pub fn partition_stats<'py>(
     py: Python<'py>,
     part: PartTuple,
     at: Option<u64>,
-    threads: Option<usize>,
+    threads: Option<i64>,
 ) -> PyResult<(Bound<'py, PyDict>, String)> {
     let tuple = part;
     let part = partition(&tuple)?;
@@ -253,7 +253,7 @@ pub fn partition_filter<'py>(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
     own_nothing: bool,
-    threads: Option<usize>,
+    threads: Option<i64>,
 ) -> PyResult<(Bound<'py, PyDict>, u64)> {
     let tuple = part;
     let part = partition(&tuple)?;
@@ -309,7 +309,7 @@ pub fn partition_rows(
     at: u64,
     bases: (u64, u64, u64),
     tags: Option<Vec<String>>,
-    threads: Option<usize>,
+    threads: Option<i64>,
 ) -> PyResult<ArrowStream> {
     let tuple = part;
     let part = partition(&tuple)?;

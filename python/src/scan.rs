@@ -66,6 +66,21 @@ impl ArrowStream {
             cancel: None,
         }
     }
+
+    /// Runs Python's signal handlers; when one raises (Ctrl-C), stops the
+    /// export's run and returns the exception.
+    fn check_signals(&mut self, py: Python<'_>) -> PyResult<()> {
+        if let Err(e) = py.check_signals() {
+            if let Some(cancel) = &self.cancel {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            // Dropping the batches stops and joins the export's run.
+            let batches = self.batches.take();
+            py.detach(|| drop(batches));
+            return Err(e);
+        }
+        crate::notes::give(py)
+    }
 }
 
 impl Drop for ArrowStream {
@@ -171,6 +186,9 @@ impl ArrowStream {
     /// GIL released, looking for Ctrl-C every few tens of milliseconds: a
     /// signal handler's exception stops the export and is raised here.
     fn next_batch(&mut self, py: Python<'_>) -> PyResult<Option<ArrowBatch>> {
+        // Before each batch too: a consumer written in C (`read_all()`,
+        // `list(...)`) gives Python no other moment to run its handlers.
+        self.check_signals(py)?;
         loop {
             let Some(batches) = self.batches.as_mut() else {
                 return Ok(None);
@@ -183,19 +201,12 @@ impl ArrowStream {
                 }
                 Some(None) => {
                     self.batches = None;
+                    crate::notes::give(py)?;
                     return Ok(None);
                 }
                 None => {}
             }
-            if let Err(e) = py.check_signals() {
-                if let Some(cancel) = &self.cancel {
-                    cancel.store(true, Ordering::Relaxed);
-                }
-                // Dropping the batches stops and joins the export's run.
-                let batches = self.batches.take();
-                py.detach(|| drop(batches));
-                return Err(e);
-            }
+            self.check_signals(py)?;
         }
     }
 
@@ -233,7 +244,7 @@ pub fn scan_stream(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     tags: Option<&Bound<'_, PyAny>>,
-    threads: Option<usize>,
+    threads: Option<i64>,
     encoding: Option<&str>,
 ) -> PyResult<ArrowStream> {
     let encoding = crate::encoding_arg(encoding)?;

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import pytest
 
@@ -68,13 +69,35 @@ CHILD = RESTORE_SIGINT + textwrap.dedent(
         elif call == "games":
             for _ in pgnfen.games(fifo):
                 pass
+        # Consumed by C code (`list`), which gives Python no moment of its
+        # own to run the signal handler between items.
+        elif call == "list(check)":
+            list(pgnfen.check(fifo))
+        elif call == "list(games)":
+            list(pgnfen.games(fifo))
+        elif call == "list(fen_records)":
+            list(pgnfen.fen_records(fifo))
+        elif call == "split":
+            pgnfen.split(fifo, template=out + "-{class}.pgn")
+        elif call == "export":
+            pgnfen.export(fifo, output=out + ".csv")
     except KeyboardInterrupt:
         sys.exit(42)
     sys.exit(1)
     """
 )
 
-CALLS = ["stats", "check", "filter", "convert", "scan", "games"]
+CALLS = [
+    "stats",
+    "check",
+    "filter",
+    "convert",
+    "scan",
+    "games",
+    "list(check)",
+    "list(games)",
+    "list(fen_records)",
+]
 
 
 @pytest.mark.parametrize("pace", ["fast", "slow"])
@@ -114,6 +137,112 @@ def test_sigint_stops_each_call_and_leaves_outputs_alone(call, pace, tmp_path):
     assert out.read_bytes() == b"an existing output\n"
     assert rest.read_bytes() == b"an existing rest\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn", "out.pgn", "out.pgn.rest"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("call", ["filter", "convert", "split", "export"])
+def test_sigterm_and_sighup_remove_temporaries_and_end_the_process_by_them(call, sig, tmp_path):
+    # Python leaves both to their default action, which ends the process at
+    # once: the call's temporary files must go first, and the process must
+    # still end by the signal.
+    fifo = tmp_path / "games.pgn"
+    os.mkfifo(fifo)
+    out = tmp_path / "out.pgn"
+    out.write_bytes(b"an existing output\n")
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(fifo), call, str(out), (GAME + PROBLEM_GAME).hex(), "fast"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert child.stdout.readline() == b"started\n"
+        time.sleep(0.3)
+        assert child.poll() is None, child.stderr.read().decode()
+        child.send_signal(sig)
+        code = child.wait(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert code == -sig, child.stderr.read().decode()
+    assert out.read_bytes() == b"an existing output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn", "out.pgn"]
+
+
+def test_a_handler_of_the_program_for_sigterm_is_left_alone(tmp_path):
+    # The program's own handler runs (at the call's next look for signals)
+    # and its exception stops the call, as Ctrl-C's does.
+    fifo = tmp_path / "games.pgn"
+    os.mkfifo(fifo)
+    out = tmp_path / "out.pgn"
+    script = tmp_path / "child.py"
+    script.write_text(
+        CHILD.replace(
+            "import pgnfen\n",
+            "import pgnfen, signal\n"
+            "def _stop(*_):\n    raise KeyboardInterrupt\n"
+            "signal.signal(signal.SIGTERM, _stop)\n",
+        )
+    )
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(fifo), "filter", str(out), GAME.hex(), "fast"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert child.stdout.readline() == b"started\n"
+        time.sleep(0.3)
+        child.send_signal(signal.SIGTERM)
+        code = child.wait(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert code == 42, child.stderr.read().decode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn"]
+
+
+# ---- notes: warnings ----
+
+
+def test_an_input_without_a_tag_line_is_an_input_warning_in_every_call(tmp_path):
+    binary = tmp_path / "program.bin"
+    binary.write_bytes(bytes(range(256)) * 40)
+    calls = [
+        lambda: pgnfen.stats(binary),
+        lambda: list(pgnfen.check(binary)),
+        lambda: list(pgnfen.games(binary)),
+        lambda: pgnfen.filter(binary, output=tmp_path / "o.pgn", classes=["standard"]),
+        lambda: pgnfen.convert(binary, output=tmp_path / "c.pgn", to="xfen"),
+        lambda: pgnfen.split(binary, template=tmp_path / "{class}.pgn"),
+        lambda: pgnfen.export(binary, output=tmp_path / "h.csv"),
+    ]
+    for call in calls:
+        with pytest.warns(pgnfen.InputWarning, match=r"program\.bin: no PGN tag line found"):
+            call()
+    # A PGN file gives none.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pgnfen.stats(SAMPLES / "mixed.pgn")
+        list(pgnfen.games(SAMPLES / "mixed.pgn"))
+    # The warnings module decides: as errors, the first is raised.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pgnfen.InputWarning)
+        with pytest.raises(pgnfen.InputWarning):
+            pgnfen.stats(binary)
+
+
+def test_a_fen_that_convert_leaves_unchanged_is_an_input_warning(tmp_path):
+    pgn = tmp_path / "inner.pgn"
+    pgn.write_bytes(
+        b'[Event "x"]\n[Variant "Chess960"]\n[SetUp "1"]\n'
+        b'[FEN "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11"]\n\n*\n'
+    )
+    with pytest.warns(pgnfen.InputWarning, match=r"inner\.pgn:4:.*lossy-castling.*FEN left unchanged"):
+        counts = pgnfen.convert(pgn, output=tmp_path / "o.pgn", to="fen")
+    assert counts["unchanged"] == 1
 
 
 # ---- check(): lazy, bounded memory ----

@@ -57,7 +57,8 @@ pub struct Options {
     /// converted). `output` is not used then.
     pub in_place: bool,
     /// Threads, progress, reading. With `run.notes`, each FEN left unchanged is
-    /// reported on standard error (`FILE:LINE:COLUMN: error[CODE]: ...`).
+    /// reported (`FILE:LINE:COLUMN: error[CODE]: ...`), through `run.watch`'s
+    /// notes when there is one, else on standard error.
     pub run: pipeline::Options,
 }
 
@@ -169,7 +170,7 @@ fn convert_into(
         ep: options.ep,
         repair: options.repair,
     };
-    let mut sink = EditingSink::new(out, !options.run.notes);
+    let mut sink = EditingSink::new(out, !options.run.notes).notes_to(options.run.watch.clone());
     let games = pipeline::run(inputs, &job, &mut sink, &options.run)?;
     let (converted, unchanged) = (sink.converted, sink.unchanged);
     sink.into_inner()

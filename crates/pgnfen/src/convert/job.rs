@@ -260,6 +260,8 @@ pub struct EditingSink<W> {
     out: W,
     file: String,
     quiet: bool,
+    /// Where the reports go instead of standard error ([`EditingSink::notes_to`]).
+    watch: Option<std::sync::Arc<dyn crate::pipeline::Watch>>,
     pub(super) edits: std::collections::VecDeque<Edit>,
     /// Bytes of the input still to drop (an edit's removed part running on).
     skip: usize,
@@ -276,11 +278,21 @@ impl<W: Write> EditingSink<W> {
             out,
             file: String::new(),
             quiet,
+            watch: None,
             edits: Default::default(),
             skip: 0,
             converted: 0,
             unchanged: 0,
         }
+    }
+
+    /// Sends each report to `watch` ([`Watch::note`]) instead of standard
+    /// error: the run's progress display, or a caller that keeps its notes.
+    ///
+    /// [`Watch::note`]: crate::pipeline::Watch::note
+    pub fn notes_to(mut self, watch: Option<std::sync::Arc<dyn crate::pipeline::Watch>>) -> Self {
+        self.watch = watch;
+        self
     }
 
     /// The writer, once the run is over.
@@ -300,7 +312,7 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
         self.unchanged += game.unchanged.len() as u64;
         if !self.quiet {
             for u in &game.unchanged {
-                eprintln!(
+                let line = format!(
                     "{}:{}:{}: {}[{}]: FEN left unchanged: {}",
                     self.file,
                     u.line + info.line_delta,
@@ -309,6 +321,10 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
                     u.code,
                     crate::escape::controls(&u.message)
                 );
+                match &self.watch {
+                    Some(watch) => watch.note(&line),
+                    None => eprintln!("{line}"),
+                }
             }
         }
         self.edits.extend(game.edits);

@@ -21,7 +21,15 @@ static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// a program's own signal thread: the command line calls it on SIGINT,
 /// SIGTERM and SIGHUP with 128 + the signal's number.
 pub fn exit_removing_temporaries(code: i32) -> ! {
-    // Held until exit: no temporary file is renamed or created after this.
+    end_removing_temporaries(|| std::process::exit(code))
+}
+
+/// Removes every temporary output file that exists now, then calls `end`,
+/// which must end the process (a host that was asked to end by a signal,
+/// such as Python, ends by that signal: `end` restores its default action and
+/// raises it again). Nothing is renamed into place or created after it starts.
+pub fn end_removing_temporaries(end: impl FnOnce() -> std::convert::Infallible) -> ! {
+    // Held until the end: no temporary file is renamed or created after this.
     let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     for path in live.iter() {
         let _ = std::fs::remove_file(path);
@@ -31,7 +39,7 @@ pub fn exit_removing_temporaries(code: i32) -> ! {
         // Fails, as it should, on a folder that holds anything.
         let _ = std::fs::remove_dir(dir);
     }
-    std::process::exit(code);
+    match end() {}
 }
 
 /// A run made the folder `dir` for its outputs (see [`exit_removing_temporaries`]).
