@@ -14,7 +14,8 @@ case "$PYTHON" in
   *) PYTHON="$(command -v "$PYTHON")" ;;
 esac
 
-"$PYTHON" -m pip install --quiet --disable-pip-version-check "mypy>=1.10"
+# pyarrow-stubs: `scan()` returns a pyarrow type, which is `Any` without them.
+"$PYTHON" -m pip install --quiet --disable-pip-version-check "mypy>=1.10" pyarrow-stubs
 
 echo "== mypy --strict python/examples"
 # From python/, so that mypy reads the package's stubs and types.py as the

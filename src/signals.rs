@@ -2,16 +2,24 @@
 //! file the run has open and end the program with 128 + the signal's number
 //! (130, 143, 129), so that an existing output is never touched and nothing is
 //! left behind. A mapped input truncated under the run (SIGBUS) ends it with
-//! exit status 2 and a message naming the file. The library keeps the list of
-//! temporary files; this only waits for the signals.
+//! exit status 2 and a message naming the file. An output that reaches the
+//! file size limit (`ulimit -f`) is a write error like any other (the file
+//! named, temporaries removed, exit status 2) instead of SIGXFSZ's end of the
+//! process, which would leave the temporary file. The library keeps the list
+//! of temporary files; this only waits for the signals.
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
 
 use pgnfen::pipeline::signals::{exit_removing_temporaries, install_bus_handler};
 
 /// Starts the thread that waits for the signals. Call once, early in `main`.
 pub fn install() -> std::io::Result<()> {
     install_bus_handler()?;
+    // Caught, so that the write fails with EFBIG (the flag is not read).
+    signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false)))?;
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::Builder::new()
         .name("pgnfen-signals".into())

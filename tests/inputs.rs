@@ -82,12 +82,7 @@ fn xz_of_chess960_games_is_read_across_streams() {
 
     // `filter` copies the decoded games byte for byte, none of the binary.
     let out = dir.path().join("out.pgn");
-    let run = bin()
-        .args(["filter", "--class", "chess960", "-o"])
-        .arg(&out)
-        .arg(&path)
-        .output()
-        .unwrap();
+    let run = keep_chess960(&out, &path);
     assert!(run.status.success(), "{}", stderr(&run));
     let whole = [a, b, c].concat();
     assert_eq!(std::fs::read(&out).unwrap(), whole);
@@ -100,12 +95,7 @@ fn xz_output_is_written_and_reads_back() {
     let input = dir.path().join("in.pgn");
     std::fs::write(&input, &games).unwrap();
     let out = dir.path().join("kept.pgn.xz");
-    let run = bin()
-        .args(["filter", "--class", "chess960", "-o"])
-        .arg(&out)
-        .arg(&input)
-        .output()
-        .unwrap();
+    let run = keep_chess960(&out, &input);
     assert!(run.status.success(), "{}", stderr(&run));
     let written = std::fs::read(&out).unwrap();
     assert_eq!(&written[..6], b"\xfd7zXZ\0");
@@ -142,6 +132,16 @@ fn tar_header(name: &str, size: usize) -> Vec<u8> {
     let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
     h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
     h
+}
+
+/// `pgnfen filter --class chess960 -o OUT INPUT`.
+fn keep_chess960(out: &Path, input: &Path) -> std::process::Output {
+    bin()
+        .args(["filter", "--class", "chess960", "-o"])
+        .arg(out)
+        .arg(input)
+        .output()
+        .unwrap()
 }
 
 /// A tar archive of one PGN file: text after the header, which read as PGN
@@ -210,12 +210,7 @@ fn every_refused_format_is_named_with_exit_status_2() {
         }
         // `filter` writes nothing: no output file appears.
         let out = dir.path().join(format!("out{i}.pgn"));
-        let run = bin()
-            .args(["filter", "--class", "chess960", "-o"])
-            .arg(&out)
-            .arg(&path)
-            .output()
-            .unwrap();
+        let run = keep_chess960(&out, &path);
         assert_eq!(run.status.code(), Some(2), "{what}: {}", stderr(&run));
         assert!(!out.exists(), "{what}: an output was written");
         // Standard input: the same.
@@ -248,6 +243,96 @@ fn refused_formats_inside_a_zip_are_named() {
         err.contains("book.zip:inner.tar: a tar archive inside a zip"),
         "{err}"
     );
+}
+
+/// `data` compressed as `how` says, with the crates the tests have.
+fn compressed(how: &str, data: &[u8]) -> Vec<u8> {
+    match how {
+        "gzip" => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        }
+        "bzip2" => {
+            let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        }
+        "xz" => {
+            let mut e = liblzma::write::XzEncoder::new(Vec::new(), 1);
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        }
+        "zstd" => zstd::encode_all(data, 1).unwrap(),
+        _ => unreachable!("{how}"),
+    }
+}
+
+#[test]
+fn an_archive_or_compressed_file_inside_a_compressed_one_is_refused_by_name() {
+    // A `.tar.gz` read as PGN copied its tar headers into the outputs as text.
+    let dir = tempfile::tempdir().unwrap();
+    let zip_bytes = {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        zip.start_file("a.pgn", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(&chess960_games(3)).unwrap();
+        zip.finish().unwrap().into_inner()
+    };
+    let inners = [
+        ("a tar archive", tar_of_games()),
+        ("a zip archive", zip_bytes),
+        ("a gzip file", compressed("gzip", &chess960_games(3))),
+    ];
+    for outer in ["gzip", "bzip2", "xz", "zstd"] {
+        let outer_name = match outer {
+            "xz" => "an xz file".to_string(),
+            other => format!("a {other} file"),
+        };
+        for (inner, data) in &inners {
+            let data = compressed(outer, data);
+            let path = dir.path().join("nested.pgn");
+            std::fs::write(&path, &data).unwrap();
+            let out = dir.path().join("out.pgn");
+            let run = keep_chess960(&out, &path);
+            let err = stderr(&run);
+            assert_eq!(run.status.code(), Some(2), "{inner} in {outer}: {err}");
+            assert!(
+                err.contains(&format!(
+                    "nested.pgn: {inner} inside {outer_name} is not read"
+                )),
+                "{inner} in {outer}: {err}"
+            );
+            assert!(!out.exists(), "{inner} in {outer}: an output was written");
+            let run = run_stdin(&["stats"], &data);
+            assert_eq!(run.status.code(), Some(2), "{inner} in {outer} (stdin)");
+        }
+    }
+    // A zstd file of several frames (decoded in parallel) too.
+    let tar = tar_of_games();
+    let (a, b) = tar.split_at(tar.len() / 2);
+    let frames = [compressed("zstd", a), compressed("zstd", b)].concat();
+    let path = dir.path().join("frames.pgn.zst");
+    std::fs::write(&path, frames).unwrap();
+    let run = bin().arg("stats").arg(&path).output().unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr(&run).contains("a tar archive inside a zstd file"),
+        "{}",
+        stderr(&run)
+    );
+    // Plain PGN inside each is read as before.
+    for outer in ["gzip", "bzip2", "xz", "zstd"] {
+        let path = dir.path().join("games.pgn.x");
+        std::fs::write(&path, compressed(outer, &chess960_games(3))).unwrap();
+        let run = bin()
+            .args(["stats", "--format", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{outer}: {}", stderr(&run));
+        assert_eq!(json(&run)["games"], 3, "{outer}");
+    }
 }
 
 #[test]

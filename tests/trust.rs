@@ -476,7 +476,17 @@ fn unknown_compression_endings_are_refused_before_reading() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.pgn");
     std::fs::write(&input, games(5)).unwrap();
-    for name in ["out.pgn.lz4", "out.zip", "out.7z", "out.pgn.br"] {
+    for name in [
+        "out.pgn.lz4",
+        "out.zip",
+        "out.7z",
+        "out.pgn.br",
+        // Endings that look like one pgnfen writes, and containers.
+        "out.pgn.zstd",
+        "out.pgn.bz",
+        "out.tzst",
+        "out.tar",
+    ] {
         let out_path = dir.path().join(name);
         let out = run(&[
             "convert",
@@ -669,4 +679,34 @@ fn write_errors_and_bad_arguments_name_the_users_paths() {
     // A directory as input.
     let out = run(&["stats", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn an_output_past_the_file_size_limit_is_a_write_error_that_leaves_nothing() {
+    // SIGXFSZ's default action ended the process and left the temporary file.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(&input, games(4000)).unwrap();
+    assert!(std::fs::metadata(&input).unwrap().len() > 200 << 10);
+    let out = dir.path().join("out.pgn");
+    // `ulimit -f 100`: files of at most 100 blocks of 1 KiB.
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -f 100 && exec "$0" --no-progress filter --class standard -o "$1" "$2""#)
+        .arg(env!("CARGO_BIN_EXE_pgnfen"))
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("out.pgn") && err.contains("File too large"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, [std::ffi::OsString::from("in.pgn")]);
 }

@@ -42,6 +42,17 @@ def chess960_players(paths: List[str]) -> Dict[str, int]:
     return counts
 
 
+def games_per_speed(paths: List[str]) -> Dict[str, int]:
+    """Games per speed, from the rows of ``scan`` (a pyarrow
+    ``RecordBatchReader``: typed when pyarrow-stubs is installed)."""
+    counts: Dict[str, int] = {}
+    for batch in pgnfen.scan(*paths, tags=["TimeControl"]):
+        for speed in batch.column("speed").to_pylist():
+            name = speed if isinstance(speed, str) else "unknown"
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
 def main(paths: List[str]) -> int:
     stats: Stats = pgnfen.stats(*paths)
     print(f"{stats['games']} games, {stats['classes']['chess960']} Chess960")
@@ -53,6 +64,8 @@ def main(paths: List[str]) -> int:
     players = sorted(chess960_players(paths).items(), key=lambda p: (-p[1], p[0]))
     for name, count in players[:3]:
         print(f"{name}: {count} Chess960 games")
+    for speed, count in sorted(games_per_speed(paths).items()):
+        print(f"{speed}: {count}")
     return 0
 
 

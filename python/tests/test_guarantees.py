@@ -100,28 +100,35 @@ CALLS = [
 ]
 
 
+def start_child(tmp_path, script_text, call, out, data, pace="fast"):
+    """Runs `script_text` (CHILD or a variant) on a named pipe fed with `data`
+    for ever; returns the child once `call` is under way."""
+    fifo = tmp_path / "games.pgn"
+    os.mkfifo(fifo)
+    script = tmp_path / "child.py"
+    script.write_text(script_text)
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(fifo), call, str(out), data.hex(), pace],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout.readline() == b"started\n"
+    time.sleep(0.3)
+    assert child.poll() is None, child.stderr.read().decode()
+    return child
+
+
 @pytest.mark.parametrize("pace", ["fast", "slow"])
 @pytest.mark.parametrize("call", CALLS)
 def test_sigint_stops_each_call_and_leaves_outputs_alone(call, pace, tmp_path):
     if call == "scan":
         pytest.importorskip("pyarrow")
-    fifo = tmp_path / "games.pgn"
-    os.mkfifo(fifo)
     out = tmp_path / "out.pgn"
     out.write_bytes(b"an existing output\n")
     rest = tmp_path / "out.pgn.rest"
     rest.write_bytes(b"an existing rest\n")
-    script = tmp_path / "child.py"
-    script.write_text(CHILD)
-    child = subprocess.Popen(
-        [sys.executable, str(script), str(fifo), call, str(out), (GAME + PROBLEM_GAME).hex(), pace],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    child = start_child(tmp_path, CHILD, call, out, GAME + PROBLEM_GAME, pace)
     try:
-        assert child.stdout.readline() == b"started\n"
-        time.sleep(0.3)
-        assert child.poll() is None, child.stderr.read().decode()
         sent = time.monotonic()
         child.send_signal(signal.SIGINT)
         code = child.wait(timeout=10)
@@ -145,21 +152,10 @@ def test_sigterm_and_sighup_remove_temporaries_and_end_the_process_by_them(call,
     # Python leaves both to their default action, which ends the process at
     # once: the call's temporary files must go first, and the process must
     # still end by the signal.
-    fifo = tmp_path / "games.pgn"
-    os.mkfifo(fifo)
     out = tmp_path / "out.pgn"
     out.write_bytes(b"an existing output\n")
-    script = tmp_path / "child.py"
-    script.write_text(CHILD)
-    child = subprocess.Popen(
-        [sys.executable, str(script), str(fifo), call, str(out), (GAME + PROBLEM_GAME).hex(), "fast"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    child = start_child(tmp_path, CHILD, call, out, GAME + PROBLEM_GAME)
     try:
-        assert child.stdout.readline() == b"started\n"
-        time.sleep(0.3)
-        assert child.poll() is None, child.stderr.read().decode()
         child.send_signal(sig)
         code = child.wait(timeout=10)
     finally:
@@ -174,26 +170,14 @@ def test_sigterm_and_sighup_remove_temporaries_and_end_the_process_by_them(call,
 def test_a_handler_of_the_program_for_sigterm_is_left_alone(tmp_path):
     # The program's own handler runs (at the call's next look for signals)
     # and its exception stops the call, as Ctrl-C's does.
-    fifo = tmp_path / "games.pgn"
-    os.mkfifo(fifo)
-    out = tmp_path / "out.pgn"
-    script = tmp_path / "child.py"
-    script.write_text(
-        CHILD.replace(
-            "import pgnfen\n",
-            "import pgnfen, signal\n"
-            "def _stop(*_):\n    raise KeyboardInterrupt\n"
-            "signal.signal(signal.SIGTERM, _stop)\n",
-        )
+    script = CHILD.replace(
+        "import pgnfen\n",
+        "import pgnfen, signal\n"
+        "def _stop(*_):\n    raise KeyboardInterrupt\n"
+        "signal.signal(signal.SIGTERM, _stop)\n",
     )
-    child = subprocess.Popen(
-        [sys.executable, str(script), str(fifo), "filter", str(out), GAME.hex(), "fast"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    child = start_child(tmp_path, script, "filter", tmp_path / "out.pgn", GAME)
     try:
-        assert child.stdout.readline() == b"started\n"
-        time.sleep(0.3)
         child.send_signal(signal.SIGTERM)
         code = child.wait(timeout=10)
     finally:

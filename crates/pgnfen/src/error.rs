@@ -157,9 +157,25 @@ impl Error {
         } else {
             Error::Io {
                 file: file.to_string(),
-                source,
+                // An output's own error names its file already: not twice.
+                source: without_name(source),
             }
         }
+    }
+}
+
+/// `e` without the name an [`Output`] put on it ([`WriteError`]), for a
+/// caller that names the file itself.
+///
+/// [`Output`]: crate::pipeline::output::Output
+fn without_name(e: io::Error) -> io::Error {
+    if !e.get_ref().is_some_and(|r| r.is::<WriteError>()) {
+        return e;
+    }
+    let kind = e.kind();
+    match e.into_inner().map(|r| r.downcast::<WriteError>()) {
+        Some(Ok(w)) => w.source,
+        _ => io::Error::from(kind),
     }
 }
 

@@ -581,15 +581,29 @@ fn parse_san(word: &[u8]) -> Lenient {
     if word.is_empty() || word.len() > 12 {
         return Lenient::NotSan;
     }
-    // `e8Q`, `exd8N`: a promotion piece right after the rank, without `=`.
+    // `e8Q`, `exd8N`: a promotion piece right after the rank, without `=`;
+    // `e8q`, `dxe8=q`: the piece in lower case (as python-chess reads it
+    // too), but not after a square written in full: `e7e8q` is UCI, which is
+    // reported as long algebraic notation.
+    let full_square = word.len() > 3 && word[1].is_ascii_digit();
+    let promotion = |p: u8| {
+        matches!(p, b'Q' | b'R' | b'B' | b'N' | b'K')
+            || !full_square && matches!(p, b'q' | b'r' | b'b' | b'n' | b'k')
+    };
     let mut buf = [0u8; 16];
     let word = match word {
-        [.., r, p] if matches!(r, b'1' | b'8') && matches!(p, b'Q' | b'R' | b'B' | b'N' | b'K') => {
+        [.., r, p] if matches!(r, b'1' | b'8') && promotion(*p) => {
             let n = word.len();
             buf[..n - 1].copy_from_slice(&word[..n - 1]);
             buf[n - 1] = b'=';
-            buf[n] = *p;
+            buf[n] = p.to_ascii_uppercase();
             &buf[..n + 1]
+        }
+        [.., r, b'=', p] if matches!(r, b'1' | b'8') && p.is_ascii_lowercase() && promotion(*p) => {
+            let n = word.len();
+            buf[..n].copy_from_slice(word);
+            buf[n - 1] = p.to_ascii_uppercase();
+            &buf[..n]
         }
         _ => word,
     };
@@ -905,7 +919,13 @@ fn classify_word(word: &[u8]) -> Word {
         return Word::Skip;
     };
     let attempt = if first.is_ascii() {
-        first.is_ascii_alphabetic() || first == b'@' || rest.starts_with(b"--")
+        // A move behind stray punctuation (`&Ke2`, `<Ke2>`, `]Ke7`) is an
+        // attempt too, judged whole: skipped, it would hide an illegal move
+        // and give every later move to the wrong side.
+        first.is_ascii_alphabetic()
+            || first == b'@'
+            || rest.starts_with(b"--")
+            || rest.iter().any(u8::is_ascii_alphabetic)
     } else {
         // A letter of another script (`Кf3`, `Ｎf6`) or a chess figurine
         // (`♘f3`, U+2654 to U+265F): an attempt at a move, though not SAN.

@@ -162,10 +162,8 @@ impl Sink<Option<u8>> for Files {
 
     fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
         match self.current.map(|i| &mut self.outputs[i]) {
-            Some(out) => out
-                .output
-                .write_all(data)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out.path.display()))),
+            // The output's error names its file.
+            Some(out) => out.output.write_all(data),
             None => Ok(()),
         }
     }
@@ -325,6 +323,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         }
     }
     check_distinct_outputs(&distinct)?;
+    let outputs = distinct.len();
     let mut files = Files {
         outputs: Vec::new(),
         files: vec![None; Class::ALL.len() * Speed::ALL.len()],
@@ -335,7 +334,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         let i = match files.outputs.iter().position(|o| o.path == path) {
             Some(i) => i,
             None => {
-                let output = Output::create(Some(&path))
+                let output = Output::create_among(Some(&path), outputs)
                     .map_err(|e| Error::writing(&path.display().to_string(), e))?;
                 files.outputs.push(ClassOutput {
                     path,

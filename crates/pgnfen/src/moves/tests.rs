@@ -76,6 +76,13 @@ fn leniency() {
     let promotion = from_fen("8/4P3/8/8/8/7k/8/K7 w - - 0 1", false);
     assert_eq!(run(&promotion, "1. e8Q Kh2 2. Qe2#"), Replay::Passed);
     assert_eq!(run(&promotion, "1. e8=N"), Replay::Passed);
+    // The piece in lower case, with or without `=`.
+    assert_eq!(run(&promotion, "1. e8q Kh2 2. Qe2#"), Replay::Passed);
+    assert_eq!(run(&promotion, "1. e8=r Kh2"), Replay::Passed);
+    let capture = from_fen("3r4/4P3/8/8/8/7k/8/K7 w - - 0 1", false);
+    assert_eq!(run(&capture, "1. exd8q Kh2"), Replay::Passed);
+    assert_eq!(run(&capture, "1. ed8n Kh2"), Replay::Passed);
+    assert_eq!(illegal(&promotion, "1. e8x").ply, 1);
     // `ed5` names the file of a pawn capture; `xd5` does not.
     assert_eq!(run(&standard(), "1. e4 d5 2. ed5"), Replay::Passed);
     assert_eq!(illegal(&standard(), "1. e4 d5 2. xd5").ply, 3);
@@ -318,6 +325,10 @@ fn every_attempt_at_a_move_is_judged() {
         ("1. e4 \u{c0}f6", "\u{c0}f6", 2),
         ("1. e4 \u{ff2e}f6", "\u{ff2e}f6", 2),
         ("1. e4 e5 2. 0- Ke7", "0-", 3),
+        // A move behind stray punctuation.
+        ("1. e4 &Ke2", "&Ke2", 2),
+        ("1. e4 e5 2. <Ke2>", "<Ke2>", 3),
+        ("1. e4 ]Ke7", "]Ke7", 2),
     ] {
         let m = illegal(&standard(), movetext);
         assert_eq!((m.token.as_str(), m.ply), (token, ply), "{movetext}");
@@ -339,8 +350,8 @@ fn every_attempt_at_a_move_is_judged() {
         ),
         Replay::Passed
     );
-    // A draw written short and noise are skipped.
-    assert_eq!(tokens("1. e4 \\ - + \u{2026} 1/2"), ["e4"]);
+    // A draw written short and noise without a letter are skipped.
+    assert_eq!(tokens("1. e4 \\ - + += -/+ \u{2026} 1/2"), ["e4"]);
 }
 
 mod fast_path {

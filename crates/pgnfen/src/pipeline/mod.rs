@@ -250,7 +250,7 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
         {
             games += run_one(
                 input,
-                Source::Read(frames),
+                Source::Read(source::Unnested::new(frames, source::Compression::Zstd)),
                 None,
                 job,
                 sink,

@@ -397,16 +397,20 @@ fn decoder<R: Read + Send + 'static>(
     decompress(compression, input)
 }
 
-/// `input` decompressed as `compression` says.
+/// `input` decompressed as `compression` says (and refused if what it holds
+/// is itself compressed or an archive: [`Unnested`]).
 fn decompress<R: BufRead + Send + 'static>(
     compression: Compression,
     input: R,
 ) -> io::Result<Box<dyn Read + Send>> {
+    let unnested = |inner: Box<dyn Read + Send>| -> Box<dyn Read + Send> {
+        Box::new(Unnested::new(inner, compression))
+    };
     Ok(match compression {
         Compression::None | Compression::Zip => Box::new(input),
-        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(input)),
-        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(input)),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(input)?),
+        Compression::Gzip => unnested(Box::new(flate2::bufread::MultiGzDecoder::new(input))),
+        Compression::Bzip2 => unnested(Box::new(bzip2::bufread::MultiBzDecoder::new(input))),
+        Compression::Zstd => unnested(Box::new(zstd::stream::read::Decoder::with_buffer(input)?)),
         Compression::Xz => {
             // CONCATENATED: every stream of the file, as `xz -T0` (one stream
             // per block group) and `cat a.xz b.xz` make them.
@@ -415,12 +419,83 @@ fn decompress<R: BufRead + Send + 'static>(
                 liblzma::stream::CONCATENATED,
             )
             .map_err(|e| io::Error::other(format!("cannot start the xz decoder: {e}")))?;
-            Box::new(XzReader(liblzma::bufread::XzDecoder::new_stream(
+            unnested(Box::new(XzReader(liblzma::bufread::XzDecoder::new_stream(
                 input, stream,
-            )))
+            ))))
         }
         Compression::Refused(what) => return Err(refused(what)),
     })
+}
+
+/// The decoded bytes of a compressed input, refused at the first read if
+/// they begin as a compressed file or an archive would (`.tar.gz`, a zip
+/// gzipped again): those would otherwise be read as PGN, their headers
+/// copied into the outputs as text.
+pub(crate) struct Unnested<R> {
+    inner: R,
+    outer: Compression,
+    /// The first decoded bytes, read ahead to be recognised, and how many of
+    /// them were handed out; `None` once all were.
+    head: Option<(Vec<u8>, usize)>,
+}
+
+impl<R: Read> Unnested<R> {
+    pub(crate) fn new(inner: R, outer: Compression) -> Unnested<R> {
+        Unnested {
+            inner,
+            outer,
+            head: None,
+        }
+    }
+
+    /// Reads the first bytes and refuses what they show.
+    fn check(&mut self) -> io::Result<()> {
+        let mut head = vec![0; MAGIC_LEN];
+        let mut n = 0;
+        while n < head.len() {
+            match self.inner.read(&mut head[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        head.truncate(n);
+        let inner = Compression::sniff(&head);
+        if inner != Compression::None {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{} inside {} is not read; unpack it first",
+                    inner.describe(),
+                    self.outer.describe()
+                ),
+            ));
+        }
+        self.head = Some((head, 0));
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for Unnested<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.outer != Compression::None {
+            self.check()?;
+            self.outer = Compression::None;
+        }
+        if let Some((head, at)) = &mut self.head {
+            let n = buf.len().min(head.len() - *at);
+            buf[..n].copy_from_slice(&head[*at..*at + n]);
+            *at += n;
+            if *at == head.len() {
+                self.head = None;
+            }
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+        }
+        self.inner.read(buf)
+    }
 }
 
 /// The error for an input in a format pgnfen recognises but does not read.
@@ -634,7 +709,8 @@ impl Compression {
             Some("xz") => Ok(Compression::Xz),
             Some(
                 e @ ("lz4" | "lzma" | "zip" | "7z" | "br" | "lz" | "z" | "tgz" | "tbz2" | "txz"
-                | "lzo" | "sz" | "rar"),
+                | "lzo" | "sz" | "rar" | "zstd" | "bz" | "tbz" | "tzst" | "tar" | "bz3"
+                | "gzip" | "bzip2"),
             ) => Err(format!(
                 "pgnfen cannot write .{e} files (it writes .gz, .bz2, .zst, .xz or plain text)"
             )),
