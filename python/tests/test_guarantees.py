@@ -154,7 +154,14 @@ def test_sigterm_and_sighup_remove_temporaries_and_end_the_process_by_them(call,
     # still end by the signal.
     out = tmp_path / "out.pgn"
     out.write_bytes(b"an existing output\n")
-    child = start_child(tmp_path, CHILD, call, out, GAME + PROBLEM_GAME)
+    # As a program started from a terminal has them: a test run under
+    # `nohup` (or in the background) would pass SIGHUP on ignored.
+    script = (
+        "import signal\n"
+        f"signal.signal(signal.Signals({int(sig)}), signal.SIG_DFL)\n"
+        + CHILD
+    )
+    child = start_child(tmp_path, script, call, out, GAME + PROBLEM_GAME)
     try:
         child.send_signal(sig)
         code = child.wait(timeout=10)
