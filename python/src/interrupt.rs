@@ -14,10 +14,13 @@
 //! temporary file, restores the default action and raises the signal again,
 //! so that the process ends by it as it would have (50 ms later). A handler
 //! the program installed (`signal.signal`) is left alone: Python runs it at
-//! the next poll, as it runs the one of SIGINT.
+//! the next poll, as it runs the one of SIGINT. A process forked during a
+//! call (`multiprocessing`) starts with the default actions back: it has no
+//! call polling for the signals, and `Pool.terminate()` ends its workers by
+//! SIGTERM.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
 use crossbeam_channel::{RecvTimeoutError, bounded};
@@ -88,6 +91,23 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 /// Calls under way, and the signals whose default action they replaced.
 static WATCHING: Mutex<(usize, Vec<libc::c_int>)> = Mutex::new((0, Vec::new()));
 
+/// The signals of [`WATCHING`] as a bit mask (bit n: signal n), for the
+/// child of a fork, which must not take a lock.
+static REPLACED: AtomicU32 = AtomicU32::new(0);
+
+/// In the child of a fork: the default actions back (only async-signal-safe
+/// calls, as after any fork of a process with threads).
+extern "C" fn default_actions_in_child() {
+    let replaced = REPLACED.swap(0, Ordering::SeqCst);
+    for signal in ENDING {
+        if replaced & (1 << signal) != 0 {
+            // SAFETY: `signal` is async-signal-safe in the child of a fork.
+            unsafe { libc::signal(signal, libc::SIG_DFL) };
+        }
+    }
+    RECEIVED.store(0, Ordering::SeqCst);
+}
+
 extern "C" fn note_signal(signal: libc::c_int) {
     // Async-signal-safe: one atomic store.
     RECEIVED.store(signal, Ordering::SeqCst);
@@ -100,12 +120,23 @@ struct EndingSignals;
 
 impl EndingSignals {
     fn watch() -> EndingSignals {
+        static AT_FORK: Once = Once::new();
+        AT_FORK.call_once(|| {
+            // SAFETY: registers a child handler that makes only
+            // async-signal-safe calls.
+            unsafe { libc::pthread_atfork(None, None, Some(default_actions_in_child)) };
+        });
         let mut watching = WATCHING.lock().unwrap_or_else(|e| e.into_inner());
         if watching.0 == 0 {
             watching.1 = ENDING
                 .into_iter()
                 .filter(|&signal| replace_default(signal))
                 .collect();
+            let mask = watching
+                .1
+                .iter()
+                .fold(0, |mask, &signal| mask | 1 << signal);
+            REPLACED.store(mask, Ordering::SeqCst);
         }
         watching.0 += 1;
         EndingSignals
@@ -118,6 +149,7 @@ impl Drop for EndingSignals {
             let mut watching = WATCHING.lock().unwrap_or_else(|e| e.into_inner());
             watching.0 -= 1;
             if watching.0 == 0 {
+                REPLACED.store(0, Ordering::SeqCst);
                 for signal in std::mem::take(&mut watching.1) {
                     // SAFETY: restores the default action of a signal whose
                     // default this module replaced.

@@ -174,6 +174,54 @@ def test_sigterm_and_sighup_remove_temporaries_and_end_the_process_by_them(call,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn", "out.pgn"]
 
 
+FORK_DURING_A_CALL = textwrap.dedent(
+    """
+    import os, signal, sys, threading, time
+    import pgnfen
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    fifo, out = sys.argv[1:3]
+    game = bytes.fromhex(sys.argv[3]) * 4000
+
+    def feed():
+        fd = os.open(fifo, os.O_WRONLY)
+        try:
+            while True:
+                os.write(fd, game)
+        except OSError:
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    call = lambda: pgnfen.filter(fifo, output=out, classes=["setup"])
+    threading.Thread(target=call, daemon=True).start()
+    time.sleep(0.3)
+    pid = os.fork()
+    if pid == 0:
+        # A worker of multiprocessing, say: no call of its own runs here.
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+        os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    print(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM, flush=True)
+    os._exit(0)
+    """
+)
+
+
+def test_a_process_forked_during_a_call_ends_on_sigterm(tmp_path):
+    # The child of a fork inherits the call's handler but not the call that
+    # polls for it: it must start with the default action back.
+    fifo = tmp_path / "games.pgn"
+    os.mkfifo(fifo)
+    script = tmp_path / "fork.py"
+    script.write_text(FORK_DURING_A_CALL)
+    out = subprocess.run(
+        [sys.executable, str(script), str(fifo), str(tmp_path / "out.pgn"), GAME.hex()],
+        capture_output=True,
+        timeout=30,
+    )
+    assert out.stdout == b"True\n", out.stderr.decode()
+
+
 def test_a_handler_of_the_program_for_sigterm_is_left_alone(tmp_path):
     # The program's own handler runs (at the call's next look for signals)
     # and its exception stops the call, as Ctrl-C's does.
