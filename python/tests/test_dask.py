@@ -119,6 +119,25 @@ def test_a_zip_of_several_members_as_on_one_machine(client, tmp_path):
     assert b"".join(open(p, "rb").read() for p in out) == ref.read_bytes()
 
 
+def test_a_tar_in_zstd_frames_is_refused_as_on_one_machine(client, tmp_path):
+    """Its first partition's decoded bytes are a tar archive: not read as PGN."""
+    import tarfile
+
+    pgn = tricky(tmp_path)
+    tar = tmp_path / "games.tar"
+    with tarfile.open(tar, "w", format=tarfile.USTAR_FORMAT) as t:
+        t.add(pgn, arcname="tricky.pgn")
+    zst = frames(tar, tmp_path / "games.tar.zst")
+    with pytest.raises(pgnfen.InputError, match="a tar archive inside a zstd file"):
+        pgnfen.stats(zst)
+    for call in (
+        lambda: pgnfen.dask.stats([zst], client=client, partition_size=3 << 10),
+        lambda: pgnfen.dask.read_headers([zst], client=client, partition_size=3 << 10).compute(),
+    ):
+        with pytest.raises(pgnfen.InputError, match="a tar archive inside a zstd file"):
+            call()
+
+
 def test_named_tag_columns(client, tmp_path):
     files, _ = inputs(tmp_path)
     frame = pgnfen.dask.read_headers(files, tags=["White", "Black"], client=client, partition_size=61 << 10)

@@ -51,7 +51,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::Error;
 use crate::pipeline::chunk::first_likely_start;
-use crate::pipeline::source::Compression;
+use crate::pipeline::source::{Compression, Unnested};
 use crate::pipeline::{self, GameInfo, Input, Job, RunError, Sink, frames};
 
 /// How a partition's bytes are read.
@@ -384,9 +384,23 @@ fn open_own(part: &Partition) -> io::Result<Box<dyn Read + Send>> {
             Ok(Box::new(file.take(part.end - part.start)))
         }
         Kind::Whole => Input::File(part.path.clone()).open(Arc::new(AtomicU64::new(0))),
-        Kind::ZstdFrames => Ok(Box::new(zstd::stream::read::Decoder::new(
-            FileRange::open(&part.path, part.start, part.end)?,
-        )?)),
+        Kind::ZstdFrames => Ok(unnested(
+            part,
+            Box::new(zstd::stream::read::Decoder::new(FileRange::open(
+                &part.path, part.start, part.end,
+            )?)?),
+        )),
+    }
+}
+
+/// The first partition's decoded bytes refused if they are an archive or a
+/// compressed file (a `.tar.zst`), as the one-machine run refuses them
+/// ([`Unnested`]); the others begin inside the text.
+fn unnested(part: &Partition, reader: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
+    if part.start == 0 {
+        Box::new(Unnested::new(reader, Compression::Zstd))
+    } else {
+        reader
     }
 }
 
@@ -415,11 +429,11 @@ fn open_all(
             };
             // (A zstd decoder of no bytes at all reports an incomplete frame.)
             if part.end >= len {
-                return Ok((Box::new(mine), None));
+                return Ok((unnested(part, Box::new(mine)), None));
             }
             let rest =
                 zstd::stream::read::Decoder::new(FileRange::open(&part.path, part.end, len)?)?;
-            Ok((Box::new(mine.chain(rest)), None))
+            Ok((unnested(part, Box::new(mine.chain(rest))), None))
         }
     }
 }
