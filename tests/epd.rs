@@ -104,6 +104,10 @@ fn text_and_json_without_to() {
     let without = run_stdin(&["fen", "--format", "json"], XFEN_BOOK.as_bytes());
     assert_eq!(with_to.status.code(), Some(0));
     assert_eq!(with_to.stdout, without.stdout);
+    // ... and so its summary claims no record written in a dialect.
+    let summary = String::from_utf8(with_to.stderr).unwrap();
+    assert_eq!(summary, String::from_utf8(without.stderr).unwrap());
+    assert!(!summary.contains("written as"), "{summary}");
 }
 
 #[test]
@@ -156,7 +160,7 @@ fn unwritable_records_are_left_unchanged_but_valid() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), input);
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
-        stderr.contains("<stdin>:1:1: error[lossy-castling]"),
+        stderr.contains("<stdin>:1:56: error[lossy-castling]"),
         "{stderr}"
     );
     assert!(stderr.contains("1 not writable in fen"), "{stderr}");

@@ -132,7 +132,10 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         out.commit().map_err(write_err)?;
     }
     if !global.quiet {
-        eprintln!("{}", summary(counts, args.to, in_place.len()));
+        // Only text output is rewritten: the JSON objects hold all three
+        // dialects whatever `--to` says, so nothing is "written as" one.
+        let to = args.to.filter(|_| args.format == Format::Text);
+        eprintln!("{}", summary(counts, to, in_place.len()));
     }
     Ok(if counts.invalid > 0 {
         Outcome::Problems

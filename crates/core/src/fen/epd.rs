@@ -352,7 +352,7 @@ impl Record {
         ep: Option<EpPolicy>,
     ) -> Option<Result<Vec<u8>, Problem>> {
         let position = self.analysis.position.as_ref()?;
-        Some(position.write(dialect, ep).map(|fen| {
+        Some(position.write_read_from(line, dialect, ep).map(|fen| {
             let Some(ops) = &self.operations else {
                 return fen.into_bytes();
             };

@@ -308,6 +308,40 @@ impl Position {
     pub fn write(&self, dialect: Dialect, ep: Option<EpPolicy>) -> Result<String, Problem> {
         write::write(self, dialect, ep)
     }
+
+    /// [`Position::write`] for a position read from `text` (the FEN or EPD
+    /// record): a `lossy-castling` problem then points at the castling field
+    /// of `text` rather than at its start, since the position itself no longer
+    /// knows where its rights were written.
+    pub fn write_read_from(
+        &self,
+        text: &[u8],
+        dialect: Dialect,
+        ep: Option<EpPolicy>,
+    ) -> Result<String, Problem> {
+        self.write(dialect, ep).map_err(|mut problem| {
+            if problem.code == Code::LossyCastling
+                && let Some(field) = castling_field(text)
+            {
+                problem.span = field;
+            }
+            problem
+        })
+    }
+}
+
+/// Where the castling field, the third of a record's space-separated fields,
+/// lies in `text` (the parser's own rule; `None` when there is no third field).
+fn castling_field(text: &[u8]) -> Option<std::ops::Range<usize>> {
+    let mut fields = text
+        .split(|&b| b == b' ')
+        .scan(0, |at, field| {
+            let start = *at;
+            *at += field.len() + 1;
+            Some(start..start + field.len())
+        })
+        .filter(|field| !field.is_empty());
+    fields.nth(2)
 }
 
 /// Parses, checks and classifies one FEN record .
@@ -802,6 +836,26 @@ mod tests {
         // A start array without all four rights is no start array.
         let partial = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w - - 0 1";
         assert_eq!(c(partial, StandardLike), (Class::Setup, None));
+    }
+
+    #[test]
+    fn lossy_castling_points_at_the_castling_field_of_its_text() {
+        let fen = "1k1r1rnn/pppppppp/8/8/8/8/PPPPPPPP/1K1R1RNN w Dd - 0 1";
+        let p = pos(fen);
+        let column = fen.find("Dd").unwrap();
+        let problem = p.write_read_from(fen.as_bytes(), Dialect::Fen, None).unwrap_err();
+        assert_eq!(problem.code, Code::LossyCastling);
+        assert_eq!(problem.span, column..column + 2);
+        // Extra spaces (a warning, not an error) do not move it off the field.
+        let spaced = fen.replacen(" w ", "  w  ", 1);
+        let column = spaced.find("Dd").unwrap();
+        let problem = p.write_read_from(spaced.as_bytes(), Dialect::Fen, None).unwrap_err();
+        assert_eq!(problem.span, column..column + 2);
+        // Without the text, the start of the record.
+        assert_eq!(p.write(Dialect::Fen, None).unwrap_err().span, 0..0);
+        // Other dialects write it.
+        assert!(p.write_read_from(fen.as_bytes(), Dialect::Shredder, None).is_ok());
+        assert_eq!(castling_field(b"8/8 w"), None);
     }
 
     #[test]

@@ -182,7 +182,7 @@ impl ConvertJob {
                             .into(),
                     };
                 };
-                match position.write(self.dialect, self.ep) {
+                match position.write_read_from(value, self.dialect, self.ep) {
                     Ok(text) => Rewrite::Written(text.into()),
                     Err(problem) => Rewrite::Unchanged {
                         code: problem.code,
