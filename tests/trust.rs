@@ -541,6 +541,15 @@ fn an_input_without_tag_lines_is_warned_about_by_name() {
     assert!(!stderr(&run_stdin(&["stats"], b"\n \r\n\n")).contains("warning"));
     // Text that is no PGN is warned about on standard input too.
     assert!(stderr(&run_stdin(&["stats"], b"hello\n")).contains("<stdin>: no PGN tag line found"));
+    // Lines that begin with '[' but hold no tag pair cut it into games: said.
+    let notes = stderr(&run_stdin(
+        &["stats"],
+        b"notes\n[link]\ntext\n[other]\nmore\n",
+    ));
+    assert!(
+        notes.contains("<stdin>: no PGN tag line found (its 2 games are its text cut at lines that begin with '[')"),
+        "{notes}"
+    );
     // A real PGN gets no warning.
     let pgn = dir.path().join("real.pgn");
     std::fs::write(&pgn, games(3)).unwrap();

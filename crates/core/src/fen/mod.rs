@@ -843,18 +843,25 @@ mod tests {
         let fen = "1k1r1rnn/pppppppp/8/8/8/8/PPPPPPPP/1K1R1RNN w Dd - 0 1";
         let p = pos(fen);
         let column = fen.find("Dd").unwrap();
-        let problem = p.write_read_from(fen.as_bytes(), Dialect::Fen, None).unwrap_err();
+        let problem = p
+            .write_read_from(fen.as_bytes(), Dialect::Fen, None)
+            .unwrap_err();
         assert_eq!(problem.code, Code::LossyCastling);
         assert_eq!(problem.span, column..column + 2);
         // Extra spaces (a warning, not an error) do not move it off the field.
         let spaced = fen.replacen(" w ", "  w  ", 1);
         let column = spaced.find("Dd").unwrap();
-        let problem = p.write_read_from(spaced.as_bytes(), Dialect::Fen, None).unwrap_err();
+        let problem = p
+            .write_read_from(spaced.as_bytes(), Dialect::Fen, None)
+            .unwrap_err();
         assert_eq!(problem.span, column..column + 2);
         // Without the text, the start of the record.
         assert_eq!(p.write(Dialect::Fen, None).unwrap_err().span, 0..0);
         // Other dialects write it.
-        assert!(p.write_read_from(fen.as_bytes(), Dialect::Shredder, None).is_ok());
+        assert!(
+            p.write_read_from(fen.as_bytes(), Dialect::Shredder, None)
+                .is_ok()
+        );
         assert_eq!(castling_field(b"8/8 w"), None);
     }
 

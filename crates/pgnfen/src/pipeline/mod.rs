@@ -432,7 +432,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
             games_before,
         )?;
         spare.push(recycle(buf));
-        seen.warn(progress, &name);
+        seen.warn(progress, &name, merger.games);
         return Ok(merger.games);
     }
 
@@ -535,7 +535,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
         };
         drop(free_tx);
         if result.is_ok() {
-            seen.warn(progress, &name);
+            seen.warn(progress, &name, merger.games);
         }
         result.map(|()| merger.games)
     })
@@ -548,10 +548,20 @@ struct Seen {
 }
 
 impl Seen {
-    /// The note for an input of text with no tag line (a binary file, a wrong path).
-    fn warn(&self, progress: &Reporter<'_>, name: &str) {
+    /// The note for an input of text with no tag line (a binary file, a wrong
+    /// path). Lines that begin with `[` but hold no tag pair still cut such an
+    /// input into several games: the note says so, or the count of games next
+    /// to "no tag line" would read as a contradiction.
+    fn warn(&self, progress: &Reporter<'_>, name: &str, games: u64) {
         if !self.tag_line && self.text {
-            progress.warn(&format!("pgnfen: warning: {name}: no PGN tag line found"));
+            let cut = if games > 1 {
+                format!(" (its {games} games are its text cut at lines that begin with '[')")
+            } else {
+                String::new()
+            };
+            progress.warn(&format!(
+                "pgnfen: warning: {name}: no PGN tag line found{cut}"
+            ));
         }
     }
 }
