@@ -66,7 +66,7 @@ pub fn io_error(file: &str, source: &io::Error) -> PyErr {
         let made = class.call1((message,)).and_then(|e| {
             e.setattr("errno", source.raw_os_error())?;
             e.setattr("strerror", strerror(source))?;
-            e.setattr("filename", file)?;
+            e.setattr("filename", crate::paths::file_name(py, file))?;
             Ok(e)
         });
         match made {

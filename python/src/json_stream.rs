@@ -76,7 +76,17 @@ impl<M: Message> JsonStream<M> {
     pub(crate) fn next(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         loop {
             if let Some(value) = self.ready.pop() {
-                return to_py(py, &value).map(Some);
+                let object = to_py(py, &value)?;
+                // A file name that is not UTF-8 went through JSON as its
+                // lossy text: its original instead, as `Game.file` gives it.
+                if let Some(Value::String(file)) = value.get("file")
+                    && file.contains(char::REPLACEMENT_CHARACTER)
+                {
+                    object
+                        .bind(py)
+                        .set_item("file", crate::paths::file_name(py, file))?;
+                }
+                return Ok(Some(object));
             }
             let Some(rx) = self.rx.as_ref() else {
                 return Ok(None);

@@ -609,10 +609,11 @@ pub(crate) struct PyGame {
 
 #[pymethods]
 impl PyGame {
-    /// The input's path as given (``<stdin>`` for standard input).
+    /// The input's path as given (``<stdin>`` for standard input); a name
+    /// that is not UTF-8 as ``os.fsdecode`` gives it, so that it opens again.
     #[getter]
-    fn file(&self) -> &str {
-        &self.game.file
+    fn file<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        paths::file_name(py, &self.game.file)
     }
 
     /// 1-based number of the game within its file.
@@ -667,7 +668,7 @@ impl PyGame {
         let list = PyList::empty(py);
         for p in &self.game.problems {
             let d = PyDict::new(py);
-            d.set_item("file", &*self.game.file)?;
+            d.set_item("file", paths::file_name(py, &self.game.file))?;
             d.set_item("game", self.game.game)?;
             d.set_item("line", p.line)?;
             d.set_item("column", p.column)?;

@@ -2,24 +2,80 @@
 //! functions take them. A `bytes` path is used as its bytes (a file name need
 //! not be UTF-8 on Unix); a `str` holding surrogate escapes (how Python shows
 //! such a name) gets its original bytes back.
+//!
+//! The library names its inputs with text: a name that is not UTF-8 becomes
+//! its lossy text (U+FFFD for each byte that is not), which cannot be opened
+//! again. So the names of such paths given to a call are remembered, and
+//! [`file_name`] gives the objects that name an input (`Game.file`, the
+//! `file` of `check()`'s and `fen_records()`' dicts, `InputError.filename`)
+//! the str Python makes of the original (`os.fsdecode`, surrogate escapes),
+//! which opens the file again.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString};
+
+/// The paths given that are not UTF-8, as (lossy text, original), the latest
+/// last; at most [`REMEMBERED`] of them.
+static NOT_UTF8: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+
+/// How many names that are not UTF-8 are remembered: the inputs of the calls
+/// running at once, many times over.
+const REMEMBERED: usize = 256;
+
+/// Remembers `path` when its name is not UTF-8 (see the module's comment).
+fn remember(path: &Path) {
+    if path.to_str().is_some() {
+        return;
+    }
+    let lossy = path.to_string_lossy().into_owned();
+    let mut names = NOT_UTF8.lock().unwrap_or_else(|e| e.into_inner());
+    // Two originals with the same lossy text: the one given last wins.
+    names.retain(|(text, _)| *text != lossy);
+    if names.len() == REMEMBERED {
+        names.remove(0);
+    }
+    names.push((lossy, path.to_path_buf()));
+}
+
+/// The Python object for an input's name as the library gives it: the str of
+/// the original path when the name was the lossy text of one that is not
+/// UTF-8 (a zip member's name, `ARCHIVE:MEMBER`, keeps its member), else the
+/// name itself.
+pub fn file_name<'py>(py: Python<'py>, name: &str) -> Bound<'py, PyAny> {
+    if name.contains(char::REPLACEMENT_CHARACTER) {
+        let names = NOT_UTF8.lock().unwrap_or_else(|e| e.into_inner());
+        for (lossy, original) in names.iter().rev() {
+            let Some(rest) = name.strip_prefix(lossy.as_str()) else {
+                continue;
+            };
+            if rest.is_empty() || rest.starts_with(':') {
+                let mut whole = OsString::from(original.as_os_str());
+                whole.push(rest);
+                let Ok(object) = whole.as_os_str().into_pyobject(py);
+                return object.into_any();
+            }
+        }
+    }
+    PyString::new(py, name).into_any()
+}
 
 /// One path argument, through `os.fspath` (so a wrong type raises the
 /// `TypeError` Python's `open` would).
 pub fn path(value: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
     let fspath = value.py().import("os")?.call_method1("fspath", (value,))?;
-    if let Ok(bytes) = fspath.cast::<PyBytes>() {
-        return Ok(PathBuf::from(OsStr::from_bytes(bytes.as_bytes())));
-    }
-    // A str: pyo3 encodes it with the file system encoding and its
-    // surrogate escapes, giving back the bytes of a non-UTF-8 name.
-    fspath.extract()
+    let path = match fspath.cast::<PyBytes>() {
+        Ok(bytes) => PathBuf::from(OsStr::from_bytes(bytes.as_bytes())),
+        // A str: pyo3 encodes it with the file system encoding and its
+        // surrogate escapes, giving back the bytes of a non-UTF-8 name.
+        Err(_) => fspath.extract()?,
+    };
+    remember(&path);
+    Ok(path)
 }
 
 /// A list of path arguments.

@@ -349,6 +349,43 @@ def test_bytes_and_pathlike_paths_also_not_utf8(tmp_path):
         pgnfen.stats(42)
 
 
+def test_a_name_that_is_not_utf8_is_given_back_as_its_original(tmp_path):
+    # The library names inputs with text; what names an input in Python is
+    # the str os.fsdecode makes of the original, which opens the file again.
+    raw = os.fsencode(tmp_path) + b"/caf\xe9.pgn"
+    with open(raw, "wb") as f:
+        f.write(GAME + PROBLEM_GAME)
+    text = os.fsdecode(raw)
+    for given in (raw, text, pathlib.Path(text)):
+        games = list(pgnfen.games(given))
+        assert {g.file for g in games} == {text}
+        assert open(games[0].file, "rb").read(len(games[0].raw)) == games[0].raw
+        assert {p["file"] for g in games for p in g.problems} == {text}
+        assert {p["file"] for p in pgnfen.check(given)} == {text}
+    # The same lossy text for another original: the one given last names it.
+    other = os.fsencode(tmp_path) + b"/caf\xe8.pgn"
+    with open(other, "wb") as f:
+        f.write(GAME)
+    assert [g.file for g in pgnfen.games(other)] == [os.fsdecode(other)]
+    # A missing file's error names it as given.
+    missing = os.fsencode(tmp_path) + b"/no\xff.pgn"
+    with pytest.raises(pgnfen.MissingFileError) as e:
+        pgnfen.stats(missing)
+    assert e.value.filename == os.fsdecode(missing)
+    # A bare-FEN book's records.
+    book = os.fsencode(tmp_path) + b"/b\xe9.epd"
+    with open(book, "wb") as f:
+        f.write(b"4k3/8/8/8/8/8/8/4K2R w K - id \"x\";\n")
+    assert [r["file"] for r in pgnfen.fen_records(book)] == [os.fsdecode(book)]
+    # A zip member keeps its member name after the original archive's.
+    import zipfile
+
+    archive = os.fsencode(tmp_path) + b"/z\xe9.zip"
+    with zipfile.ZipFile(os.fsdecode(archive), "w") as z:
+        z.writestr("in.pgn", GAME)
+    assert [g.file for g in pgnfen.games(archive)] == [os.fsdecode(archive) + ":in.pgn"]
+
+
 def test_bytes_paths_in_scan_and_dask_partitions(tmp_path):
     pytest.importorskip("pyarrow")
     raw = os.fsencode(tmp_path) + b"/n\xe9.pgn"
