@@ -156,7 +156,6 @@ impl Tags {
 /// tag by tag, and becomes the template. Both give the same dict.
 pub(crate) fn every_tag<'py>(py: Python<'py>, game: &PyGame) -> PyResult<Bound<'py, PyDict>> {
     TAG_READS.fetch_add(1, Ordering::Relaxed);
-    let pairs: Vec<(&[u8], &[u8])> = game.game.raw_tags().collect();
     let encoding = game.encoding;
     // One lock for the whole header, not one per tag. It is only taken with
     // the GIL held, so a lock already taken would mean a call made within
@@ -174,22 +173,15 @@ pub(crate) fn every_tag<'py>(py: Python<'py>, game: &PyGame) -> PyResult<Bound<'
         None => &mut own,
     }
     .get_or_insert_with(Cache::default);
+    let tags = game.game.raw_tags();
     if let Some(template) = &mut cache.template
-        && template.fits(&pairs, encoding)
+        && template.encoding == encoding
+        && template.raw_names.len() == tags.len()
+        && let Some(d) = template.fill(py, tags)?
     {
-        let d = template.dict.bind(py).copy()?;
-        for (i, (_, raw)) in pairs.iter().enumerate() {
-            if template.raw_values[i] != *raw {
-                let value = PyString::new(py, &decode_escaped(raw, encoding));
-                let name = template.names[i].bind(py);
-                d.set_item(name, &value)?;
-                template.dict.bind(py).set_item(name, &value)?;
-                template.raw_values[i].clear();
-                template.raw_values[i].extend_from_slice(raw);
-            }
-        }
         return Ok(d);
     }
+    let pairs: Vec<(&[u8], &[u8])> = game.game.raw_tags().collect();
     let d = PyDict::new(py);
     let mut names = Vec::with_capacity(pairs.len());
     for (name, raw) in &pairs {
@@ -243,15 +235,32 @@ struct Template {
 }
 
 impl Template {
-    /// Whether a game with these pairs has the same names in the same order.
-    fn fits(&self, pairs: &[(&[u8], &[u8])], encoding: Encoding) -> bool {
-        self.encoding == encoding
-            && self.raw_names.len() == pairs.len()
-            && self
-                .raw_names
-                .iter()
-                .zip(pairs)
-                .all(|(name, (other, _))| name == other)
+    /// The dict of a game with as many pairs as the template, when they have
+    /// its names in its order: a copy of the template's, with the values that
+    /// differ decoded and put in (into the template too, which so becomes this
+    /// game's). `None` at the first name that differs; the template's values
+    /// then hold this game's for the names before it, still its own pairs.
+    /// The pairs are read as they come, without collecting them first.
+    fn fill<'py, 'g>(
+        &mut self,
+        py: Python<'py>,
+        pairs: impl Iterator<Item = (&'g [u8], &'g [u8])>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let d = self.dict.bind(py).copy()?;
+        for (i, (name, raw)) in pairs.enumerate() {
+            if self.raw_names[i] != name {
+                return Ok(None);
+            }
+            if self.raw_values[i] != raw {
+                let value = PyString::new(py, &decode_escaped(raw, self.encoding));
+                let name = self.names[i].bind(py);
+                d.set_item(name, &value)?;
+                self.dict.bind(py).set_item(name, &value)?;
+                self.raw_values[i].clear();
+                self.raw_values[i].extend_from_slice(raw);
+            }
+        }
+        Ok(Some(d))
     }
 }
 
