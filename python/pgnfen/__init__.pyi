@@ -80,7 +80,7 @@ class Game:
 
     @property
     def file(self) -> str:
-        """The input's path as given (``<stdin>`` for standard input)."""
+        """The input's path as given (``<stdin>`` for standard input); a name that is not UTF-8 as ``os.fsdecode`` gives it."""
     @property
     def game(self) -> int:
         """1-based number of the game within its file."""
