@@ -248,7 +248,9 @@ impl Template {
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
         let d = self.dict.bind(py).copy()?;
         for (i, (name, raw)) in pairs.enumerate() {
-            if self.raw_names[i] != name {
+            // (`get`: more pairs than the template's, which the caller rules
+            // out, are a game of another shape, not a panic.)
+            if self.raw_names.get(i).is_none_or(|own| own != name) {
                 return Ok(None);
             }
             if self.raw_values[i] != raw {
