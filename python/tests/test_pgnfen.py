@@ -14,6 +14,7 @@ import re
 import threading
 import resource
 import subprocess
+import sys
 import time
 
 import chess
@@ -582,3 +583,26 @@ def test_headers_made_from_the_last_game_equal_the_tags_read_one_by_one(tmp_path
                 assert list(game.headers.items()) == list(expected.items())
             count += 1
         assert count == len(games)
+    # Threads reading at once, switching often: each keeps its own last game.
+    failures = []
+
+    def read(encoding):
+        try:
+            for _ in range(3):
+                for game in pgnfen.games(path, encoding=encoding):
+                    expected = _header_read_here(game, encoding == "latin-1")
+                    assert list(game.headers.items()) == list(expected.items())
+        except BaseException as e:  # noqa: BLE001 (handed to the main thread)
+            failures.append(e)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        threads = [threading.Thread(target=read, args=(e,)) for e in ("auto", "latin-1", "auto")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []

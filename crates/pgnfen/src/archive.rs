@@ -283,6 +283,7 @@ impl Game {
     /// bytes of its value between the quotes with its escapes as they are
     /// ([`crate::pgn::encoding::decode_escaped`] makes them text). For a
     /// caller that compares values before it decodes them.
+    #[inline]
     pub fn raw_tags(&self) -> impl ExactSizeIterator<Item = (&[u8], &[u8])> {
         match self.pairs.spans() {
             Some(spans) => RawTags::Indexed(spans.iter(), &self.raw),
@@ -369,6 +370,7 @@ impl PairIndex {
     }
 
     /// The spans, if found.
+    #[inline]
     fn spans(&self) -> Option<&[PairSpan]> {
         self.0.as_deref()
     }
@@ -391,6 +393,7 @@ enum RawTags<'a> {
 impl<'a> Iterator for RawTags<'a> {
     type Item = (&'a [u8], &'a [u8]);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         match self {
             RawTags::Indexed(spans, raw) => spans.next().map(|span| span.of(raw)),
@@ -398,6 +401,7 @@ impl<'a> Iterator for RawTags<'a> {
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         match self {
             RawTags::Indexed(spans, _) => spans.size_hint(),
@@ -416,6 +420,7 @@ struct PairSpan {
 }
 
 impl PairSpan {
+    #[inline]
     fn of<'a>(&self, raw: &'a [u8]) -> (&'a [u8], &'a [u8]) {
         let [ns, ne] = self.name.map(|at| at as usize);
         let [vs, ve] = self.value.map(|at| at as usize);
