@@ -309,7 +309,14 @@ pub fn analyse_record(line: &[u8], hint: VariantHint) -> Record {
     analysis.problems.retain(|p| p.code != Code::MissingClocks);
     let before = analysis.problems.len();
     let unreadable = analysis.position.is_none();
+    let syntax_error = analysis.problems.iter().any(|p| p.code == Code::FenSyntax);
     let clocks = check_operations(line, ops.clone(), &mut analysis.problems);
+    if syntax_error {
+        // Reading stops at the first syntax error: the operations after a
+        // position that does not parse are not judged (they may be the rest
+        // of its broken fields).
+        analysis.problems.truncate(before);
+    }
     if unreadable {
         // A record whose position cannot be read is reported by that error
         // alone: a missing last ';' is no deviation of a record never read
@@ -470,6 +477,18 @@ mod tests {
         assert_eq!(codes(&format!("{START} fmvn 0;")), [(Code::FenSyntax, 59)]);
         assert_eq!(codes(&format!("{START} hmvc x;")), [(Code::FenSyntax, 59)]);
         assert_eq!(codes(&format!("{START} hmvc;")), [(Code::FenSyntax, 54)]);
+    }
+
+    #[test]
+    fn operations_after_a_position_that_does_not_parse_are_not_judged() {
+        // The first syntax error is the record's only one.
+        assert_eq!(
+            codes("2 6r-q/3rr45K b31p2 Kw4bbK5n861-R Q5q1KBb4wrk6p5-N24QKbpwNq1 3kw"),
+            [(Code::FenSyntax, 1)]
+        );
+        assert_eq!(codes("8/8/8 w - - 1bm e4"), [(Code::FenSyntax, 6)]);
+        // A position that parses keeps the operations' own errors.
+        assert_eq!(codes(&format!("{START} 1bm e4;"))[0], (Code::FenSyntax, 54));
     }
 
     #[test]

@@ -518,6 +518,11 @@ fn judge_8x8(
     if problems.iter().any(|p| p.code == Code::EnPassant) {
         kinds.remove(K::INVALID_EP_SQUARE);
     }
+    if kinds.intersects(K::MISSING_KING | K::TOO_MANY_KINGS) {
+        // Which king would be in check? With no king or two, a side has no
+        // king to speak of, and the count is the one fault to mend.
+        kinds.remove(K::OPPOSITE_CHECK | K::IMPOSSIBLE_CHECK);
+    }
     let placement = parsed.placement.clone();
     let mut push = |kind: K, code: Code, msg: String| {
         if kinds.contains(kind) {
@@ -619,9 +624,11 @@ fn judge_10x8(
     problems: &mut Vec<Problem>,
 ) {
     let illegal = |message: String| Problem::new(Code::IllegalPosition, placement.clone(), message);
+    let mut one_king_each = true;
     for color in [Color::White, Color::Black] {
         let n = board.kings(color).count();
         if n != 1 {
+            one_king_each = false;
             problems.push(illegal(format!(
                 "{} has {n} kings; each side needs exactly one king",
                 color.name()
@@ -635,7 +642,8 @@ fn judge_10x8(
         )));
     }
     let them = turn.other();
-    if let Some(k) = board.kings(them).find(|&k| board.is_attacked(k, turn)) {
+    // As on 8×8: a check is only judged when each side has its one king.
+    if one_king_each && let Some(k) = board.kings(them).find(|&k| board.is_attacked(k, turn)) {
         problems.push(illegal(format!(
             "the {} king on {k} is in check with {} to move",
             them.name(),
@@ -917,5 +925,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_wrong_number_of_kings_is_the_one_fault_about_kings_and_check() {
+        let messages = |fen: &str| -> Vec<String> {
+            a(fen)
+                .problems
+                .iter()
+                .filter(|p| p.code == Code::IllegalPosition)
+                .map(|p| p.message.clone())
+                .collect()
+        };
+        // 8x8: two white kings, and a black king attacked with white to move.
+        assert_eq!(
+            messages("rbn2Kb1/ppppk1p1/3n3r/2N1P2p/PP1pQp2/q2P1P1P/2P1K1P1/RB2N1R1 w - - 3 16"),
+            ["white has 2 kings; each side needs exactly one king"]
+        );
+        // 10x8: two black kings, one of them attacked with white to move.
+        assert_eq!(
+            messages("3b1rb1c1/2k3p2p/p1n1Qp4/1pnp1NCPp1/1P2pP1P2/NRk1P5/3PKBP2P/R4B3A w - - 4 37"),
+            ["black has 2 kings; each side needs exactly one king"]
+        );
+        // With one king each, the check is still judged.
+        assert_eq!(
+            messages("4k3/8/8/8/8/8/8/4R1K1 w - - 0 1"),
+            [
+                "the black king on e8 is in check with white to move; the side not to move cannot be in check"
+            ]
+        );
+        assert_eq!(
+            messages("4k5/10/10/10/10/10/10/4R4K w - - 0 1"),
+            ["the black king on e8 is in check with white to move"]
+        );
     }
 }
