@@ -118,7 +118,7 @@ pub struct Global {
     /// Worker threads, 1 to 1024 (default: all cores; never more than the input can keep busy)
     #[arg(short = 'j', long = "threads", global = true, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
-    /// No progress bar and no summaries on standard error
+    /// No progress bar, summaries or notes on standard error (reports of bad records and FENs still show)
     #[arg(short, long, global = true)]
     pub quiet: bool,
     /// Show a progress bar on standard error (default when it is a terminal)

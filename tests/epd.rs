@@ -495,3 +495,28 @@ fn with_to_every_byte_that_is_no_valid_record_passes_through() {
         assert_eq!(v["valid"], false);
     }
 }
+
+/// `-q` hides the summary line, not the reports that say why a record is
+/// invalid or a FEN tag was left as it was: a run that exits 1 says why.
+#[test]
+fn quiet_hides_the_summary_but_not_the_reasons() {
+    let out = run(&["-q", "fen", "-r", "4k3/8/8/8/8/8/8/4K3 w - - 0 1 x"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("<argument>:1:31: error[fen-syntax]: found 7 fields"),
+        "{err}"
+    );
+    assert!(!err.contains("record"), "no summary under -q: {err}");
+
+    let lossy = b"[SetUp \"1\"]\n[FEN \"rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11\"]\n\n*\n";
+    let out = run_stdin(&["-q", "convert", "--to", "fen"], lossy);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, lossy);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("<stdin>:2:62: error[lossy-castling]: FEN left unchanged"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "no summary under -q: {err}");
+}

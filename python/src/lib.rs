@@ -415,6 +415,8 @@ fn convert(
         output: Some(output),
         in_place: false,
         run: options,
+        // As notes, through the run's notes (Python warnings).
+        report_unchanged: false,
     };
     let pgnfen::convert::Summary {
         games,

@@ -14,6 +14,8 @@ pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
         output: args.output.clone(),
         in_place: args.in_place,
         run: options(global),
+        // Under --quiet too: they are the FENs it could not write.
+        report_unchanged: true,
     };
     if !args.in_place {
         refuse_output_among_inputs(args.output.as_deref(), &args.inputs)?;

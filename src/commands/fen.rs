@@ -60,7 +60,6 @@ struct Rendered {
 
 struct Converter<'a> {
     args: &'a FenArgs,
-    quiet: bool,
     /// The last input written to the output ended inside a line (no line end
     /// after its last record). Before the next input's first byte a `\n` is
     /// written, else the two records would be glued into one line.
@@ -92,7 +91,6 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         .map_err(|e| Error::usage(format!("cannot start the worker threads: {e}")))?;
     let converter = Converter {
         args,
-        quiet: global.quiet,
         open_line: std::sync::atomic::AtomicBool::new(false),
     };
     let mut counts = Counts::default();
@@ -251,7 +249,7 @@ impl Converter<'_> {
                 r.out.push(b'\n');
             }
         }
-        if !self.quiet && self.args.format == Format::Text {
+        if self.args.format == Format::Text {
             let message = Line::too_long_message();
             r.diagnostics = format!("{file}:{line}:1: error[fen-syntax]: {message}\n");
         }
@@ -306,7 +304,7 @@ impl Converter<'_> {
                 r.out.extend_from_slice(ending);
             }
         }
-        if !self.quiet && self.args.format == Format::Text {
+        if self.args.format == Format::Text {
             self.diagnose(&record, unwritable.as_ref(), file, no, &mut r.diagnostics);
         }
     }

@@ -60,6 +60,10 @@ pub struct Options {
     /// reported (`FILE:LINE:COLUMN: error[CODE]: ...`), through `run.watch`'s
     /// notes when there is one, else on standard error.
     pub run: pipeline::Options,
+    /// Report each FEN left unchanged as `run.notes` does, also when the
+    /// run's other notes are off (the command line's `--quiet` hides
+    /// summaries and notes, not the FENs it could not write).
+    pub report_unchanged: bool,
 }
 
 impl Options {
@@ -72,6 +76,7 @@ impl Options {
             output: None,
             in_place: false,
             run: pipeline::Options::default(),
+            report_unchanged: false,
         }
     }
 }
@@ -170,7 +175,8 @@ fn convert_into(
         ep: options.ep,
         repair: options.repair,
     };
-    let mut sink = EditingSink::new(out, !options.run.notes).notes_to(options.run.watch.clone());
+    let report = options.run.notes || options.report_unchanged;
+    let mut sink = EditingSink::new(out, !report).notes_to(options.run.watch.clone());
     let games = pipeline::run(inputs, &job, &mut sink, &options.run)?;
     let (converted, unchanged) = (sink.converted, sink.unchanged);
     sink.into_inner()
