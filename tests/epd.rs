@@ -520,3 +520,62 @@ fn quiet_hides_the_summary_but_not_the_reasons() {
     );
     assert_eq!(err.lines().count(), 1, "no summary under -q: {err}");
 }
+
+/// A book saved with a UTF-8 byte order mark (as Notepad saves it): the
+/// mark is no part of the first record, a rewritten book keeps it, and
+/// columns count from after it. Also when a pipe hands over the mark
+/// byte by byte.
+#[test]
+fn a_byte_order_mark_before_the_first_record_is_kept_apart() {
+    let book = b"\xEF\xBB\xBFrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n4k3/8/8/8/8/8/8/4K3 w - - 0 1 x\n";
+    let out = run_stdin(&["fen"], book);
+    assert_eq!(out.status.code(), Some(1), "the second record is invalid");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("standard\trnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n"),
+        "{text}"
+    );
+    let out = run_stdin(&["fen", "--to", "shredder"], book);
+    assert!(
+        out.stdout
+            .starts_with(b"\xEF\xBB\xBFrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let single = b"\xEF\xBB\xBF4k3/8/8/8/8/8/8/4K3 w - - 0 1 x\n";
+    let err = String::from_utf8(run_stdin(&["fen"], single).stderr).unwrap();
+    assert!(err.starts_with("<stdin>:1:31: error[fen-syntax]"), "{err}");
+    let out = run_stdin(&["fen", "--format", "json"], &book[..]);
+    let first: serde_json::Value = serde_json::from_str(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["valid"], true);
+
+    // Byte by byte through a pipe.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pgnfen"))
+        .args(["fen"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for b in &book[..4] {
+        stdin.write_all(&[*b]).unwrap();
+        stdin.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    stdin.write_all(&book[4..]).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.stdout.starts_with(b"standard\trnbqkbnr/"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -252,6 +252,16 @@ def test_fen_records_of_books_with_comments_line_ends_epd_and_a_line_too_long(tm
     assert records[0]["operations"] == 'bm e4; id "start";'
 
 
+def test_fen_records_of_a_book_that_begins_with_a_byte_order_mark(tmp_path):
+    # As Notepad saves it: the mark is no part of the first record.
+    book = tmp_path / "notepad.epd"
+    book.write_bytes(b"\xef\xbb\xbfrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\r\n")
+    (record,) = pgnfen.fen_records(book)
+    assert record["valid"] and record["problems"] == []
+    assert record["input"] == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    assert [record] == _cli_records(book)
+
+
 def test_fen_records_is_lazy_and_stops_when_left(tmp_path):
     # Many runs of records: more than the queue holds.
     book = tmp_path / "big.fen"

@@ -54,6 +54,8 @@ pub(crate) const BLOCK: usize = 1 << 20;
 pub(crate) const MAX_LINE: usize = 1 << 20;
 /// Lines rendered by one task on the worker threads.
 const RUN: usize = 2048;
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One line of a block: where its text and its line end lie.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,8 +147,9 @@ pub trait Render: Sync {
     type Run: Send;
     /// Renders `lines` of `data`; the first is line number `first` (1-based).
     fn run(&self, data: &[u8], lines: &[Line], first: u64) -> Self::Run;
-    /// A part of a line longer than 1 MiB (its text only, in order),
-    /// to pass on as it is, or `None` to drop it.
+    /// A part of a line longer than 1 MiB (its text only, in order), or the
+    /// UTF-8 byte order mark that begins the input (no part of the first
+    /// record): bytes to pass on as they are, or `None` to drop them.
     fn long_part(&self, bytes: &[u8]) -> Option<Self::Run>;
     /// The end of a line longer than 1 MiB that started at line
     /// number `line`: `line_end` is its line end (empty at the end of input).
@@ -225,6 +228,16 @@ pub fn stream<R: Render, S: Sink<R::Run>>(
         Some(r) => sink.emit(r).map_err(StreamError::Sink),
         None => Ok(()),
     };
+    // A byte order mark (Notepad writes one) is no part of the first record:
+    // passed on as it is, so that a rewritten book keeps it. A pipe may hand
+    // over its first bytes one at a time: enough are read to tell.
+    while n > 0 && cur.len() < BOM.len() && BOM.starts_with(&cur) {
+        n = read_block(reader, &mut cur).map_err(StreamError::Read)?;
+    }
+    if cur.starts_with(BOM) {
+        pass(sink, BOM)?;
+        cur.drain(..BOM.len());
+    }
     loop {
         let eof = n == 0;
         let (all, rest) = split_lines(&cur, eof);
