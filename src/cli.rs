@@ -427,7 +427,7 @@ pub struct ExportArgs {
     /// Windows-1252, each value on its own), utf-8, or latin-1 (Windows-1252)
     #[arg(long, value_name = "ENCODING", default_value = "auto", value_parser = ["auto", "utf-8", "latin-1"])]
     pub encoding: String,
-    /// Output file (default: standard output); .csv and .jsonl may end in .gz, .bz2 or .zst
+    /// Output file (default: standard output); .csv and .jsonl may end in .gz, .bz2, .xz or .zst
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// CSV: write text cells as they are (by default control characters are

@@ -153,13 +153,16 @@ impl Format {
     }
 
     /// The format an output's name asks for: `.parquet`, `.csv`, `.jsonl`
-    /// (or `.ndjson`), the last two also with a compression ending (`.csv.zst`).
+    /// (or `.ndjson`), the last two also with a compression ending (`.csv.zst`,
+    /// `.jsonl.xz`).
     pub fn from_path(path: &Path) -> Option<Format> {
         let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-        let base = ["gz", "bz2", "zst"]
-            .iter()
-            .find_map(|c| name.strip_suffix(&format!(".{c}")))
-            .unwrap_or(&name);
+        // The ending of a compression (one pgnfen writes, or one it names in
+        // a refusal when the output is made) is not the format's.
+        let base = match compression_of(path) {
+            Ok(crate::pipeline::Compression::None) => &name[..],
+            _ => name.rsplit_once('.').map_or(&name[..], |(base, _)| base),
+        };
         if base.ends_with(".parquet") {
             // A compressed Parquet file is no Parquet file for any reader:
             // `check_output` refuses the combination.
@@ -184,12 +187,20 @@ impl Format {
     }
 }
 
+/// The compression an output's name asks for, as every output reads it.
+fn compression_of(path: &Path) -> Result<crate::pipeline::Compression, String> {
+    crate::pipeline::Compression::for_output(path)
+}
+
 pub(crate) fn check_output(format: Format, path: Option<&Path>) -> Result<(), String> {
     let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
         return Ok(());
     };
-    let name = path.to_string_lossy().to_ascii_lowercase();
-    if format == Format::Parquet && [".gz", ".bz2", ".zst"].iter().any(|c| name.ends_with(c)) {
+    let compressed = !matches!(
+        compression_of(path),
+        Ok(crate::pipeline::Compression::None)
+    );
+    if format == Format::Parquet && compressed {
         return Err(format!(
             "{}: Parquet files are compressed inside (zstd column chunks); write {} without the compression ending",
             path.display(),
@@ -285,11 +296,18 @@ mod tests {
         assert_eq!(f("A.PARQUET"), Some(Format::Parquet));
         assert_eq!(f("a.csv"), Some(Format::Csv));
         assert_eq!(f("a.csv.zst"), Some(Format::Csv));
+        assert_eq!(f("a.csv.xz"), Some(Format::Csv));
+        assert_eq!(f("a.ndjson.XZ"), Some(Format::Jsonl));
+        assert_eq!(f("a.jsonl.bz2"), Some(Format::Jsonl));
+        // A compression pgnfen does not write: the format still shows, and
+        // making the output names the ending it refuses.
+        assert_eq!(f("a.csv.lz4"), Some(Format::Csv));
         assert_eq!(f("dir/a.jsonl.gz"), Some(Format::Jsonl));
         assert_eq!(f("a.ndjson"), Some(Format::Jsonl));
         assert_eq!(f("a.txt"), None);
         assert_eq!(f("a.pgn.zst"), None);
         assert!(check_output(Format::Parquet, Some(Path::new("a.parquet.zst"))).is_err());
+        assert!(check_output(Format::Parquet, Some(Path::new("a.parquet.xz"))).is_err());
         assert!(check_output(Format::Parquet, Some(Path::new("a.parquet"))).is_ok());
         assert!(check_output(Format::Csv, Some(Path::new("a.csv.zst"))).is_ok());
     }
