@@ -424,8 +424,9 @@ pub struct ExportArgs {
     #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
     pub speed: Vec<Speed>,
     /// How tag names and values are decoded: auto (UTF-8 when valid, else
-    /// Windows-1252, each value on its own), utf-8, or latin-1 (Windows-1252)
-    #[arg(long, value_name = "ENCODING", default_value = "auto", value_parser = ["auto", "utf-8", "latin-1"])]
+    /// Windows-1252, each value on its own), utf-8, or latin-1 (Windows-1252;
+    /// also latin1, iso-8859-1, windows-1252, cp1252)
+    #[arg(long, value_name = "ENCODING", default_value = "auto", ignore_case = true, value_parser = encoding_names())]
     pub encoding: String,
     /// Output file (default: standard output); .csv and .jsonl may end in .gz, .bz2, .xz or .zst
     #[arg(short, long, value_name = "FILE")]
@@ -606,4 +607,15 @@ mod choice_tests {
         round_trip::<EpPolicy>();
         round_trip::<Speed>();
     }
+}
+
+/// The names of `--encoding`, with the other names of each encoding (those
+/// Python's `encoding=` takes too); the value is the first name.
+fn encoding_names() -> clap::builder::PossibleValuesParser {
+    use clap::builder::PossibleValue;
+    clap::builder::PossibleValuesParser::new([
+        PossibleValue::new("auto"),
+        PossibleValue::new("utf-8").alias("utf8"),
+        PossibleValue::new("latin-1").aliases(["latin1", "iso-8859-1", "windows-1252", "cp1252"]),
+    ])
 }

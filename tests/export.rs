@@ -640,3 +640,21 @@ fn clocks_beyond_a_double_in_each_format() {
     let base = batch.column_by_name("time_base").unwrap();
     assert_eq!(base.as_primitive::<Float64Type>().value(0), f64::INFINITY);
 }
+
+/// `--encoding` takes the other names of each encoding, in any case, as
+/// Python's `encoding=` does.
+#[test]
+fn encodings_have_their_other_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_tmp(dir.path(), "latin.pgn", b"[Event \"caf\xe9\"]\n\n*\n");
+    let p = p.to_str().unwrap();
+    let by = |name: &str| export_jsonl(&["--format", "jsonl", "--encoding", name, p]);
+    let latin = by("latin-1");
+    assert_eq!(latin[0]["Event"], "caf\u{e9}");
+    for other in ["latin1", "ISO-8859-1", "windows-1252", "cp1252"] {
+        assert_eq!(by(other), latin, "{other}");
+    }
+    assert_eq!(by("utf8"), by("utf-8"));
+    let out = export(&["--encoding", "ebcdic", p]);
+    assert_eq!(out.status.code(), Some(2));
+}

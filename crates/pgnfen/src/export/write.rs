@@ -196,10 +196,7 @@ pub(crate) fn check_output(format: Format, path: Option<&Path>) -> Result<(), St
     let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
         return Ok(());
     };
-    let compressed = !matches!(
-        compression_of(path),
-        Ok(crate::pipeline::Compression::None)
-    );
+    let compressed = !matches!(compression_of(path), Ok(crate::pipeline::Compression::None));
     if format == Format::Parquet && compressed {
         return Err(format!(
             "{}: Parquet files are compressed inside (zstd column chunks); write {} without the compression ending",
