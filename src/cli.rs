@@ -277,7 +277,7 @@ pub struct IndexArgs {
 
 #[derive(Debug, Args)]
 pub struct FilterArgs {
-    /// Classes to keep: standard, setup, chess960, crc, other, malformed (default: every class)
+    /// Classes to keep: standard, setup, chess960, crc, other, malformed (any class when only other selections are given; filter needs at least one)
     #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = choice_parser::<Class>())]
     pub class: Vec<Class>,
     /// Keep only Chess960 games from these start positions (0 to 959)

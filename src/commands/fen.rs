@@ -148,16 +148,18 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
 fn summary(counts: Counts, to: Option<Dialect>, rewritten: usize) -> String {
     let plural = |n: u64, one: &str, many: &str| crate::format::count(n, one, many);
     let records = plural(counts.records, "record", "records");
+    let n = crate::format::thousands;
     let mut msg = match to {
-        None => format!("pgnfen: {records}, {} invalid", counts.invalid),
+        None => format!("pgnfen: {records}, {} invalid", n(counts.invalid)),
         Some(d) => {
             let unchanged = counts.invalid + counts.unwritable;
             format!(
-                "pgnfen: {records}, {} written as {d}, {unchanged} left unchanged \
+                "pgnfen: {records}, {} written as {d}, {} left unchanged \
                  ({} invalid, {} not writable in {d})",
-                counts.records - unchanged,
-                counts.invalid,
-                counts.unwritable,
+                n(counts.records - unchanged),
+                n(unchanged),
+                n(counts.invalid),
+                n(counts.unwritable),
                 d = d.as_str(),
             )
         }
@@ -430,6 +432,16 @@ mod tests {
             summary(c(3, 0, 0), Some(Dialect::Shredder), 2),
             "pgnfen: 3 records, 3 written as shredder, 0 left unchanged \
              (0 invalid, 0 not writable in shredder); 2 files rewritten in place"
+        );
+        // Every count with thousands separators, as the other commands write them.
+        assert_eq!(
+            summary(c(20_000, 1_500, 1_000), Some(Dialect::Xfen), 0),
+            "pgnfen: 20,000 records, 17,500 written as xfen, 2,500 left unchanged \
+             (1,500 invalid, 1,000 not writable in xfen)"
+        );
+        assert_eq!(
+            summary(c(20_000, 1_500, 0), None, 0),
+            "pgnfen: 20,000 records, 1,500 invalid"
         );
     }
 }

@@ -321,11 +321,7 @@ fn report_duplicates(tags: &[TagInput<'_>], problems: &mut Vec<TagProblem>) {
                 problem: Problem::new(
                     Code::DuplicateTag,
                     0..tag.raw.len(),
-                    format!(
-                        "a second {} tag with another value (\"{}\"); the first value is used",
-                        tag.name.as_str(),
-                        shown_value(first.raw)
-                    ),
+                    duplicate_message(tag.name.as_str(), first.raw),
                 )
                 .with_help(format!("remove one of the two {} tags", tag.name.as_str())),
             });
@@ -336,6 +332,15 @@ fn report_duplicates(tags: &[TagInput<'_>], problems: &mut Vec<TagProblem>) {
 /// Most bytes of a value quoted in a message (a hostile header's values can be
 /// megabytes long, and every duplicate's message quotes the first value).
 const SHOWN_VALUE: usize = 200;
+
+/// The message of a `duplicate-tag`: the value quoted is the first tag's,
+/// the one used (the span points at the second).
+pub fn duplicate_message(name: &str, first_raw: &[u8]) -> String {
+    format!(
+        "a second {name} tag with another value; the first, \"{}\", is used",
+        shown_value(first_raw)
+    )
+}
 
 /// A raw value for a message: lossy UTF-8, control characters escaped
 /// (`crate::escape::controls`), cut after 200 bytes with `…`.

@@ -23,7 +23,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::classify::{Verdict, shown_value};
+use crate::classify::Verdict;
 use crate::error::{Error, check_inputs_exist};
 use crate::moves::{Moved, MovesMode, WithMoves};
 use crate::pgn::tags::decode_value;

@@ -145,6 +145,9 @@ pub struct IllegalMove {
     pub reason: &'static str,
     /// The moves fit the standard start position instead (the FEN is probably wrong).
     pub standard_start: bool,
+    /// The game started from its FEN tag (not from its variant's own start
+    /// position): the help then names the tag as a suspect.
+    pub from_fen: bool,
     /// The move in SAN, when the token names a legal move in long algebraic
     /// notation (`e2-e4`, `Ng1f3`): what to write instead.
     pub in_san: Option<String>,
@@ -171,8 +174,11 @@ impl IllegalMove {
             format!("write the move in SAN, as PGN has it: {san}")
         } else if self.standard_start {
             "remove the SetUp and FEN tags if the game starts from the standard position, or correct the FEN".to_string()
-        } else {
+        } else if self.from_fen {
             "correct the FEN (or Variant) tag so that it gives the position the game started from, or the move".to_string()
+        } else {
+            // No FEN tag: no tag to suspect but the Variant, if any.
+            "correct the move: without a FEN tag the game starts from the standard position (or its Variant's own)".to_string()
         }
     }
 
@@ -372,6 +378,7 @@ fn replay_from<P: FindMove + Clone>(
                 let position = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
                 let mut illegal = illegal_at(text, token, ply, position, reason, standard_start);
                 illegal.in_san = in_san;
+                illegal.from_fen = start.fen.is_some();
                 return Replay::Illegal(Box::new(illegal));
             }
         }
@@ -477,6 +484,7 @@ fn illegal_at(
         position,
         reason,
         standard_start,
+        from_fen: false,
         in_san: None,
     }
 }

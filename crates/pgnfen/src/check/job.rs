@@ -113,13 +113,13 @@ impl CheckJob {
             let first = header
                 .tags()
                 .find(|t| t.name == note.name)
-                .map_or(String::new(), |t| shown_value(t.raw));
+                .map_or(&b""[..], |t| t.raw);
             let problem = Problem::new(
                 Code::DuplicateTag,
                 0..note.raw.len(),
                 format!(
-                    "a second {} tag with another value (\"{first}\"); the first value is used{}",
-                    note.name.as_str(),
+                    "{}{}",
+                    crate::classify::duplicate_message(note.name.as_str(), first),
                     if n > 1 {
                         format!(
                             " (and {} more duplicate tags in this game, not listed one by one)",

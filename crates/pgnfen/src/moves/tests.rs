@@ -491,3 +491,29 @@ fn a_legal_move_in_long_algebraic_notation_is_named_in_san() {
     // Fully spelled squares without a dash are (over-disambiguated) SAN.
     assert_eq!(run(&standard(), "1. e2e4 e7e5 2. Ng1f3"), Replay::Passed);
 }
+
+#[test]
+fn the_help_names_the_fen_tag_only_when_the_game_has_one() {
+    // No FEN tag: nothing to correct but the move (or the Variant).
+    let m = illegal(&standard(), "1. e4 e5 2. O-O");
+    assert!(!m.from_fen);
+    assert!(
+        m.help().starts_with("correct the move: without a FEN tag"),
+        "{}",
+        m.help()
+    );
+    // From a FEN that the moves do not fit, and do not fit the standard start either.
+    let m = illegal(
+        &from_fen(
+            "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w Qkq - 4 4",
+            false,
+        ),
+        "4. O-O d6",
+    );
+    assert!(m.from_fen && !m.standard_start);
+    assert!(
+        m.help().starts_with("correct the FEN (or Variant) tag"),
+        "{}",
+        m.help()
+    );
+}
