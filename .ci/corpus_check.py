@@ -155,6 +155,22 @@ def check_epd(name, path, want):
         classes[r["class"]] += 1
     if len(recs) != want["records"] or classes != want["classes"]:
         fail(f"{name}: {len(recs)} records, classes {classes}; want {want['records']}, {want['classes']}")
+    # The totals the reference gives besides: valid records, boards, and the
+    # problems counted as occurrences (each code once per fault, not per message).
+    have = {
+        "valid": sum(1 for r in recs if r["valid"]),
+        "invalid": sum(1 for r in recs if not r["valid"]),
+        "boards": {},
+        "problems": {},
+    }
+    for r in recs:
+        board = str(r["board"])
+        have["boards"][board] = have["boards"].get(board, 0) + 1
+        for problem in r["problems"]:
+            have["problems"][problem["code"]] = have["problems"].get(problem["code"], 0) + 1
+    for key in ["valid", "invalid", "boards", "problems"]:
+        if key in want and have[key] != want[key]:
+            fail(f"{name}: {key} {have[key]}; want {want[key]}")
 
 
 def check_malformed(path, known):
