@@ -151,18 +151,19 @@ pub fn fen_records(
     let inputs = inputs(paths, "fen_records")?;
     let threads = options(threads)?.threads;
     check_inputs_exist(&inputs).map_err(command_error)?;
-    let cancel = interrupt::flag();
+    // Books have no notes: the call's stay empty.
+    let call = interrupt::Call::new(crate::notes::Notes::new());
     let (tx, rx) = bounded::<Vec<Value>>(QUEUE);
     let queue = Queue {
         tx,
-        cancel: cancel.clone(),
+        cancel: call.cancel.clone(),
     };
     let handle = std::thread::Builder::new()
         .name("pgnfen-fen-records".into())
         .spawn(move || read_books(&inputs, threads, queue))
         .map_err(|e| crate::io_error("<thread>", &e))?;
     Ok(FenRecordIterator {
-        stream: JsonStream::new(rx, handle, cancel, "fen_records"),
+        stream: JsonStream::new(rx, handle, call, "fen_records"),
     })
 }
 

@@ -73,7 +73,7 @@ pub fn split(
                 .map_err(|e| errors::usage(format!("invalid tag expression: {e}")))
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let (run, cancel) = cancellable(threads)?;
+    let (run, call) = cancellable(threads)?;
     let options = pgnfen::split::Options {
         template,
         classes,
@@ -81,7 +81,7 @@ pub fn split(
         tags,
         run,
     };
-    let summary = interrupt::run(py, &cancel, || pgnfen::split::run(&inputs, &options))?
+    let summary = interrupt::run(py, &call, || pgnfen::split::run(&inputs, &options))?
         .map_err(command_error)?;
     let counts = PyDict::new(py);
     for (path, games) in &summary.files {
@@ -155,9 +155,9 @@ pub fn export_table(
         pgnfen::export::Columns::named(names).map_err(|e| errors::usage(format!("export: {e}")))?;
     }
     check_inputs_exist(&inputs).map_err(command_error)?;
-    let (pipeline, cancel) = cancellable(threads)?;
+    let (pipeline, call) = cancellable(threads)?;
     let name = output.display().to_string();
-    let summary = interrupt::run(py, &cancel, || -> Result<pgnfen::export::Summary, Error> {
+    let summary = interrupt::run(py, &call, || -> Result<pgnfen::export::Summary, Error> {
         let out = Output::create(Some(&output)).map_err(|e| Error::writing(&name, e))?;
         let columns = pgnfen::export::columns(&inputs, &export_options, &pipeline)?;
         let batches = pgnfen::export::batches(&inputs, columns, &export_options, &pipeline);

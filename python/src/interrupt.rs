@@ -35,11 +35,30 @@ pub fn flag() -> Arc<AtomicBool> {
     Arc::new(AtomicBool::new(false))
 }
 
+/// What a call shares with its run: the flag that stops it, and the notes
+/// it gives as warnings when it returns.
+pub struct Call {
+    /// For [`pgnfen::pipeline::Options::cancel`].
+    pub cancel: Arc<AtomicBool>,
+    /// The run's [`pgnfen::pipeline::Options::watch`].
+    pub notes: Arc<crate::notes::Notes>,
+}
+
+impl Call {
+    pub fn new(notes: Arc<crate::notes::Notes>) -> Call {
+        Call {
+            cancel: flag(),
+            notes,
+        }
+    }
+}
+
 /// Runs `work` without the GIL on a scoped thread, polling for signals; on a
-/// signal handler's exception sets `cancel`, waits for `work` to return (it
-/// stops within a chunk's work once `cancel` is set) and returns that
-/// exception instead of the result.
-pub fn run<T, F>(py: Python<'_>, cancel: &Arc<AtomicBool>, work: F) -> PyResult<T>
+/// signal handler's exception sets the call's flag, waits for `work` to
+/// return (it stops within a chunk's work once the flag is set) and returns
+/// that exception instead of the result. The run's notes are given as
+/// warnings when it returns.
+pub fn run<T, F>(py: Python<'_>, call: &Call, work: F) -> PyResult<T>
 where
     T: Send,
     F: FnOnce() -> T + Send,
@@ -67,11 +86,11 @@ where
             if done {
                 let result = join(handle);
                 // Its notes (an input without a tag line) as warnings.
-                crate::notes::give(py)?;
+                call.notes.give(py)?;
                 return Ok(result);
             }
             if let Err(e) = py.check_signals() {
-                cancel.store(true, Ordering::Relaxed);
+                call.cancel.store(true, Ordering::Relaxed);
                 // The run stops at its next chunk; its outputs are dropped
                 // uncommitted on the worker, so wait for that (briefly).
                 py.detach(|| drop(join(handle)));

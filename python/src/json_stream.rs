@@ -5,8 +5,7 @@
 //! released and in short spells, so that Ctrl-C is seen; leaving the loop,
 //! `close()`, dropping the iterator or Ctrl-C stops the thread's run.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
@@ -15,6 +14,7 @@ use serde_json::Value;
 
 use pgnfen::Error;
 
+use crate::interrupt::Call;
 use crate::{command_error, interrupt, to_py};
 
 /// The most objects taken from the queue per release of the GIL (a run of a
@@ -44,8 +44,9 @@ impl Message for Vec<Value> {
 pub(crate) struct JsonStream<M> {
     rx: Option<Receiver<M>>,
     handle: Option<JoinHandle<Result<(), Error>>>,
-    /// Set to stop the run (also set by Ctrl-C while it runs).
-    cancel: Arc<AtomicBool>,
+    /// Its flag, set to stop the run (also by Ctrl-C while it runs), and
+    /// its notes, given as warnings as objects are taken.
+    call: Call,
     /// Objects taken from the queue, not yet yielded (reversed: popped from
     /// the end).
     ready: Vec<Value>,
@@ -55,17 +56,17 @@ pub(crate) struct JsonStream<M> {
 
 impl<M: Message> JsonStream<M> {
     /// The stream of the run on `handle`, which sends to `rx` and stops when
-    /// `cancel` is set or the receiver is gone.
+    /// the call's flag is set or the receiver is gone.
     pub(crate) fn new(
         rx: Receiver<M>,
         handle: JoinHandle<Result<(), Error>>,
-        cancel: Arc<AtomicBool>,
+        call: Call,
         what: &'static str,
     ) -> JsonStream<M> {
         JsonStream {
             rx: Some(rx),
             handle: Some(handle),
-            cancel,
+            call,
             ready: Vec::new(),
             what,
         }
@@ -95,7 +96,7 @@ impl<M: Message> JsonStream<M> {
             let end = py.detach(|| wait(rx, ready));
             if end {
                 let result = py.detach(|| self.finish());
-                crate::notes::give(py)?;
+                self.call.notes.give(py)?;
                 return match result {
                     Some(Err(e)) => Err(command_error(e)),
                     _ => Ok(None),
@@ -107,13 +108,13 @@ impl<M: Message> JsonStream<M> {
                 self.stop(py);
                 return Err(e);
             }
-            crate::notes::give(py)?;
+            self.call.notes.give(py)?;
         }
     }
 
     /// Stops the run now and waits for its thread; the stream is then empty.
     pub(crate) fn stop(&mut self, py: Python<'_>) {
-        self.cancel.store(true, Ordering::Relaxed);
+        self.call.cancel.store(true, Ordering::Relaxed);
         self.ready.clear();
         py.detach(|| {
             let _ = self.finish();
@@ -162,7 +163,7 @@ impl<M> Drop for JsonStream<M> {
     fn drop(&mut self) {
         // The run stops at its next send; its thread ends on its own (not
         // joined here: a drop must not block).
-        self.cancel.store(true, Ordering::Relaxed);
+        self.call.cancel.store(true, Ordering::Relaxed);
         self.rx = None;
     }
 }

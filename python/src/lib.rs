@@ -99,24 +99,25 @@ fn options(threads: Option<i64>) -> PyResult<Options> {
     Ok(Options::new(threads))
 }
 
-/// The options of a run that stops when `cancel` is set (Ctrl-C: [`interrupt`])
-/// and keeps its notes for Python's warnings ([`notes`]).
-fn cancellable(
-    threads: Option<i64>,
-) -> PyResult<(Options, std::sync::Arc<std::sync::atomic::AtomicBool>)> {
-    let cancel = interrupt::flag();
-    let mut options = with_notes(options(threads)?);
-    options.cancel = Some(cancel.clone());
-    Ok((options, cancel))
+/// The options of a run that stops when the call's flag is set (Ctrl-C:
+/// [`interrupt`]) and keeps its notes for the call's warnings ([`notes`]).
+fn cancellable(threads: Option<i64>) -> PyResult<(Options, interrupt::Call)> {
+    let (mut options, notes) = with_notes(options(threads)?);
+    let call = interrupt::Call::new(notes);
+    options.cancel = Some(call.cancel.clone());
+    Ok((options, call))
 }
 
-/// `options` with the run's notes kept to be given as warnings ([`notes`]).
-fn with_notes(options: Options) -> Options {
-    Options {
+/// `options` with the run's notes kept, to be given as warnings by the call
+/// ([`notes`]).
+fn with_notes(options: Options) -> (Options, std::sync::Arc<notes::Notes>) {
+    let notes = notes::Notes::new();
+    let options = Options {
         notes: true,
-        watch: Some(notes::watch()),
+        watch: Some(notes.clone()),
         ..options
-    }
+    };
+    (options, notes)
 }
 
 /// A value of one of the CLI's closed sets, by its CLI name; a bad one is a
@@ -214,9 +215,9 @@ fn stats(
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "stats")?;
-    let (options, cancel) = cancellable(threads)?;
+    let (options, call) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
-    let json = interrupt::run(py, &cancel, || -> PyResult<Vec<u8>> {
+    let json = interrupt::run(py, &call, || -> PyResult<Vec<u8>> {
         let options = pgnfen::stats::Options {
             moves,
             run: options,
@@ -279,7 +280,7 @@ fn filter_games(
     let inputs = inputs(paths, "filter")?;
     let output = paths::path(output)?;
     let rest = paths::optional(rest)?;
-    let (options, cancel) = cancellable(threads)?;
+    let (options, call) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
     let tags = tags
         .unwrap_or_default()
@@ -348,7 +349,7 @@ fn filter_games(
         run: options,
     };
     let filter::Summary { games, kept } =
-        interrupt::run(py, &cancel, || filter::run(&inputs, &options))?.map_err(command_error)?;
+        interrupt::run(py, &call, || filter::run(&inputs, &options))?.map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;
     counts.set_item("kept", kept)?;
@@ -407,7 +408,7 @@ fn convert(
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "convert")?;
     let output = paths::path(output)?;
-    let (options, cancel) = cancellable(threads)?;
+    let (options, call) = cancellable(threads)?;
     let options = pgnfen::convert::Options {
         to: choice::<Dialect>("to", to)?,
         ep: ep.map(|ep| choice::<EpPolicy>("ep", ep)).transpose()?,
@@ -422,7 +423,7 @@ fn convert(
         games,
         converted,
         unchanged,
-    } = interrupt::run(py, &cancel, || pgnfen::convert::run(&inputs, &options))?
+    } = interrupt::run(py, &call, || pgnfen::convert::run(&inputs, &options))?
         .map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;
@@ -455,11 +456,12 @@ fn games(
 ) -> PyResult<GameIterator> {
     let encoding = encoding_arg(encoding)?;
     let inputs = inputs(paths, "games")?;
-    let options = with_notes(options(threads)?);
+    let (options, notes) = with_notes(options(threads)?);
     check_inputs_exist(&inputs).map_err(command_error)?;
     let archive = Archive::from_inputs(inputs).with_options(options);
     Ok(GameIterator {
         games: Some(archive.games()),
+        notes,
         encoding,
         tag_reads: Some(tags::TAG_READS.load(Ordering::Relaxed)),
         until_signals: GAMES_BETWEEN_SIGNALS,
@@ -478,6 +480,8 @@ pub(crate) fn encoding_arg(encoding: Option<&str>) -> PyResult<Encoding> {
 #[pyclass(module = "pgnfen", name = "GameIterator")]
 struct GameIterator {
     games: Option<Games>,
+    /// The run's notes, given as warnings as games are taken.
+    notes: std::sync::Arc<notes::Notes>,
     /// How each game's `headers` are decoded.
     encoding: Encoding,
     /// [`tags::TAG_READS`] when the stream began, until tags were read:
@@ -517,7 +521,7 @@ impl GameIterator {
                 self.close(py);
                 return Err(e);
             }
-            notes::give(py)?;
+            self.notes.give(py)?;
         }
         loop {
             let Some(games) = self.games.as_mut() else {
@@ -541,7 +545,7 @@ impl GameIterator {
                     Some(Some(item)) => Some(item),
                     Some(None) => {
                         self.games = None;
-                        notes::give(py)?;
+                        self.notes.give(py)?;
                         return Ok(None);
                     }
                     None => None,

@@ -6,9 +6,12 @@
 //! filters or raises it as the program asks).
 //!
 //! The runs' threads cannot give a warning (that needs the GIL, and the
-//! calling thread waits without it), so their notes wait in one queue of the
-//! process, bounded: past [`QUEUED`] notes not yet given, further ones are
-//! only counted, and the count is given as one last warning.
+//! calling thread waits without it), so each call keeps its run's notes in a
+//! queue of its own ([`Notes`]), bounded: past [`QUEUED`] notes not yet
+//! given, further ones are only counted, and the count is given as one last
+//! warning. A call gives only its own notes, on its own thread, so that
+//! calls running at once in several threads, or a call cut short by Ctrl-C,
+//! never hand their warnings to another.
 
 use std::collections::VecDeque;
 use std::ffi::CString;
@@ -23,56 +26,60 @@ use pyo3::types::PyType;
 /// Notes kept until they are given.
 const QUEUED: usize = 100;
 
-static QUEUE: Mutex<VecDeque<String>> = Mutex::new(VecDeque::new());
-/// Notes left out of a full queue, since the last were given.
-static LEFT_OUT: AtomicU64 = AtomicU64::new(0);
 static CATEGORY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
-/// The watch of a run: keeps its notes for [`give`].
-struct Notes;
+/// The notes of one call's run (the run's [`Watch`]), until [`Notes::give`].
+#[derive(Default)]
+pub(crate) struct Notes {
+    queue: Mutex<VecDeque<String>>,
+    /// Notes left out of a full queue, since the last were given.
+    left_out: AtomicU64,
+}
 
 impl Watch for Notes {
     fn note(&self, line: &str) {
-        let mut queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         if queue.len() < QUEUED {
             // The command line's prefix says who speaks; a warning's class does.
             let text = line.strip_prefix("pgnfen: ").unwrap_or(line);
             let text = text.strip_prefix("warning: ").unwrap_or(text);
             queue.push_back(text.to_owned());
         } else {
-            LEFT_OUT.fetch_add(1, Ordering::Relaxed);
+            self.left_out.fetch_add(1, Ordering::Relaxed);
         }
     }
 }
 
-/// The watch that keeps a run's notes (see the module notes).
-pub(crate) fn watch() -> Arc<dyn Watch> {
-    Arc::new(Notes)
-}
+impl Notes {
+    /// The notes of a new call.
+    pub(crate) fn new() -> Arc<Notes> {
+        Arc::new(Notes::default())
+    }
 
-/// Gives the notes kept so far as `pgnfen.InputWarning`s; the error of the
-/// first the `warnings` module turns into an exception (`-W error`).
-pub(crate) fn give(py: Python<'_>) -> PyResult<()> {
-    let (notes, left_out) = {
-        let mut queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
-        if queue.is_empty() && LEFT_OUT.load(Ordering::Relaxed) == 0 {
-            return Ok(());
+    /// Gives the notes kept so far as `pgnfen.InputWarning`s; the error of
+    /// the first the `warnings` module turns into an exception (`-W error`).
+    pub(crate) fn give(&self, py: Python<'_>) -> PyResult<()> {
+        let (notes, left_out) = {
+            let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            if queue.is_empty() && self.left_out.load(Ordering::Relaxed) == 0 {
+                return Ok(());
+            }
+            (
+                std::mem::take(&mut *queue),
+                self.left_out.swap(0, Ordering::Relaxed),
+            )
+        };
+        let category = CATEGORY.import(py, "pgnfen._errors", "InputWarning")?;
+        let warn = |text: &str| {
+            let message = CString::new(text.replace('\0', "\\0")).expect("no NUL left");
+            PyErr::warn(py, category.as_any(), &message, 1)
+        };
+        for note in &notes {
+            warn(note)?;
         }
-        (
-            std::mem::take(&mut *queue),
-            LEFT_OUT.swap(0, Ordering::Relaxed),
-        )
-    };
-    let category = CATEGORY.import(py, "pgnfen._errors", "InputWarning")?;
-    let warn = |text: &str| {
-        let message = CString::new(text.replace('\0', "\\0")).expect("no NUL left");
-        PyErr::warn(py, category.as_any(), &message, 1)
-    };
-    for note in &notes {
-        warn(note)?;
+        if left_out > 0 {
+            warn(&format!("{left_out} more notes left out"))?;
+        }
+        Ok(())
     }
-    if left_out > 0 {
-        warn(&format!("{left_out} more notes left out"))?;
-    }
-    Ok(())
 }

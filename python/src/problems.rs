@@ -48,7 +48,7 @@ pub fn check(
 ) -> PyResult<ProblemIterator> {
     let inputs = inputs(paths, "check")?;
     let moves = crate::moves_mode(moves)?;
-    let (run, cancel) = cancellable(threads)?;
+    let (run, call) = cancellable(threads)?;
     check_inputs_exist(&inputs).map_err(command_error)?;
     let (tx, rx) = bounded::<serde_json::Value>(QUEUE);
     let handle = std::thread::Builder::new()
@@ -69,7 +69,7 @@ pub fn check(
         })
         .map_err(|e| crate::io_error("<thread>", &e))?;
     Ok(ProblemIterator {
-        stream: JsonStream::new(rx, handle, cancel, "check"),
+        stream: JsonStream::new(rx, handle, call, "check"),
     })
 }
 

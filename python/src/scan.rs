@@ -8,8 +8,7 @@
 //! so memory stays bounded whatever the size of the input.
 
 use std::ffi::CString;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, to_ffi};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
@@ -30,7 +29,9 @@ pub struct ArrowStream {
     schema: SchemaRef,
     batches: Option<Batches>,
     /// Stops the export's run (Ctrl-C in [`ArrowStream::next_batch`]).
-    cancel: Option<Arc<AtomicBool>>,
+    /// The call of `scan()`: its flag stops the run, its notes are given as
+    /// batches are taken (none for a Dask partition's stream).
+    call: Option<interrupt::Call>,
 }
 
 /// The batches as an Arrow `RecordBatchReader`; an input error ends the stream
@@ -63,7 +64,7 @@ impl ArrowStream {
         ArrowStream {
             schema: batches.schema(),
             batches: Some(batches),
-            cancel: None,
+            call: None,
         }
     }
 
@@ -71,15 +72,23 @@ impl ArrowStream {
     /// export's run and returns the exception.
     fn check_signals(&mut self, py: Python<'_>) -> PyResult<()> {
         if let Err(e) = py.check_signals() {
-            if let Some(cancel) = &self.cancel {
-                cancel.store(true, Ordering::Relaxed);
+            if let Some(call) = &self.call {
+                call.cancel.store(true, Ordering::Relaxed);
             }
             // Dropping the batches stops and joins the export's run.
             let batches = self.batches.take();
             py.detach(|| drop(batches));
             return Err(e);
         }
-        crate::notes::give(py)
+        self.give_notes(py)
+    }
+
+    /// Gives the run's notes so far as warnings.
+    fn give_notes(&self, py: Python<'_>) -> PyResult<()> {
+        match &self.call {
+            Some(call) => call.notes.give(py),
+            None => Ok(()),
+        }
     }
 }
 
@@ -88,8 +97,8 @@ impl Drop for ArrowStream {
         // Dropping the batches waits for the export's run to stop: without
         // the GIL, as a reader may wait on a Python thread (one feeding a pipe).
         if let Some(batches) = self.batches.take() {
-            if let Some(cancel) = &self.cancel {
-                cancel.store(true, Ordering::Relaxed);
+            if let Some(call) = &self.call {
+                call.cancel.store(true, Ordering::Relaxed);
             }
             Python::attach(|py| py.detach(|| drop(batches)));
         }
@@ -201,7 +210,7 @@ impl ArrowStream {
                 }
                 Some(None) => {
                     self.batches = None;
-                    crate::notes::give(py)?;
+                    self.give_notes(py)?;
                     return Ok(None);
                 }
                 None => {}
@@ -249,7 +258,7 @@ pub fn scan_stream(
 ) -> PyResult<ArrowStream> {
     let encoding = crate::encoding_arg(encoding)?;
     let inputs = inputs(paths, "scan")?;
-    let (pipeline, cancel) = cancellable(threads)?;
+    let (pipeline, call) = cancellable(threads)?;
     let export_options = ExportOptions {
         tags: tag_columns(tags)?,
         selector: Selector::default(),
@@ -262,7 +271,7 @@ pub fn scan_stream(
     }
     pgnfen::pipeline::check_inputs_exist(&inputs).map_err(command_error)?;
     // `tags="all"` reads the inputs once for the names: without the GIL.
-    let columns = interrupt::run(py, &cancel, || {
+    let columns = interrupt::run(py, &call, || {
         export::columns(&inputs, &export_options, &pipeline)
     })?
     .map_err(|e| command_error(e.into()))?;
@@ -270,6 +279,6 @@ pub fn scan_stream(
     Ok(ArrowStream {
         schema: batches.schema(),
         batches: Some(batches),
-        cancel: Some(cancel),
+        call: Some(call),
     })
 }

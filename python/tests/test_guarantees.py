@@ -273,6 +273,24 @@ def test_an_input_without_a_tag_line_is_an_input_warning_in_every_call(tmp_path)
             pgnfen.stats(binary)
 
 
+def test_a_call_gives_only_its_own_warnings(tmp_path):
+    # A stream's warning waits for that stream: another call made meanwhile
+    # (on this thread or another) neither gives nor swallows it.
+    binary = tmp_path / "program.bin"
+    binary.write_bytes(bytes(range(256)) * 40)
+    games = pgnfen.games(binary, SAMPLES / "mixed.pgn")
+    first = next(games)
+    assert first.file.endswith("program.bin")
+    time.sleep(0.3)  # the run is past the binary file: its note is kept
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pgnfen.InputWarning)
+        pgnfen.stats(SAMPLES / "mixed.pgn")
+        list(pgnfen.check(SAMPLES / "mixed.pgn"))
+    with pytest.warns(pgnfen.InputWarning, match=r"program\.bin: no PGN tag line found"):
+        rest = list(games)
+    assert len(rest) == pgnfen.stats(SAMPLES / "mixed.pgn")["games"]
+
+
 def test_a_fen_that_convert_leaves_unchanged_is_an_input_warning(tmp_path):
     pgn = tmp_path / "inner.pgn"
     pgn.write_bytes(
