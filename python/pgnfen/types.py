@@ -14,7 +14,13 @@ code that handles the results::
 3
 """
 
-from typing import Dict, List, Literal, NotRequired, Optional, TypedDict
+import sys
+from typing import Dict, List, Literal, Optional
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired, TypedDict
+else:  # NotRequired is 3.11's; typing_extensions has it (and a TypedDict that knows it)
+    from typing_extensions import NotRequired, TypedDict
 
 __all__ = [
     "CheckProblem",
