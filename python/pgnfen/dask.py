@@ -138,27 +138,34 @@ def _resolve(client, parts, run):
     nothing is the one ``run`` gave with ``own_nothing=True``.
     """
     futures = [client.submit(run, p, None, False, pure=False) for p in parts]
+    again = []
     try:
-        return _walk(client, parts, futures, run)
+        return _walk(client, parts, futures, again, run)
     except BaseException:
         # An error or Ctrl-C: the partitions still queued or running are of
-        # no use any more.
-        client.cancel(futures)
+        # no use any more (those run again too).
+        client.cancel(futures + again)
         raise
 
 
-def _walk(client, parts, futures, run):
+def _walk(client, parts, futures, again, run):
     final = []
     previous = None
+
+    def once_more(*args):
+        future = client.submit(run, *args, pure=False)
+        again.append(future)
+        return future.result()
+
     for part, future in zip(parts, futures):
         outcome, result = future.result()
         if part[2] == 0:
             previous = None
         verdict, value = _pgnfen.judge(previous, outcome)
         if verdict == "redo":
-            outcome, result = client.submit(run, part, value, False, pure=False).result()
+            outcome, result = once_more(part, value, False)
         elif verdict == "empty":
-            _, result = client.submit(run, part, None, True, pure=False).result()
+            _, result = once_more(part, None, True)
             outcome = {
                 "first": None,
                 "next": value,
@@ -320,6 +327,17 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
             os.replace(os.path.join(staging, name), os.path.join(out_dir, name))
         succeeded = True
     finally:
+        if not succeeded:
+            # Tasks already running on the workers when the run was cancelled
+            # go on: renamed away, the folder can no longer receive their
+            # part files (their temporary file or its renaming fails), so
+            # that removing it is not a race against them.
+            abandoned = staging + ".abandoned"
+            try:
+                os.rename(staging, abandoned)
+                staging = abandoned
+            except OSError:
+                pass
         _remove_tree(staging)
         # A failed run removes the (empty) folders it made for out_dir.
         for folder in [] if succeeded else made:

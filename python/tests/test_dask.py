@@ -7,7 +7,7 @@ import pytest
 
 import pgnfen
 
-from conftest import corpus_files, real_files
+from conftest import SAMPLES, corpus_files, real_files
 
 distributed = pytest.importorskip("dask.distributed")
 pytest.importorskip("dask.dataframe")
@@ -177,3 +177,32 @@ def test_a_failed_filter_leaves_no_folder_it_made(client, tmp_path):
     with pytest.raises(pgnfen.InputError):
         pgnfen.dask.filter([broken], out, classes=["standard"], client=client)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+
+
+def test_an_interrupted_filter_leaves_nothing_behind(client, tmp_path):
+    # Ctrl-C while the workers (processes) are writing parts: the tasks that
+    # were running go on after the call has raised, and must not leave their
+    # parts in a staging folder that outlives the call.
+    import _thread
+    import threading
+    import time
+
+    src = tmp_path / "big.pgn"
+    block = b"".join(p.read_bytes() for p in sorted(SAMPLES.glob("*.pgn")))
+    with open(src, "wb") as out:
+        while out.tell() < 48 << 20:
+            out.write(block)
+    out_dir = tmp_path / "made" / "parts"
+
+    def interrupt():
+        while not list(out_dir.glob(".pgnfen-staging-*")):
+            time.sleep(0.002)
+        time.sleep(0.1)
+        _thread.interrupt_main()
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        pgnfen.dask.filter([src], out_dir, classes=["standard"], client=client, partition_size=256 << 10)
+    # The workers' running tasks end within a partition's work; give them time.
+    time.sleep(2)
+    assert not (tmp_path / "made").exists(), list((tmp_path / "made").rglob("*"))
