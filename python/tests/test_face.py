@@ -5,6 +5,7 @@ and mypy --strict through .ci/python_types.sh)."""
 import doctest
 import errno
 import gzip
+import zlib
 import inspect
 import json
 import os
@@ -111,6 +112,25 @@ def test_a_corrupt_input_is_an_input_error_and_an_os_error(tmp_path):
     with pytest.raises(pgnfen.InputError):
         pgnfen.export(bad, output=tmp_path / "h.jsonl")
     assert not (tmp_path / "h.jsonl").exists()
+
+
+def test_games_of_a_cut_short_archive_come_before_its_error(tmp_path):
+    # A partly downloaded .gz: every game that ends before the cut is yielded,
+    # then the error; only the game the cut runs through is not.
+    games = b"".join(b'[Event "g%d"]\n[Site "?"]\n\n1. e4 e5 1-0\n\n' % i for i in range(20000))
+    whole = gzip.compress(games)
+    cut = tmp_path / "cut.pgn.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    readable = zlib.decompressobj(wbits=31).decompress(whole[: len(whole) // 2])
+    complete = readable.count(b"\n\n[Event ")
+    seen = []
+    with pytest.raises(pgnfen.InputError, match="cut.pgn.gz"):
+        for game in pgnfen.games(cut):
+            seen.append(game.raw)
+    # Every game the decoder gave whole (it may keep back its last block).
+    joined = b"".join(seen)
+    assert complete > 1000 and complete - 100 <= len(seen) <= complete
+    assert joined == readable[: len(joined)] and len(readable) - len(joined) < 8 << 10
 
 
 def test_a_folder_given_as_input_is_an_input_error(tmp_path):

@@ -102,6 +102,10 @@ pub struct Chunker<R> {
     /// between reads: a pipe that trickles would otherwise hold a cancelled
     /// run until a whole chunk came.
     cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// A read error met after some bytes of a chunk were read (a truncated
+    /// `.gz`): the complete games before it went out in a chunk first, and
+    /// the error is the next chunk's.
+    failed: Option<io::Error>,
 }
 
 impl<R: Read> Chunker<R> {
@@ -118,6 +122,7 @@ impl<R: Read> Chunker<R> {
             target: target.max(16),
             max: max.max(target.max(16)),
             cancel: None,
+            failed: None,
         }
     }
 
@@ -132,6 +137,10 @@ impl<R: Read> Chunker<R> {
         if self.done {
             return Ok(None);
         }
+        if let Some(e) = self.failed.take() {
+            self.done = true;
+            return Err(e);
+        }
         if let Source::Map(map) = &self.source {
             let map = map.clone();
             return Ok(Some(self.next_mapped(map, buf)));
@@ -144,7 +153,21 @@ impl<R: Read> Chunker<R> {
         self.carry.clear();
         let mut want = self.target.max(filled);
         let cut = loop {
-            self.fill(&mut buf, &mut filled, want)?;
+            if let Err(e) = self.fill(&mut buf, &mut filled, want) {
+                // The games that ended before the failure (a truncated or
+                // corrupt stream) are handed on first: a consumer of the
+                // games (Python's `games()`) gets every readable one before
+                // the error. The game the failure cut short is not.
+                let readable = match e.kind() {
+                    io::ErrorKind::Interrupted => None,
+                    // (A cut is at 1 or later: two bytes at least.)
+                    _ if filled < 2 => None,
+                    _ => find_cut(&buf[..filled], 1),
+                };
+                let Some(p) = readable else { return Err(e) };
+                self.failed = Some(e);
+                break Some((p, Start::Cut));
+            }
             if self.eof {
                 break None;
             }
@@ -374,6 +397,43 @@ mod tests {
                 "{:?}",
                 String::from_utf8_lossy(&c.bytes()[..20])
             );
+        }
+    }
+
+    /// A stream that gives `data`, then fails (a truncated `.gz`).
+    struct Failing<'a>(&'a [u8]);
+
+    impl Read for Failing<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "cut short"));
+            }
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_stream_that_fails_hands_on_its_complete_games_first() {
+        let game = b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n";
+        let mut input: Vec<u8> = game.iter().cycle().take(game.len() * 10).copied().collect();
+        input.extend_from_slice(b"[Event \"cut\"]\n\n1. e4");
+        // One chunk would hold it all: the failure comes within the first.
+        let mut chunker = Chunker::with_sizes(Source::Read(Failing(&input)), 1 << 16, 1 << 17);
+        let first = chunker.next_chunk(Vec::new()).unwrap().unwrap();
+        assert_eq!(first.bytes(), &input[..game.len() * 10]);
+        assert!(!first.last);
+        let err = chunker.next_chunk(Vec::new()).unwrap_err();
+        assert_eq!(err.to_string(), "cut short");
+        assert!(chunker.next_chunk(Vec::new()).unwrap().is_none());
+        // Nothing complete before the failure: the error at once.
+        let mut chunker = Chunker::with_sizes(Source::Read(Failing(b"[Event \"cut\"]\n")), 64, 128);
+        assert!(chunker.next_chunk(Vec::new()).is_err());
+        for nothing in [&b""[..], b"["] {
+            let mut chunker = Chunker::with_sizes(Source::Read(Failing(nothing)), 64, 128);
+            assert!(chunker.next_chunk(Vec::new()).is_err());
         }
     }
 
