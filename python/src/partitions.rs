@@ -25,6 +25,8 @@ use crate::{choice, command_error, options};
 /// identity). The identity is the file's when the partitions were planned
 /// (None: not checked, for the empty frame Dask's metadata is built from).
 type PartTuple = (PathBuf, String, usize, u64, u64, Option<Identity>);
+/// A [`PartTuple`] as [`partitions`] gives it: the path as a str.
+type PlannedTuple = (std::ffi::OsString, String, usize, u64, u64, Option<Identity>);
 
 /// What tells a file's contents changed: size, modification time
 /// (nanoseconds), device and inode (a file replaced by another under the
@@ -131,9 +133,13 @@ pub fn problem_codes() -> Vec<&'static str> {
 /// input order; identity is the file's (size, mtime_ns, dev, inode) now.
 #[pyfunction]
 #[pyo3(signature = (paths, size))]
-pub fn partitions(py: Python<'_>, paths: &Bound<'_, PyAny>, size: u64) -> PyResult<Vec<PartTuple>> {
+pub fn partitions(
+    py: Python<'_>,
+    paths: &Bound<'_, PyAny>,
+    size: u64,
+) -> PyResult<Vec<PlannedTuple>> {
     let paths = crate::paths::paths(paths)?;
-    py.detach(|| -> Result<Vec<PartTuple>, Error> {
+    py.detach(|| -> Result<Vec<PlannedTuple>, Error> {
         // Taken before the plan reads the files: a change while planning is
         // then caught too.
         let identities = paths
@@ -155,7 +161,8 @@ pub fn partitions(py: Python<'_>, paths: &Bound<'_, PyAny>, size: u64) -> PyResu
                     .position(|q| *q == p.path)
                     .map(|i| identities[i]);
                 (
-                    p.path,
+                    // A str (as `os.fsdecode` gives it), as the stubs say.
+                    p.path.into_os_string(),
                     kind_name(p.kind).to_string(),
                     p.index,
                     p.start,

@@ -206,3 +206,14 @@ def test_an_interrupted_filter_leaves_nothing_behind(client, tmp_path):
     # The workers' running tasks end within a partition's work; give them time.
     time.sleep(2)
     assert not (tmp_path / "made").exists(), list((tmp_path / "made").rglob("*"))
+
+
+def test_partitions_are_the_tuples_the_stubs_name(tmp_path):
+    path = tricky(tmp_path)
+    parts = pgnfen.dask.partitions([path], partition_size=4 << 10)
+    assert len(parts) > 1
+    for p in parts:
+        file, kind, index, start, end, identity = p
+        assert type(file) is str and file == str(path)
+        assert kind == "plain" and isinstance(index, int) and start < end
+        assert identity is not None
