@@ -146,7 +146,7 @@ fn read_books(
 #[pyo3(signature = (*paths, threads=None))]
 pub fn fen_records(
     paths: &Bound<'_, PyTuple>,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
 ) -> PyResult<FenRecordIterator> {
     let inputs = inputs(paths, "fen_records")?;
     let threads = options(threads)?.threads;

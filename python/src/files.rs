@@ -50,7 +50,7 @@ pub fn split(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
     speeds: Option<Vec<String>>,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "split")?;
     // The library fills the template in on its bytes: any file name works.
@@ -141,7 +141,7 @@ pub fn export_table(
     output: &Bound<'_, PyAny>,
     format: Option<&str>,
     tags: Option<&Bound<'_, PyAny>>,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "export")?;
     let output = paths::path(output)?;

@@ -75,11 +75,39 @@ fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
         .collect()
 }
 
+/// A `threads=` argument: any Python int. One beyond 64 bits is as out of
+/// range as 2,000 (a `UsageError` naming it, not Python's `OverflowError`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Threads(i64);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Threads {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Threads> {
+        match obj.extract::<i64>() {
+            Ok(n) => Ok(Threads(n)),
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py()) => {
+                let negative = obj.lt(0)?;
+                let shown = obj.str()?;
+                Err(crate::errors::usage(format!(
+                    "invalid value '{shown}' for threads: {} (None: one per core)",
+                    if negative {
+                        "at least 1".to_string()
+                    } else {
+                        format!("at most {}", Options::MAX_THREADS)
+                    }
+                )))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// The run's options for a `threads=` argument: None is one per core. Taken
 /// as any integer, so that a negative count is the same `UsageError` as 0
 /// rather than Python's `OverflowError`.
-fn options(threads: Option<i64>) -> PyResult<Options> {
-    let threads = match threads {
+fn options(threads: Option<Threads>) -> PyResult<Options> {
+    let threads = match threads.map(|t| t.0) {
         Some(n) if n < 1 => {
             return Err(crate::errors::usage(format!(
                 "invalid value '{n}' for threads: at least 1 (None: one per core)"
@@ -101,7 +129,7 @@ fn options(threads: Option<i64>) -> PyResult<Options> {
 
 /// The options of a run that stops when the call's flag is set (Ctrl-C:
 /// [`interrupt`]) and keeps its notes for the call's warnings ([`notes`]).
-fn cancellable(threads: Option<i64>) -> PyResult<(Options, interrupt::Call)> {
+fn cancellable(threads: Option<crate::Threads>) -> PyResult<(Options, interrupt::Call)> {
     let (mut options, notes) = with_notes(options(threads)?);
     let call = interrupt::Call::new(notes);
     options.cancel = Some(call.cancel.clone());
@@ -211,7 +239,7 @@ fn fen_record(py: Python<'_>, record: &str) -> PyResult<Py<PyAny>> {
 fn stats(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "stats")?;
@@ -274,7 +302,7 @@ fn filter_games(
     rest: Option<&Bound<'_, PyAny>>,
     chess960_positions: Option<Vec<i64>>,
     speeds: Option<Vec<String>>,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "filter")?;
@@ -404,7 +432,7 @@ fn convert(
     to: &str,
     ep: Option<&str>,
     repair: bool,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "convert")?;
     let output = paths::path(output)?;
@@ -451,7 +479,7 @@ fn convert(
 #[pyo3(signature = (*paths, threads=None, encoding=None))]
 fn games(
     paths: &Bound<'_, PyTuple>,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
     encoding: Option<&str>,
 ) -> PyResult<GameIterator> {
     let encoding = encoding_arg(encoding)?;

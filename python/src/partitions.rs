@@ -26,7 +26,14 @@ use crate::{choice, command_error, options};
 /// (None: not checked, for the empty frame Dask's metadata is built from).
 type PartTuple = (PathBuf, String, usize, u64, u64, Option<Identity>);
 /// A [`PartTuple`] as [`partitions`] gives it: the path as a str.
-type PlannedTuple = (std::ffi::OsString, String, usize, u64, u64, Option<Identity>);
+type PlannedTuple = (
+    std::ffi::OsString,
+    String,
+    usize,
+    u64,
+    u64,
+    Option<Identity>,
+);
 
 /// What tells a file's contents changed: size, modification time
 /// (nanoseconds), device and inode (a file replaced by another under the
@@ -224,7 +231,7 @@ pub fn partition_stats<'py>(
     py: Python<'py>,
     part: PartTuple,
     at: Option<u64>,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
 ) -> PyResult<(Bound<'py, PyDict>, String)> {
     let tuple = part;
     let part = partition(&tuple)?;
@@ -260,7 +267,7 @@ pub fn partition_filter<'py>(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
     own_nothing: bool,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
 ) -> PyResult<(Bound<'py, PyDict>, u64)> {
     let tuple = part;
     let part = partition(&tuple)?;
@@ -316,7 +323,7 @@ pub fn partition_rows(
     at: u64,
     bases: (u64, u64, u64),
     tags: Option<Vec<String>>,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
 ) -> PyResult<ArrowStream> {
     let tuple = part;
     let part = partition(&tuple)?;

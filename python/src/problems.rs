@@ -43,7 +43,7 @@ const QUEUE: usize = 4096;
 pub fn check(
     paths: &Bound<'_, PyTuple>,
     warnings: bool,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ProblemIterator> {
     let inputs = inputs(paths, "check")?;

@@ -253,7 +253,7 @@ pub fn scan_stream(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     tags: Option<&Bound<'_, PyAny>>,
-    threads: Option<i64>,
+    threads: Option<crate::Threads>,
     encoding: Option<&str>,
 ) -> PyResult<ArrowStream> {
     let encoding = crate::encoding_arg(encoding)?;

@@ -48,6 +48,9 @@ def test_error_classes_are_pgnfen_errors_and_the_builtin_kind():
         # Negative: the same usage error, not Python's OverflowError.
         lambda tmp: pgnfen.stats(MIXED, threads=-1),
         lambda tmp: pgnfen.games(MIXED, threads=-2),
+        # Beyond 64 bits too.
+        lambda tmp: pgnfen.stats(MIXED, threads=10**30),
+        lambda tmp: pgnfen.check(MIXED, threads=-(10**30)),
         lambda tmp: pgnfen.filter(MIXED, output=tmp / "o.pgn", classes=["nope"]),
         lambda tmp: pgnfen.filter(MIXED, output=tmp / "o.pgn", tags=["WhiteElo>>1"]),
         lambda tmp: pgnfen.convert(MIXED, output=tmp / "o.pgn", to="fenn"),
