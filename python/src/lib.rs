@@ -202,11 +202,19 @@ fn output_name(path: &std::path::Path) -> String {
 /// ``operations`` (an EPD record's operations as written, None for a FEN; the
 /// three dialect strings of an EPD are EPD records).
 ///
+/// One line end after the record (``"\n"``, ``"\r\n"`` or ``"\r"``, as a
+/// line read from a file keeps it) is no part of it, as for the command line.
+///
 /// >>> pgnfen.fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")["class"]
 /// 'standard'
 #[pyfunction(name = "fen")]
 #[pyo3(signature = (record, /))]
 fn fen_record(py: Python<'_>, record: &str) -> PyResult<Py<PyAny>> {
+    let record = record
+        .strip_suffix("\r\n")
+        .or_else(|| record.strip_suffix('\n'))
+        .or_else(|| record.strip_suffix('\r'))
+        .unwrap_or(record);
     let report = py.detach(|| {
         let parsed = pgnfen::fen::analyse_record(record.as_bytes(), VariantHint::StandardLike);
         pgnfen::fen::report::report_record(record.as_bytes(), &parsed)

@@ -77,6 +77,15 @@ def test_fen_of_an_invalid_record():
     assert got["fen"] is None and got["problems"][0]["code"] == "fen-syntax"
 
 
+def test_fen_of_a_line_read_from_a_file_keeps_out_its_line_end():
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    for end in ("\n", "\r\n", "\r"):
+        assert pgnfen.fen(start + end) == pgnfen.fen(start)
+    # One line end only: a record of two lines is no record.
+    assert pgnfen.fen(start + "\n\n")["valid"] is False
+    assert pgnfen.fen(start)["input"] == start
+
+
 def test_shredder_fen_loads_in_python_chess():
     seen = 0
     for record in (SAMPLES / "positions.fen").read_text().splitlines():
