@@ -123,7 +123,12 @@ def partitions(paths, partition_size=None, client=None):
     paths = _paths(paths)
     if partition_size is None:
         partition_size = default_partition_size(paths, client)
-    size = int(partition_size)
+    try:
+        size = int(partition_size)
+    except (TypeError, ValueError):
+        raise UsageError(
+            f"partition_size must be a number of bytes (got {partition_size!r})"
+        ) from None
     if size < 1:
         raise UsageError(f"partition_size must be at least 1 byte (got {partition_size!r})")
     return _pgnfen.partitions(paths, size)
@@ -286,14 +291,21 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
     it was. An input that is one of ``out_dir``'s part files is refused
     (``pgnfen.UsageError``, a ``ValueError``) before anything is written: the run would replace what
     its partitions read."""
+    # The arguments are checked here, before any folder is made, as
+    # ``pgnfen.filter`` checks them, rather than on a worker.
+    for argument, value in (("classes", classes), ("tags", tags)):
+        if isinstance(value, (str, bytes)):
+            raise TypeError(f"argument '{argument}': a list of str, not one str ({value!r})")
     if not classes and not tags:
         raise UsageError("filter() needs classes or tags")
     for name in classes or ():
         # Checked here, before any folder is made, rather than on a worker.
         if name not in _CLASSES:
             raise UsageError(f"invalid value '{name}' for classes [possible values: {', '.join(_CLASSES)}]")
-    client = _client(client)
     out_dir = os.fsdecode(os.fspath(out_dir))
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise UsageError(f"{out_dir}: not a folder (out_dir is the folder the part files go to)")
+    client = _client(client)
     parts = partitions(paths, partition_size, client)
     _refuse_self_overwrite(parts, out_dir)
     # The folders made for out_dir: removed again (when empty) if the run fails.

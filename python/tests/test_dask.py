@@ -156,6 +156,18 @@ def test_errors(client, tmp_path):
     for size in (0, -5):
         with pytest.raises(pgnfen.UsageError, match="partition_size must be at least 1 byte"):
             pgnfen.dask.stats([tricky(tmp_path)], client=client, partition_size=size)
+    # Every mistake a pgnfen.Error (or the TypeError pgnfen.filter gives),
+    # found before any work or folder.
+    with pytest.raises(pgnfen.UsageError, match="partition_size must be a number of bytes"):
+        pgnfen.dask.stats([tricky(tmp_path)], client=client, partition_size="1M")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    with pytest.raises(pgnfen.UsageError, match="not a folder"):
+        pgnfen.dask.filter([tricky(tmp_path)], a_file, classes=["standard"], client=client)
+    for wrong in ({"classes": "chess960"}, {"tags": "WhiteElo>=5"}):
+        with pytest.raises(TypeError, match="a list of str"):
+            pgnfen.dask.filter([tricky(tmp_path)], tmp_path / "never", client=client, **wrong)
+    assert not (tmp_path / "never").exists()
 
 
 def test_a_failed_filter_leaves_no_folder_it_made(client, tmp_path):
