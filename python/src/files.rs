@@ -23,9 +23,10 @@ use crate::{cancellable, choice, command_error, errors, inputs, interrupt, paths
 /// correspondence, unknown) or both; an ending .gz, .bz2, .xz or .zst
 /// compresses. classes, speeds: the classes and speeds written (default:
 /// every one). tags: tag conditions that must all hold for a game to be
-/// written, as in ``filter()``. Every file is opened before reading, so a
-/// missing folder fails at once; only the files that received games are
-/// written (the others are left as they were).
+/// written, as in ``filter()``. Folders the template names that do not
+/// exist are made; every file is opened before reading, so one that cannot
+/// be made fails at once; only the files that received games are written
+/// (the others are left as they were).
 ///
 /// Returns a dict of the games written to each file, by path, in class order
 /// (and, within a class, in speed order, fastest first).
@@ -37,9 +38,9 @@ use crate::{cancellable, choice, command_error, errors, inputs, interrupt, paths
 /// ['chess960.pgn', 'crc.pgn', 'malformed.pgn', 'other.pgn', 'setup.pgn', 'standard.pgn']
 ///
 /// Raises pgnfen.UsageError (a ValueError) for a template with neither
-/// ``{class}`` nor ``{speed}``, a bad class, speed or tag expression or a
-/// missing folder; pgnfen.InputError (an OSError) when a file cannot be read
-/// or written.
+/// ``{class}`` nor ``{speed}``, a bad class, speed or tag expression, or a
+/// template under a file; pgnfen.InputError (an OSError) when a file cannot
+/// be read or written.
 #[pyfunction]
 #[pyo3(signature = (*paths, template, classes=None, tags=None, speeds=None, threads=None))]
 #[allow(clippy::too_many_arguments)]

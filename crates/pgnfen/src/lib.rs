@@ -80,7 +80,8 @@
 //!
 //! The lower layers are public for programs that need them: [`pgn`] (the
 //! game scanner), [`classify`] (the verdict on a header's tags) and
-//! [`pipeline`] (jobs and sinks of your own over the streaming engine).
+//! [`pipeline`] (the engine's options, inputs, outputs and signals; every
+//! game in order is [`Archive`]'s).
 #![warn(missing_docs)]
 
 pub mod archive;
