@@ -246,6 +246,7 @@ def export(
     format: Optional[Literal["parquet", "csv", "jsonl"]] = None,
     tags: Union[None, str, Sequence[str]] = None,
     threads: Optional[int] = None,
+    encoding: Optional[str] = None,
 ) -> ExportCounts:
     """Write every game's headers as a table (the rows of ``scan()``); returns counts."""
 

@@ -117,10 +117,12 @@ fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
 /// ``pgnfen export``: the rows ``scan()`` yields, to a file.
 ///
 /// output: the table's path. format: "parquet", "csv" or "jsonl" (default:
-/// from the ending of ``output``; CSV and JSON lines may end in .gz, .bz2 or
-/// .zst to compress). tags: None for the default tag columns, a list of tag
+/// from the ending of ``output``; CSV and JSON lines may end in .gz, .bz2,
+/// .xz or .zst to compress). tags: None for the default tag columns, a list of tag
 /// names, or "all" (a column for every tag name met; the files are read
-/// twice). The file appears under its name only when the export succeeds.
+/// twice). encoding: how tag names and values are decoded, as for ``scan()``
+/// (None or "auto", "utf-8", "latin-1"). The file appears under its name only
+/// when the export succeeds.
 ///
 /// Returns ``{"games": N, "rows": n, "dropped_pairs": n,
 /// "games_with_dropped_pairs": n}``: tag pairs beyond the bounded header
@@ -135,7 +137,8 @@ fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
 /// an output name that does not tell the format; pgnfen.InputError (an
 /// OSError) when a file cannot be read or written.
 #[pyfunction(name = "export")]
-#[pyo3(signature = (*paths, output, format=None, tags=None, threads=None))]
+#[pyo3(signature = (*paths, output, format=None, tags=None, threads=None, encoding=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn export_table(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
@@ -143,12 +146,14 @@ pub fn export_table(
     format: Option<&str>,
     tags: Option<&Bound<'_, PyAny>>,
     threads: Option<crate::Threads>,
+    encoding: Option<&str>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "export")?;
     let output = paths::path(output)?;
     let format = export_format(format, &output)?;
     let export_options = ExportOptions {
         tags: crate::scan::tag_columns(tags)?,
+        encoding: crate::encoding_arg(encoding)?,
         ..ExportOptions::default()
     };
     // Named columns are checked before anything is read or created.

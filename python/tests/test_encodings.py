@@ -1,6 +1,8 @@
 """Tag values of Latin-1 archives: decoded as UTF-8 when valid, else as
 Windows-1252, in games().headers and scan(); raw bytes untouched."""
 
+import json
+
 import pytest
 
 import pgnfen
@@ -44,3 +46,15 @@ def test_an_unknown_encoding_is_a_value_error(latin1):
         pgnfen.games(latin1, encoding="ebcdic")
     with pytest.raises(ValueError, match="unknown encoding"):
         pgnfen.scan(latin1, encoding="ebcdic")
+
+
+def test_export_takes_the_encoding_as_scan_does(tmp_path):
+    pgn = tmp_path / "latin.pgn"
+    pgn.write_bytes(b'[Event "caf\xe9"]\n[White "\xc3\xa9"]\n\n*\n')
+    out = tmp_path / "h.jsonl"
+    for encoding, white in (("latin-1", "\u00c3\u00a9"), ("utf8", "\u00e9"), (None, "\u00e9")):
+        pgnfen.export(pgn, output=out, encoding=encoding)
+        row = json.loads(out.read_text())
+        assert row["White"] == white, encoding
+    with pytest.raises(pgnfen.UsageError):
+        pgnfen.export(pgn, output=out, encoding="ebcdic")
