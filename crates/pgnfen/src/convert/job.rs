@@ -255,6 +255,37 @@ pub(super) fn insertion_before(tag: &HeaderTag<'_>, text: &[u8]) -> Edit {
     }
 }
 
+/// Report lines for standard error, written a chunk's worth at a time: one
+/// write per line (standard error is unbuffered) made a `convert` that
+/// reports 8,000 FENs 8 % slower. Written when the chunk is merged, when a
+/// buffer's worth waits, and when dropped (at the end of the run, also a
+/// failed one).
+struct Reports(String);
+
+impl Reports {
+    fn add(&mut self, line: &str) {
+        self.0.push_str(line);
+        self.0.push('\n');
+        if self.0.len() >= 64 << 10 {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.0.is_empty() {
+            // Standard error gone (a closed pipe): nothing to report to.
+            let _ = io::stderr().lock().write_all(self.0.as_bytes());
+            self.0.clear();
+        }
+    }
+}
+
+impl Drop for Reports {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
 /// Writes the games with their edits applied.
 pub struct EditingSink<W> {
     out: W,
@@ -262,6 +293,8 @@ pub struct EditingSink<W> {
     quiet: bool,
     /// Where the reports go instead of standard error ([`EditingSink::notes_to`]).
     watch: Option<std::sync::Arc<dyn crate::pipeline::Watch>>,
+    /// Reports for standard error not yet written.
+    reports: Reports,
     pub(super) edits: std::collections::VecDeque<Edit>,
     /// Bytes of the input still to drop (an edit's removed part running on).
     skip: usize,
@@ -279,6 +312,7 @@ impl<W: Write> EditingSink<W> {
             file: String::new(),
             quiet,
             watch: None,
+            reports: Reports(String::new()),
             edits: Default::default(),
             skip: 0,
             converted: 0,
@@ -323,7 +357,7 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
                 );
                 match &self.watch {
                     Some(watch) => watch.note(&line),
-                    None => eprintln!("{line}"),
+                    None => self.reports.add(&line),
                 }
             }
         }
@@ -333,6 +367,11 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
 
     fn destination(&self, _game: &GameEdits) -> Option<u8> {
         Some(0)
+    }
+
+    fn chunk_merged(&mut self) -> io::Result<()> {
+        self.reports.flush();
+        Ok(())
     }
 
     fn orphan_bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
