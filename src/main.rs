@@ -22,7 +22,11 @@ fn main() -> ExitCode {
     let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            if e.use_stderr() && tainted_arguments().next().is_some() {
+                eprint!("{}", escaped_usage_error(&e));
+            } else {
+                let _ = e.print();
+            }
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
@@ -55,4 +59,45 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The arguments that hold a control character (a newline in a file name).
+fn tainted_arguments() -> impl Iterator<Item = String> {
+    std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| a.chars().any(char::is_control))
+}
+
+/// clap's report of a usage error, with the text it quotes from the
+/// arguments escaped: a newline in a name or value must not start a line of
+/// its own, which a GitHub workflow reading standard error could take for a
+/// command (`::error::...`). Only when an argument holds a control character;
+/// otherwise clap prints its report as it is.
+fn escaped_usage_error(e: &clap::Error) -> String {
+    let mut text = e.render().to_string();
+    for argument in tainted_arguments() {
+        // clap quotes an argument whole, its value after `=`, or one of the
+        // values of a list.
+        let value = argument.split_once('=').map(|(_, v)| v.to_string());
+        let mut pieces: Vec<String> = std::iter::once(argument.clone()).chain(value).collect();
+        let items: Vec<String> = pieces
+            .iter()
+            .flat_map(|p| p.split(',').map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        pieces.extend(items);
+        pieces.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        for piece in pieces.iter().filter(|p| p.chars().any(char::is_control)) {
+            text = text.replace(piece.as_str(), &pgnfen::escape::controls(piece));
+        }
+    }
+    // Whatever was quoted in a way not foreseen: no line may begin with `::`.
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("::") {
+            out.push(' ');
+        }
+        out.push_str(line);
+    }
+    out
 }

@@ -182,6 +182,38 @@ fn github_format_names_cannot_start_workflow_commands() {
     );
 }
 
+/// A usage error found while reading the arguments quotes them: a name that
+/// looks like an option, a value with a newline. No line of its report may
+/// begin a workflow command (clap's report, escaped).
+#[test]
+fn usage_errors_quote_arguments_without_their_newlines() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = dir.path().join("a.pgn");
+    std::fs::write(&name, "[Event \"x\"]\n\n*\n").unwrap();
+    let injected = "\n::error::Injected";
+    let cases: [Vec<String>; 4] = [
+        vec![format!("--x{injected}.pgn")],
+        vec!["--moves".into(), format!("x{injected}")],
+        vec![format!("--moves=x{injected}")],
+        vec!["-j".into(), format!("2{injected}")],
+    ];
+    for extra in cases {
+        let out = bin()
+            .args(["check", "--format", "github"])
+            .args(&extra)
+            .arg(&name)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        only_own_commands(&out.stderr).unwrap_or_else(|e| panic!("{extra:?}: {e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("\\n::error::Injected"),
+            "{extra:?}: {stderr}"
+        );
+    }
+}
+
 /// The message of each format's output for the evil value, and the output.
 fn messages(out: &[u8], format: &str) -> String {
     let text = String::from_utf8_lossy(out).replace("\r\n", "\n");
