@@ -14,7 +14,6 @@ use cli::{Cli, Command};
 use commands::{Error, Outcome};
 
 fn main() -> ExitCode {
-    keep_freed_memory();
     // Parsed with the definition that hides the global options where they do
     // not apply (`cli::command`), so that `--help` shows what `man` would.
     let parsed = cli::command()
@@ -31,6 +30,9 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    if matches!(cli.command, Command::Export(_)) {
+        keep_freed_memory();
+    }
     // Interrupted runs remove their temporary files (exit 130, 143, 129).
     if let Err(e) = signals::install() {
         eprintln!("pgnfen: cannot handle signals: {e}");
@@ -62,13 +64,15 @@ fn main() -> ExitCode {
     }
 }
 
-/// Has glibc's allocator serve blocks of up to 32 MiB from its heaps instead
-/// of mapping each one afresh. By default a freed block above 128 KiB goes
-/// back to the kernel (and its pages fault in again when the next one is
-/// made): `export`'s column buffers and compressed pages did that thousands
-/// of times a run, a tenth of its system time. 0.965 of `export`'s wall time
-/// on the benchmark archive (15 paired runs), 3 MiB more at its peak; the
-/// other commands, whose large buffers are reused, did not move.
+/// Has glibc's allocator keep freed blocks of up to 32 MiB for the next
+/// ones, for `export`. By default a freed block above 128 KiB is unmapped (or
+/// trimmed off the heap) and its pages fault in again when the next one is
+/// made: `export`'s column buffers and compressed pages did that thousands of
+/// times a run. With both thresholds raised: 0.962 of its wall time on the
+/// benchmark archive (21 paired runs; each threshold alone did nothing
+/// measurable), 83 MiB at its peak instead of 77. The other commands reuse
+/// their large buffers and gained 1 % or less, while `stats` on a pzstd file
+/// held 24 MiB more (freed frames stay with the process): not for them.
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes two of the allocator's thresholds; it is

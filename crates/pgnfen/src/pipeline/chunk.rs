@@ -29,12 +29,6 @@ pub enum Start {
     Forced,
 }
 
-/// The pages of a mapped input are given back to the kernel this many bytes
-/// at a time. Each call stops the other cores for a moment (their address
-/// translations of the pages must go): one per 1 MiB chunk was 2 % of
-/// `export`'s CPU time.
-const RELEASE_STEP: usize = 8 << 20;
-
 /// A piece of the input.
 #[derive(Debug)]
 pub struct Chunk {
@@ -65,20 +59,12 @@ impl Chunk {
 
     /// The buffer, for reuse. A mapped chunk's pages are given back to the
     /// kernel first, so that the resident memory of a mapped input stays the
-    /// size of the chunks in flight (and [`RELEASE_STEP`]), not of the file.
-    /// Chunks are given back in their order (the merger's), so a chunk gives
-    /// back the steps of the file its end has passed: those of the chunks
-    /// before it are merged, whole.
+    /// size of the chunks in flight, not of the file.
     pub fn into_buffer(self) -> Vec<u8> {
         if let Some(map) = &self.map {
             const PAGE: usize = 4096;
-            let end = self.mapped + self.len;
-            let start = self.mapped / RELEASE_STEP * RELEASE_STEP;
-            let end = if self.last {
-                end / PAGE * PAGE
-            } else {
-                end / RELEASE_STEP * RELEASE_STEP
-            };
+            let start = self.mapped / PAGE * PAGE;
+            let end = (self.mapped + self.len) / PAGE * PAGE;
             if end > start {
                 // SAFETY: MADV_DONTNEED on a read-only shared file mapping only drops
                 // resident pages; a later access reads them from the file again. No
