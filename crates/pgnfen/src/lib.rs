@@ -9,7 +9,7 @@
 //! # Reading an archive
 //!
 //! [`Archive`] streams the games of one or more files (plain, gzip, bzip2,
-//! zstd or zip, recognised by their first bytes), in input order, cut and
+//! zstd, xz or zip, recognised by their first bytes), in input order, cut and
 //! classified on worker threads, with bounded memory whatever their size:
 //!
 //! ```
