@@ -24,8 +24,13 @@ fn main() -> ExitCode {
         Err(e) => {
             if e.use_stderr() && tainted_arguments().next().is_some() {
                 eprint!("{}", escaped_usage_error(&e));
-            } else {
-                let _ = e.print();
+            } else if let Err(io) = e.print() {
+                // `--help` or `--version` to a full disk fails like any other
+                // output (a closed pipe is no failure: the reader had enough).
+                if !e.use_stderr() && io.kind() != std::io::ErrorKind::BrokenPipe {
+                    eprintln!("pgnfen: <stdout>: {io}");
+                    return ExitCode::from(2);
+                }
             }
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }

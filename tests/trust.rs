@@ -554,6 +554,23 @@ fn an_input_without_tag_lines_is_warned_about_by_name() {
     let pgn = dir.path().join("real.pgn");
     std::fs::write(&pgn, games(3)).unwrap();
     assert!(!stderr(&run(&["stats", pgn.to_str().unwrap()])).contains("warning"));
+    // Nor one whose only tag line follows a byte order mark.
+    for text in [
+        &b"\xEF\xBB\xBF[Event \"x\"]\n\n1. e4 *\n"[..],
+        b"\xEF\xBB\xBF  [SetUp \"1\"] [FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*\n",
+    ] {
+        let bom = dir.path().join("bom.pgn");
+        std::fs::write(&bom, text).unwrap();
+        for command in ["stats", "check", "filter"] {
+            let out = run(&[command, bom.to_str().unwrap()]);
+            assert!(
+                !stderr(&out).contains("no PGN tag line"),
+                "{}",
+                stderr(&out)
+            );
+        }
+        assert!(!stderr(&run_stdin(&["stats"], text)).contains("no PGN tag line"));
+    }
 }
 
 fn zip_of(path: &Path, members: &[(&str, &[u8])]) {
@@ -651,6 +668,35 @@ fn a_corrupt_zip_or_a_member_that_is_no_text_fails_by_name() {
             stderr(&out).contains(&format!("{}:{member}:", z.display())),
             "{}",
             stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn writing_help_completions_or_the_manual_to_a_full_disk_fails_plainly() {
+    for args in [
+        &["completions", "bash"][..],
+        &["completions", "fish"],
+        &["man"],
+        &["--help"],
+        &["filter", "--help"],
+        &["--version"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = bin()
+            .args(args)
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let msg = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {msg}");
+        assert!(
+            msg.starts_with("pgnfen: <stdout>: ") && !msg.contains("panicked"),
+            "{args:?}: {msg}"
         );
     }
 }

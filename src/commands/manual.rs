@@ -17,8 +17,11 @@ pub fn completions(shell: Shell, out: &mut dyn Write) -> io::Result<()> {
     // The definition that offers no global option after `man`, `completions`
     // and `explain`, which read no input.
     let mut cmd = crate::cli::completion_command();
-    clap_complete::generate(shell, &mut cmd, "pgnfen", out);
-    Ok(())
+    // clap_complete panics when its writer fails (a full disk): the script is
+    // made in memory, and a failure to write it out is an error like any other.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "pgnfen", &mut script);
+    out.write_all(&script)
 }
 
 /// Writes the man page pgnfen(1) to `out`: the page of the top-level command

@@ -880,7 +880,7 @@ fn each_pair<'a>(
     input_start: bool,
     mut f: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>,
 ) {
-    let raw = match raw.strip_prefix(b"\xEF\xBB\xBF") {
+    let raw = match raw.strip_prefix(&crate::pgn::scan::BOM) {
         Some(rest) if input_start => rest,
         _ => raw,
     };

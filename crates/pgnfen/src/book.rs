@@ -54,8 +54,7 @@ pub(crate) const BLOCK: usize = 1 << 20;
 pub(crate) const MAX_LINE: usize = 1 << 20;
 /// Lines rendered by one task on the worker threads.
 const RUN: usize = 2048;
-/// The UTF-8 byte order mark.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+use crate::pgn::scan::BOM;
 
 /// One line of a block: where its text and its line end lie.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,11 +230,11 @@ pub fn stream<R: Render, S: Sink<R::Run>>(
     // A byte order mark (Notepad writes one) is no part of the first record:
     // passed on as it is, so that a rewritten book keeps it. A pipe may hand
     // over its first bytes one at a time: enough are read to tell.
-    while n > 0 && cur.len() < BOM.len() && BOM.starts_with(&cur) {
+    while n > 0 && cur.len() < BOM.len() && BOM.starts_with(&cur[..]) {
         n = read_block(reader, &mut cur).map_err(StreamError::Read)?;
     }
-    if cur.starts_with(BOM) {
-        pass(sink, BOM)?;
+    if cur.starts_with(&BOM) {
+        pass(sink, &BOM)?;
         cur.drain(..BOM.len());
     }
     loop {

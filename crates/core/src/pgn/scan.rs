@@ -168,8 +168,9 @@ pub enum CutFit {
 /// header already holds" rule). Names past this many tag lines are not remembered.
 pub const MAX_HEADER_NAMES: usize = 256;
 
-/// The UTF-8 byte order mark.
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+/// The UTF-8 byte order mark. Before an input's first line it is no part of
+/// the text (the scanner, the book reader and the tag readers skip it there).
+pub const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 /// Bytes of marker look-behind kept across pieces (`1/2-` needs 3 plus a delimiter).
 const TAIL: usize = 4;

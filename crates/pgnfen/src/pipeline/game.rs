@@ -502,7 +502,7 @@ impl Builder {
                     ((pos - offset) as usize, n)
                 }
                 _ => {
-                    let bom = data[ls..].starts_with(b"\xEF\xBB\xBF") && ls + 3 <= ws;
+                    let bom = data[ls..].starts_with(&crate::pgn::scan::BOM) && ls + 3 <= ws;
                     (ls + if bom { 3 } else { 0 }, 0)
                 }
             };

@@ -596,7 +596,9 @@ fn merge_one<J: Job, S: Sink<J::Game>>(
 /// Whether `bytes` hold a tag line: `[`, a tag name, blanks, `"`, at the start
 /// of a line (after blanks). Only used to warn about inputs that are not PGN
 /// at all (a binary file, a wrong path), so a tag line inside a comment counts.
+/// A byte order mark before the first line is no part of it.
 fn has_tag_line(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(&crate::pgn::scan::BOM).unwrap_or(bytes);
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     memchr::memchr_iter(b'[', bytes).any(|i| {
         let line_start = bytes[..i]
