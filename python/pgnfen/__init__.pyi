@@ -152,6 +152,7 @@ class GameIterator(Iterator[Game]):
         exc_type: Optional[type[BaseException]],
         exc_value: Optional[BaseException],
         traceback: Optional[TracebackType],
+        /,
     ) -> bool: ...
 
 def fen(record: str, /) -> FenReport:
@@ -172,6 +173,7 @@ class FenRecordIterator(Iterator[FenRecordReport]):
         exc_type: Optional[type[BaseException]],
         exc_value: Optional[BaseException],
         traceback: Optional[TracebackType],
+        /,
     ) -> bool: ...
 
 def fen_records(*paths: _Path, threads: Optional[int] = None) -> FenRecordIterator:
@@ -197,6 +199,7 @@ class ProblemIterator(Iterator[CheckProblem]):
         exc_type: Optional[type[BaseException]],
         exc_value: Optional[BaseException],
         traceback: Optional[TracebackType],
+        /,
     ) -> bool: ...
 
 def check(

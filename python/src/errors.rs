@@ -34,6 +34,17 @@ pub fn usage(message: impl Into<String>) -> PyErr {
     raise(&USAGE, "UsageError", message.into())
 }
 
+/// An iterator (or stream) that another thread is reading at this moment,
+/// as Python's generators refuse it ("generator already executing"): a
+/// `pgnfen.UsageError`, not pyo3's `RuntimeError` of a borrowed object.
+pub fn busy() -> PyErr {
+    usage(
+        "this pgnfen iterator is being read by another thread: an iterator \
+         belongs to one thread at a time (close it from that thread, or stop \
+         it with Ctrl-C)",
+    )
+}
+
 /// A failure that is neither a bad argument nor I/O (a value that cannot
 /// cross into Python): `pgnfen.Error`.
 pub fn internal(message: impl Into<String>) -> PyErr {

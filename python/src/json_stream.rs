@@ -174,32 +174,37 @@ macro_rules! json_iterator_methods {
     ($iterator:ident) => {
         #[pyo3::pymethods]
         impl $iterator {
-            fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-                slf
+            fn __iter__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
+                slf.clone()
             }
 
-            fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-                self.stream.next(py)
+            // The methods borrow the iterator themselves, so that a second
+            // thread is told plainly that it is in use (`errors::busy`).
+            fn __next__(slf: &Bound<'_, Self>) -> PyResult<Option<Py<PyAny>>> {
+                let mut this = slf.try_borrow_mut().map_err(|_| $crate::errors::busy())?;
+                this.stream.next(slf.py())
             }
 
             /// Stop reading now (leaving the loop and dropping the iterator does the same).
-            fn close(&mut self, py: Python<'_>) {
-                self.stream.stop(py);
+            fn close(slf: &Bound<'_, Self>) -> PyResult<()> {
+                let mut this = slf.try_borrow_mut().map_err(|_| $crate::errors::busy())?;
+                this.stream.stop(slf.py());
+                Ok(())
             }
 
-            fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-                slf
+            fn __enter__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
+                slf.clone()
             }
 
+            #[pyo3(signature = (_exc_type, _exc_value, _traceback, /))]
             fn __exit__(
-                &mut self,
-                py: Python<'_>,
+                slf: &Bound<'_, Self>,
                 _exc_type: Option<&Bound<'_, PyAny>>,
                 _exc_value: Option<&Bound<'_, PyAny>>,
                 _traceback: Option<&Bound<'_, PyAny>>,
-            ) -> bool {
-                self.close(py);
-                false
+            ) -> PyResult<bool> {
+                Self::close(slf)?;
+                Ok(false)
             }
         }
     };

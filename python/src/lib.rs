@@ -545,16 +545,47 @@ impl Drop for GameIterator {
 
 #[pymethods]
 impl GameIterator {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn __iter__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
+        slf.clone()
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyGame>> {
+    // The methods borrow the iterator themselves, so that a second thread is
+    // told plainly that it is in use (`errors::busy`).
+    fn __next__(slf: &Bound<'_, Self>) -> PyResult<Option<PyGame>> {
+        let mut this = slf.try_borrow_mut().map_err(|_| errors::busy())?;
+        this.next_game(slf.py())
+    }
+
+    /// Stop reading now (leaving the loop and dropping the iterator does the same).
+    fn close(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let mut this = slf.try_borrow_mut().map_err(|_| errors::busy())?;
+        this.stop(slf.py());
+        Ok(())
+    }
+
+    fn __enter__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
+        slf.clone()
+    }
+
+    #[pyo3(signature = (_exc_type, _exc_value, _traceback, /))]
+    fn __exit__(
+        slf: &Bound<'_, Self>,
+        _exc_type: Option<&Bound<'_, PyAny>>,
+        _exc_value: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        Self::close(slf)?;
+        Ok(false)
+    }
+}
+
+impl GameIterator {
+    fn next_game(&mut self, py: Python<'_>) -> PyResult<Option<PyGame>> {
         self.until_signals -= 1;
         if self.until_signals == 0 {
             self.until_signals = GAMES_BETWEEN_SIGNALS;
             if let Err(e) = py.check_signals() {
-                self.close(py);
+                self.stop(py);
                 return Err(e);
             }
             self.notes.give(py)?;
@@ -602,7 +633,7 @@ impl GameIterator {
                     if let Err(e) = py.check_signals() {
                         // Ctrl-C ends the iteration: the pipeline stops now rather
                         // than filling its queue for a loop that is gone.
-                        self.close(py);
+                        self.stop(py);
                         return Err(e);
                     }
                 }
@@ -610,26 +641,11 @@ impl GameIterator {
         }
     }
 
-    /// Stop reading now (leaving the loop and dropping the iterator does the same).
-    fn close(&mut self, py: Python<'_>) {
+    /// Stops the reading (see `close()`).
+    fn stop(&mut self, py: Python<'_>) {
         if let Some(games) = self.games.take() {
             py.detach(|| drop(games));
         }
-    }
-
-    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __exit__(
-        &mut self,
-        py: Python<'_>,
-        _exc_type: Option<&Bound<'_, PyAny>>,
-        _exc_value: Option<&Bound<'_, PyAny>>,
-        _traceback: Option<&Bound<'_, PyAny>>,
-    ) -> bool {
-        self.close(py);
-        false
     }
 }
 

@@ -67,13 +67,27 @@ pub fn file_name<'py>(py: Python<'py>, name: &str) -> Bound<'py, PyAny> {
 /// One path argument, through `os.fspath` (so a wrong type raises the
 /// `TypeError` Python's `open` would).
 pub fn path(value: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
-    let fspath = value.py().import("os")?.call_method1("fspath", (value,))?;
-    let path = match fspath.cast::<PyBytes>() {
-        Ok(bytes) => PathBuf::from(OsStr::from_bytes(bytes.as_bytes())),
-        // A str: pyo3 encodes it with the file system encoding and its
-        // surrogate escapes, giving back the bytes of a non-UTF-8 name.
-        Err(_) => fspath.extract()?,
+    let os = value.py().import("os")?;
+    let fspath = os.call_method1("fspath", (value,))?;
+    // A str is encoded as `open` does it, with the file system encoding and
+    // its surrogate escapes (giving back the bytes of a non-UTF-8 name). A
+    // str that no file name can be (a lone surrogate such as "\ud800") fails
+    // there with a UnicodeEncodeError, which becomes a UsageError; pyo3's own
+    // conversion of such a str would panic.
+    let encoded = match fspath.cast::<PyBytes>() {
+        Ok(bytes) => bytes.clone(),
+        Err(_) => match os.call_method1("fsencode", (&fspath,)) {
+            Ok(bytes) => bytes.cast_into::<PyBytes>()?,
+            Err(e) => {
+                return Err(crate::errors::usage(format!(
+                    "{}: not a possible file name: {}",
+                    fspath.repr()?,
+                    e.value(value.py())
+                )));
+            }
+        },
     };
+    let path = PathBuf::from(OsStr::from_bytes(encoded.as_bytes()));
     remember(&path);
     Ok(path)
 }

@@ -194,7 +194,27 @@ impl ArrowStream {
     /// The next batch (an ``ArrowBatch``), or None at the end. Waits with the
     /// GIL released, looking for Ctrl-C every few tens of milliseconds: a
     /// signal handler's exception stops the export and is raised here.
-    fn next_batch(&mut self, py: Python<'_>) -> PyResult<Option<ArrowBatch>> {
+    fn next_batch(slf: &Bound<'_, Self>) -> PyResult<Option<ArrowBatch>> {
+        // Borrowed here, so that a second thread is told plainly that the
+        // stream is in use (`errors::busy`).
+        let mut this = slf.try_borrow_mut().map_err(|_| crate::errors::busy())?;
+        this.next_batch_now(slf.py())
+    }
+
+    /// The column names, in order.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
+    }
+}
+
+impl ArrowStream {
+    /// [`ArrowStream::next_batch`], borrowed.
+    fn next_batch_now(&mut self, py: Python<'_>) -> PyResult<Option<ArrowBatch>> {
         // Before each batch too: a consumer written in C (`read_all()`,
         // `list(...)`) gives Python no other moment to run its handlers.
         self.check_signals(py)?;
@@ -217,16 +237,6 @@ impl ArrowStream {
             }
             self.check_signals(py)?;
         }
-    }
-
-    /// The column names, in order.
-    #[getter]
-    fn column_names(&self) -> Vec<String> {
-        self.schema
-            .fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect()
     }
 }
 

@@ -50,11 +50,16 @@ impl Tags {
         let Ok(key) = key.cast::<PyString>() else {
             return Ok(None);
         };
+        // A str that is no UTF-8 (a lone surrogate) names no tag: tags are
+        // read as UTF-8 or Windows-1252, which never give one.
+        let Ok(key) = key.to_cow() else {
+            return Ok(None);
+        };
         note_tag_read();
         let game = self.game.get();
         Ok(game
             .game
-            .tag_in(&key.to_cow()?, game.encoding)
+            .tag_in(&key, game.encoding)
             .map(|value| PyString::new(py, &value).into_any()))
     }
 

@@ -562,3 +562,93 @@ def test_default_partition_size_stays_within_bounds(tmp_path):
         f.truncate(10 << 30)  # sparse: 10 GiB on one thread
     assert pgnfen.dask.default_partition_size([huge], Cluster(1)) == pgnfen.dask.DEFAULT_PARTITION_SIZE
     assert pgnfen.dask.default_partition_size([huge], Cluster(64)) == (10 << 30) // 128
+
+
+# ---- what a review of hostile use found (2026-11-29) ----
+
+
+def test_a_str_no_file_name_can_be_is_a_usage_error_not_a_panic(tmp_path):
+    bad = str(tmp_path / "x\ud800.pgn")
+    mixed = SAMPLES / "mixed.pgn"
+    calls = [
+        lambda: pgnfen.stats(bad),
+        lambda: list(pgnfen.games(bad)),
+        lambda: list(pgnfen.fen_records(bad)),
+        lambda: pgnfen.filter(mixed, output=bad),
+        lambda: pgnfen.export(mixed, output=bad),
+        lambda: pgnfen.split(mixed, template=bad + "{class}.pgn"),
+    ]
+    for call in calls:
+        with pytest.raises(pgnfen.UsageError, match="not a possible file name"):
+            call()
+    assert not list(tmp_path.iterdir())
+
+
+def test_tags_has_no_key_that_no_tag_can_be():
+    game = next(pgnfen.games(SAMPLES / "mixed.pgn"))
+    assert "\ud800" not in game.tags
+    assert game.tags.get("\ud800") is None
+    with pytest.raises(KeyError):
+        game.tags["\ud800"]
+
+
+def test_scan_all_tags_of_a_file_replaced_between_its_two_readings(tmp_path):
+    path = tmp_path / "games.pgn"
+    path.write_bytes(b"".join(b'[Event "old"]\n[White "w%d"]\n\n*\n\n' % i for i in range(3)))
+    reader = pgnfen.scan(path, tags="all")
+    new = tmp_path / "new.pgn"
+    new.write_bytes(b"".join(b'[Event "new"]\n[Zebra "%d"]\n\n*\n\n' % i for i in range(5)))
+    os.replace(new, path)
+    with pytest.raises(OSError, match="changed between the reading of its tag names and of its rows"):
+        reader.read_all()
+    # Unchanged, the same call reads the file.
+    assert pgnfen.scan(path, tags="all").read_all().column("Zebra").to_pylist() == [str(i) for i in range(5)]
+
+
+def test_fen_records_stops_for_ctrl_c_inside_a_line_of_gigabytes(tmp_path):
+    zeros = tmp_path / "zeros.epd"
+    with open(zeros, "wb") as f:
+        f.truncate(40 << 30)  # sparse: no disk used, one line of NUL bytes
+    script = tmp_path / "child.py"
+    script.write_text(
+        RESTORE_SIGINT
+        + "import sys, pgnfen\n"
+        + "print('started', flush=True)\n"
+        + "try:\n    list(pgnfen.fen_records(sys.argv[1]))\n"
+        + "except KeyboardInterrupt:\n    sys.exit(42)\nsys.exit(1)\n"
+    )
+    child = subprocess.Popen([sys.executable, str(script), str(zeros)], stdout=subprocess.PIPE)
+    assert child.stdout.readline() == b"started\n"
+    time.sleep(0.5)
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    try:
+        code = child.wait(timeout=10)
+    finally:
+        child.kill()
+    assert code == 42
+    assert time.monotonic() - sent < 3
+
+
+def test_an_iterator_read_by_two_threads_at_once_says_so(tmp_path):
+    import threading
+
+    fifo = tmp_path / "games.pgn"
+    os.mkfifo(fifo)
+    it = pgnfen.games(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(next(it, None)))
+    writer = os.open(fifo, os.O_RDWR)  # keeps the pipe open: the reader waits
+    reader.start()
+    try:
+        time.sleep(0.3)
+        for call in (lambda: next(it), it.close, lambda: it.__exit__(None, None, None)):
+            with pytest.raises(pgnfen.UsageError, match="being read by another thread"):
+                call()
+    finally:
+        os.write(writer, b'[Event "a"]\n\n*\n\n')
+        os.close(writer)
+        reader.join(timeout=10)
+    assert not reader.is_alive()
+    assert [g.tags["Event"] for g in got] == ["a"]
+    it.close()

@@ -2,6 +2,7 @@
 //! list, a named list, or every tag name met), `other_tags`; and the Arrow
 //! schema they make.
 
+use crate::pipeline::Input;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -172,6 +173,32 @@ pub struct Columns {
     lookup: NameMap,
     /// See [`Columns::past_limit`].
     past_limit: Option<(usize, bool)>,
+    /// For `--tags all`: the input files as they were when their names were
+    /// read (see [`Columns::check_unchanged`]).
+    read_from: Vec<(Input, FileStamp)>,
+}
+
+/// What tells one state of a file from another: its size, modification time,
+/// device and inode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    dev: u64,
+    ino: u64,
+}
+
+impl FileStamp {
+    fn of(path: &std::path::Path) -> std::io::Result<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path)?;
+        Ok(FileStamp {
+            len: m.len(),
+            modified: m.modified().ok(),
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+    }
 }
 
 /// Up to this many tag columns are looked up by [`short_key`].
@@ -311,7 +338,53 @@ impl Columns {
             keys,
             lookup,
             past_limit: None,
+            read_from: Vec::new(),
         }
+    }
+
+    /// Remembers the input files as they are now, before their names are
+    /// read for `--tags all`.
+    pub(crate) fn stamp_inputs(inputs: &[Input]) -> Vec<(Input, FileStamp)> {
+        inputs
+            .iter()
+            .filter_map(|input| match input {
+                Input::File(path) => FileStamp::of(path).ok().map(|s| (input.clone(), s)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Sets the stamps [`Columns::check_unchanged`] compares with.
+    pub(crate) fn read_from(mut self, stamps: Vec<(Input, FileStamp)>) -> Columns {
+        self.read_from = stamps;
+        self
+    }
+
+    /// `--tags all` reads its inputs twice, once for the names and once for
+    /// the rows: a file that changed in between (appended to, rewritten,
+    /// replaced by a rename) would give columns of one version and rows of
+    /// another. The error names the first such file.
+    pub fn check_unchanged(&self) -> Result<(), crate::pipeline::InputError> {
+        for (input, stamp) in &self.read_from {
+            let Input::File(path) = input else { continue };
+            let now = FileStamp::of(path);
+            if now.as_ref().ok() != Some(stamp) {
+                let what = match now {
+                    Ok(now) if now.len != stamp.len => {
+                        format!("size {} then {}", stamp.len, now.len)
+                    }
+                    Ok(_) => "rewritten or replaced".to_string(),
+                    Err(e) => e.to_string(),
+                };
+                return Err(crate::pipeline::InputError {
+                    file: input.display_name(),
+                    source: std::io::Error::other(format!(
+                        "the file changed between the reading of its tag names and of its rows ({what}); run again"
+                    )),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The tag columns' names, in order.
@@ -425,6 +498,41 @@ pub(crate) fn other_tags_entries() -> Field {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_changed_after_its_names_were_read_is_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.pgn");
+        std::fs::write(&path, "[Event \"a\"]\n\n*\n").unwrap();
+        let inputs = [Input::File(path.clone()), Input::Stdin];
+        let columns = Columns::default_tags().read_from(Columns::stamp_inputs(&inputs));
+        assert!(columns.check_unchanged().is_ok());
+        // Appended to.
+        std::fs::write(&path, "[Event \"a\"]\n\n*\n\n[Event \"b\"]\n\n*\n").unwrap();
+        let e = columns.check_unchanged().unwrap_err();
+        assert_eq!(e.file, path.display().to_string());
+        assert!(
+            e.source
+                .to_string()
+                .contains("changed between the reading of its tag names")
+        );
+        // Replaced by another file of the same size.
+        let columns = Columns::default_tags().read_from(Columns::stamp_inputs(&inputs));
+        let other = dir.path().join("b.pgn");
+        std::fs::write(&other, std::fs::read(&path).unwrap()).unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert!(
+            columns
+                .check_unchanged()
+                .unwrap_err()
+                .source
+                .to_string()
+                .contains("replaced")
+        );
+        // Gone.
+        std::fs::remove_file(&path).unwrap();
+        assert!(columns.check_unchanged().is_err());
+    }
 
     #[test]
     fn named_lists_are_checked() {

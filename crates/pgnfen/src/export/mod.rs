@@ -166,12 +166,13 @@ pub fn columns(
                     return Err(Error::Columns(ColumnError::AllFromNonFile(path.clone())));
                 }
             }
+            let stamps = Columns::stamp_inputs(inputs);
             let mut names = NameCollector::default();
             let job = row::NamesJob {
                 selector: &options.selector,
             };
             pipeline::run(inputs, &job, &mut names, pipeline)?;
-            Ok(Columns::from_seen(&names.order))
+            Ok(Columns::from_seen(&names.order).read_from(stamps))
         }
     }
 }
@@ -311,7 +312,12 @@ pub fn batches(
     let inputs = inputs.to_vec();
     let pipeline = pipeline.clone();
     spawn(columns, options, move |job, sink| {
-        pipeline::run(&inputs, job, sink, &pipeline)
+        // Before and after: the run may open a file before or after it is
+        // replaced.
+        job.columns.check_unchanged()?;
+        let games = pipeline::run(&inputs, job, sink, &pipeline)?;
+        job.columns.check_unchanged()?;
+        Ok(games)
     })
 }
 
