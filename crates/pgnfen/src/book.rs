@@ -210,6 +210,25 @@ pub fn stream<R: Render, S: Sink<R::Run>>(
     interactive: bool,
     sink: &mut S,
 ) -> Result<(), StreamError<S::Error>> {
+    stream_in_blocks(reader, renderer, interactive, BLOCK, sink)
+}
+
+/// [`stream`], reading `block` bytes at a time instead of 1 MiB: the runs of
+/// a whole block are rendered before they are emitted, so a renderer whose
+/// runs are large (Python's dicts of every field) holds less with smaller
+/// blocks. Lines longer than 1 MiB are passed on in parts all the same.
+///
+/// # Errors
+///
+/// As [`stream`].
+pub fn stream_in_blocks<R: Render, S: Sink<R::Run>>(
+    reader: &mut (dyn Read + Send),
+    renderer: &R,
+    interactive: bool,
+    block: usize,
+    sink: &mut S,
+) -> Result<(), StreamError<S::Error>> {
+    let block = block.max(1);
     let emit_all = |sink: &mut S, runs: Vec<R::Run>| {
         runs.into_iter()
             .try_for_each(|r| sink.emit(r))
@@ -217,9 +236,9 @@ pub fn stream<R: Render, S: Sink<R::Run>>(
     };
     // `cur` holds the bytes of this round, `next` receives the next block
     // (after this round's left-over bytes) while this one is rendered.
-    let mut cur: Vec<u8> = Vec::with_capacity(BLOCK * 2);
-    let mut next: Vec<u8> = Vec::with_capacity(BLOCK * 2);
-    let mut n = read_block(reader, &mut cur).map_err(StreamError::Read)?;
+    let mut cur: Vec<u8> = Vec::with_capacity(block * 2);
+    let mut next: Vec<u8> = Vec::with_capacity(block * 2);
+    let mut n = read_block(reader, &mut cur, block).map_err(StreamError::Read)?;
     let mut line_no = 1u64;
     // Inside a line longer than MAX_LINE: the line number where it started.
     let mut long: Option<u64> = None;
@@ -231,7 +250,7 @@ pub fn stream<R: Render, S: Sink<R::Run>>(
     // passed on as it is, so that a rewritten book keeps it. A pipe may hand
     // over its first bytes one at a time: enough are read to tell.
     while n > 0 && cur.len() < BOM.len() && BOM.starts_with(&cur[..]) {
-        n = read_block(reader, &mut cur).map_err(StreamError::Read)?;
+        n = read_block(reader, &mut cur, block).map_err(StreamError::Read)?;
     }
     if cur.starts_with(&BOM) {
         pass(sink, &BOM)?;
@@ -269,7 +288,7 @@ pub fn stream<R: Render, S: Sink<R::Run>>(
                 return Ok(0);
             }
             next.extend_from_slice(&cur[consumed..]);
-            read_block(reader, &mut next)
+            read_block(reader, &mut next, block)
         };
         // An interactive input is read after the answer is written, so that a
         // line typed at a terminal is answered at once; other inputs are read
@@ -307,9 +326,13 @@ pub fn stream<R: Render, S: Sink<R::Run>>(
 
 /// Appends up to one block read from `reader` to `buf`; returns how many bytes
 /// (0 at the end of the input).
-pub(crate) fn read_block(reader: &mut (dyn Read + Send), buf: &mut Vec<u8>) -> io::Result<usize> {
+pub(crate) fn read_block(
+    reader: &mut (dyn Read + Send),
+    buf: &mut Vec<u8>,
+    block: usize,
+) -> io::Result<usize> {
     let filled = buf.len();
-    buf.resize(filled + BLOCK, 0);
+    buf.resize(filled + block, 0);
     let n = loop {
         match reader.read(&mut buf[filled..]) {
             Ok(n) => break n,
@@ -391,6 +414,47 @@ mod tests {
         stream(&mut book.as_bytes(), &Echo, false, &mut got).unwrap();
         assert_eq!(got.len(), count);
         assert!(got.iter().zip(1..).all(|((n, _), k)| *n == k));
+    }
+
+    #[test]
+    fn any_block_size_gives_the_same_lines() {
+        // The long line's parts depend on the blocks: compared joined.
+        let joined = |lines: Vec<(u64, Vec<u8>)>| {
+            let mut out: Vec<(u64, Vec<u8>)> = Vec::new();
+            for (n, text) in lines {
+                match out.last_mut() {
+                    Some((0, last)) if n == 0 => last.extend(text),
+                    _ => out.push((n, text)),
+                }
+            }
+            out
+        };
+        // Line ends of every kind, a CRLF that a block may cut in two, a
+        // byte order mark and blank lines, in blocks down to a byte; then a
+        // line too long to be a record (3 MiB: long in any blocks), in
+        // blocks of 4 KiB and more (smaller ones rescan the growing line).
+        let short = b"\xEF\xBB\xBF8/8/8/8/8/8/8/8 w - -\r\nab\rc\n\n\r\nlast\r".to_vec();
+        let mut long = short.clone();
+        long.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE));
+        long.extend_from_slice(b"\r\nend");
+        for (book, blocks) in [
+            (short, &[1, 2, 3, 7, 4096][..]),
+            (long, &[4096, 256 << 10][..]),
+        ] {
+            let mut whole = Vec::new();
+            stream(&mut &book[..], &Echo, false, &mut whole).unwrap();
+            let whole = joined(whole);
+            assert!(
+                whole.iter().any(|(n, t)| *n == 6 && t == b"last"),
+                "{:?}",
+                whole.len()
+            );
+            for &block in blocks {
+                let mut got = Vec::new();
+                stream_in_blocks(&mut &book[..], &Echo, false, block, &mut got).unwrap();
+                assert!(joined(got) == whole, "blocks of {block}");
+            }
+        }
     }
 
     #[test]
