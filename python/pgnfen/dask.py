@@ -39,15 +39,14 @@ at least two partitions, within ``MIN_PARTITION_SIZE`` (1 MiB) and
     pgnfen.dask.filter(paths, "out/", classes=["chess960"])  # one file per partition
 """
 
+import operator
 import os
 import re
 import shutil
-import typing
 import uuid
 
 from . import _pgnfen
 from ._errors import UsageError
-from .types import ClassName
 
 #: The largest partition size chosen by default (and the size used when no
 #: cluster is known): big enough that a partition's fixed costs vanish.
@@ -90,6 +89,13 @@ def _paths(paths):
     paths = [os.fsdecode(os.fspath(p)) for p in paths]
     if not paths:
         raise UsageError("pgnfen.dask needs at least one path")
+    for path in paths:
+        # A str no file name can be (a lone surrogate): refused here as the
+        # one-machine calls refuse it, not as a UnicodeEncodeError later.
+        try:
+            os.fsencode(path)
+        except UnicodeEncodeError as e:
+            raise UsageError(f"{path!r}: not a possible file name: {e}") from None
     return paths
 
 
@@ -123,54 +129,79 @@ def partitions(paths, partition_size=None, client=None):
     paths = _paths(paths)
     if partition_size is None:
         partition_size = default_partition_size(paths, client)
+    return _pgnfen.partitions(paths, _partition_size(partition_size))
+
+
+#: Sizes above this are one partition per file anyway.
+_LARGEST_PARTITION_SIZE = (1 << 63) - 1
+
+
+def _partition_size(value):
+    """``partition_size`` as the whole number of bytes it must be: an int (a
+    float, a str or a bool is refused rather than rounded: ``True`` or ``1.5``
+    taken as 1 byte would make a task per byte), at least 1; a size larger
+    than any file is one partition per file."""
     try:
-        size = int(partition_size)
-    except (TypeError, ValueError):
+        if isinstance(value, bool):
+            raise TypeError
+        size = operator.index(value)
+    except TypeError:
         raise UsageError(
-            f"partition_size must be a number of bytes (got {partition_size!r})"
+            f"partition_size must be a number of bytes, an int (got {value!r})"
         ) from None
     if size < 1:
-        raise UsageError(f"partition_size must be at least 1 byte (got {partition_size!r})")
-    return _pgnfen.partitions(paths, size)
+        raise UsageError(f"partition_size must be at least 1 byte (got {value!r})")
+    return min(size, _LARGEST_PARTITION_SIZE)
 
 
 def _resolve(client, parts, run):
     """Runs every partition speculatively on the cluster, then walks them in
     order and runs again (on the cluster) each one whose guess was wrong.
 
-    ``run(part, at, own_nothing)`` returns (outcome, result). Returns, for each
-    partition, (final outcome, result); the result of a partition that owns
-    nothing is the one ``run`` gave with ``own_nothing=True``.
+    ``run(slot, part, at, own_nothing)`` returns (outcome, result); ``slot``
+    is (the partition's position in ``parts``, "guess" or "again"), so that
+    a task that writes a file writes the two runs of a partition to two
+    files. Returns, for each partition, (final outcome, result); the result
+    of a partition that owns nothing is the one ``run`` gave with
+    ``own_nothing=True``.
     """
-    futures = [client.submit(run, p, None, False, pure=False) for p in parts]
-    again = []
+    futures = [client.submit(run, (i, "guess"), p, None, False, pure=False) for i, p in enumerate(parts)]
     try:
-        return _walk(client, parts, futures, again, run)
+        return _walk(client, parts, futures, run)
     except BaseException:
         # An error or Ctrl-C: the partitions still queued or running are of
         # no use any more (those run again too).
-        client.cancel(futures + again)
+        client.cancel([f for f in futures if f is not None])
         raise
 
 
-def _walk(client, parts, futures, again, run):
+def _walk(client, parts, futures, run):
     final = []
     previous = None
 
-    def once_more(*args):
-        future = client.submit(run, *args, pure=False)
-        again.append(future)
-        return future.result()
+    def taken(i):
+        # Each result is fetched once, then the future is let go: the
+        # scheduler would otherwise run a finished task again when the worker
+        # holding its result dies, and a task that writes a file would write
+        # it again behind the walk's back.
+        outcome, result = futures[i].result()
+        futures[i].release()
+        futures[i] = None
+        return outcome, result
 
-    for part, future in zip(parts, futures):
-        outcome, result = future.result()
+    def once_more(i, *args):
+        futures[i] = client.submit(run, (i, "again"), parts[i], *args, pure=False)
+        return taken(i)
+
+    for i, part in enumerate(parts):
+        outcome, result = taken(i)
         if part[2] == 0:
             previous = None
         verdict, value = _pgnfen.judge(previous, outcome)
         if verdict == "redo":
-            outcome, result = once_more(part, value, False)
+            outcome, result = once_more(i, value, False)
         elif verdict == "empty":
-            _, result = once_more(part, None, True)
+            _, result = once_more(i, None, True)
             outcome = {
                 "first": None,
                 "next": value,
@@ -183,7 +214,7 @@ def _walk(client, parts, futures, again, run):
     return final
 
 
-def _stats_task(part, at, own_nothing):
+def _stats_task(slot, part, at, own_nothing):
     import json
 
     if own_nothing:
@@ -255,10 +286,6 @@ def _refuse_self_overwrite(parts, out_dir):
             )
 
 
-#: The class names ``filter`` takes.
-_CLASSES = typing.get_args(ClassName)
-
-
 def _remove_tree(path):
     """Removes a staging folder, also while cancelled tasks may still be
     writing their last temporary file into it."""
@@ -275,6 +302,66 @@ def _remove_tree(path):
     shutil.rmtree(path, ignore_errors=True)
 
 
+def _refuse_folders_in_the_way(out_dir, names):
+    """A ``pgnfen.UsageError`` when something other than a file has the name
+    of a part file in ``out_dir`` (one of ``names``, or one of an earlier
+    run, which is removed): it could not be replaced or removed, and the run
+    would fail after its work, or halfway through putting its parts in
+    place."""
+    try:
+        present = [name for name in os.listdir(out_dir) if _PART.match(name)]
+    except FileNotFoundError:
+        present = []
+    for name in dict.fromkeys(list(names) + present):
+        path = os.path.join(out_dir, name)
+        if os.path.lexists(path) and not os.path.isfile(path):
+            raise UsageError(
+                f"pgnfen.dask.filter: {path} is in the way of a part file (not a file); "
+                "move it away or write into another folder"
+            )
+
+
+def _put_in_place(out_dir, staging, finals):
+    """Moves this run's parts (``finals``: (staged file, part name)) into
+    ``out_dir`` and removes the earlier run's other part files, all or
+    nothing: a part file this run replaces is kept (linked) in the staging
+    folder until every move has succeeded, and put back, with the new names
+    removed, if one fails or Ctrl-C comes. Each part file is replaced by one
+    rename, so a reader never finds a part missing or half-written."""
+    previous = os.path.join(staging, "previous")
+    os.mkdir(previous)
+    kept = []  # (part name, its earlier file in `previous`, or None)
+    try:
+        for source, name in finals:
+            target = os.path.join(out_dir, name)
+            earlier = None
+            if os.path.lexists(target):
+                earlier = os.path.join(previous, name)
+                try:
+                    os.link(target, earlier, follow_symlinks=False)
+                except OSError:
+                    # A file system without hard links: moved aside instead
+                    # (the name is then missing until the next line).
+                    os.rename(target, earlier)
+            kept.append((name, earlier))
+            os.replace(source, target)
+    except BaseException:
+        for name, earlier in reversed(kept):
+            target = os.path.join(out_dir, name)
+            try:
+                if earlier is None:
+                    os.remove(target)
+                else:
+                    os.replace(earlier, target)
+            except FileNotFoundError:
+                pass
+        raise
+    wanted = {name for _, name in finals}
+    for name in os.listdir(out_dir):
+        if _PART.match(name) and name not in wanted:
+            os.remove(os.path.join(out_dir, name))
+
+
 def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=None):
     """Writes the games that match (``classes`` and ``tags`` as in
     ``pgnfen.filter``) to one file per partition in ``out_dir``, named
@@ -287,10 +374,10 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
     files are exactly this run's (those of an earlier run are removed; other
     files are left alone). The parts are written into a hidden staging
     folder inside ``out_dir`` and moved into place only when every partition
-    succeeded, so a failed or interrupted run (Ctrl-C) leaves ``out_dir`` as
-    it was. An input that is one of ``out_dir``'s part files is refused
-    (``pgnfen.UsageError``, a ``ValueError``) before anything is written: the run would replace what
-    its partitions read."""
+    succeeded, all of them or none, so a failed or interrupted run (Ctrl-C)
+    leaves ``out_dir`` as it was. An input that is one of ``out_dir``'s part
+    files, or a folder where a part file goes, is refused
+    (``pgnfen.UsageError``, a ``ValueError``) before anything is written."""
     # The arguments are checked here, before any folder is made, as
     # ``pgnfen.filter`` checks them, rather than on a worker.
     for argument, value in (("classes", classes), ("tags", tags)):
@@ -298,16 +385,16 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
             raise TypeError(f"argument '{argument}': a list of str, not one str ({value!r})")
     if not classes and not tags:
         raise UsageError("filter() needs classes or tags")
-    for name in classes or ():
-        # Checked here, before any folder is made, rather than on a worker.
-        if name not in _CLASSES:
-            raise UsageError(f"invalid value '{name}' for classes [possible values: {', '.join(_CLASSES)}]")
+    _pgnfen.check_selection(classes, tags)
     out_dir = os.fsdecode(os.fspath(out_dir))
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"{out_dir}: not a folder (out_dir is the folder the part files go to)")
     client = _client(client)
     parts = partitions(paths, partition_size, client)
     _refuse_self_overwrite(parts, out_dir)
+    width = max(5, len(str(len(parts) - 1)))
+    names = [f"part-{i:0{width}d}.pgn" for i in range(len(parts))]
+    _refuse_folders_in_the_way(out_dir, names)
     # The folders made for out_dir: removed again (when empty) if the run fails.
     made = []
     folder = os.path.abspath(out_dir)
@@ -315,28 +402,26 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
         made.append(folder)
         folder = os.path.dirname(folder)
     os.makedirs(out_dir, exist_ok=True)
-    width = max(5, len(str(len(parts) - 1)))
-    names = [f"part-{i:0{width}d}.pgn" for i in range(len(parts))]
     staging = os.path.join(out_dir, f".pgnfen-staging-{uuid.uuid4().hex}")
     os.mkdir(staging)
-    by_part = {part: os.path.join(staging, name) for part, name in zip(parts, names)}
 
-    def task(part, at, own_nothing):
-        return _pgnfen.partition_filter(
-            part, by_part[part], at, classes=classes, tags=tags, own_nothing=own_nothing, threads=1
+    def task(slot, part, at, own_nothing):
+        # A file per partition and run: the run again of a partition whose
+        # guess was wrong never shares a file with its first run, which the
+        # scheduler may still be finishing or repeating.
+        i, attempt = slot
+        staged = os.path.join(staging, f"{i}.{attempt}.pgn")
+        outcome, _kept = _pgnfen.partition_filter(
+            part, staged, at, classes=classes, tags=tags, own_nothing=own_nothing, threads=1
         )
+        return outcome, staged
 
     succeeded = False
     try:
-        _resolve(client, parts, task)
-        # Every partition succeeded: the earlier run's parts go, this run's
-        # come in (each rename replaces a file of the same name atomically).
-        wanted = set(names)
-        for name in os.listdir(out_dir):
-            if _PART.match(name) and name not in wanted:
-                os.remove(os.path.join(out_dir, name))
-        for name in names:
-            os.replace(os.path.join(staging, name), os.path.join(out_dir, name))
+        staged = [path for _, path in _resolve(client, parts, task)]
+        # Checked again: the folder may have changed during the run.
+        _refuse_folders_in_the_way(out_dir, names)
+        _put_in_place(out_dir, staging, list(zip(staged, names)))
         succeeded = True
     finally:
         if not succeeded:
@@ -404,6 +489,10 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
 
     if isinstance(tags, str):
         raise UsageError('read_headers(tags=...) takes a list of tag names ("all" is not supported)')
+    if isinstance(tags, bytes):
+        raise TypeError(f"argument 'tags': a list of str, not bytes ({tags!r})")
+    # The columns first: a bad tag name is found before any work.
+    meta = _meta(tags)
     client = _client(client)
     parts = partitions(paths, partition_size, client)
     resolved = _resolve(client, parts, _stats_task)
@@ -415,7 +504,6 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
         if outcome["first"] is not None and outcome["games"] > 0:
             pieces.append((part, outcome["first"], bases, tags))
         bases = _pgnfen.bases_after(bases, outcome)
-    meta = _meta(tags)
     if not pieces:
         return dd.from_pandas(meta, npartitions=1)
     return dd.from_map(_rows, pieces, meta=meta, enforce_metadata=False)

@@ -12,7 +12,7 @@ use pgnfen::pipeline::check_inputs_exist;
 use pgnfen::pipeline::output::Output;
 use pgnfen::{Class, Error};
 
-use crate::{cancellable, choice, command_error, errors, inputs, interrupt, paths};
+use crate::{cancellable, command_error, errors, inputs, interrupt, paths};
 
 /// Write every game to the file of its class or speed, byte for byte and in
 /// input order, like ``pgnfen split``.
@@ -56,24 +56,9 @@ pub fn split(
     let inputs = inputs(paths, "split")?;
     // The library fills the template in on its bytes: any file name works.
     let template = paths::path(template)?;
-    let speeds = speeds
-        .unwrap_or_default()
-        .iter()
-        .map(|name| crate::choice::<pgnfen::Speed>("speeds", name))
-        .collect::<PyResult<Vec<_>>>()?;
-    let classes = classes
-        .unwrap_or_default()
-        .iter()
-        .map(|name| choice::<Class>("classes", name))
-        .collect::<PyResult<Vec<Class>>>()?;
-    let tags = tags
-        .unwrap_or_default()
-        .iter()
-        .map(|expr| {
-            expr.parse()
-                .map_err(|e| errors::usage(format!("invalid tag expression: {e}")))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
+    let speeds = crate::choices::<pgnfen::Speed>("speeds", speeds)?;
+    let classes = crate::choices::<Class>("classes", classes)?;
+    let tags = crate::tag_expressions(tags)?;
     let (run, call) = cancellable(threads)?;
     let options = pgnfen::split::Options {
         template,

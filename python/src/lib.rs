@@ -160,6 +160,30 @@ pub(crate) fn choice<T: Choice>(argument: &str, value: &str) -> PyResult<T> {
     })
 }
 
+/// The values of a list argument of a closed set (None: an empty list).
+pub(crate) fn choices<T: Choice>(argument: &str, values: Option<Vec<String>>) -> PyResult<Vec<T>> {
+    values
+        .unwrap_or_default()
+        .iter()
+        .map(|value| choice(argument, value))
+        .collect()
+}
+
+/// The tag expressions of a `tags` argument (None: none); a bad one is a
+/// `UsageError` saying what is wrong with it.
+pub(crate) fn tag_expressions(
+    expressions: Option<Vec<String>>,
+) -> PyResult<Vec<pgnfen::select::TagExpr>> {
+    expressions
+        .unwrap_or_default()
+        .iter()
+        .map(|expr| {
+            expr.parse()
+                .map_err(|e| crate::errors::usage(format!("invalid tag expression: {e}")))
+        })
+        .collect()
+}
+
 /// A closed set of names a Python argument takes (the command line's names).
 pub(crate) trait Choice: Copy + 'static {
     fn all() -> impl Iterator<Item = Self>;
@@ -318,14 +342,7 @@ fn filter_games(
     let rest = paths::optional(rest)?;
     let (options, call) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
-    let tags = tags
-        .unwrap_or_default()
-        .iter()
-        .map(|expr| {
-            expr.parse::<pgnfen::select::TagExpr>()
-                .map_err(|e| crate::errors::usage(format!("invalid tag expression: {e}")))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
+    let tags = tag_expressions(tags)?;
     // An empty list selects nothing more than no list: the same message.
     if classes.as_ref().is_none_or(Vec::is_empty)
         && chess960_positions.as_ref().is_none_or(Vec::is_empty)
@@ -337,11 +354,7 @@ fn filter_games(
             "filter() needs classes, chess960_positions, tags, speeds or moves",
         ));
     }
-    let speeds = speeds
-        .unwrap_or_default()
-        .iter()
-        .map(|name| choice::<Speed>("speeds", name))
-        .collect::<PyResult<Vec<Speed>>>()?;
+    let speeds: Vec<Speed> = choices("speeds", speeds)?;
     let positions = chess960_positions
         .unwrap_or_default()
         .into_iter()
@@ -353,14 +366,9 @@ fn filter_games(
             })
         })
         .collect::<PyResult<Vec<u16>>>()?;
-    let classes = match classes {
-        Some(names) => names
-            .iter()
-            .map(|name| choice::<Class>("classes", name))
-            .collect::<PyResult<Vec<Class>>>()?,
-        // Every class; with positions, only Chess960 games (they alone have one).
-        None => Vec::new(),
-    };
+    // None: every class; with positions, only Chess960 games (they alone
+    // have one).
+    let classes: Vec<Class> = choices("classes", classes)?;
     if rest.as_ref() == Some(&output) {
         return Err(crate::errors::usage(format!(
             "output and rest name the same file: {}",
@@ -801,6 +809,7 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partitions::bases_after, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_stats, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_filter, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::check_selection, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_rows, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_unchanged, m)?)?;
     m.add_class::<PyGame>()?;

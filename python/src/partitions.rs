@@ -19,7 +19,7 @@ use pgnfen::select::Selector;
 use pgnfen::{Class, Error};
 
 use crate::scan::ArrowStream;
-use crate::{choice, command_error, options};
+use crate::{command_error, options};
 
 /// A partition as Python holds it: (path, kind, index, start, end,
 /// identity). The identity is the file's when the partitions were planned
@@ -254,6 +254,29 @@ pub fn partition_stats<'py>(
     ))
 }
 
+/// The selection of `partition_filter`: `classes` and `tags` as
+/// `pgnfen.filter` takes them, a `UsageError` for a bad one or for neither.
+fn selection(classes: Option<Vec<String>>, tags: Option<Vec<String>>) -> PyResult<Selection> {
+    let tags = crate::tag_expressions(tags)?;
+    let selection = Selection {
+        classes: crate::choices::<Class>("classes", classes)?,
+        chess960_positions: Vec::new(),
+        tags: Selector::new(&tags),
+    };
+    selection
+        .validate("filter")
+        .map_err(|e| crate::errors::usage(e.to_string()))?;
+    Ok(selection)
+}
+
+/// Checks `classes` and `tags` as `partition_filter` takes them, so that a
+/// mistake is found on the client before any partition runs.
+#[pyfunction]
+#[pyo3(signature = (classes=None, tags=None))]
+pub fn check_selection(classes: Option<Vec<String>>, tags: Option<Vec<String>>) -> PyResult<()> {
+    selection(classes, tags).map(drop)
+}
+
 /// Writes the games a partition owns that the selection keeps to `output`
 /// (nothing at all when `own_nothing`): (outcome, kept games).
 #[pyfunction]
@@ -273,27 +296,7 @@ pub fn partition_filter<'py>(
     let part = partition(&tuple)?;
     let output = crate::paths::path(output)?;
     let run = options(threads)?;
-    let classes = classes
-        .unwrap_or_default()
-        .iter()
-        .map(|c| choice::<Class>("classes", c))
-        .collect::<PyResult<Vec<_>>>()?;
-    let tags = tags
-        .unwrap_or_default()
-        .iter()
-        .map(|e| {
-            e.parse()
-                .map_err(|e| crate::errors::usage(format!("invalid tag expression: {e}")))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    let selection = Selection {
-        classes,
-        chess960_positions: Vec::new(),
-        tags: Selector::new(&tags),
-    };
-    selection
-        .validate("filter")
-        .map_err(|e| crate::errors::usage(e.to_string()))?;
+    let selection = selection(classes, tags)?;
     let name = output.display().to_string();
     let (o, kept) = py
         .detach(|| -> Result<(Outcome, u64), Error> {

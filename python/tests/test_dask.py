@@ -3,6 +3,8 @@ on a folder of several files and on zstd files of many frames, whatever the
 partition size (down to a few KiB, so that boundaries fall inside headers,
 comments and CRLF pairs)."""
 
+import os
+
 import pytest
 
 import pgnfen
@@ -229,3 +231,125 @@ def test_partitions_are_the_tuples_the_stubs_name(tmp_path):
         assert type(file) is str and file == str(path)
         assert kind == "plain" and isinstance(index, int) and start < end
         assert identity is not None
+
+
+class _RecomputingClient:
+    """A client that runs tasks in this process and, before every new task,
+    runs again each finished task whose future is still held, newest first:
+    what Dask's scheduler does, in no set order, when the worker holding a
+    result dies. A task that writes a file then writes it again behind the
+    caller's back."""
+
+    class Future:
+        def __init__(self, client, fn, args):
+            self.client, self.fn, self.args, self.released = client, fn, args, False
+            self.value = fn(*args)
+
+        def result(self):
+            return self.value
+
+        def release(self):
+            self.released = True
+
+    def __init__(self):
+        self.futures = []
+        self.recomputed = 0
+
+    def submit(self, fn, *args, pure=True):
+        for f in reversed(self.futures):
+            if not f.released:
+                f.value = f.fn(*f.args)
+                self.recomputed += 1
+        future = self.Future(self, fn, args)
+        self.futures.append(future)
+        return future
+
+    def cancel(self, futures):
+        pass
+
+
+def test_filter_survives_tasks_run_again(tmp_path):
+    # Partitions of 3 KiB of the tricky file: several guesses are wrong and
+    # run again from the right place. Recomputing a held first guess (a dead
+    # worker) must neither overwrite the corrected part nor change the output.
+    src = tricky(tmp_path)
+    ref = tmp_path / "ref.pgn"
+    pgnfen.filter(src, output=ref, classes=["standard"])
+    client = _RecomputingClient()
+    out = pgnfen.dask.filter([src], tmp_path / "out", classes=["standard"], client=client, partition_size=3 << 10)
+    assert b"".join(open(p, "rb").read() for p in out) == ref.read_bytes()
+    assert any(f.args[0][1] == "again" for f in client.futures), "no partition was run again"
+
+
+def test_filter_of_one_file_given_twice(client, tmp_path):
+    src = tricky(tmp_path)
+    ref = tmp_path / "ref.pgn"
+    pgnfen.filter(src, src, output=ref, classes=["standard"])
+    for size in (3 << 10, 1 << 20):
+        out = pgnfen.dask.filter([src, src], tmp_path / "out", classes=["standard"], client=client, partition_size=size)
+        assert b"".join(open(p, "rb").read() for p in out) == ref.read_bytes()
+        assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [os.path.basename(p) for p in out]
+
+
+def _snapshot(folder):
+    return {p.name: (p.read_bytes() if p.is_file() else "folder") for p in sorted(folder.iterdir())}
+
+
+def test_filter_puts_its_parts_in_place_all_or_nothing(tmp_path, monkeypatch):
+    src = tricky(tmp_path)
+    out = tmp_path / "out"
+    pgnfen.dask.filter([src], out, classes=["standard"], client=_RecomputingClient(), partition_size=4 << 10)
+    (out / "notes.txt").write_text("mine")
+    before = _snapshot(out)
+    assert len(before) > 3
+    # A folder where a part file goes: refused before any work.
+    (out / "part-00099.pgn").mkdir()
+    with pytest.raises(pgnfen.UsageError, match="in the way"):
+        pgnfen.dask.filter([src], out, classes=["chess960"], client=_RecomputingClient(), partition_size=200)
+    (out / "part-00099.pgn").rmdir()
+    assert _snapshot(out) == before
+    # A move failing halfway (or Ctrl-C): the parts already moved are taken
+    # back, and the earlier run's parts stay as they were.
+    real_replace = os.replace
+    calls = []
+
+    def failing_replace(a, b):
+        calls.append(b)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real_replace(a, b)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(KeyboardInterrupt):
+        pgnfen.dask.filter([src], out, classes=["chess960"], client=_RecomputingClient(), partition_size=1 << 10)
+    monkeypatch.undo()
+    assert len(calls) > 3, "the rollback ran no replace"
+    assert _snapshot(out) == before
+
+
+class _NoWorkClient:
+    def submit(self, *args, **kwargs):
+        raise AssertionError("a task was submitted before the arguments were checked")
+
+    def nthreads(self):
+        return {"w": 1}
+
+
+def test_arguments_are_checked_before_any_work(tmp_path):
+    src = tricky(tmp_path)
+    none = _NoWorkClient()
+    with pytest.raises(pgnfen.UsageError, match="invalid tag expression"):
+        pgnfen.dask.filter([src], tmp_path / "never", tags=["==bad"], client=none)
+    with pytest.raises(pgnfen.UsageError, match="not a tag name"):
+        pgnfen.dask.read_headers([src], tags=[""], client=none)
+    with pytest.raises(TypeError, match="a list of str"):
+        pgnfen.dask.read_headers([src], tags=b"White", client=none)
+    for size in (True, 1.5, float("inf"), "4000"):
+        with pytest.raises(pgnfen.UsageError, match="partition_size must be a number of bytes"):
+            pgnfen.dask.stats([src], client=none, partition_size=size)
+    for call in (pgnfen.dask.stats, lambda p, client: pgnfen.dask.filter(p, tmp_path / "never", ["standard"], client=client)):
+        with pytest.raises(pgnfen.UsageError, match="not a possible file name"):
+            call(["x\ud800"], client=none)
+    assert not (tmp_path / "never").exists()
+    # A size beyond any file: one partition per file.
+    assert len(pgnfen.dask.partitions([src, src], partition_size=2**64)) == 2
