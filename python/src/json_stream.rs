@@ -168,45 +168,23 @@ impl<M> Drop for JsonStream<M> {
     }
 }
 
-/// The Python face of an iterator whose field `stream` is a [`JsonStream`]:
-/// `__iter__`, `__next__`, `close()` and `with` (which closes it).
+/// The Python face of an iterator whose field `stream` is a [`JsonStream`]
+/// (see [`crate::iterators`]).
 macro_rules! json_iterator_methods {
     ($iterator:ident) => {
-        #[pyo3::pymethods]
-        impl $iterator {
-            fn __iter__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
-                slf.clone()
+        impl $crate::iterators::Reading for $iterator {
+            type Item = Py<PyAny>;
+
+            fn next_item(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+                self.stream.next(py)
             }
 
-            // The methods borrow the iterator themselves, so that a second
-            // thread is told plainly that it is in use (`errors::busy`).
-            fn __next__(slf: &Bound<'_, Self>) -> PyResult<Option<Py<PyAny>>> {
-                let mut this = slf.try_borrow_mut().map_err(|_| $crate::errors::busy())?;
-                this.stream.next(slf.py())
-            }
-
-            /// Stop reading now (leaving the loop and dropping the iterator does the same).
-            fn close(slf: &Bound<'_, Self>) -> PyResult<()> {
-                let mut this = slf.try_borrow_mut().map_err(|_| $crate::errors::busy())?;
-                this.stream.stop(slf.py());
-                Ok(())
-            }
-
-            fn __enter__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
-                slf.clone()
-            }
-
-            #[pyo3(signature = (_exc_type, _exc_value, _traceback, /))]
-            fn __exit__(
-                slf: &Bound<'_, Self>,
-                _exc_type: Option<&Bound<'_, PyAny>>,
-                _exc_value: Option<&Bound<'_, PyAny>>,
-                _traceback: Option<&Bound<'_, PyAny>>,
-            ) -> PyResult<bool> {
-                Self::close(slf)?;
-                Ok(false)
+            fn stop_reading(&mut self, py: Python<'_>) {
+                self.stream.stop(py)
             }
         }
+
+        $crate::iterators::iterator_methods!($iterator);
     };
 }
 pub(crate) use json_iterator_methods;

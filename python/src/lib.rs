@@ -25,6 +25,7 @@ mod books;
 mod errors;
 mod files;
 mod interrupt;
+mod iterators;
 mod json_stream;
 mod notes;
 mod partitions;
@@ -551,41 +552,19 @@ impl Drop for GameIterator {
     }
 }
 
-#[pymethods]
-impl GameIterator {
-    fn __iter__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
-        slf.clone()
+impl iterators::Reading for GameIterator {
+    type Item = PyGame;
+
+    fn next_item(&mut self, py: Python<'_>) -> PyResult<Option<PyGame>> {
+        self.next_game(py)
     }
 
-    // The methods borrow the iterator themselves, so that a second thread is
-    // told plainly that it is in use (`errors::busy`).
-    fn __next__(slf: &Bound<'_, Self>) -> PyResult<Option<PyGame>> {
-        let mut this = slf.try_borrow_mut().map_err(|_| errors::busy())?;
-        this.next_game(slf.py())
-    }
-
-    /// Stop reading now (leaving the loop and dropping the iterator does the same).
-    fn close(slf: &Bound<'_, Self>) -> PyResult<()> {
-        let mut this = slf.try_borrow_mut().map_err(|_| errors::busy())?;
-        this.stop(slf.py());
-        Ok(())
-    }
-
-    fn __enter__<'py>(slf: &Bound<'py, Self>) -> Bound<'py, Self> {
-        slf.clone()
-    }
-
-    #[pyo3(signature = (_exc_type, _exc_value, _traceback, /))]
-    fn __exit__(
-        slf: &Bound<'_, Self>,
-        _exc_type: Option<&Bound<'_, PyAny>>,
-        _exc_value: Option<&Bound<'_, PyAny>>,
-        _traceback: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<bool> {
-        Self::close(slf)?;
-        Ok(false)
+    fn stop_reading(&mut self, py: Python<'_>) {
+        self.stop(py)
     }
 }
+
+iterators::iterator_methods!(GameIterator);
 
 impl GameIterator {
     fn next_game(&mut self, py: Python<'_>) -> PyResult<Option<PyGame>> {
