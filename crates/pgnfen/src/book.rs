@@ -196,6 +196,29 @@ pub(crate) fn render_block<R: Render>(
     }
 }
 
+/// Renders the complete lines of a block. A line longer than [`MAX_LINE`]
+/// that came whole within the block goes as one held across blocks goes
+/// (its text passed on, then its end reported): which of the two a line
+/// takes depends on where the blocks fall, and must not change the output.
+fn render_lines<R: Render>(renderer: &R, data: &[u8], lines: &[Line], first: u64) -> Vec<R::Run> {
+    let mut runs = Vec::new();
+    let (mut rest, mut first) = (lines, first);
+    while let Some(k) = rest.iter().position(|l| l.text_end - l.start > MAX_LINE) {
+        if k > 0 {
+            runs.extend(render_block(renderer, data, &rest[..k], first));
+        }
+        let long = &rest[k];
+        runs.extend(renderer.long_part(long.text(data)));
+        runs.push(renderer.long_line_end(long.ending(data), first + k as u64));
+        rest = &rest[k + 1..];
+        first += k as u64 + 1;
+    }
+    if !rest.is_empty() {
+        runs.extend(render_block(renderer, data, rest, first));
+    }
+    runs
+}
+
 /// Streams one input, block by block, through `renderer` into `sink`.
 /// `interactive` (standard input at a terminal): each block is answered
 /// before the next is read, and the sink flushed.
@@ -275,13 +298,7 @@ pub fn stream_in_blocks<R: Render, S: Sink<R::Run>>(
                 pass(sink, &cur[..consumed])?;
             }
         }
-        let render = || {
-            if lines.is_empty() {
-                Vec::new()
-            } else {
-                render_block(renderer, &cur, lines, line_no)
-            }
-        };
+        let render = || render_lines(renderer, &cur, lines, line_no);
         let mut read_next = || -> io::Result<usize> {
             next.clear();
             if eof {
@@ -309,10 +326,11 @@ pub fn stream_in_blocks<R: Render, S: Sink<R::Run>>(
         n = read.map_err(StreamError::Read)?;
         std::mem::swap(&mut cur, &mut next);
         let carry = cur.len() - n;
-        if long.is_none() && carry >= MAX_LINE {
-            // No line end in sight: pass the line on instead of holding it.
+        // No line end in sight, and the line is already too long to be a
+        // record: passed on instead of held.
+        let upto = carry.saturating_sub(usize::from(carry > 0 && cur[carry - 1] == b'\r'));
+        if long.is_none() && upto > MAX_LINE {
             long = Some(line_no);
-            let upto = carry - usize::from(cur[carry - 1] == b'\r');
             pass(sink, &cur[..upto])?;
             cur.drain(..upto);
         }
@@ -437,9 +455,18 @@ mod tests {
         let mut long = short.clone();
         long.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE));
         long.extend_from_slice(b"\r\nend");
+        // Lines just over the limit, which a block may hold whole (then
+        // found too long on their own) or not (then passed on in parts);
+        // and one exactly at the limit, which is a record.
+        let mut edge = short.clone();
+        for extra in [1, 100, MAX_LINE / 2, 0] {
+            edge.extend(std::iter::repeat_n(b'y', MAX_LINE + extra));
+            edge.extend_from_slice(b"\r\nnext\n");
+        }
         for (book, blocks) in [
             (short, &[1, 2, 3, 7, 4096][..]),
             (long, &[4096, 256 << 10][..]),
+            (edge, &[4096, 256 << 10, 1 << 20, 3 << 20][..]),
         ] {
             let mut whole = Vec::new();
             stream(&mut &book[..], &Echo, false, &mut whole).unwrap();
@@ -453,6 +480,26 @@ mod tests {
                 let mut got = Vec::new();
                 stream_in_blocks(&mut &book[..], &Echo, false, block, &mut got).unwrap();
                 assert!(joined(got) == whole, "blocks of {block}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_too_long_in_any_blocks() {
+        for text in [MAX_LINE + 1, MAX_LINE + 300 << 10, MAX_LINE] {
+            let mut book = b"a\n".to_vec();
+            book.extend(std::iter::repeat_n(b'x', text));
+            book.extend_from_slice(b"\nb\n");
+            for block in [4096, 256 << 10, 1 << 20, 4 << 20] {
+                let mut got = Vec::new();
+                stream_in_blocks(&mut book.as_slice(), &Echo, false, block, &mut got).unwrap();
+                let long = got.iter().filter(|(_, t)| t == b"<long>").count();
+                let records = got.iter().filter(|(n, _)| *n != 0).count();
+                assert_eq!(
+                    (long, records),
+                    (usize::from(text > MAX_LINE), 3),
+                    "a line of {text} bytes in blocks of {block}"
+                );
             }
         }
     }
