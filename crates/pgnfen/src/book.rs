@@ -486,7 +486,7 @@ mod tests {
 
     #[test]
     fn a_line_over_the_limit_is_too_long_in_any_blocks() {
-        for text in [MAX_LINE + 1, MAX_LINE + 300 << 10, MAX_LINE] {
+        for text in [MAX_LINE + 1, MAX_LINE + (300 << 10), MAX_LINE] {
             let mut book = b"a\n".to_vec();
             book.extend(std::iter::repeat_n(b'x', text));
             book.extend_from_slice(b"\nb\n");
