@@ -366,7 +366,18 @@ fn replay_from<P: FindMove + Clone>(
                 }
                 None => Err("not a move in SAN"),
             },
-            Lenient::San(san) => pos.find(san),
+            Lenient::San(san) => pos.find(san).map_err(|reason| {
+                // A word of two squares that names no move as SAN (`g1f3`
+                // read as a pawn on g1) may be UCI's notation of a legal one
+                // (`g1f3`, `e1g1`): reported as such, with its SAN.
+                match long_algebraic(&pos, word) {
+                    Some(m) => {
+                        in_san = Some(San::from_move(&pos, m).to_string());
+                        "long algebraic notation, not SAN"
+                    }
+                    None => reason,
+                }
+            }),
         };
         ply = ply.saturating_add(1);
         match verdict {
@@ -582,6 +593,8 @@ fn parse_san(word: &[u8]) -> Lenient {
     let word = &word[..end];
     match word {
         b"--" | b"Z0" | b"0000" | b"@@@@" => return Lenient::Null,
+        // More dashes (`---`): a null move too, as python-chess reads it.
+        _ if word.len() > 2 && word.iter().all(|&b| b == b'-') => return Lenient::Null,
         b"O-O" | b"0-0" => return Lenient::San(San::Castle(CastlingSide::KingSide)),
         b"O-O-O" | b"0-0-0" => return Lenient::San(San::Castle(CastlingSide::QueenSide)),
         _ => {}
@@ -1071,10 +1084,20 @@ impl<'a> Lexer<'a> {
                     match classify_word(word) {
                         Word::Skip => continue,
                         Word::Move(from) => {
-                            // `e.p.` after an en passant capture: a remark.
-                            if &word[from..] == b"e" && bytes[end..].starts_with(b".p.") {
-                                self.at = end + 3;
-                                continue;
+                            // `e.p.` after an en passant capture: a remark,
+                            // also glued to it (`exf6e.p.`).
+                            if bytes[end..].starts_with(b".p.") {
+                                let text = &word[from..];
+                                if text == b"e" {
+                                    self.at = end + 3;
+                                    continue;
+                                }
+                                if let [.., rank, b'e'] = text
+                                    && (b'1'..=b'8').contains(rank)
+                                {
+                                    self.at = end + 3;
+                                    return Some(start + from..end - 1);
+                                }
                             }
                             return Some(start + from..end);
                         }

@@ -95,7 +95,7 @@ fn null_moves_end_the_replay() {
     assert_eq!(run(&standard(), "1. e4 -- 2. Ke3 Ke6"), Replay::Passed);
     assert_eq!(run(&standard(), "1. e4 Z0 2. Ke3"), Replay::Passed);
     // With a check mark, and as UCI and python-chess write it.
-    for null in ["--+", "Z0#", "0000", "@@@@"] {
+    for null in ["--+", "Z0#", "0000", "@@@@", "---", "----+"] {
         assert_eq!(
             run(&standard(), &format!("1. e4 {null} 2. Ke3")),
             Replay::Passed,
@@ -350,6 +350,14 @@ fn every_attempt_at_a_move_is_judged() {
         ),
         Replay::Passed
     );
+    // `e.p.` glued to the capture, as python-chess reads it; after a square
+    // only (`Qe.p.` stays a word to judge).
+    let ep = from_fen("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2", false);
+    assert_eq!(run(&ep, "2. exd6e.p. Kf7 *"), Replay::Passed);
+    assert_eq!(
+        tokens("1. exd6e.p. Kf7 2. Qe.p."),
+        ["exd6", "Kf7", "Qe", "p"]
+    );
     // A draw written short and noise without a letter are skipped.
     assert_eq!(tokens("1. e4 \\ - + += -/+ \u{2026} 1/2"), ["e4"]);
 }
@@ -450,6 +458,21 @@ mod fast_path {
 
 #[test]
 fn a_legal_move_in_long_algebraic_notation_is_named_in_san() {
+    // UCI's squares that SAN would read as a pawn's move (`g1f3`: a pawn
+    // on g1), and its castling (`e1g1`).
+    for (movetext, san) in [
+        ("1. g1f3", "Nf3"),
+        ("1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. e1g1", "O-O"),
+    ] {
+        let m = illegal(&standard(), movetext);
+        assert_eq!(m.reason, "long algebraic notation, not SAN", "{movetext}");
+        assert_eq!(m.in_san.as_deref(), Some(san), "{movetext}");
+    }
+    // A word of two squares that names no legal move stays "no legal move".
+    assert_ne!(
+        illegal(&standard(), "1. g1g3").reason,
+        "long algebraic notation, not SAN"
+    );
     let m = illegal(&standard(), "1. e2-e4 e5");
     assert_eq!(m.reason, "long algebraic notation, not SAN");
     assert_eq!(m.in_san.as_deref(), Some("e4"));
