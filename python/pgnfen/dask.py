@@ -39,10 +39,12 @@ at least two partitions, within ``MIN_PARTITION_SIZE`` (1 MiB) and
     pgnfen.dask.filter(paths, "out/", classes=["chess960"])  # one file per partition
 """
 
+import errno
 import operator
 import os
 import re
 import shutil
+import stat
 import uuid
 
 from . import _pgnfen
@@ -90,12 +92,14 @@ def _paths(paths):
     if not paths:
         raise UsageError("pgnfen.dask needs at least one path")
     for path in paths:
-        # A str no file name can be (a lone surrogate): refused here as the
-        # one-machine calls refuse it, not as a UnicodeEncodeError later.
+        # A str no file name can be (a lone surrogate, a NUL byte): refused
+        # here, not as a UnicodeEncodeError or ValueError from a later call.
         try:
-            os.fsencode(path)
+            encoded = os.fsencode(path)
         except UnicodeEncodeError as e:
             raise UsageError(f"{path!r}: not a possible file name: {e}") from None
+        if b"\0" in encoded:
+            raise UsageError(f"{path!r}: not a possible file name: it holds a NUL byte")
     return paths
 
 
@@ -305,9 +309,8 @@ def _remove_tree(path):
 def _refuse_folders_in_the_way(out_dir, names):
     """A ``pgnfen.UsageError`` when something other than a file has the name
     of a part file in ``out_dir`` (one of ``names``, or one of an earlier
-    run, which is removed): it could not be replaced or removed, and the run
-    would fail after its work, or halfway through putting its parts in
-    place."""
+    run, which is removed): it could not be replaced or removed. Checked
+    before any work; ``_put_in_place`` checks again as it goes."""
     try:
         present = [name for name in os.listdir(out_dir) if _PART.match(name)]
     except FileNotFoundError:
@@ -315,51 +318,76 @@ def _refuse_folders_in_the_way(out_dir, names):
     for name in dict.fromkeys(list(names) + present):
         path = os.path.join(out_dir, name)
         if os.path.lexists(path) and not os.path.isfile(path):
-            raise UsageError(
-                f"pgnfen.dask.filter: {path} is in the way of a part file (not a file); "
-                "move it away or write into another folder"
-            )
+            raise _in_the_way(path)
+
+
+def _in_the_way(path):
+    """The ``UsageError`` of something other than a file where a part file goes."""
+    return UsageError(
+        f"pgnfen.dask.filter: {path} is in the way of a part file (not a file); "
+        "move it away or write into another folder"
+    )
+
+
+#: Why ``os.link`` fails on a file system without hard links.
+_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK, errno.EXDEV}
 
 
 def _put_in_place(out_dir, staging, finals):
     """Moves this run's parts (``finals``: (staged file, part name)) into
     ``out_dir`` and removes the earlier run's other part files, all or
-    nothing: a part file this run replaces is kept (linked) in the staging
-    folder until every move has succeeded, and put back, with the new names
-    removed, if one fails or Ctrl-C comes. Each part file is replaced by one
-    rename, so a reader never finds a part missing or half-written."""
+    nothing. Every earlier part file this changes (replaced or removed) is
+    first kept in the staging folder (a hard link, or moved there where the
+    file system has none); if a step fails or Ctrl-C comes, the new names are
+    taken away and the kept files put back. Each part file is replaced by one
+    rename, so a reader never finds a part half-written."""
     previous = os.path.join(staging, "previous")
     os.mkdir(previous)
-    kept = []  # (part name, its earlier file in `previous`, or None)
+    names = [name for _, name in finals]
+    wanted = set(names)
+    extras = [name for name in os.listdir(out_dir) if _PART.match(name) and name not in wanted]
+    # (part name, where its earlier file is kept, or None when it had none),
+    # recorded before each step so that the rollback sees every step begun.
+    kept = []
     try:
-        for source, name in finals:
+        for name in names + extras:
             target = os.path.join(out_dir, name)
-            earlier = None
-            if os.path.lexists(target):
-                earlier = os.path.join(previous, name)
-                try:
-                    os.link(target, earlier, follow_symlinks=False)
-                except OSError:
-                    # A file system without hard links: moved aside instead
-                    # (the name is then missing until the next line).
-                    os.rename(target, earlier)
+            try:
+                mode = os.lstat(target).st_mode
+            except FileNotFoundError:
+                kept.append((name, None))
+                continue
+            if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+                raise _in_the_way(target)
+            earlier = os.path.join(previous, name)
             kept.append((name, earlier))
-            os.replace(source, target)
+            try:
+                os.link(target, earlier, follow_symlinks=False)
+            except OSError as e:
+                if e.errno not in _NO_HARD_LINKS or stat.S_ISDIR(os.lstat(target).st_mode):
+                    raise
+                # No hard links here: moved aside (the name is missing until
+                # its new part comes, or for good if it is removed).
+                os.rename(target, earlier)
+        for source, name in finals:
+            os.replace(source, os.path.join(out_dir, name))
+        for name in extras:
+            try:
+                os.remove(os.path.join(out_dir, name))
+            except FileNotFoundError:
+                pass  # removed by someone else: gone all the same
     except BaseException:
         for name, earlier in reversed(kept):
             target = os.path.join(out_dir, name)
             try:
-                if earlier is None:
+                if earlier is not None:
+                    if os.path.lexists(earlier):
+                        os.replace(earlier, target)
+                elif name in wanted and not os.path.isdir(target):
                     os.remove(target)
-                else:
-                    os.replace(earlier, target)
-            except FileNotFoundError:
-                pass
+            except OSError:
+                pass  # the rest is put back all the same
         raise
-    wanted = {name for _, name in finals}
-    for name in os.listdir(out_dir):
-        if _PART.match(name) and name not in wanted:
-            os.remove(os.path.join(out_dir, name))
 
 
 def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=None):
@@ -419,8 +447,6 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
     succeeded = False
     try:
         staged = [path for _, path in _resolve(client, parts, task)]
-        # Checked again: the folder may have changed during the run.
-        _refuse_folders_in_the_way(out_dir, names)
         _put_in_place(out_dir, staging, list(zip(staged, names)))
         succeeded = True
     finally:

@@ -87,6 +87,12 @@ pub fn path(value: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
             }
         },
     };
+    if encoded.as_bytes().contains(&0) {
+        return Err(crate::errors::usage(format!(
+            "{}: not a possible file name: it holds a NUL byte",
+            fspath.repr()?
+        )));
+    }
     let path = PathBuf::from(OsStr::from_bytes(encoded.as_bytes()));
     remember(&path);
     Ok(path)

@@ -3,6 +3,7 @@ on a folder of several files and on zstd files of many frames, whatever the
 partition size (down to a few KiB, so that boundaries fall inside headers,
 comments and CRLF pairs)."""
 
+import errno
 import os
 
 import pytest
@@ -325,6 +326,45 @@ def test_filter_puts_its_parts_in_place_all_or_nothing(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert len(calls) > 3, "the rollback ran no replace"
     assert _snapshot(out) == before
+    # The same where the file system has no hard links (the earlier parts
+    # are moved aside instead), with Ctrl-C during the moves.
+    calls.clear()
+
+    def no_links(*args, **kwargs):
+        raise PermissionError(errno.EPERM, "no hard links here")
+
+    monkeypatch.setattr(os, "link", no_links)
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(KeyboardInterrupt):
+        pgnfen.dask.filter([src], out, classes=["chess960"], client=_RecomputingClient(), partition_size=1 << 10)
+    monkeypatch.undo()
+    assert _snapshot(out) == before
+    # Ctrl-C while the earlier run's extra parts are removed (this run has
+    # fewer parts): they are put back, and the replaced ones too.
+    real_remove = os.remove
+    removed = []
+
+    def failing_remove(path, *args, **kwargs):
+        removed.append(path)
+        if len(removed) == 2:
+            raise KeyboardInterrupt
+        return real_remove(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "remove", failing_remove)
+    with pytest.raises(KeyboardInterrupt):
+        pgnfen.dask.filter([src], out, classes=["chess960"], client=_RecomputingClient(), partition_size=1 << 20)
+    monkeypatch.undo()
+    assert removed, "no extra part was removed"
+    assert _snapshot(out) == before
+    # An extra part removed by someone else meanwhile: gone all the same.
+    def already_gone(path, *args, **kwargs):
+        real_remove(path)
+        return real_remove(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "remove", already_gone)
+    parts = pgnfen.dask.filter([src], out, classes=["chess960"], client=_RecomputingClient(), partition_size=1 << 20)
+    monkeypatch.undo()
+    assert sorted(p.name for p in out.glob("part-*.pgn")) == [os.path.basename(p) for p in parts]
 
 
 class _NoWorkClient:
@@ -348,8 +388,11 @@ def test_arguments_are_checked_before_any_work(tmp_path):
         with pytest.raises(pgnfen.UsageError, match="partition_size must be a number of bytes"):
             pgnfen.dask.stats([src], client=none, partition_size=size)
     for call in (pgnfen.dask.stats, lambda p, client: pgnfen.dask.filter(p, tmp_path / "never", ["standard"], client=client)):
-        with pytest.raises(pgnfen.UsageError, match="not a possible file name"):
-            call(["x\ud800"], client=none)
+        for path in ("x\ud800", "a\0b"):
+            with pytest.raises(pgnfen.UsageError, match="not a possible file name"):
+                call([path], client=none)
+    with pytest.raises(pgnfen.UsageError, match="not a possible file name"):
+        pgnfen.stats("a\0b")
     assert not (tmp_path / "never").exists()
     # A size beyond any file: one partition per file.
     assert len(pgnfen.dask.partitions([src, src], partition_size=2**64)) == 2
