@@ -158,7 +158,7 @@ def _partition_size(value):
     return min(size, _LARGEST_PARTITION_SIZE)
 
 
-def _resolve(client, parts, run):
+def _resolve(client, parts, run, discard=None):
     """Runs every partition speculatively on the cluster, then walks them in
     order and runs again (on the cluster) each one whose guess was wrong.
 
@@ -167,11 +167,12 @@ def _resolve(client, parts, run):
     a task that writes a file writes the two runs of a partition to two
     files. Returns, for each partition, (final outcome, result); the result
     of a partition that owns nothing is the one ``run`` gave with
-    ``own_nothing=True``.
+    ``own_nothing=True``. ``discard(result)`` is called with each first
+    result that a second run replaces (a file that is of no use any more).
     """
     futures = [client.submit(run, (i, "guess"), p, None, False, pure=False) for i, p in enumerate(parts)]
     try:
-        return _walk(client, parts, futures, run)
+        return _walk(client, parts, futures, run, discard)
     except BaseException:
         # An error or Ctrl-C: the partitions still queued or running are of
         # no use any more (those run again too).
@@ -179,7 +180,7 @@ def _resolve(client, parts, run):
         raise
 
 
-def _walk(client, parts, futures, run):
+def _walk(client, parts, futures, run, discard):
     final = []
     previous = None
 
@@ -202,6 +203,8 @@ def _walk(client, parts, futures, run):
         if part[2] == 0:
             previous = None
         verdict, value = _pgnfen.judge(previous, outcome)
+        if verdict != "keep" and discard is not None:
+            discard(result)
         if verdict == "redo":
             outcome, result = once_more(i, value, False)
         elif verdict == "empty":
@@ -288,6 +291,13 @@ def _refuse_self_overwrite(parts, out_dir):
                 f"{os.fsdecode(out_dir)}, which this run replaces; write into another folder "
                 "(the folder's part-*.pgn files are the run's own)"
             )
+
+
+def _remove_if_there(path):
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
 
 
 def _remove_tree(path):
@@ -446,7 +456,10 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
 
     succeeded = False
     try:
-        staged = [path for _, path in _resolve(client, parts, task)]
+        # A first run's part that a second run replaces goes at once: the
+        # staging folder then holds about one output's worth. (Should the
+        # scheduler run it again, it comes back, and goes with the folder.)
+        staged = [path for _, path in _resolve(client, parts, task, discard=_remove_if_there)]
         _put_in_place(out_dir, staging, list(zip(staged, names)))
         succeeded = True
     finally:

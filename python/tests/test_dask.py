@@ -269,7 +269,7 @@ class _RecomputingClient:
         pass
 
 
-def test_filter_survives_tasks_run_again(tmp_path):
+def test_filter_survives_tasks_run_again(tmp_path, monkeypatch):
     # Partitions of 3 KiB of the tricky file: several guesses are wrong and
     # run again from the right place. Recomputing a held first guess (a dead
     # worker) must neither overwrite the corrected part nor change the output.
@@ -277,9 +277,16 @@ def test_filter_survives_tasks_run_again(tmp_path):
     ref = tmp_path / "ref.pgn"
     pgnfen.filter(src, output=ref, classes=["standard"])
     client = _RecomputingClient()
+    discarded = []
+    remove = pgnfen.dask._remove_if_there
+    monkeypatch.setattr(pgnfen.dask, "_remove_if_there", lambda path: (discarded.append(path), remove(path)))
     out = pgnfen.dask.filter([src], tmp_path / "out", classes=["standard"], client=client, partition_size=3 << 10)
     assert b"".join(open(p, "rb").read() for p in out) == ref.read_bytes()
-    assert any(f.args[0][1] == "again" for f in client.futures), "no partition was run again"
+    again = sorted(f.args[0][0] for f in client.futures if f.args[0][1] == "again")
+    assert again, "no partition was run again"
+    # Each first run that a second one replaced was removed at once.
+    assert sorted(int(os.path.basename(p).split(".")[0]) for p in discarded) == again
+    assert all(p.endswith(".guess.pgn") for p in discarded)
 
 
 def test_filter_of_one_file_given_twice(client, tmp_path):
