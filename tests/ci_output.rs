@@ -182,6 +182,41 @@ fn github_format_names_cannot_start_workflow_commands() {
     );
 }
 
+/// A relative file name that itself begins with `::` starts no line of any
+/// report: `check` in every format, `convert`'s and `fen`'s reports.
+#[test]
+fn a_file_name_that_starts_with_colons_starts_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = "::error title=x::p.pgn";
+    let bad_fen = "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    std::fs::write(
+        dir.path().join(pgn),
+        format!("[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"{bad_fen}\"]\n\n*\n"),
+    )
+    .unwrap();
+    let epd = "::error::f.epd";
+    std::fs::write(dir.path().join(epd), format!("{bad_fen}\n")).unwrap();
+    let runs: [&[&str]; 7] = [
+        &["check", "--format", "text", "--", pgn],
+        &["check", "--format", "github", "--", pgn],
+        &["check", "--format", "csv", "--", pgn],
+        &["check", "--format", "json", "--", pgn],
+        &["convert", "--to", "xfen", "--", pgn],
+        &["fen", "--", epd],
+        &["fen", "--to", "shredder", "--", epd],
+    ];
+    for args in runs {
+        let out = bin().current_dir(dir.path()).args(args).output().unwrap();
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("p.pgn")
+                || String::from_utf8_lossy(&out.stderr).contains("::"),
+            "{args:?}: the problem is reported"
+        );
+        only_own_commands(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        only_own_commands(&out.stderr).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+    }
+}
+
 /// A usage error found while reading the arguments quotes them: a name that
 /// looks like an option, a value with a newline. No line of its report may
 /// begin a workflow command (clap's report, escaped).

@@ -58,9 +58,35 @@ pub fn csv_cell(s: &str, raw: bool) -> Cow<'_, str> {
     }
 }
 
+/// A file name as reports show it (after [`controls`]): a name that begins
+/// with `:` gets `./` in front, the same file, so that no line of pgnfen's
+/// (`FILE:LINE:COL: error[...]`, a CSV row) begins with `::`, which a GitHub
+/// runner would obey as a workflow command.
+pub fn line_start_name(name: &str) -> Cow<'_, str> {
+    if name.starts_with(':') {
+        Cow::Owned(format!("./{name}"))
+    } else {
+        Cow::Borrowed(name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_never_starts_a_line_with_a_colon() {
+        assert_eq!(
+            line_start_name("::error title=x::a.pgn"),
+            "./::error title=x::a.pgn"
+        );
+        assert_eq!(line_start_name(":a.pgn"), "./:a.pgn");
+        assert!(matches!(
+            line_start_name("games/a::b.pgn"),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(line_start_name("<stdin>"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn control_characters_are_escaped_and_nothing_else() {

@@ -165,10 +165,16 @@ impl Input {
             Input::ZipMember { archive, member } => format!("{archive}:{member}"),
         };
         // Names are untrusted text: shown with control characters escaped, so
-        // that a name cannot move the cursor or start a line of its own.
-        match crate::escape::controls(&name) {
+        // that a name cannot move the cursor or start a line of its own, and
+        // with `./` before a leading `:`, so that a report's line that starts
+        // with the name cannot start a GitHub workflow command (`::error`).
+        let name = match crate::escape::controls(&name) {
             std::borrow::Cow::Borrowed(_) => name,
             std::borrow::Cow::Owned(escaped) => escaped,
+        };
+        match crate::escape::line_start_name(&name) {
+            std::borrow::Cow::Borrowed(_) => name,
+            std::borrow::Cow::Owned(safe) => safe,
         }
     }
 
