@@ -76,8 +76,6 @@
 
 use std::fmt;
 
-use num_bigint::BigUint;
-
 /// The name of the tag a speed is read from.
 pub(crate) const TAG: &[u8] = b"TimeControl";
 
@@ -313,13 +311,17 @@ impl<'a> Seconds<'a> {
         memchr::memchr(b'.', self.digits).map_or(0, |p| self.digits.len() - p - 1)
     }
 
-    /// The value × 10^`scale` as an integer (`scale` at least
-    /// [`Self::fraction_len`]).
-    fn scaled(self, scale: usize) -> BigUint {
-        let mut digits: Vec<u8> = self.digits.iter().copied().filter(|&b| b != b'.').collect();
-        digits.extend(std::iter::repeat_n(b'0', scale - self.fraction_len()));
-        // ASCII digits only (checked by `parse`).
-        BigUint::parse_bytes(&digits, 10).unwrap_or_default()
+    /// The decimal digits of the value × 10^`scale` (`scale` at least
+    /// [`Self::fraction_len`]), least significant first.
+    fn digits_scaled(self, scale: usize) -> impl Iterator<Item = u8> + 'a {
+        // ASCII digits and one dot (checked by `parse`).
+        std::iter::repeat_n(0, scale - self.fraction_len()).chain(
+            self.digits
+                .iter()
+                .rev()
+                .filter(|&&b| b != b'.')
+                .map(|&b| b - b'0'),
+        )
     }
 }
 
@@ -482,20 +484,53 @@ impl<'a> Period<'a> {
             .map_or(Speed::Correspondence, |&(_, speed)| speed)
     }
 
-    /// [`Self::speed`] from every digit written, in arbitrary precision.
+    /// [`Self::speed`] from every digit written: a×S + b×I, both × 10^scale,
+    /// summed digit by digit, then compared with each bound × den × 10^scale.
+    /// Linear in the digits (a big integer's decimal parsing is quadratic: a
+    /// value of a million digits took seconds).
     fn speed_in_full(&self) -> Speed {
         let (a, seconds, b, increment, den) = self.duration_terms();
         let scale = seconds
             .fraction_len()
             .max(increment.map_or(0, Seconds::fraction_len));
-        let mut num = seconds.scaled(scale) * a;
-        if let Some(i) = increment {
-            num += i.scaled(scale) * b;
+        // a×S + b×I in decimal digits, least significant first.
+        let mut sum: Vec<u8> = Vec::new();
+        let mut s = seconds.digits_scaled(scale);
+        let mut i = increment.map(|i| i.digits_scaled(scale));
+        let mut carry = 0u128;
+        loop {
+            let (sd, id) = (s.next(), i.as_mut().and_then(Iterator::next));
+            if sd.is_none() && id.is_none() {
+                break;
+            }
+            let t = a * u128::from(sd.unwrap_or(0)) + b * u128::from(id.unwrap_or(0)) + carry;
+            sum.push((t % 10) as u8);
+            carry = t / 10;
         }
-        let unit = BigUint::from(10u8).pow(scale as u32) * den;
+        while carry > 0 {
+            sum.push((carry % 10) as u8);
+            carry /= 10;
+        }
+        while sum.last() == Some(&0) {
+            sum.pop();
+        }
+        // Whether the sum is below bound × 10^scale (bound's digits followed
+        // by `scale` zeros).
+        let below = |bound: u128| {
+            let digits: Vec<u8> = bound.to_string().bytes().rev().map(|b| b - b'0').collect();
+            let len = scale + digits.len();
+            if sum.len() != len {
+                return sum.len() < len;
+            }
+            let bound_digit = |k: usize| if k < scale { 0 } else { digits[k - scale] };
+            (0..len)
+                .rev()
+                .find(|&k| sum[k] != bound_digit(k))
+                .is_some_and(|k| sum[k] < bound_digit(k))
+        };
         Self::BOUNDS
             .iter()
-            .find(|(limit, _)| num < &unit * *limit)
+            .find(|(limit, _)| below(limit * den))
             .map_or(Speed::Correspondence, |&(_, speed)| speed)
     }
 }
@@ -843,6 +878,21 @@ mod tests {
                 assert_eq!(plain, full, "{v}");
             }
             assert_eq!(Speed::of(Some(v.as_bytes())), full, "{v}");
+        }
+    }
+
+    #[test]
+    fn a_value_of_a_million_digits_is_read_exactly() {
+        // Within 10^-1,000,000 of a bound, on either side.
+        let nines = "9".repeat(1_000_000);
+        let tiny = format!("0.{}1", "0".repeat(999_999));
+        for (value, speed) in [
+            (format!("179.{nines}"), Speed::Bullet),
+            (format!("179.{nines}+{tiny}"), Speed::Blitz),
+            (format!("29.{nines}+0"), Speed::UltraBullet),
+            (format!("30.{}1", "0".repeat(999_999)), Speed::Bullet),
+        ] {
+            assert_eq!(Speed::of(Some(value.as_bytes())), speed, "{}…", &value[..8]);
         }
     }
 
