@@ -19,6 +19,8 @@
 //! assert_eq!(xfen, "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1");
 //! ```
 #![warn(missing_docs)]
+// Every type a public item takes or returns can be named by its users.
+#![warn(unnameable_types)]
 
 pub mod ci;
 pub mod class;
@@ -32,3 +34,7 @@ pub mod problem;
 
 pub use class::Class;
 pub use problem::{Code, Problem, Severity};
+
+/// The `shakmaty` crate, whose types the `to_shakmaty` conversions of [`fen`]
+/// return: a program uses it from here, in the version pgnfen was built with.
+pub use shakmaty;

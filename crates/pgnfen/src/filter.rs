@@ -67,14 +67,14 @@ impl Selection {
 
     /// The class of the game and whether it is kept (class, position, tags
     /// and speed).
-    pub fn judge(&self, header: &Header<'_>) -> (Class, bool) {
+    pub(crate) fn judge(&self, header: &Header<'_>) -> (Class, bool) {
         let (class, _, keep) = self.judge_speed(header);
         (class, keep)
     }
 
     /// [`Selection::judge`], and the game's speed when the selector reads it
     /// ([`Selector::with_time_control`], [`Selector::with_speeds`]).
-    pub fn judge_speed(&self, header: &Header<'_>) -> (Class, Option<Speed>, bool) {
+    pub(crate) fn judge_speed(&self, header: &Header<'_>) -> (Class, Option<Speed>, bool) {
         let (class, position) = if header.is_empty() {
             (Class::Standard, None)
         } else {

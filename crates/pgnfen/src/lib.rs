@@ -83,6 +83,8 @@
 //! [`pipeline`] (the engine's options, inputs, outputs and signals; every
 //! game in order is [`Archive`]'s).
 #![warn(missing_docs)]
+// Every type a public item takes or returns can be named by its users.
+#![warn(unnameable_types)]
 
 pub mod archive;
 pub mod book;
@@ -117,3 +119,12 @@ pub use error::{Error, Usage};
 pub use problem::{Code, Problem, Severity};
 pub use select::TagExpr;
 pub use speed::Speed;
+
+/// The `shakmaty` crate, whose types [`moves`] takes and returns (a
+/// variant's rules, its positions): used from here, it is the version
+/// pgnfen was built with.
+pub use pgnfen_core::shakmaty;
+/// The Arrow crates whose types [`export`] hands out (`RecordBatch`,
+/// `SchemaRef`), in the versions pgnfen was built with.
+#[cfg(feature = "export")]
+pub use {arrow_array, arrow_schema};

@@ -88,12 +88,11 @@ impl Op {
 /// One parsed `--tag` expression.
 #[derive(Clone, Debug)]
 pub struct TagExpr {
-    /// The tag name (case-sensitive).
-    pub name: String,
-    /// The comparison.
-    pub op: Op,
-    /// The value compared with, as written.
-    pub value: String,
+    // Read-only (see the methods of the same names): `numeric` and `regex`
+    // are derived from `op` and `value` when the expression is read.
+    name: String,
+    op: Op,
+    value: String,
     /// Whether the value is a number, for `<`..`>=`.
     numeric: bool,
     /// The compiled regular expression, for `~`/`!~`.
@@ -119,13 +118,18 @@ pub struct ExprError {
 impl fmt::Display for ExprError {
     /// The message, then the expression and a caret under the fault.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pad = self.expr[..self.at.start.min(self.expr.len())]
-            .chars()
-            .count();
-        let width = self.expr[self.at.start.min(self.expr.len())..self.at.end.min(self.expr.len())]
-            .chars()
-            .count()
-            .max(1);
+        // `at` as given may cut a character or lie outside the expression
+        // (its fields are public): moved back to character boundaries inside.
+        let boundary = |mut i: usize| {
+            i = i.min(self.expr.len());
+            while !self.expr.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let (start, end) = (boundary(self.at.start), boundary(self.at.end));
+        let pad = self.expr[..start].chars().count();
+        let width = self.expr[start..end.max(start)].chars().count().max(1);
         write!(
             f,
             "{}\n  {}\n  {}{}",
@@ -146,6 +150,21 @@ fn is_op_byte(b: u8) -> bool {
 }
 
 impl TagExpr {
+    /// The tag name (case-sensitive).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The comparison.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    /// The value compared with, as written.
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+
     /// Parses `NAME OP VALUE` (see the module notes).
     pub fn parse(expr: &str) -> Result<TagExpr, ExprError> {
         let err = |at: std::ops::Range<usize>, message: String| ExprError {
@@ -584,6 +603,21 @@ impl PartialOrd for Decimal<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_shows_any_range_without_panicking() {
+        // Fields set by hand: a range that cuts a character, one past the end.
+        #[allow(clippy::reversed_empty_ranges)]
+        let ranges = [1..2, 0..99, 7..3, 99..100];
+        for at in ranges {
+            let e = ExprError {
+                expr: "Élo>=1".into(),
+                at: at.clone(),
+                message: "x".into(),
+            };
+            assert!(e.to_string().contains("Élo>=1"), "{at:?}");
+        }
+    }
 
     fn holds(expr: &str, value: Option<&str>) -> bool {
         TagExpr::parse(expr)

@@ -146,7 +146,7 @@ impl Counts {
     }
 
     /// Counts one game.
-    pub fn add(&mut self, facts: &GameFacts) {
+    pub(crate) fn add(&mut self, facts: &GameFacts) {
         if !facts.matched {
             self.unmatched += 1;
             return;

@@ -186,6 +186,11 @@ impl Square {
     }
 
     /// The same square in shakmaty (8×8 only).
+    ///
+    /// # Panics
+    ///
+    /// When `file` or `rank` is 8 or more (a square of no 8×8 board: the
+    /// squares of an analysed 8×8 position never are).
     pub fn to_shakmaty(self) -> shakmaty::Square {
         shakmaty::Square::from_coords(
             shakmaty::File::new(u32::from(self.file)),
@@ -195,8 +200,13 @@ impl Square {
 }
 
 impl fmt::Display for Square {
+    /// `e4`; a file past `z` (no board has one) as `#N`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", char::from(b'a' + self.file), self.rank + 1)
+        match self.file {
+            0..26 => write!(f, "{}", char::from(b'a' + self.file))?,
+            file => write!(f, "#{file}")?,
+        }
+        write!(f, "{}", u16::from(self.rank) + 1)
     }
 }
 

@@ -392,6 +392,11 @@ impl Scanner {
     /// A speculative scanner for a piece that begins at absolute `offset`, at the
     /// start of a tag line that follows a blank line: as if a game had just ended.
     /// Lines are counted from 1 at the cut.
+    ///
+    /// Offsets are `u64` byte positions: `offset` plus the bytes fed must
+    /// stay below `u64::MAX` (16 EiB), else the offsets of later events
+    /// overflow (a panic in a debug build). The scanner's own arithmetic is
+    /// unchecked because it runs for every line.
     pub fn at_cut(offset: u64) -> Scanner {
         Scanner {
             pos: offset,
@@ -531,12 +536,12 @@ impl Scanner {
     /// scanner (which counts lines from 1 at its cut) once the number of line
     /// terminators before the cut is known. Only affects later events.
     pub fn rebase_lines(&mut self, by: u64) {
-        self.lines += by;
+        self.lines = self.lines.saturating_add(by);
         if let Mode::Tag(t) = &mut self.mode {
-            t.line += by;
+            t.line = t.line.saturating_add(by);
         }
         if let Phase::Garbage { line, .. } = &mut self.phase {
-            *line += by;
+            *line = line.saturating_add(by);
         }
     }
 

@@ -188,8 +188,12 @@ pub struct Header<'a> {
     note: Option<&'a Slot>,
     dropped_fens: Option<(u64, u64)>,
     extras: &'a [Option<Range<usize>>],
+    // Every pair: read by `export` (and the fuzz targets) only.
+    #[cfg_attr(not(any(feature = "export", feature = "internals")), allow(dead_code))]
     pair_arena: &'a [u8],
+    #[cfg_attr(not(any(feature = "export", feature = "internals")), allow(dead_code))]
     pairs: &'a [(Range<usize>, Range<usize>)],
+    #[cfg_attr(not(any(feature = "export", feature = "internals")), allow(dead_code))]
     dropped_pairs: u64,
 }
 
@@ -202,11 +206,6 @@ fn name_index(name: TagName) -> usize {
 }
 
 impl<'a> Header<'a> {
-    /// The number of SetUp/FEN/Variant tags kept.
-    pub fn len(&self) -> usize {
-        self.slots.len()
-    }
-
     /// No SetUp, FEN or Variant tag (extra tags do not count).
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
@@ -304,6 +303,7 @@ impl<'a> Header<'a> {
     /// Every tag pair of the header in order, duplicates included, as (name,
     /// raw value with escapes not decoded); only for a job that asks for them
     /// ([`Job::all_pairs`]), empty otherwise.
+    #[cfg_attr(not(any(feature = "export", feature = "internals")), allow(dead_code))]
     pub fn pairs(&self) -> impl ExactSizeIterator<Item = (&'a [u8], &'a [u8])> + '_ {
         let arena = self.pair_arena;
         self.pairs
@@ -312,18 +312,21 @@ impl<'a> Header<'a> {
     }
 
     /// The bytes [`Self::pair_spans`] index: every kept name and value.
+    #[cfg_attr(not(any(feature = "export", feature = "internals")), allow(dead_code))]
     pub fn pair_arena(&self) -> &'a [u8] {
         self.pair_arena
     }
 
     /// [`Self::pairs`] as ranges of [`Self::pair_arena`] (name, value): one
     /// check of the whole arena (say, for UTF-8) then holds for every piece.
+    #[cfg_attr(not(any(feature = "export", feature = "internals")), allow(dead_code))]
     pub fn pair_spans(&self) -> &'a [(Range<usize>, Range<usize>)] {
         self.pairs
     }
 
     /// Pairs of the header not in [`Self::pairs`]: past 1,024 pairs or
     /// 1 MiB of pairs, or cut by a forced chunk cut inside a very long line.
+    #[cfg_attr(not(any(feature = "export", feature = "internals")), allow(dead_code))]
     pub fn dropped_pairs(&self) -> u64 {
         self.dropped_pairs
     }

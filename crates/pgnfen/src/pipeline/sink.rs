@@ -14,7 +14,7 @@ pub struct GameInfo {
     pub offset: u64,
     /// Its first line (1-based) in the input.
     pub line: u64,
-    /// Add to the relative line numbers of [`HeaderTag::line`] for lines in the input.
+    /// Add to the relative line numbers of [`HeaderTag::line`](crate::pipeline::game::HeaderTag::line) for lines in the input.
     pub line_delta: u64,
 }
 

@@ -270,7 +270,7 @@ impl Input {
     /// should not be (compressed, empty, not a regular file: those are read).
     /// A FIFO is never opened here: opening it would take bytes away from the
     /// one real read.
-    pub fn map(&self) -> Option<Mapped> {
+    pub(crate) fn map(&self) -> Option<Mapped> {
         let Input::File(path) = self else { return None };
         let meta = std::fs::metadata(path).ok()?;
         if !meta.is_file() || meta.len() == 0 {
