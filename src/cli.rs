@@ -304,7 +304,7 @@ pub struct FilterArgs {
 }
 
 /// `first` or `all` (the values of `--moves`), listed for `--help` and completions.
-fn parse_moves(s: &str) -> Result<pgnfen::moves::MovesMode, String> {
+fn parse_moves(s: &str) -> Result<pgnfen::moves::MovesMode, pgnfen::ParseNameError> {
     s.parse()
 }
 

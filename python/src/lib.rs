@@ -420,7 +420,7 @@ fn moves_mode(moves: Option<&Bound<'_, PyAny>>) -> PyResult<Option<pgnfen::moves
     text.to_cow()?
         .parse()
         .map(Some)
-        .map_err(crate::errors::usage)
+        .map_err(|e: pgnfen::ParseNameError| crate::errors::usage(e.to_string()))
 }
 
 /// Rewrite the value of every FEN tag in the dialect ``to`` ("fen", "xfen" or
@@ -517,7 +517,8 @@ fn games(
 /// when valid, else Windows-1252), "utf-8" or "latin-1".
 pub(crate) fn encoding_arg(encoding: Option<&str>) -> PyResult<Encoding> {
     encoding.map_or(Ok(Encoding::Auto), |e| {
-        e.parse::<Encoding>().map_err(crate::errors::usage)
+        e.parse::<Encoding>()
+            .map_err(|e| crate::errors::usage(e.to_string()))
     })
 }
 

@@ -50,7 +50,10 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let export_options = ExportOptions {
         tags,
         selector,
-        encoding: args.encoding.parse().map_err(Error::usage)?,
+        encoding: args
+            .encoding
+            .parse()
+            .map_err(|e: pgnfen::ParseNameError| Error::usage(e.to_string()))?,
         csv_raw: args.csv_raw,
         ..ExportOptions::default()
     };

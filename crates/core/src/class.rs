@@ -7,7 +7,7 @@
 //! assert_eq!(class, Class::Chess960);
 //! assert_eq!(class.as_str(), "chess960");
 //! assert_eq!(Class::ALL.len(), 6);
-//! # Ok::<(), String>(())
+//! # Ok::<(), pgnfen_core::ParseNameError>(())
 //! ```
 
 use std::fmt;
@@ -84,11 +84,11 @@ impl Class {
 }
 
 impl std::str::FromStr for Class {
-    type Err = String;
+    type Err = crate::ParseNameError;
 
     /// A name written by [`Class::as_str`].
-    fn from_str(s: &str) -> Result<Class, String> {
-        Class::from_name(s).ok_or_else(|| format!("unknown class {s:?}"))
+    fn from_str(s: &str) -> Result<Class, crate::ParseNameError> {
+        Class::from_name(s).ok_or_else(|| crate::ParseNameError::new("class", s, None))
     }
 }
 

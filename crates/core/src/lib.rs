@@ -29,10 +29,12 @@ pub mod escape;
 pub mod fen;
 #[doc(hidden)]
 pub mod memo;
+mod name_error;
 pub mod pgn;
 pub mod problem;
 
 pub use class::Class;
+pub use name_error::ParseNameError;
 pub use problem::{Code, Problem, Severity};
 
 /// The `shakmaty` crate, whose types the `to_shakmaty` conversions of [`fen`]

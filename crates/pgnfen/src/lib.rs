@@ -116,6 +116,8 @@ pub use archive::{Archive, Game};
 pub use class::Class;
 pub use error::{Error, Usage};
 #[doc(no_inline)]
+pub use pgnfen_core::ParseNameError;
+#[doc(no_inline)]
 pub use problem::{Code, Problem, Severity};
 pub use select::TagExpr;
 pub use speed::Speed;

@@ -62,13 +62,17 @@ impl MovesMode {
 }
 
 impl std::str::FromStr for MovesMode {
-    type Err = String;
+    type Err = crate::ParseNameError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "first" => Ok(MovesMode::First),
             "all" => Ok(MovesMode::All),
-            _ => Err(format!("moves: expected \"first\" or \"all\", got {s:?}")),
+            _ => Err(crate::ParseNameError::new(
+                "moves mode",
+                s,
+                Some("first or all"),
+            )),
         }
     }
 }

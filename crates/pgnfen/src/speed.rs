@@ -210,11 +210,11 @@ impl Speed {
 }
 
 impl std::str::FromStr for Speed {
-    type Err = String;
+    type Err = crate::ParseNameError;
 
     /// A name written by [`Speed::as_str`].
-    fn from_str(s: &str) -> Result<Speed, String> {
-        Speed::from_name(s).ok_or_else(|| format!("unknown speed {s:?}"))
+    fn from_str(s: &str) -> Result<Speed, crate::ParseNameError> {
+        Speed::from_name(s).ok_or_else(|| crate::ParseNameError::new("speed", s, None))
     }
 }
 

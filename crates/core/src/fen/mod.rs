@@ -114,26 +114,26 @@ impl EpPolicy {
 }
 
 impl std::str::FromStr for Dialect {
-    type Err = String;
+    type Err = crate::ParseNameError;
 
     /// A name written by [`Dialect::as_str`].
-    fn from_str(s: &str) -> Result<Dialect, String> {
+    fn from_str(s: &str) -> Result<Dialect, crate::ParseNameError> {
         Dialect::ALL
             .into_iter()
             .find(|d| d.as_str() == s)
-            .ok_or_else(|| format!("unknown dialect {s:?}"))
+            .ok_or_else(|| crate::ParseNameError::new("dialect", s, None))
     }
 }
 
 impl std::str::FromStr for EpPolicy {
-    type Err = String;
+    type Err = crate::ParseNameError;
 
     /// A name written by [`EpPolicy::as_str`].
-    fn from_str(s: &str) -> Result<EpPolicy, String> {
+    fn from_str(s: &str) -> Result<EpPolicy, crate::ParseNameError> {
         EpPolicy::ALL
             .into_iter()
             .find(|p| p.as_str() == s)
-            .ok_or_else(|| format!("unknown en passant policy {s:?}"))
+            .ok_or_else(|| crate::ParseNameError::new("en passant policy", s, None))
     }
 }
 

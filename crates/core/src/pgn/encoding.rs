@@ -53,17 +53,19 @@ impl fmt::Display for Encoding {
 }
 
 impl std::str::FromStr for Encoding {
-    type Err = String;
+    type Err = crate::ParseNameError;
 
     /// `auto`, `utf-8` (or `utf8`), `latin-1` (or `latin1`, `iso-8859-1`,
     /// `windows-1252`, `cp1252`), case ignored.
-    fn from_str(s: &str) -> Result<Encoding, String> {
+    fn from_str(s: &str) -> Result<Encoding, crate::ParseNameError> {
         match s.to_ascii_lowercase().replace('_', "-").as_str() {
             "auto" => Ok(Encoding::Auto),
             "utf-8" | "utf8" => Ok(Encoding::Utf8),
             "latin-1" | "latin1" | "iso-8859-1" | "windows-1252" | "cp1252" => Ok(Encoding::Latin1),
-            _ => Err(format!(
-                "unknown encoding {s:?}; expected auto, utf-8 or latin-1"
+            _ => Err(crate::ParseNameError::new(
+                "encoding",
+                s,
+                Some("auto, utf-8 or latin-1"),
             )),
         }
     }
