@@ -143,7 +143,11 @@ fn from_sarif(log: &Value) -> Vec<Placed> {
             assert_eq!(rule["id"], id, "ruleIndex points at the rule of ruleId");
             let loc = &r["locations"][0]["physicalLocation"];
             Placed {
-                file: percent_decode(loc["artifactLocation"]["uri"].as_str().unwrap()),
+                // An absolute name is a `file://` URI, a relative one a path.
+                file: {
+                    let uri = loc["artifactLocation"]["uri"].as_str().unwrap();
+                    percent_decode(uri.strip_prefix("file://").unwrap_or(uri))
+                },
                 line: loc["region"]["startLine"].as_u64().unwrap(),
                 column: loc["region"]["startColumn"].as_u64().unwrap(),
                 code: id.into(),

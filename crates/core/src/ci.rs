@@ -344,11 +344,16 @@ impl Sarif {
     }
 }
 
-/// A file name as a relative URI reference (what code-scanning tools resolve
-/// against the repository): bytes other than unreserved characters and `/`
-/// are percent-encoded, so `my games.pgn` becomes `my%20games.pgn`.
+/// A file name as a URI reference: bytes other than unreserved characters
+/// and `/` are percent-encoded, so `my games.pgn` becomes `my%20games.pgn`.
+/// A relative name stays relative (code-scanning tools resolve it against
+/// the repository); an absolute one becomes a `file://` URI
+/// (`/data/a.pgn` → `file:///data/a.pgn`), as SARIF wants absolute URIs.
 pub fn uri_reference(file: &str) -> String {
-    let mut out = String::with_capacity(file.len());
+    let mut out = String::with_capacity(file.len() + 7);
+    if file.starts_with('/') {
+        out.push_str("file://");
+    }
     for &b in file.as_bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
             out.push(b as char);
@@ -375,6 +380,8 @@ mod tests {
         assert_eq!(uri_reference("my games.pgn"), "my%20games.pgn");
         assert_eq!(uri_reference("<stdin>"), "%3Cstdin%3E");
         assert_eq!(uri_reference("é.pgn"), "%C3%A9.pgn");
+        assert_eq!(uri_reference("/data/my a.pgn"), "file:///data/my%20a.pgn");
+        assert_eq!(uri_reference("./a.pgn"), "./a.pgn");
     }
 
     /// The streamed log, parsed and printed again in one piece, gives the same
