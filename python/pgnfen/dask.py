@@ -327,7 +327,13 @@ def _refuse_folders_in_the_way(out_dir, names):
         present = []
     for name in dict.fromkeys(list(names) + present):
         path = os.path.join(out_dir, name)
-        if os.path.lexists(path) and not os.path.isfile(path):
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        # A file or a symbolic link (even a dangling one) is replaced or
+        # removed, as `_put_in_place` does; anything else is in the way.
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
             raise _in_the_way(path)
 
 
@@ -372,13 +378,9 @@ def _put_in_place(out_dir, staging, finals):
             earlier = os.path.join(previous, name)
             kept.append((name, earlier))
             try:
-                os.link(target, earlier, follow_symlinks=False)
-            except OSError as e:
-                if e.errno not in _NO_HARD_LINKS or stat.S_ISDIR(os.lstat(target).st_mode):
-                    raise
-                # No hard links here: moved aside (the name is missing until
-                # its new part comes, or for good if it is removed).
-                os.rename(target, earlier)
+                _keep_aside(target, earlier)
+            except FileNotFoundError:
+                kept[-1] = (name, None)  # removed by someone else meanwhile
         for source, name in finals:
             os.replace(source, os.path.join(out_dir, name))
         for name in extras:
@@ -386,18 +388,67 @@ def _put_in_place(out_dir, staging, finals):
                 os.remove(os.path.join(out_dir, name))
             except FileNotFoundError:
                 pass  # removed by someone else: gone all the same
-    except BaseException:
-        for name, earlier in reversed(kept):
-            target = os.path.join(out_dir, name)
+    except BaseException as failure:
+        if not _roll_back(out_dir, kept, wanted):
+            # What could not be put back must outlive the staging folder,
+            # which the caller removes.
+            rescue = os.path.join(out_dir, f".pgnfen-kept-{uuid.uuid4().hex}")
             try:
-                if earlier is not None:
-                    if os.path.lexists(earlier):
-                        os.replace(earlier, target)
-                elif name in wanted and not os.path.isdir(target):
-                    os.remove(target)
+                os.rename(previous, rescue)
             except OSError:
-                pass  # the rest is put back all the same
+                pass
+            else:
+                message = (
+                    "pgnfen.dask.filter: earlier part files that could not be put back "
+                    f"are kept in {rescue}"
+                )
+                if hasattr(failure, "add_note"):
+                    failure.add_note(message)
+                else:
+                    import warnings
+
+                    warnings.warn(message, RuntimeWarning, stacklevel=3)
         raise
+
+
+def _keep_aside(target, earlier):
+    """Keeps the file ``target`` as ``earlier`` too: a hard link, or, on a file
+    system without hard links, ``target`` moved there (its name is then
+    missing until its new part comes, or for good if it is removed)."""
+    try:
+        os.link(target, earlier, follow_symlinks=False)
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        if e.errno not in _NO_HARD_LINKS or stat.S_ISDIR(os.lstat(target).st_mode):
+            raise
+        os.rename(target, earlier)
+
+
+def _roll_back(out_dir, kept, wanted):
+    """Puts back what ``_put_in_place`` changed, last step first; whether all
+    of it was. A second Ctrl-C does not cut it short: it is raised once the
+    rollback is done (the first failure is raised in any case)."""
+    complete = True
+    interrupted = None
+    for name, earlier in reversed(kept):
+        target = os.path.join(out_dir, name)
+        try:
+            if earlier is not None:
+                if os.path.lexists(earlier):
+                    os.replace(earlier, target)
+            elif name in wanted and not os.path.isdir(target):
+                os.remove(target)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            complete = False
+        except KeyboardInterrupt as e:
+            complete = False
+            interrupted = e
+    if interrupted is not None:
+        complete = False
+    return complete
 
 
 def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=None):
@@ -443,12 +494,13 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
     staging = os.path.join(out_dir, f".pgnfen-staging-{uuid.uuid4().hex}")
     os.mkdir(staging)
 
-    def task(slot, part, at, own_nothing):
+    def task(slot, part, at, own_nothing, folder=staging):
         # A file per partition and run: the run again of a partition whose
         # guess was wrong never shares a file with its first run, which the
-        # scheduler may still be finishing or repeating.
+        # scheduler may still be finishing or repeating. `folder` is bound
+        # now: the staging folder is renamed away when the run fails.
         i, attempt = slot
-        staged = os.path.join(staging, f"{i}.{attempt}.pgn")
+        staged = os.path.join(folder, f"{i}.{attempt}.pgn")
         outcome, _kept = _pgnfen.partition_filter(
             part, staged, at, classes=classes, tags=tags, own_nothing=own_nothing, threads=1
         )

@@ -78,10 +78,11 @@ impl<M: Message> JsonStream<M> {
         loop {
             if let Some(value) = self.ready.pop() {
                 let object = to_py(py, &value)?;
-                // A file name that is not UTF-8 went through JSON as its
-                // lossy text: its original instead, as `Game.file` gives it.
-                if let Some(Value::String(file)) = value.get("file")
-                    && file.contains(char::REPLACEMENT_CHARACTER)
+                // A file name shown otherwise (not UTF-8, control
+                // characters, a leading `:`) went through JSON as shown: its
+                // original instead, as `Game.file` gives it.
+                if crate::paths::any_shown_otherwise()
+                    && let Some(Value::String(file)) = value.get("file")
                 {
                     object
                         .bind(py)

@@ -3,37 +3,52 @@
 //! not be UTF-8 on Unix); a `str` holding surrogate escapes (how Python shows
 //! such a name) gets its original bytes back.
 //!
-//! The library names its inputs with text: a name that is not UTF-8 becomes
-//! its lossy text (U+FFFD for each byte that is not), which cannot be opened
-//! again. So the names of such paths given to a call are remembered, and
-//! [`file_name`] gives the objects that name an input (`Game.file`, the
-//! `file` of `check()`'s and `fen_records()`' dicts, `InputError.filename`)
-//! the str Python makes of the original (`os.fsdecode`, surrogate escapes),
-//! which opens the file again.
+//! The library names its inputs with text made safe to show
+//! (`Input::display_name`): a name that is not UTF-8 becomes its lossy text
+//! (U+FFFD for each byte that is not), control characters are escaped, a
+//! leading `:` gets `./` in front. The first two cannot be opened again. So
+//! the names of such paths given to a call are remembered, and [`file_name`]
+//! gives the objects that name an input (`Game.file`, the `file` of
+//! `check()`'s and `fen_records()`' dicts, `InputError.filename`) the str
+//! Python makes of the original (`os.fsdecode`, surrogate escapes), which
+//! opens the file again.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-/// The paths given that are not UTF-8, as (lossy text, original), the latest
-/// last; at most [`REMEMBERED`] of them.
-static NOT_UTF8: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+/// The paths given whose shown name is not their text, as (shown name,
+/// original), the latest last; at most [`REMEMBERED`] of them.
+static SHOWN_OTHERWISE: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
 
-/// How many names that are not UTF-8 are remembered: the inputs of the calls
-/// running at once, many times over.
+/// Whether any name was remembered: until then (the usual case) an input's
+/// name is given as it is, without taking the lock.
+static ANY_REMEMBERED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a name given so far is shown otherwise than as its text (see
+/// [`file_name`]).
+pub fn any_shown_otherwise() -> bool {
+    ANY_REMEMBERED.load(Ordering::Acquire)
+}
+
+/// How many such names are remembered: the inputs of the calls running at
+/// once, many times over.
 const REMEMBERED: usize = 256;
 
-/// Remembers `path` when its name is not UTF-8 (see the module's comment).
+/// Remembers `path` when the library shows its name otherwise than as its
+/// text (see the module's comment).
 fn remember(path: &Path) {
-    if path.to_str().is_some() {
+    let lossy = pgnfen::pipeline::Input::File(path.to_path_buf()).display_name();
+    if path.to_str() == Some(lossy.as_str()) {
         return;
     }
-    let lossy = path.to_string_lossy().into_owned();
-    let mut names = NOT_UTF8.lock().unwrap_or_else(|e| e.into_inner());
+    ANY_REMEMBERED.store(true, Ordering::Release);
+    let mut names = SHOWN_OTHERWISE.lock().unwrap_or_else(|e| e.into_inner());
     // Two originals with the same lossy text: the one given last wins.
     names.retain(|(text, _)| *text != lossy);
     if names.len() == REMEMBERED {
@@ -43,12 +58,11 @@ fn remember(path: &Path) {
 }
 
 /// The Python object for an input's name as the library gives it: the str of
-/// the original path when the name was the lossy text of one that is not
-/// UTF-8 (a zip member's name, `ARCHIVE:MEMBER`, keeps its member), else the
-/// name itself.
+/// the original path when the name was shown otherwise (a zip member's name,
+/// `ARCHIVE:MEMBER`, keeps its member), else the name itself.
 pub fn file_name<'py>(py: Python<'py>, name: &str) -> Bound<'py, PyAny> {
-    if name.contains(char::REPLACEMENT_CHARACTER) {
-        let names = NOT_UTF8.lock().unwrap_or_else(|e| e.into_inner());
+    if ANY_REMEMBERED.load(Ordering::Acquire) {
+        let names = SHOWN_OTHERWISE.lock().unwrap_or_else(|e| e.into_inner());
         for (lossy, original) in names.iter().rev() {
             let Some(rest) = name.strip_prefix(lossy.as_str()) else {
                 continue;

@@ -374,6 +374,39 @@ def test_filter_puts_its_parts_in_place_all_or_nothing(tmp_path, monkeypatch):
     assert sorted(p.name for p in out.glob("part-*.pgn")) == [os.path.basename(p) for p in parts]
 
 
+def test_filter_keeps_what_it_cannot_put_back(tmp_path, monkeypatch):
+    src = tricky(tmp_path)
+    out = tmp_path / "out"
+    pgnfen.dask.filter([src], out, classes=["standard"], client=_RecomputingClient(), partition_size=4 << 10)
+    earlier = {p.name: p.read_bytes() for p in out.glob("part-*.pgn")}
+    # Every rename fails once the second part is in place: neither the moves
+    # nor the rollback can finish. The earlier parts are kept, and said so.
+    real_replace = os.replace
+    calls = []
+
+    def failing(a, b):
+        calls.append(b)
+        if len(calls) > 2:
+            raise OSError(errno.EIO, "simulated")
+        return real_replace(a, b)
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(OSError, match="simulated") as raised:
+        pgnfen.dask.filter([src], out, classes=["chess960"], client=_RecomputingClient(), partition_size=1 << 10)
+    monkeypatch.undo()
+    (kept,) = out.glob(".pgnfen-kept-*")
+    assert str(kept) in " ".join(getattr(raised.value, "__notes__", [str(kept)]))
+    for name, data in earlier.items():
+        assert (out / name).read_bytes() == data or (kept / name).read_bytes() == data, name
+    # A dangling symbolic link with a part's name is replaced, as a file is.
+    for p in out.glob("part-*.pgn"):
+        p.unlink()
+    (out / "part-00000.pgn").symlink_to(tmp_path / "nowhere")
+    parts = pgnfen.dask.filter([src], out, classes=["standard"], client=_RecomputingClient(), partition_size=4 << 10)
+    assert (out / "part-00000.pgn").is_file() and not (out / "part-00000.pgn").is_symlink()
+    assert len(parts) == len(earlier)
+
+
 class _NoWorkClient:
     def submit(self, *args, **kwargs):
         raise AssertionError("a task was submitted before the arguments were checked")

@@ -404,6 +404,21 @@ def test_a_name_that_is_not_utf8_is_given_back_as_its_original(tmp_path):
     assert [g.file for g in pgnfen.games(archive)] == [os.fsdecode(archive) + ":in.pgn"]
 
 
+def test_a_name_shown_otherwise_is_given_back_as_given(tmp_path, monkeypatch):
+    # Reports show a name with control characters escaped and `./` before a
+    # leading `:` (no report line may start a GitHub command); Python gives
+    # back the name as given, which opens the file again.
+    monkeypatch.chdir(tmp_path)
+    for raw in (b":\xff.pgn", b"a\nb.pgn", b":a.pgn", b" ::error::x.pgn"):
+        with open(raw, "wb") as f:
+            f.write(GAME + PROBLEM_GAME)
+        text = os.fsdecode(raw)
+        games = list(pgnfen.games(raw))
+        assert {g.file for g in games} == {text}, raw
+        assert open(games[0].file, "rb").read(len(games[0].raw)) == games[0].raw
+        assert {p["file"] for p in pgnfen.check(text)} == {text}, raw
+
+
 def test_bytes_paths_in_scan_and_dask_partitions(tmp_path):
     pytest.importorskip("pyarrow")
     raw = os.fsencode(tmp_path) + b"/n\xe9.pgn"

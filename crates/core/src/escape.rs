@@ -59,11 +59,12 @@ pub fn csv_cell(s: &str, raw: bool) -> Cow<'_, str> {
 }
 
 /// A file name as reports show it (after [`controls`]): a name that begins
-/// with `:` gets `./` in front, the same file, so that no line of pgnfen's
-/// (`FILE:LINE:COL: error[...]`, a CSV row) begins with `::`, which a GitHub
-/// runner would obey as a workflow command.
+/// with `:`, after any blanks, gets `./` in front, the same file, so that no
+/// line of pgnfen's (`FILE:LINE:COL: error[...]`, a CSV row) begins with
+/// `::`, which a GitHub runner obeys as a workflow command (it skips the
+/// blanks at the start of a line first).
 pub fn line_start_name(name: &str) -> Cow<'_, str> {
-    if name.starts_with(':') {
+    if name.trim_start().starts_with(':') {
         Cow::Owned(format!("./{name}"))
     } else {
         Cow::Borrowed(name)
@@ -81,6 +82,10 @@ mod tests {
             "./::error title=x::a.pgn"
         );
         assert_eq!(line_start_name(":a.pgn"), "./:a.pgn");
+        assert_eq!(
+            line_start_name(" \u{a0}::error::a.pgn"),
+            "./ \u{a0}::error::a.pgn"
+        );
         assert!(matches!(
             line_start_name("games/a::b.pgn"),
             Cow::Borrowed(_)
