@@ -672,6 +672,21 @@ mod tests {
         a(fen).position.expect("valid")
     }
 
+    #[test]
+    fn fields_set_off_the_board_are_refused_when_written() {
+        let start = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        let mut p = start.clone();
+        p.ep = Some(board::Square::new(9, 9));
+        let e = p.write(Dialect::Fen, None).unwrap_err();
+        assert_eq!(e.code, Code::EnPassant);
+        let mut p = start.clone();
+        p.castling
+            .set(board::Color::White, castling::Side::King, Some(12));
+        let e = p.write(Dialect::Shredder, None).unwrap_err();
+        assert_eq!(e.code, Code::CastlingRights);
+        assert!(start.write(Dialect::Xfen, None).is_ok());
+    }
+
     fn w(p: &Position, d: Dialect) -> Option<String> {
         p.write(d, None).ok()
     }

@@ -115,6 +115,34 @@ fn lossy(message: String) -> Problem {
 }
 
 /// Appends the castling field of `pos` in `dialect`.
+/// An error for an en passant square or a castling rook's file that is not
+/// on the board: a position read from a FEN never has one, but the fields
+/// are public, and such a field would be written as text that does not read
+/// back (or, past `z`, not at all).
+fn off_the_board(pos: &Position) -> Result<(), Problem> {
+    let files = pos.board.files();
+    if let Some(sq) = pos.ep
+        && (sq.file >= files || sq.rank >= 8)
+    {
+        return Err(Problem::new(
+            Code::EnPassant,
+            0..0,
+            format!(
+                "the en passant square (file {}, rank {}, from 0) is not on the board",
+                sq.file, sq.rank
+            ),
+        ));
+    }
+    if let Some((_, _, file)) = pos.castling.iter().find(|&(_, _, file)| file >= files) {
+        return Err(Problem::new(
+            Code::CastlingRights,
+            0..0,
+            format!("a castling rook's file ({file}, from 0) is not on the board"),
+        ));
+    }
+    Ok(())
+}
+
 fn write_castling(pos: &Position, dialect: Dialect, out: &mut String) -> Result<(), Problem> {
     if let Some(prefix) = pos.prefix {
         if dialect != Dialect::Xfen {
@@ -222,6 +250,7 @@ fn legal_ep_8x8(pos: &Position) -> Option<Square> {
 /// Writes `pos` in `dialect` with `ep` (default: pseudo-legal for X-FEN, as-is
 /// otherwise).
 pub fn write(pos: &Position, dialect: Dialect, ep: Option<EpPolicy>) -> Result<String, Problem> {
+    off_the_board(pos)?;
     let mut out = String::with_capacity(96);
     write_placement(&pos.board, &mut out);
     out.push(' ');
