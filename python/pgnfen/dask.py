@@ -417,9 +417,8 @@ def _keep_aside(target, earlier):
     missing until its new part comes, or for good if it is removed)."""
     try:
         os.link(target, earlier, follow_symlinks=False)
-    except FileNotFoundError:
-        raise
     except OSError as e:
+        # (A file gone meanwhile, ENOENT, is raised as it is.)
         if e.errno not in _NO_HARD_LINKS or stat.S_ISDIR(os.lstat(target).st_mode):
             raise
         os.rename(target, earlier)
@@ -427,10 +426,9 @@ def _keep_aside(target, earlier):
 
 def _roll_back(out_dir, kept, wanted):
     """Puts back what ``_put_in_place`` changed, last step first; whether all
-    of it was. A second Ctrl-C does not cut it short: it is raised once the
-    rollback is done (the first failure is raised in any case)."""
+    of it was. A second Ctrl-C does not cut it short; the failure that
+    started the rollback is what the caller raises."""
     complete = True
-    interrupted = None
     for name, earlier in reversed(kept):
         target = os.path.join(out_dir, name)
         try:
@@ -441,13 +439,8 @@ def _roll_back(out_dir, kept, wanted):
                 os.remove(target)
         except FileNotFoundError:
             pass
-        except OSError:
+        except (OSError, KeyboardInterrupt):
             complete = False
-        except KeyboardInterrupt as e:
-            complete = False
-            interrupted = e
-    if interrupted is not None:
-        complete = False
     return complete
 
 
