@@ -94,7 +94,9 @@ fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
             ))
         })?,
     };
-    format.check_output(Some(output)).map_err(errors::usage)?;
+    format
+        .check_output(Some(output))
+        .map_err(|e| errors::usage(e.to_string()))?;
     Ok(format)
 }
 

@@ -25,7 +25,9 @@ fn format(args: &ExportArgs) -> Result<Format, Error> {
         })?,
         (None, None) => Format::Jsonl,
     };
-    format.check_output(output).map_err(Error::usage)?;
+    format
+        .check_output(output)
+        .map_err(|e| Error::usage(e.to_string()))?;
     if format == Format::Parquet && output.is_none() && std::io::stdout().is_terminal() {
         return Err(Error::usage(
             "export: Parquet is binary; write it to a file with -o FILE.parquet (or pipe it)",

@@ -147,7 +147,7 @@ impl Error {
             Error::BrokenPipe
         } else if source
             .get_ref()
-            .is_some_and(|e| e.is::<crate::pipeline::output::RefusedEnding>())
+            .is_some_and(|e| e.is::<crate::pipeline::UnwritableEnding>())
         {
             Usage::OutputFormat {
                 file: file.to_string(),

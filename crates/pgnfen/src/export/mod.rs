@@ -55,7 +55,7 @@ use crate::select::Selector;
 
 pub use columns::{ColumnError, Columns, TagColumns};
 pub use text::{Csv, JsonLines};
-pub use write::{Format, write};
+pub use write::{CompressedParquet, Format, write};
 
 /// Rows per record batch by default: large enough that per-batch costs vanish,
 /// small enough that a batch of long headers stays a few MiB.

@@ -183,27 +183,46 @@ impl Format {
     /// Whether this format can be written to `path`: Parquet compresses its
     /// column chunks itself, and a `.parquet.gz` would be a file no reader
     /// opens.
-    pub fn check_output(self, path: Option<&Path>) -> Result<(), String> {
+    pub fn check_output(self, path: Option<&Path>) -> Result<(), CompressedParquet> {
         check_output(self, path)
     }
 }
 
+/// A Parquet output whose name asks for a compression too
+/// ([`Format::check_output`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{}: Parquet files are compressed inside (zstd column chunks); write {} without the compression ending",
+    path.display(),
+    path.with_extension("").display()
+)]
+pub struct CompressedParquet {
+    path: std::path::PathBuf,
+}
+
+impl CompressedParquet {
+    /// The output's name, as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 /// The compression an output's name asks for, as every output reads it.
-fn compression_of(path: &Path) -> Result<crate::pipeline::Compression, String> {
+fn compression_of(
+    path: &Path,
+) -> Result<crate::pipeline::Compression, crate::pipeline::UnwritableEnding> {
     crate::pipeline::Compression::for_output(path)
 }
 
-pub(crate) fn check_output(format: Format, path: Option<&Path>) -> Result<(), String> {
+pub(crate) fn check_output(format: Format, path: Option<&Path>) -> Result<(), CompressedParquet> {
     let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
         return Ok(());
     };
     let compressed = !matches!(compression_of(path), Ok(crate::pipeline::Compression::None));
     if format == Format::Parquet && compressed {
-        return Err(format!(
-            "{}: Parquet files are compressed inside (zstd column chunks); write {} without the compression ending",
-            path.display(),
-            path.with_extension("").display()
-        ));
+        return Err(CompressedParquet {
+            path: path.to_path_buf(),
+        });
     }
     Ok(())
 }
@@ -304,7 +323,13 @@ mod tests {
         assert_eq!(f("a.ndjson"), Some(Format::Jsonl));
         assert_eq!(f("a.txt"), None);
         assert_eq!(f("a.pgn.zst"), None);
-        assert!(check_output(Format::Parquet, Some(Path::new("a.parquet.zst"))).is_err());
+        let refused = check_output(Format::Parquet, Some(Path::new("a.parquet.zst"))).unwrap_err();
+        assert_eq!(refused.path(), Path::new("a.parquet.zst"));
+        assert_eq!(
+            refused.to_string(),
+            "a.parquet.zst: Parquet files are compressed inside (zstd column chunks); \
+             write a.parquet without the compression ending"
+        );
         assert!(check_output(Format::Parquet, Some(Path::new("a.parquet.xz"))).is_err());
         assert!(check_output(Format::Parquet, Some(Path::new("a.parquet"))).is_ok());
         assert!(check_output(Format::Csv, Some(Path::new("a.csv.zst"))).is_ok());

@@ -67,7 +67,7 @@ pub(crate) use game::Job;
 use game::{Builder, Entry};
 pub(crate) use game::{Header, HeaderTag};
 pub(crate) use sink::{GameInfo, Sink};
-pub use source::{Compression, Input, Stream, Streams};
+pub use source::{Compression, Input, Stream, Streams, UnwritableEnding};
 use watch::Reporter;
 pub use watch::Watch;
 

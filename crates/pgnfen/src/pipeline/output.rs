@@ -160,7 +160,7 @@ impl Output {
             return Ok(Output::stdout());
         };
         let compression = Compression::for_output(path)
-            .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, RefusedEnding(msg)))?;
+            .map_err(|refused| io::Error::new(io::ErrorKind::InvalidInput, refused))?;
         Output::create_file(path, compression, outputs)
     }
 
@@ -399,19 +399,6 @@ impl Write for Output {
         self.flush_raw().map_err(|e| self.named(e))
     }
 }
-
-/// Why [`Output::create`] refused a path: its ending names a compression
-/// pgnfen cannot write (the caller's mistake, a usage error).
-#[derive(Debug)]
-pub(crate) struct RefusedEnding(pub(crate) String);
-
-impl std::fmt::Display for RefusedEnding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RefusedEnding {}
 
 #[cfg(test)]
 mod tests {

@@ -703,7 +703,7 @@ impl Compression {
     /// The compression an output file's name asks for. `Err` names an ending
     /// of a compression pgnfen does not write, which must not silently become
     /// a plain file.
-    pub fn for_output(path: &Path) -> Result<Compression, String> {
+    pub fn for_output(path: &Path) -> Result<Compression, UnwritableEnding> {
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -717,11 +717,26 @@ impl Compression {
                 e @ ("lz4" | "lzma" | "zip" | "7z" | "br" | "lz" | "z" | "tgz" | "tbz2" | "txz"
                 | "lzo" | "sz" | "rar" | "zstd" | "bz" | "tbz" | "tzst" | "tar" | "bz3"
                 | "gzip" | "bzip2"),
-            ) => Err(format!(
-                "pgnfen cannot write .{e} files (it writes .gz, .bz2, .zst, .xz or plain text)"
-            )),
+            ) => Err(UnwritableEnding {
+                ending: e.to_string(),
+            }),
             _ => Ok(Compression::None),
         }
+    }
+}
+
+/// An output name whose ending asks for a compression or an archive that
+/// pgnfen does not write ([`Compression::for_output`]): the caller's mistake.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("pgnfen cannot write .{ending} files (it writes .gz, .bz2, .zst, .xz or plain text)")]
+pub struct UnwritableEnding {
+    ending: String,
+}
+
+impl UnwritableEnding {
+    /// The ending refused, in lower case and without its dot (`lz4`).
+    pub fn ending(&self) -> &str {
+        &self.ending
     }
 }
 
@@ -1325,7 +1340,13 @@ mod tests {
             Compression::for_output(Path::new("a.pgn.xz")),
             Ok(Compression::Xz)
         );
-        assert!(Compression::for_output(Path::new("a.pgn.lz4")).is_err());
+        let refused = Compression::for_output(Path::new("a.pgn.LZ4")).unwrap_err();
+        assert_eq!(refused.ending(), "lz4");
+        assert!(
+            refused
+                .to_string()
+                .starts_with("pgnfen cannot write .lz4 files")
+        );
         assert!(Compression::for_output(Path::new("a.ZIP")).is_err());
     }
 }
