@@ -153,6 +153,33 @@ fn convert_to_classic_fen_reports_lossy_castling() {
 }
 
 #[test]
+fn convert_places_a_problem_past_an_escape_as_check_does() {
+    // A fault before an escape ('X'), and one that is an escaped quote:
+    // `convert` had pointed at the value's start (column 7) whenever the
+    // value held an escape.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("esc.pgn");
+    std::fs::write(
+        &path,
+        "[Event \"c\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K2X w KQ - 0 \\\"1\"]\n\n*\n\
+         [Event \"d\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K2R w \\\"KQ - 0 1\"]\n\n*\n",
+    )
+    .unwrap();
+    let name = path.to_str().unwrap();
+    let converted = run(&["convert", "--to", "xfen", "-o", "-", name]);
+    let checked = run(&["check", name]);
+    let convert_err = String::from_utf8_lossy(&converted.stderr);
+    let check_out = String::from_utf8_lossy(&checked.stdout);
+    for place in [
+        format!("{name}:3:27: error[fen-syntax]"),
+        format!("{name}:8:31: error[fen-syntax]"),
+    ] {
+        assert!(convert_err.contains(&place), "{place} in {convert_err}");
+        assert!(check_out.contains(&place), "{place} in {check_out}");
+    }
+}
+
+#[test]
 fn convert_repair_inserts_setup() {
     let input = b"[Event \"x\"]\r\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K -\"]\r\n\r\n1. Rh8+ *\r\n";
     let out = run_stdin(&["convert", "-q", "--to", "shredder", "--repair"], input);

@@ -139,7 +139,7 @@ impl CheckJob {
 /// The bytes of the raw tag value `raw` that decode to `span` of its decoded
 /// value (an escaped character keeps its backslash), or `None` when `span` does
 /// not lie inside the decoded value.
-pub(super) fn raw_span(raw: &[u8], span: Range<usize>) -> Option<Range<usize>> {
+pub(crate) fn raw_span(raw: &[u8], span: Range<usize>) -> Option<Range<usize>> {
     let decoded = decode_value(raw);
     if decoded.len() == raw.len() {
         return (span.start <= span.end && span.end <= raw.len()).then_some(span);

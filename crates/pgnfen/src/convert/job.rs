@@ -2,6 +2,7 @@
 //! found on the worker threads, applied to its bytes in input order.
 
 use super::*;
+use crate::check::job::raw_span;
 
 /// A change to the input: `remove` bytes at `offset` replaced by `insert`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,7 +88,6 @@ impl Job for ConvertJob {
                 continue;
             }
             let value = decode_value(tag.raw);
-            let escaped = value.len() != tag.raw.len();
             match self.rewrite(&value, family.hint()) {
                 Rewrite::Written(text) => {
                     out.converted += 1;
@@ -101,8 +101,9 @@ impl Job for ConvertJob {
                 }
                 Rewrite::Unchanged { code, at, message } => out.unchanged.push(Unchanged {
                     line: tag.line,
-                    // Spans lie in the decoded value: past an escape, point at the value.
-                    column: column(if escaped { 0 } else { at }),
+                    // Spans lie in the decoded value: mapped back to the raw
+                    // bytes through the escapes, as `check` places them.
+                    column: column(raw_span(tag.raw, at..at).map_or(0, |raw| raw.start)),
                     code,
                     message: message.to_string(),
                 }),
