@@ -226,7 +226,11 @@ impl Input {
                         count: raw_read,
                     };
                     let reader: Box<dyn Read + Send> = match Compression::sniff(&magic) {
-                        Compression::None => Box::new(checked),
+                        Compression::None => {
+                            // (Shorter than MAGIC_LEN: `magic` is the whole file.)
+                            refuse_cut_magic(&magic, magic.len() < MAGIC_LEN)?;
+                            Box::new(checked)
+                        }
                         Compression::Zip => {
                             // A seekable archive: read by its central directory.
                             // Small: every member is found by a seek, which empties the buffer.
@@ -284,7 +288,10 @@ impl Input {
         // Anything but plain text (a compression, or a refused container that
         // `open_streams` names) is not mapped.
         let magic = head_of(&file).ok()?;
-        if Compression::sniff(&magic) != Compression::None {
+        if Compression::sniff(&magic) != Compression::None
+            || refuse_cut_magic(&magic, magic.len() < MAGIC_LEN).is_err()
+        {
+            // (A file cut inside magic bytes is refused when it is opened.)
             return None;
         }
         // SAFETY: the map is read-only. If another program truncates the file
@@ -388,12 +395,58 @@ fn fill_sniff<R: Read>(input: &mut BufReader<R>) -> io::Result<(Vec<u8>, bool)> 
     Ok((head, false))
 }
 
+/// Refuses an input that is `whole` (nothing follows it) and ends inside
+/// the magic bytes of a compressed format, such as the first two bytes of a
+/// zstd file: a download or copy cut short, not text to read as a game of
+/// junk. Two bytes at least (one could be any text), three for zip (`PK`).
+fn refuse_cut_magic(whole: &[u8], ended: bool) -> io::Result<()> {
+    const MAGICS: [(&[u8], &str); 4] = [
+        (&[0x28, 0xb5, 0x2f, 0xfd], "a zstd file"),
+        (&[0xfd, b'7', b'z', b'X', b'Z', 0x00], "an xz file"),
+        (b"BZh", "a bzip2 file"),
+        (b"PK\x03\x04", "a zip archive"),
+    ];
+    if !ended || whole.len() < 2 {
+        return Ok(());
+    }
+    for (magic, what) in MAGICS {
+        let shortest = if what == "a zip archive" { 3 } else { 2 };
+        if whole.len() >= shortest && whole.len() < magic.len() && magic.starts_with(whole)
+            || what == "a bzip2 file" && is_cut_bzip2_head(whole)
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the input ends after {} bytes, inside the magic bytes of {what}: a file cut short",
+                    whole.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `BZh`, a block size digit and at most 5 bytes of a block or stream-end magic.
+fn is_cut_bzip2_head(whole: &[u8]) -> bool {
+    const BLOCK: [u8; 6] = [0x31, 0x41, 0x59, 0x26, 0x53, 0x59];
+    const END: [u8; 6] = [0x17, 0x72, 0x45, 0x38, 0x50, 0x90];
+    match whole {
+        [b'B', b'Z', b'h', b'1'..=b'9', rest @ ..] => {
+            rest.len() < 6 && (BLOCK.starts_with(rest) || END.starts_with(rest))
+        }
+        _ => false,
+    }
+}
+
 /// The decoder the first bytes ask for, over `head` followed by the rest of `input`.
 fn decoder<R: Read + Send + 'static>(
     (head, ended): (Vec<u8>, bool),
     input: BufReader<R>,
 ) -> io::Result<Box<dyn Read + Send>> {
     let compression = Compression::sniff(&head);
+    if compression == Compression::None {
+        refuse_cut_magic(&head, ended)?;
+    }
     let rest: Box<dyn Read + Send> = if ended {
         Box::new(io::empty())
     } else {
@@ -633,6 +686,9 @@ impl Compression {
             [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..] => Compression::Zstd,
             // A local file header, or the end record of an empty archive.
             [b'P', b'K', 3, 4, ..] | [b'P', b'K', 5, 6, ..] => Compression::Zip,
+            // A block, or the end of a stream without one (an empty stream,
+            // which `bzip2` writes for empty input: such a file may start a
+            // concatenation of streams).
             [
                 b'B',
                 b'Z',
@@ -644,6 +700,19 @@ impl Compression {
                 0x26,
                 0x53,
                 0x59,
+                ..,
+            ]
+            | [
+                b'B',
+                b'Z',
+                b'h',
+                b'1'..=b'9',
+                0x17,
+                0x72,
+                0x45,
+                0x38,
+                0x50,
+                0x90,
                 ..,
             ] => Compression::Bzip2,
             [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Compression::Xz,
@@ -1167,6 +1236,59 @@ mod tests {
             ]
         );
         assert_eq!(read_all(&Input::File(path)).unwrap().len(), 21 + big.len());
+    }
+
+    #[test]
+    fn a_bzip2_file_may_start_with_an_empty_stream() {
+        // `bzip2` writes a stream without blocks for empty input (as pgnfen
+        // does for an output without games); concatenated with others, the
+        // file had been read as text, one game of compressed junk.
+        use std::io::Write;
+        let pgn = b"[Event \"x\"]\n\n1. e4 *\n";
+        let stream = |data: &[u8]| {
+            let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        };
+        let empty = stream(b"");
+        assert_eq!(Compression::sniff(&empty), Compression::Bzip2);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cat.pgn.bz2");
+        std::fs::write(&path, [empty.clone(), stream(pgn), empty].concat()).unwrap();
+        assert_eq!(read_all(&Input::File(path)).unwrap(), pgn);
+    }
+
+    #[test]
+    fn a_file_cut_inside_magic_bytes_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for (bytes, what) in [
+            (&b"\x28\xb5"[..], "a zstd file"),
+            (b"\x28\xb5\x2f", "a zstd file"),
+            (b"\xfd7zX", "an xz file"),
+            (b"BZ", "a bzip2 file"),
+            (b"BZh9\x31\x41\x59", "a bzip2 file"),
+            (b"BZh9\x17\x72", "a bzip2 file"),
+            (b"PK\x03", "a zip archive"),
+        ] {
+            let path = dir.path().join("cut");
+            std::fs::write(&path, bytes).unwrap();
+            let e = read_all(&Input::File(path.clone())).unwrap_err();
+            assert!(e.to_string().contains(what), "{bytes:?}: {e}");
+            assert!(e.to_string().contains("cut short"), "{bytes:?}: {e}");
+            assert!(
+                Input::File(path).map().is_none(),
+                "{bytes:?} mapped as text"
+            );
+            // From a stream too.
+            let e = refuse_cut_magic(bytes, true).unwrap_err();
+            assert!(e.to_string().contains(what), "{e}");
+            // Not when more follows.
+            assert!(refuse_cut_magic(bytes, false).is_ok());
+        }
+        // Text that merely starts like one: one byte, `PK` alone, `BZh` and a letter.
+        for bytes in [&b"\x28"[..], b"PK", b"BZhx", b"[Event \"x\"]"] {
+            assert!(refuse_cut_magic(bytes, true).is_ok(), "{bytes:?}");
+        }
     }
 
     #[test]
