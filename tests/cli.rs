@@ -180,6 +180,65 @@ fn convert_places_a_problem_past_an_escape_as_check_does() {
 }
 
 #[test]
+fn inputs_without_a_final_line_end_do_not_run_into_the_next() {
+    // Two files whose last game has no line end after it: written one after
+    // the other, the second's header had run on into the first's movetext
+    // (one game for every reader of the output). A line end goes between
+    // them; a single input is copied as it is.
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.pgn");
+    let b = dir.path().join("b.pgn");
+    std::fs::write(&a, "[Event \"a\"]\n\n1. e4 *\n\n[Event \"a2\"]\n\n1. c4 *").unwrap();
+    std::fs::write(&b, "[Event \"b\"]\r\n\r\n1. d4 *").unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let games = |out: &[u8]| json(&run_stdin(&["stats", "--format", "json"], out))["games"].clone();
+    let joined =
+        "[Event \"a\"]\n\n1. e4 *\n\n[Event \"a2\"]\n\n1. c4 *\n[Event \"b\"]\r\n\r\n1. d4 *";
+    let filtered = run(&["filter", "-q", "--class", "standard", a, b]);
+    assert_eq!(String::from_utf8(filtered.stdout).unwrap(), joined);
+    let converted = run(&["convert", "-q", "--to", "shredder", a, b]);
+    assert_eq!(String::from_utf8(converted.stdout.clone()).unwrap(), joined);
+    assert_eq!(games(&converted.stdout), 3);
+    // The line end goes to the output that got the last game: here the rest.
+    let kept = dir.path().join("kept.pgn");
+    let rest = dir.path().join("rest.pgn");
+    let out = run(&[
+        "filter",
+        "-q",
+        "--tag",
+        "Event=a",
+        "-o",
+        kept.to_str().unwrap(),
+        "--rest",
+        rest.to_str().unwrap(),
+        a,
+        b,
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read(&kept).unwrap(),
+        b"[Event \"a\"]\n\n1. e4 *\n\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&rest).unwrap(),
+        "[Event \"a2\"]\n\n1. c4 *\n[Event \"b\"]\r\n\r\n1. d4 *"
+    );
+    let template = dir.path().join("{class}.pgn");
+    assert!(
+        run(&["split", "-q", "-o", template.to_str().unwrap(), a, b])
+            .status
+            .success()
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("standard.pgn")).unwrap(),
+        joined
+    );
+    // One input alone: not a byte added.
+    let alone = run(&["filter", "-q", "--class", "standard", a]);
+    assert_eq!(alone.stdout, std::fs::read(a).unwrap());
+}
+
+#[test]
 fn convert_repair_inserts_setup() {
     let input = b"[Event \"x\"]\r\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K -\"]\r\n\r\n1. Rh8+ *\r\n";
     let out = run_stdin(&["convert", "-q", "--to", "shredder", "--repair"], input);

@@ -487,6 +487,16 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
     staging = os.path.join(out_dir, f".pgnfen-staging-{uuid.uuid4().hex}")
     os.mkdir(staging)
 
+    # Whether another file follows each partition's: a last game without a
+    # final line end then gets one, as on one machine, so that it does not
+    # run on into the next file's first game in the concatenated parts.
+    more_inputs_follow = []
+    follows = False
+    for part in reversed(parts):
+        more_inputs_follow.append(follows)
+        follows = follows or part[2] == 0
+    more_inputs_follow.reverse()
+
     def task(slot, part, at, own_nothing, folder=staging):
         # A file per partition and run: the run again of a partition whose
         # guess was wrong never shares a file with its first run, which the
@@ -495,7 +505,14 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
         i, attempt = slot
         staged = os.path.join(folder, f"{i}.{attempt}.pgn")
         outcome, _kept = _pgnfen.partition_filter(
-            part, staged, at, classes=classes, tags=tags, own_nothing=own_nothing, threads=1
+            part,
+            staged,
+            at,
+            classes=classes,
+            tags=tags,
+            own_nothing=own_nothing,
+            more_inputs_follow=more_inputs_follow[i],
+            threads=1,
         )
         return outcome, staged
 

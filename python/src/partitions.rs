@@ -278,9 +278,10 @@ pub fn check_selection(classes: Option<Vec<String>>, tags: Option<Vec<String>>) 
 }
 
 /// Writes the games a partition owns that the selection keeps to `output`
-/// (nothing at all when `own_nothing`): (outcome, kept games).
+/// (nothing at all when `own_nothing`; a line end after a last game without
+/// one when `more_inputs_follow`): (outcome, kept games).
 #[pyfunction]
-#[pyo3(signature = (part, output, at=None, classes=None, tags=None, own_nothing=false, threads=None))]
+#[pyo3(signature = (part, output, at=None, classes=None, tags=None, own_nothing=false, more_inputs_follow=false, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn partition_filter<'py>(
     py: Python<'py>,
@@ -290,6 +291,7 @@ pub fn partition_filter<'py>(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
     own_nothing: bool,
+    more_inputs_follow: bool,
     threads: Option<crate::Threads>,
 ) -> PyResult<(Bound<'py, PyDict>, u64)> {
     let tuple = part;
@@ -306,7 +308,8 @@ pub fn partition_filter<'py>(
                 out.commit().map_err(|e| Error::writing(&name, e))?;
                 return Ok((Outcome::default(), 0));
             }
-            let (o, kept, out) = part.filter(start(at), &selection, out, &run)?;
+            let (o, kept, out) =
+                part.filter(start(at), &selection, out, more_inputs_follow, &run)?;
             // Checked before the output appears: a changed input leaves none.
             check_unchanged(&tuple)?;
             out.commit().map_err(|e| Error::writing(&name, e))?;

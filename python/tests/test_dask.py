@@ -122,6 +122,34 @@ def test_a_zip_of_several_members_as_on_one_machine(client, tmp_path):
     assert b"".join(open(p, "rb").read() for p in out) == ref.read_bytes()
 
 
+@pytest.mark.parametrize("size", [3 << 10, 1 << 20])
+def test_files_without_a_final_line_end_keep_their_games_apart(client, tmp_path, size):
+    """A file whose last game has no line end after it, followed by another
+    file: pgnfen.filter writes a line end between them, and so do the Dask
+    parts (plain files, zstd frames, a zip whose members lack it)."""
+    import zipfile
+
+    games = "".join(f'[Event "g{i}"]\n[Site "?"]\n\n1. e4 e5 *\n\n' for i in range(60)).rstrip()
+    plain = []
+    for name in ("a.pgn", "b.pgn", "c.pgn"):
+        plain.append(tmp_path / name)
+        plain[-1].write_text(games)
+    zst = [frames(p, tmp_path / (p.name + ".zst"), frame=1 << 10) for p in plain]
+    archive = tmp_path / "members.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for m in ("m1.pgn", "m2.pgn"):
+            z.writestr(m, games)
+    for k, paths in enumerate((plain, zst, [archive, plain[0]], [plain[0], archive])):
+        out = pgnfen.dask.filter(paths, tmp_path / f"out{k}", classes=["standard"], client=client, partition_size=size)
+        ref = tmp_path / f"ref{k}.pgn"
+        pgnfen.filter(*paths, output=ref, classes=["standard"])
+        whole = b"".join(open(p, "rb").read() for p in out)
+        assert whole == ref.read_bytes()
+        # Every game is still a game of its own, and only the last one of all lacks the line end.
+        assert pgnfen.stats(ref)["games"] == pgnfen.stats(*paths)["games"]
+        assert whole.endswith(b"e5 *")
+
+
 def test_a_tar_in_zstd_frames_is_refused_as_on_one_machine(client, tmp_path):
     """Its first partition's decoded bytes are a tar archive: not read as PGN."""
     import tarfile

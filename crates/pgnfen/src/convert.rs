@@ -30,6 +30,7 @@ use crate::memo::Memo;
 use crate::pgn::scan::TagName;
 use crate::pgn::tags::decode_value;
 use crate::pipeline::output::Output;
+use crate::pipeline::sink::OpenLine;
 use crate::pipeline::{self, GameInfo, Header, HeaderTag, Input, Job, Sink};
 use crate::problem::Code;
 

@@ -27,6 +27,7 @@ use crate::class::Class;
 use crate::error::{Error, Usage, check_distinct_outputs, check_inputs_exist, output_name};
 use crate::moves::{Moved, MovesMode, WithMoves};
 use crate::pipeline::output::Output;
+use crate::pipeline::sink::OpenLine;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
 use crate::select::Selector;
 use crate::speed::Speed;

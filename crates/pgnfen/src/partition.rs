@@ -110,7 +110,9 @@ impl Partition {
     /// Writes the games this partition owns that `selection` keeps, byte for
     /// byte, to `kept`, and hands it back uncommitted (the caller commits it
     /// once the run is resolved): the outcome, the number of games kept, and
-    /// the output.
+    /// the output. With `more_inputs_follow` (the file is not the last of the
+    /// run), a last game without a final line end gets one, as on one
+    /// machine, where the next input adds it.
     ///
     /// # Errors
     ///
@@ -120,11 +122,19 @@ impl Partition {
         start: Start,
         selection: &crate::filter::Selection,
         kept: crate::pipeline::output::Output,
+        more_inputs_follow: bool,
         options: &pipeline::Options,
     ) -> Result<(Outcome, u64, crate::pipeline::output::Output), Error> {
         let mut split = crate::filter::Split::new(kept, None);
         let job = crate::filter::FilterJob(selection);
         let outcome = run(self, start, None, &job, &mut split, options)?;
+        if more_inputs_follow {
+            // As on one machine, where the next input's start ends the line
+            // (only the partition that ends its file can have one open).
+            split
+                .end_open_line()
+                .map_err(|e| Error::from(pipeline::RunError::Sink(e)))?;
+        }
         Ok((outcome, split.kept_games, split.kept))
     }
 }

@@ -39,6 +39,7 @@ use crate::class::Class;
 use crate::error::{Error, Usage, check_distinct_outputs, check_inputs_exist};
 use crate::filter::Selection;
 use crate::pipeline::output::Output;
+use crate::pipeline::sink::OpenLine;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
 use crate::select::{Selector, TagExpr};
 use crate::speed::Speed;
@@ -135,6 +136,8 @@ struct Files {
     current: Option<usize>,
     /// Games not written (their class or speed not listed, or a `--tag` did not hold).
     skipped: u64,
+    /// The output whose last byte ends no line.
+    open_line: OpenLine<usize>,
 }
 
 /// The destination of games that are not written.
@@ -147,6 +150,13 @@ impl Files {
 }
 
 impl Sink<Option<u8>> for Files {
+    fn begin_input(&mut self, _input: &Input) -> io::Result<()> {
+        match self.open_line.take() {
+            Some(i) => self.outputs[i].output.write_all(b"\n"),
+            None => Ok(()),
+        }
+    }
+
     fn begin_game(&mut self, _info: &GameInfo, game: Option<u8>) -> io::Result<()> {
         self.current = self.file(game).map(usize::from);
         match self.current {
@@ -161,9 +171,12 @@ impl Sink<Option<u8>> for Files {
     }
 
     fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
-        match self.current.map(|i| &mut self.outputs[i]) {
+        match self.current {
             // The output's error names its file.
-            Some(out) => out.output.write_all(data),
+            Some(i) => {
+                self.open_line.wrote(i, data);
+                self.outputs[i].output.write_all(data)
+            }
             None => Ok(()),
         }
     }
@@ -329,6 +342,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         files: vec![None; Class::ALL.len() * Speed::ALL.len()],
         current: None,
         skipped: 0,
+        open_line: OpenLine::default(),
     };
     for (class, speed, path) in combos {
         let i = match files.outputs.iter().position(|o| o.path == path) {

@@ -303,6 +303,8 @@ pub struct EditingSink<W> {
     pub converted: u64,
     /// FEN tags left unchanged so far.
     pub unchanged: u64,
+    /// Whether the last byte written ends no line.
+    open_line: OpenLine<()>,
 }
 
 impl<W: Write> EditingSink<W> {
@@ -318,7 +320,13 @@ impl<W: Write> EditingSink<W> {
             skip: 0,
             converted: 0,
             unchanged: 0,
+            open_line: OpenLine::default(),
         }
+    }
+
+    fn put(&mut self, data: &[u8]) -> io::Result<()> {
+        self.open_line.wrote((), data);
+        self.out.write_all(data)
     }
 
     /// Sends each report to `watch` ([`Watch::note`]) instead of standard
@@ -339,7 +347,10 @@ impl<W: Write> EditingSink<W> {
 impl<W: Write> Sink<GameEdits> for EditingSink<W> {
     fn begin_input(&mut self, input: &Input) -> io::Result<()> {
         self.file = input.display_name();
-        Ok(())
+        match self.open_line.take() {
+            Some(()) => self.out.write_all(b"\n"),
+            None => Ok(()),
+        }
     }
 
     fn begin_game(&mut self, info: &GameInfo, game: GameEdits) -> io::Result<()> {
@@ -376,7 +387,7 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
     }
 
     fn orphan_bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
-        self.out.write_all(data)
+        self.put(data)
     }
 
     fn bytes(&mut self, offset: u64, mut data: &[u8]) -> io::Result<()> {
@@ -395,14 +406,14 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
             match self.edits.front() {
                 Some(edit) if edit.offset < end => {
                     let k = edit.offset.saturating_sub(at) as usize;
-                    self.out.write_all(&data[..k])?;
-                    self.out.write_all(&edit.insert)?;
+                    let edit = self.edits.pop_front().expect("the edit just seen");
+                    self.put(&data[..k])?;
+                    self.put(&edit.insert)?;
                     self.skip = edit.remove;
                     data = &data[k..];
                     at += k as u64;
-                    self.edits.pop_front();
                 }
-                _ => return self.out.write_all(data),
+                _ => return self.put(data),
             }
         }
     }

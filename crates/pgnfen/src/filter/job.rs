@@ -30,6 +30,8 @@ pub struct Split {
     to_kept: bool,
     /// Games kept so far.
     pub kept_games: u64,
+    /// The output (kept: `true`) whose last byte ends no line.
+    open_line: OpenLine<bool>,
 }
 
 impl Split {
@@ -40,11 +42,29 @@ impl Split {
             rest,
             to_kept: false,
             kept_games: 0,
+            open_line: OpenLine::default(),
+        }
+    }
+
+    /// Ends with a line end the output whose last game (the last of an
+    /// input) has none, before the games of another input ([`OpenLine`]).
+    pub(crate) fn end_open_line(&mut self) -> io::Result<()> {
+        match self.open_line.take() {
+            Some(true) => self.kept.write_all(b"\n"),
+            Some(false) => match &mut self.rest {
+                Some(rest) => rest.write_all(b"\n"),
+                None => Ok(()),
+            },
+            None => Ok(()),
         }
     }
 }
 
 impl Sink<bool> for Split {
+    fn begin_input(&mut self, _input: &Input) -> io::Result<()> {
+        self.end_open_line()
+    }
+
     fn begin_game(&mut self, _info: &GameInfo, keep: bool) -> io::Result<()> {
         self.to_kept = keep;
         self.kept_games += u64::from(keep);
@@ -62,6 +82,10 @@ impl Sink<bool> for Split {
 
 /// With `--moves`: a game with an illegal move goes to the rest.
 impl Sink<Moved<bool>> for Split {
+    fn begin_input(&mut self, _input: &Input) -> io::Result<()> {
+        self.end_open_line()
+    }
+
     fn begin_game(&mut self, info: &GameInfo, game: Moved<bool>) -> io::Result<()> {
         Sink::<bool>::begin_game(self, info, keeps_moved(&game))
     }
@@ -82,8 +106,10 @@ fn keeps_moved(game: &Moved<bool>) -> bool {
 impl Split {
     fn write(&mut self, data: &[u8]) -> io::Result<()> {
         if self.to_kept {
+            self.open_line.wrote(true, data);
             self.kept.write_all(data)
         } else if let Some(rest) = &mut self.rest {
+            self.open_line.wrote(false, data);
             rest.write_all(data)
         } else {
             Ok(())

@@ -51,3 +51,28 @@ pub trait Sink<G> {
         true
     }
 }
+
+/// Which output the bytes written last went to, when they did not end a
+/// line: the last game of an input that has no final line end. When another
+/// input follows, the sinks that write games (`filter`, `split`, `convert`)
+/// write a line end there first ([`OpenLine::take`] at `begin_input`), so
+/// that the next game written to that output does not run on into it (the
+/// first input's `1. e4 *` and the second's `[Event ...` on one line, one
+/// game for every reader of the output). Within an input every game but the
+/// last ends with a line end, so nothing else ever changes.
+#[derive(Debug, Default)]
+pub(crate) struct OpenLine<K>(Option<K>);
+
+impl<K: Copy> OpenLine<K> {
+    /// `data` was written to `to`.
+    pub(crate) fn wrote(&mut self, to: K, data: &[u8]) {
+        if let Some(&last) = data.last() {
+            self.0 = (!matches!(last, b'\n' | b'\r')).then_some(to);
+        }
+    }
+
+    /// The output that needs a line end before the next input's games, if any.
+    pub(crate) fn take(&mut self) -> Option<K> {
+        self.0.take()
+    }
+}
