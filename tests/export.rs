@@ -695,3 +695,67 @@ fn many_columns_do_not_shorten_the_row_groups() {
     assert_eq!(meta.num_row_groups(), 1);
     assert_eq!(meta.file_metadata().num_rows(), games);
 }
+
+/// The keys of each line's `other_tags` object as written, duplicates
+/// included (a JSON reader would keep one of two).
+fn other_tag_keys(out: &[u8]) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for line in String::from_utf8(out.to_vec()).unwrap().lines() {
+        let object = &line[line.find("\"other_tags\":").unwrap() + "\"other_tags\":".len()..];
+        let mut keys = Vec::new();
+        let mut stream =
+            serde_json::Deserializer::from_str(object).into_iter::<serde_json::Value>();
+        assert!(stream.next().unwrap().is_ok());
+        // Every "key": of the object, read with the JSON string rules.
+        let mut rest = object.trim_start_matches('{');
+        while let Some(start) = rest.find('"') {
+            let mut de = serde_json::Deserializer::from_str(&rest[start..]).into_iter::<String>();
+            let key = de.next().unwrap().unwrap();
+            let after = &rest[start + de.byte_offset()..];
+            let after = after.trim_start_matches(':');
+            let mut de = serde_json::Deserializer::from_str(after).into_iter::<String>();
+            de.next().unwrap().unwrap();
+            keys.push(key);
+            rest = after[de.byte_offset()..].trim_start_matches(',');
+            if rest.starts_with('}') {
+                break;
+            }
+        }
+        rows.push(keys);
+    }
+    rows
+}
+
+#[test]
+fn other_tags_never_holds_a_key_twice() {
+    // Names that read alike once decoded (Windows-1252 and UTF-8 `é`, a
+    // literal `\xE9` against an invalid byte under utf-8), and a name of the
+    // file that looks like a repeat's key: each had given a key twice.
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[u8], &[&str], &[&str]); 3] = [
+        (
+            b"[Event \"x\"]\n[Na\xe9me \"lat1\"]\n[Na\xc3\xa9me \"utf1\"]\n[Na\xe9me \"lat2\"]\n[Na\xc3\xa9me \"utf2\"]\n\n*\n",
+            &[],
+            &["Naéme", "Naéme#2", "Naéme#2#2", "Naéme#2#3"],
+        ),
+        (
+            b"[Event \"x\"]\n[Event \"y\"]\n[Event#2 \"z\"]\n\n*\n",
+            &[],
+            &["Event#2", "Event#2#2"],
+        ),
+        (
+            b"[Event \"x\"]\n[Na\\xE9me \"ascii\"]\n[Na\xe9me \"latin\"]\n\n*\n",
+            &["--encoding", "utf-8"],
+            &["Na\\xE9me", "Na\\xE9me#2"],
+        ),
+    ];
+    for (i, (pgn, options, keys)) in cases.iter().enumerate() {
+        let path = write_tmp(dir.path(), &format!("{i}.pgn"), pgn);
+        let mut args = vec!["--format", "jsonl"];
+        args.extend_from_slice(options);
+        args.push(path.to_str().unwrap());
+        let out = export(&args);
+        ok(&out);
+        assert_eq!(other_tag_keys(&out.stdout), vec![keys.to_vec()], "case {i}");
+    }
+}

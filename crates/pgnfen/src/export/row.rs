@@ -279,6 +279,30 @@ fn repeat_key(name: &str, n: u32) -> String {
     format!("{name}#{n}")
 }
 
+/// Whether `key` is a column's name or already a key of the row's other tags
+/// (`others`, in `text`).
+fn key_taken(key: &str, text: &str, others: &[(u32, u32, u32, u32)], columns: &Columns) -> bool {
+    others
+        .iter()
+        .any(|&(a, b, _, _)| &text[a as usize..b as usize] == key)
+        || columns.index(key.as_bytes()).is_some()
+        || fixed_tag_column(key.as_bytes()).is_some()
+}
+
+/// `key`, or when `taken` says another key of the row has it, `key#2`,
+/// `key#3`, ..., the first that is free: two names of a header can read
+/// alike once decoded (`0xE9` and `0xC3 0xA9` are both `é`), and a name of
+/// the file may itself end in `#2`, as a repeat's key does.
+fn unique_key(key: String, taken: impl Fn(&str) -> bool) -> String {
+    if !taken(&key) {
+        return key;
+    }
+    (2u32..)
+        .map(|n| repeat_key(&key, n))
+        .find(|k| !taken(k))
+        .expect("a row has fewer keys than numbers")
+}
+
 /// Whether an integer column's value is a PGN placeholder for "unknown"
 /// rather than a value that failed to read.
 fn is_placeholder(value: &[u8]) -> bool {
@@ -434,16 +458,13 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
                         None => {
                             // Decoded: it could now read like an earlier name.
                             let mut shown = encoding::decode_name(name, enc).into_owned();
-                            let taken = |t: &str, shown: &str| {
-                                other_tags[others_from..]
-                                    .iter()
-                                    .any(|&(a, b, _, _)| &t[a as usize..b as usize] == shown)
-                                    || columns.index(shown.as_bytes()).is_some()
-                                    || fixed_tag_column(shown.as_bytes()).is_some()
+                            let taken = |key: &str| {
+                                key_taken(key, text, &other_tags[others_from..], columns)
                             };
-                            if taken(text, &shown) {
+                            if taken(&shown) {
                                 shown = encoding::escaped(name);
                             }
+                            let shown = unique_key(shown, taken);
                             push_str(text, &shown)
                         }
                     };
@@ -465,7 +486,11 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
             Some(s) => std::borrow::Cow::Borrowed(s),
             None => encoding::decode_name(name, enc),
         };
-        let key = push_str(text, &repeat_key(&shown, n));
+        // (A name of the file may hold `#` itself, or two names decode alike.)
+        let key = unique_key(repeat_key(&shown, n), |key| {
+            key_taken(key, text, &other_tags[others_from..], columns)
+        });
+        let key = push_str(text, &key);
         let raw = &arena[pairs[pair_index].1.clone()];
         let value_str = valid.and_then(|v| v.get(pairs[pair_index].1.clone()));
         let value = push_value(text, raw, value_str, enc);
