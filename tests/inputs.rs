@@ -543,3 +543,33 @@ fn xz_needing_more_memory_than_the_bound_is_refused_by_name() {
         "{err}"
     );
 }
+
+#[test]
+fn a_zip_written_to_a_pipe_is_read_from_standard_input() {
+    // A zip written by a streaming producer (`zip - ...`, Python's zipfile
+    // or Java on a pipe) gives each member's sizes after its data. Read as it
+    // came, by its local headers, such a zip on standard input was refused
+    // ("the file length is not available in the local header").
+    let mut zip = zip::ZipWriter::new_stream(Vec::new());
+    for name in ["a.pgn", "b.pgn"] {
+        zip.start_file(
+            name,
+            zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated),
+        )
+        .unwrap();
+        zip.write_all(&chess960_games(3)).unwrap();
+    }
+    let bytes = zip.finish().unwrap().into_inner();
+    let piped = json(&run_stdin(&["stats", "--format", "json", "-"], &bytes));
+    assert_eq!(piped["games"], 6);
+    assert_eq!(piped["classes"]["chess960"], 6);
+    // Cut short on standard input: refused, as the same file would be.
+    let cut = run_stdin(&["stats", "-"], &bytes[..bytes.len() / 2]);
+    assert_eq!(cut.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&cut.stderr).contains("<stdin>: not a readable zip"),
+        "{}",
+        String::from_utf8_lossy(&cut.stderr)
+    );
+}

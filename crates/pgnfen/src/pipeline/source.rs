@@ -886,7 +886,7 @@ enum ZipMessage {
 enum ZipSource {
     /// A regular file: members in central-directory order.
     File(BufReader<Counting<Checked>>),
-    /// Standard input or a pipe: members in the order of their local headers.
+    /// Standard input or a pipe: copied to a temporary file, then read like one.
     Stream(Box<dyn Read + Send>),
 }
 
@@ -996,7 +996,7 @@ fn zip_error(e: zip::result::ZipError) -> io::Error {
     }
 }
 
-fn zip_members_seekable(file: BufReader<Counting<Checked>>, tx: &mut ZipTx) -> io::Result<()> {
+fn zip_members_seekable<R: Read + io::Seek>(file: R, tx: &mut ZipTx) -> io::Result<()> {
     let mut archive = zip::ZipArchive::new(file).map_err(zip_error)?;
     for i in 0..archive.len() {
         let member = archive.by_index(i).map_err(zip_error)?;
@@ -1007,13 +1007,26 @@ fn zip_members_seekable(file: BufReader<Counting<Checked>>, tx: &mut ZipTx) -> i
     Ok(())
 }
 
+/// A zip from standard input or a pipe: copied to an unnamed temporary file
+/// first, then read by its central directory like a regular file. Read as it
+/// comes, by its local headers, a member whose sizes follow its data (a data
+/// descriptor, as `zip - ...`, Python's `zipfile` and Java write to a pipe)
+/// could not be read at all.
 fn zip_members_streamed(mut input: Box<dyn Read + Send>, tx: &mut ZipTx) -> io::Result<()> {
-    while let Some(member) = zip::read::read_zipfile_from_stream(&mut input).map_err(zip_error)? {
-        if !send_member(member, tx)? {
-            return Ok(());
-        }
-    }
-    Ok(())
+    let mut copy = tempfile::tempfile().map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("a zip from a pipe is read from a temporary copy, which cannot be made: {e}"),
+        )
+    })?;
+    io::copy(&mut input, &mut copy).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("a zip from a pipe is read from a temporary copy, which failed: {e}"),
+        )
+    })?;
+    io::Seek::rewind(&mut copy)?;
+    zip_members_seekable(BufReader::with_capacity(8 << 10, copy), tx)
 }
 
 /// Sends one member's bytes; `false` when nobody listens any more.
