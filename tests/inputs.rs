@@ -573,3 +573,29 @@ fn a_zip_written_to_a_pipe_is_read_from_standard_input() {
         String::from_utf8_lossy(&cut.stderr)
     );
 }
+
+#[test]
+fn a_zstd_window_above_128_mib_is_refused_with_what_to_do() {
+    // zstd's own words were "Frame requires too much memory for decoding".
+    let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();
+    encoder
+        .set_parameter(zstd::stream::raw::CParameter::WindowLog(28))
+        .unwrap();
+    encoder.write_all(&chess960_games(20)).unwrap();
+    let data = encoder.finish().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.pgn.zst");
+    std::fs::write(&path, &data).unwrap();
+    for out in [
+        bin()
+            .args(["stats", path.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        run_stdin(&["stats", "-"], &data),
+    ] {
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("window larger than 128 MiB"), "{err}");
+        assert!(err.contains("zstd -d --long=31"), "{err}");
+    }
+}

@@ -51,7 +51,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::Error;
 use crate::pipeline::chunk::first_likely_start;
-use crate::pipeline::source::{Compression, Unnested};
+use crate::pipeline::source::{Compression, Unnested, ZstdReader};
 use crate::pipeline::{self, GameInfo, Input, Job, RunError, Sink, frames};
 
 /// How a partition's bytes are read.
@@ -396,9 +396,9 @@ fn open_own(part: &Partition) -> io::Result<Box<dyn Read + Send>> {
         Kind::Whole => Input::File(part.path.clone()).open(Arc::new(AtomicU64::new(0))),
         Kind::ZstdFrames => Ok(unnested(
             part,
-            Box::new(zstd::stream::read::Decoder::new(FileRange::open(
-                &part.path, part.start, part.end,
-            )?)?),
+            Box::new(ZstdReader(zstd::stream::read::Decoder::new(
+                FileRange::open(&part.path, part.start, part.end)?,
+            )?)),
         )),
     }
 }
@@ -432,17 +432,18 @@ fn open_all(
         Kind::ZstdFrames => {
             let len = std::fs::metadata(&part.path)?.len();
             let mine = Counted {
-                inner: zstd::stream::read::Decoder::new(FileRange::open(
+                inner: ZstdReader(zstd::stream::read::Decoder::new(FileRange::open(
                     &part.path, part.start, part.end,
-                )?)?,
+                )?)?),
                 count: own,
             };
             // (A zstd decoder of no bytes at all reports an incomplete frame.)
             if part.end >= len {
                 return Ok((unnested(part, Box::new(mine)), None));
             }
-            let rest =
-                zstd::stream::read::Decoder::new(FileRange::open(&part.path, part.end, len)?)?;
+            let rest = ZstdReader(zstd::stream::read::Decoder::new(FileRange::open(
+                &part.path, part.end, len,
+            )?)?);
             Ok((unnested(part, Box::new(mine.chain(rest))), None))
         }
     }

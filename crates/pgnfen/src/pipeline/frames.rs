@@ -641,7 +641,7 @@ impl<'p> ParallelFrames<'p> {
                 };
                 let decoder = zstd::stream::read::Decoder::new(range).map_err(at)?;
                 self.streaming = Some(Box::new(FrameErrors {
-                    inner: decoder,
+                    inner: super::source::ZstdReader(decoder),
                     start: frame.start,
                 }));
                 let done = std::mem::take(&mut self.current);

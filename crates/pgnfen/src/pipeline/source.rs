@@ -469,7 +469,9 @@ fn decompress<R: BufRead + Send + 'static>(
         Compression::None | Compression::Zip => Box::new(input),
         Compression::Gzip => unnested(Box::new(flate2::bufread::MultiGzDecoder::new(input))),
         Compression::Bzip2 => unnested(Box::new(bzip2::bufread::MultiBzDecoder::new(input))),
-        Compression::Zstd => unnested(Box::new(zstd::stream::read::Decoder::with_buffer(input)?)),
+        Compression::Zstd => unnested(Box::new(ZstdReader(
+            zstd::stream::read::Decoder::with_buffer(input)?,
+        ))),
         Compression::Xz => {
             // CONCATENATED: every stream of the file, as `xz -T0` (one stream
             // per block group) and `cat a.xz b.xz` make them.
@@ -592,6 +594,30 @@ impl<R: BufRead> Read for XzReader<R> {
                 e
             } else {
                 io::Error::new(e.kind(), format!("xz data cannot be read: {e}"))
+            }
+        })
+    }
+}
+
+/// A zstd decoder whose refusal of a frame with a window above zstd's
+/// default limit (128 MiB: frames made with `zstd --long=28` or more) says
+/// so; zstd's own words are "Frame requires too much memory for decoding".
+/// The limit stays, as `zstd -d` keeps it without `--long`: such a window is
+/// memory the decoder would hold for the whole frame.
+pub(crate) struct ZstdReader<R>(pub(crate) R);
+
+impl<R: Read> Read for ZstdReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(|e| {
+            if e.to_string().contains("requires too much memory") {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "zstd data made with a window larger than 128 MiB (`zstd --long=28` or \
+                     more), which pgnfen does not decode; decompress it with `zstd -d \
+                     --long=31` first, or compress it again without `--long`",
+                )
+            } else {
+                e
             }
         })
     }
