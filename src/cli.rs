@@ -67,7 +67,20 @@ pub fn command() -> clap::Command {
 /// hidden options too; after `man`, `completions` and `explain` none is offered.
 pub fn completion_command() -> clap::Command {
     use clap::CommandFactory;
-    let mut cmd = Cli::command();
+    let full = Cli::command();
+    // The command again without its hidden subcommands (`index`): clap can
+    // add a subcommand but not remove one, and the completion generators
+    // list hidden ones, which `--help` and the manual leave out.
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    let mut cmd = clap::Command::new(leak(full.get_name()))
+        .args(full.get_arguments().cloned())
+        .subcommands(full.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
+    if let Some(version) = full.get_version() {
+        cmd = cmd.version(leak(version));
+    }
+    if let Some(about) = full.get_about() {
+        cmd = cmd.about(about.clone());
+    }
     let globals: Vec<clap::Arg> = cmd
         .get_arguments()
         .filter(|a| a.is_global_set())
@@ -116,7 +129,7 @@ pub struct Cli {
 #[command(next_help_heading = "Global options")]
 pub struct Global {
     /// Worker threads, 1 to 1024 (default: all cores; never more than the input can keep busy)
-    #[arg(short = 'j', long = "threads", global = true, value_name = "N", value_parser = parse_threads)]
+    #[arg(short = 'j', long = "threads", global = true, value_name = "N", value_parser = parse_threads, value_hint = clap::ValueHint::Other)]
     pub threads: Option<usize>,
     /// No progress bar, summaries or notes on standard error (reports of bad records and FENs still show)
     #[arg(short, long, global = true)]
@@ -280,7 +293,7 @@ pub struct FilterArgs {
     /// Classes to keep: standard, setup, chess960, crc, other, malformed (any class when only other selections are given; filter needs at least one)
     #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = choice_parser::<Class>())]
     pub class: Vec<Class>,
-    /// Keep only Chess960 games from these start positions (0 to 959)
+    /// Of the chess960 games, keep only those from these start positions (0 to 959); games of other classes are not restricted by it
     #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = parse_chess960_position)]
     pub chess960_position: Vec<u16>,
     /// Keep only games whose tag satisfies EXPR: NAME OP VALUE, OP one of = != ~ !~ < <= > >= (repeatable, all must hold)
@@ -297,15 +310,10 @@ pub struct FilterArgs {
     pub rest: Option<PathBuf>,
     /// Replay each game's mainline from its start position: the `first` move
     /// only, or `all` of them (games with an illegal move go to --rest)
-    #[arg(long, value_name = "first|all", value_parser = parse_moves)]
+    #[arg(long, value_name = "first|all", value_parser = choice_parser::<pgnfen::moves::MovesMode>())]
     pub moves: Option<pgnfen::moves::MovesMode>,
     /// PGN files (`-` for standard input, the default)
     pub inputs: Vec<PathBuf>,
-}
-
-/// `first` or `all` (the values of `--moves`), listed for `--help` and completions.
-fn parse_moves(s: &str) -> Result<pgnfen::moves::MovesMode, pgnfen::ParseNameError> {
-    s.parse()
 }
 
 /// A Chess960 start position number, with a message in words (not Rust range syntax).
@@ -355,7 +363,7 @@ pub struct ConvertArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Rewrite each input file to itself, atomically, keeping its mode and its
-    /// compression (gzip, bzip2, zstd or none)
+    /// compression (gzip, bzip2, zstd, xz or none)
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,
     /// PGN files (`-` for standard input, the default)
@@ -376,7 +384,7 @@ pub struct CheckArgs {
     pub deny_warnings: bool,
     /// Replay each game's mainline from its start position: the `first` move
     /// only, or `all` of them (an unplayable move is the error illegal-move)
-    #[arg(long, value_name = "first|all", value_parser = parse_moves)]
+    #[arg(long, value_name = "first|all", value_parser = choice_parser::<pgnfen::moves::MovesMode>())]
     pub moves: Option<pgnfen::moves::MovesMode>,
     /// With --format csv: write cells as they are, without the single quote put
     /// before a cell that starts with =, +, -, @, tab or CR (a spreadsheet
@@ -389,6 +397,7 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
+    /// Report format: text (tables of class and speed) or json (one object)
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Count only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
@@ -396,7 +405,7 @@ pub struct StatsArgs {
     pub tag: Vec<pgnfen::select::TagExpr>,
     /// Replay each game's mainline from its start position: the `first` move
     /// only, or `all` of them (counts games checked, illegal and not checked)
-    #[arg(long, value_name = "first|all", value_parser = parse_moves)]
+    #[arg(long, value_name = "first|all", value_parser = choice_parser::<pgnfen::moves::MovesMode>())]
     pub moves: Option<pgnfen::moves::MovesMode>,
     /// Count only games of these speeds (as for filter)
     #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
@@ -458,6 +467,8 @@ pub struct FenArgs {
     /// En passant policy (default: the dialect's)
     #[arg(long, value_parser = choice_parser::<EpPolicy>())]
     pub ep: Option<EpPolicy>,
+    /// Output format: text (the records, converted with --to) or json (one
+    /// object per record: validity, class, problems and the three dialects)
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// A FEN or EPD record given on the command line (repeatable); these come
@@ -474,7 +485,7 @@ pub struct FenArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Rewrite each FILE to itself with --to, atomically, keeping its mode and
-    /// its compression (gzip, bzip2, zstd or none)
+    /// its compression (gzip, bzip2, zstd, xz or none)
     #[arg(long, conflicts_with_all = ["output", "records"], requires = "to")]
     pub in_place: bool,
     /// FEN or EPD files, one record a line, compressed or not (`-` for standard
@@ -538,6 +549,35 @@ mod tests {
         let filter = cmd.find_subcommand("filter").unwrap();
         assert!(filter.get_arguments().any(|a| a.get_id() == "threads"));
     }
+
+    #[test]
+    fn completions_offer_what_help_shows() {
+        let mut cmd = completion_command();
+        cmd.build();
+        let mut full = Cli::command();
+        full.build();
+        let visible: Vec<&str> = full
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .map(|s| s.get_name())
+            .collect();
+        let offered: Vec<&str> = cmd.get_subcommands().map(|s| s.get_name()).collect();
+        assert_eq!(offered, visible);
+        assert!(!offered.contains(&"index"));
+        assert_eq!(cmd.get_version(), Cli::command().get_version());
+        // `--moves` completes its two values, not file names.
+        let check = cmd.find_subcommand("check").unwrap();
+        let moves = check
+            .get_arguments()
+            .find(|a| a.get_id() == "moves")
+            .unwrap();
+        let values: Vec<String> = moves
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        assert_eq!(values, ["first", "all"]);
+    }
 }
 
 // `--class`, `--speed`, `--to` and `--ep` take the library's choices. Their
@@ -566,6 +606,23 @@ macro_rules! choice {
     )*};
 }
 choice!(Class, Dialect, EpPolicy, Speed);
+
+/// `first` or `all` (the values of `--moves`), listed for `--help` and completions.
+impl Choice for pgnfen::moves::MovesMode {
+    const ALL: &'static [Self] = &[
+        pgnfen::moves::MovesMode::First,
+        pgnfen::moves::MovesMode::All,
+    ];
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+    fn description(self) -> &'static str {
+        match self {
+            pgnfen::moves::MovesMode::First => "only the first mainline move",
+            pgnfen::moves::MovesMode::All => "every mainline move in turn",
+        }
+    }
+}
 
 /// The value parser of a flag that takes a `T` by its name.
 fn choice_parser<T: Choice>() -> impl TypedValueParser<Value = T> {
