@@ -4,6 +4,24 @@ use std::process::ExitCode;
 
 use clap::FromArgMatches;
 
+/// `eprintln!` that ignores a standard error that cannot be written (closed,
+/// `2>/dev/full`): a report that cannot be shown is no reason to panic, and
+/// the exit status still says how the run went.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` likewise (see `say!`).
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cli;
 mod commands;
 mod format;
@@ -23,12 +41,12 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             if e.use_stderr() && tainted_arguments().next().is_some() {
-                eprint!("{}", escaped_usage_error(&e));
+                say_raw!("{}", escaped_usage_error(&e));
             } else if let Err(io) = e.print() {
                 // `--help` or `--version` to a full disk fails like any other
                 // output (a closed pipe is no failure: the reader had enough).
                 if !e.use_stderr() && io.kind() != std::io::ErrorKind::BrokenPipe {
-                    eprintln!("pgnfen: <stdout>: {io}");
+                    say!("pgnfen: <stdout>: {io}");
                     return ExitCode::from(2);
                 }
             }
@@ -40,7 +58,7 @@ fn main() -> ExitCode {
     }
     // Interrupted runs remove their temporary files (exit 130, 143, 129).
     if let Err(e) = signals::install() {
-        eprintln!("pgnfen: cannot handle signals: {e}");
+        say!("pgnfen: cannot handle signals: {e}");
         return ExitCode::from(2);
     }
     let result = match &cli.command {
@@ -63,7 +81,7 @@ fn main() -> ExitCode {
             // One line whatever a name or a library's message holds: control
             // characters escaped, so that nothing in it can start a line of its
             // own (a GitHub workflow command reads standard error too).
-            eprintln!("pgnfen: {}", pgnfen::escape::controls(&e.to_string()));
+            say!("pgnfen: {}", pgnfen::escape::controls(&e.to_string()));
             ExitCode::from(2)
         }
     }

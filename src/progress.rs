@@ -172,8 +172,8 @@ impl Watch for Progress {
     fn note(&self, line: &str) {
         let shown = self.shown.lock().unwrap_or_else(|e| e.into_inner());
         match shown.as_ref().map(|s| &s.display) {
-            Some(Display::Bar(bar)) => bar.suspend(|| eprintln!("{line}")),
-            _ => eprintln!("{line}"),
+            Some(Display::Bar(bar)) => bar.suspend(|| say!("{line}")),
+            _ => say!("{line}"),
         }
     }
 
@@ -192,7 +192,7 @@ impl Watch for Progress {
                     let _ = t.join();
                 }
                 if completed {
-                    eprintln!("{}", counters.line());
+                    say!("{}", counters.line());
                 }
             }
         }

@@ -506,3 +506,54 @@ fn compressed_standard_input_is_recognised() {
         assert_eq!(out.stdout, input);
     }
 }
+
+#[test]
+fn a_standard_error_that_cannot_be_written_is_no_panic() {
+    // `2>/dev/full`: the summary and reports could not be written, and
+    // `eprintln!` panicked (exit status 101) after the output was committed.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("kept.pgn");
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let mixed = sample("mixed.pgn");
+    let malformed = sample("malformed.pgn");
+    for (args, code) in [
+        (
+            vec![
+                "filter",
+                "--class",
+                "standard",
+                "-o",
+                out.to_str().unwrap(),
+                mixed.to_str().unwrap(),
+            ],
+            0,
+        ),
+        (
+            vec![
+                "convert",
+                "--to",
+                "fen",
+                "-o",
+                "/dev/null",
+                sample("chess960.pgn").to_str().unwrap(),
+            ],
+            0,
+        ),
+        (vec!["check", malformed.to_str().unwrap()], 1),
+        (vec!["stats", "--nope"], 2),
+    ] {
+        let status = common::bin()
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(full())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(code), "{args:?}");
+    }
+    assert!(out.exists());
+}

@@ -311,3 +311,73 @@ fn in_place_refuses_what_it_cannot_rewrite() {
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
 }
+
+#[test]
+fn an_input_that_reading_would_refuse_is_refused_before_any_is_rewritten() {
+    // An lz4 file, a file cut inside zstd magic bytes, and a tar inside gzip
+    // were found only when their turn came: the inputs before them had
+    // already been rewritten.
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.pgn");
+    std::fs::write(&a, GAME_A).unwrap();
+    let tar_in_gzip = {
+        let mut tar = vec![0u8; 1024];
+        tar[..5].copy_from_slice(b"a.pgn");
+        tar[257..263].copy_from_slice(b"ustar\0");
+        tar[263..265].copy_from_slice(b"00");
+        tar[148..156].copy_from_slice(b"        ");
+        let sum: u32 = tar[..512].iter().map(|&b| u32::from(b)).sum();
+        tar[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+        gzip(&tar)
+    };
+    for (name, bytes, says) in [
+        ("b.pgn", &b"\x04\x22\x4d\x18xxxx"[..], "an lz4 file"),
+        ("c.pgn", b"\x28\xb5", "cut short"),
+        ("d.pgn", &tar_in_gzip, "a tar archive inside a gzip file"),
+    ] {
+        let bad = dir.path().join(name);
+        std::fs::write(&bad, bytes).unwrap();
+        for command in [
+            vec!["convert", "--to", "shredder", "--in-place"],
+            vec!["fen", "--to", "shredder", "--in-place"],
+        ] {
+            let mut args = command.clone();
+            args.extend([s(&a), s(&bad)]);
+            let out = run(&args);
+            assert_eq!(out.status.code(), Some(2), "{name} {command:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(says), "{name}: {err}");
+            assert_eq!(
+                std::fs::read_to_string(&a).unwrap(),
+                GAME_A,
+                "{name} {command:?}"
+            );
+            assert_eq!(std::fs::read(&bad).unwrap(), bytes);
+        }
+    }
+}
+
+#[test]
+fn fen_in_place_owes_no_line_end_to_the_next_file() {
+    // The first book lacks a final line end; the second had been given one
+    // at its start.
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.epd");
+    let b = dir.path().join("b.epd.gz");
+    let record = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    std::fs::write(&a, record).unwrap();
+    std::fs::write(&b, gzip(format!("{record}\n").as_bytes())).unwrap();
+    let out = run(&["fen", "-q", "--to", "shredder", "--in-place", s(&a), s(&b)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let converted = record.replace("KQkq", "HAha");
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), converted);
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&b).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(text, format!("{converted}\n"));
+}

@@ -249,7 +249,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
             }
         }
     } else if !global.quiet {
-        eprint!("{summary}");
+        say_raw!("{summary}");
     }
     out.flush().map_err(write_err)?;
     Ok(if failing > 0 {

@@ -36,7 +36,7 @@ pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
                 if n == 1 { "file" } else { "files" }
             ));
         }
-        eprintln!("{msg}");
+        say!("{msg}");
     }
     Ok(Outcome::Clean)
 }

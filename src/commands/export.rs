@@ -73,7 +73,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let columns = export::columns(&inputs, &export_options, &pipeline).map_err(run_error)?;
     if let Some((names, at_least)) = columns.past_limit() {
         // Never silent, even under -q: these tags have no column of their own.
-        eprintln!(
+        say!(
             "pgnfen: warning: --tags all makes at most {} columns; {}{} went to other_tags",
             thousands(export::Columns::MAX_ALL as u64),
             if at_least { "at least " } else { "" },
@@ -84,7 +84,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     let summary = export::write(batches, format, output).map_err(run_error)?;
     crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     if !global.quiet {
-        eprintln!(
+        say!(
             "pgnfen: exported {} of {} {} ({})",
             thousands(summary.rows),
             thousands(summary.games),
@@ -94,7 +94,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     }
     if summary.dropped_pairs > 0 {
         // Never silent, even under -q: the table lacks these tags.
-        eprintln!(
+        say!(
             "pgnfen: warning: {} in {} {} not exported (a header beyond {} tags or {} MiB of tag text)",
             crate::format::count(summary.dropped_pairs, "tag", "tags"),
             crate::format::count(summary.games_with_dropped_pairs, "game", "games"),

@@ -100,6 +100,11 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
             let name = path.display().to_string();
             let write_err = |e| Error::writing(&name, e);
             let mut out = Output::in_place(path).map_err(write_err)?;
+            // Each file is an output of its own: the line end the last file
+            // lacked is not owed to this one.
+            converter
+                .open_line
+                .store(false, std::sync::atomic::Ordering::Relaxed);
             let input = Input::File(path.to_path_buf());
             counts.add(pool.install(|| converter.input(&input, &mut out, &name))?);
             out.commit().map_err(write_err)?;
@@ -133,7 +138,7 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         // Only text output is rewritten: the JSON objects hold all three
         // dialects whatever `--to` says, so nothing is "written as" one.
         let to = args.to.filter(|_| args.format == Format::Text);
-        eprintln!("{}", summary(counts, to, in_place.len()));
+        say!("{}", summary(counts, to, in_place.len()));
     }
     Ok(if counts.invalid > 0 {
         Outcome::Problems
@@ -394,7 +399,7 @@ impl book::Sink<Rendered> for Emitter<'_> {
 
     fn emit(&mut self, r: Rendered) -> io::Result<()> {
         if !r.diagnostics.is_empty() {
-            eprint!("{}", r.diagnostics);
+            say_raw!("{}", r.diagnostics);
         }
         if let Some(&b) = r.out.last() {
             if std::mem::take(&mut self.open_line) {

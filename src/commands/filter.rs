@@ -22,7 +22,7 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
     let inputs = inputs(&args.inputs);
     let filter::Summary { games, kept } = filter::run(&inputs, &options)?;
     if !global.quiet {
-        eprintln!(
+        say!(
             "pgnfen: kept {} of {} {}",
             thousands(kept),
             thousands(games),

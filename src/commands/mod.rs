@@ -106,7 +106,7 @@ pub fn warn_unseen_tags(global: &Global, exprs: &[pgnfen::select::TagExpr], inpu
             Some(near) => format!("; did you mean {near}?"),
             None => String::new(),
         };
-        eprintln!(
+        say!(
             "pgnfen: warning: no game held the tag {name} named by --tag (tag names are case-sensitive){hint}"
         );
     }

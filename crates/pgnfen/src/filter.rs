@@ -195,10 +195,11 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         kept_games,
         ..
     } = split;
-    kept.commit().map_err(|e| Error::writing(&kept_name, e))?;
-    if let Some(rest) = rest {
-        rest.commit().map_err(|e| Error::writing(&rest_name, e))?;
-    }
+    // Both or neither: a failure of the rest's (a full disk) must not leave
+    // the kept games in place of an input they were read from.
+    let outputs: Vec<Output> = std::iter::once(kept).chain(rest).collect();
+    Output::commit_all(outputs)
+        .map_err(|(i, e)| Error::writing(if i == 0 { &kept_name } else { &rest_name }, e))?;
     Ok(Summary {
         games,
         kept: kept_games,

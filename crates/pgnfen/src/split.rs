@@ -377,14 +377,15 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         files: Vec::new(),
         skipped: files.skipped,
     };
-    for out in files.outputs {
-        if out.games == 0 {
-            continue;
-        }
-        out.output
-            .commit()
-            .map_err(|e| Error::writing(&out.path.display().to_string(), e))?;
-        summary.files.push((out.path, out.games));
-    }
+    // All together, or none (see `Output::commit_all`).
+    let (written, outputs): (Vec<(PathBuf, u64)>, Vec<Output>) = files
+        .outputs
+        .into_iter()
+        .filter(|out| out.games > 0)
+        .map(|out| ((out.path, out.games), out.output))
+        .unzip();
+    Output::commit_all(outputs)
+        .map_err(|(i, e)| Error::writing(&written[i].0.display().to_string(), e))?;
+    summary.files = written;
     Ok(summary)
 }

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::frame_writer::FrameWriter;
 use super::signals;
-use super::source::Compression;
+use super::source::{Compression, Input};
 
 /// The zstd level of `.zst` outputs. Level 1, not the `zstd` tool's default 3:
 /// on PGN it compresses about 1.5× faster for a file about 9 % larger
@@ -106,9 +106,29 @@ pub struct Output {
     name: String,
 }
 
+/// Bytes of the output's name kept in its temporary file's name.
+const TEMP_NAME_KEEP: usize = 200;
+
 impl Drop for Output {
     fn drop(&mut self) {
         // Not committed: the temporary file goes, under the signal registry's lock.
+        if let Some((temp, _)) = self.temp.take() {
+            let path = temp.to_path_buf();
+            signals::retire(&path, || drop(temp));
+        }
+    }
+}
+
+/// An output whose bytes are all written and on disk under its temporary
+/// name, waiting to be renamed into place with the run's other outputs
+/// ([`Output::commit_all`]).
+struct Finished {
+    temp: Option<(tempfile::TempPath, PathBuf)>,
+}
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        // Not renamed: the temporary file goes, as an uncommitted output's.
         if let Some((temp, _)) = self.temp.take() {
             let path = temp.to_path_buf();
             signals::retire(&path, || drop(temp));
@@ -203,10 +223,19 @@ impl Output {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let file_name = destination
+        let mut file_name = destination
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // The temporary name adds 12 bytes (`.NAME.XXXXXX.tmp`): a name near
+        // the file system's limit of 255 bytes is shortened in it.
+        if file_name.len() > TEMP_NAME_KEEP {
+            let mut end = TEMP_NAME_KEEP;
+            while !file_name.is_char_boundary(end) {
+                end -= 1;
+            }
+            file_name.truncate(end);
+        }
         // Created with 0666 less the umask, like any new file; the temporary
         // file's default 0600 must not survive the rename.
         let temp = tempfile::Builder::new()
@@ -278,29 +307,65 @@ impl Output {
 
     /// Finishes the stream and moves a file into place. Without this call a
     /// file output is deleted.
-    pub fn commit(mut self) -> io::Result<()> {
+    pub fn commit(self) -> io::Result<()> {
+        Output::commit_all(vec![self]).map_err(|(_, e)| e)
+    }
+
+    /// Commits the outputs of one run together: every stream is finished and
+    /// on disk before the first file is renamed into place, and the renames
+    /// happen under the signal registry's lock, so that a failure (a full
+    /// disk, a folder gone) or a signal leaves either every existing output
+    /// as it was or none (`filter`'s kept games and rest, `split`'s files).
+    /// On failure: the position of the output that failed, and its error;
+    /// every temporary file is gone.
+    pub fn commit_all(outputs: Vec<Output>) -> Result<(), (usize, io::Error)> {
+        let mut ready = Vec::with_capacity(outputs.len());
+        for (i, output) in outputs.into_iter().enumerate() {
+            // An error drops what is ready, which removes its temporary files.
+            ready.push(output.finish().map_err(|e| (i, e))?);
+        }
+        let temps: Vec<PathBuf> = ready
+            .iter()
+            .filter_map(|r| r.temp.as_ref().map(|(temp, _)| temp.to_path_buf()))
+            .collect();
+        // Taken out first: a `Finished` dropped under the lock would take it
+        // again. A rename that fails (rare: the folder's permissions changed)
+        // drops the temporary files after it, which deletes them.
+        let renames: Vec<Option<(tempfile::TempPath, PathBuf)>> =
+            ready.iter_mut().map(|r| r.temp.take()).collect();
+        signals::retire_all(&temps, || {
+            for (i, rename) in renames.into_iter().enumerate() {
+                if let Some((temp, path)) = rename {
+                    temp.persist(&path)
+                        .map_err(|e| (i, without_temp_path(e.error)))?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Finishes the stream and writes it to disk, without renaming it yet.
+    fn finish(mut self) -> io::Result<Finished> {
         let target = std::mem::replace(
             &mut self.target,
             Target::Stdout(BufWriter::new(io::stdout())),
         );
         let file = match target {
-            Target::Stdout(mut w) => return w.flush(),
-            Target::Special(mut w) => return w.flush(),
-            Target::Plain(w) => w,
-            Target::Gzip(w) => w.finish()?,
-            Target::Bzip2(w) => w.finish()?,
-            Target::Zstd(w) => w.finish()?,
-            Target::Xz(w) => w.finish()?,
+            Target::Stdout(mut w) => w.flush().map(|()| None)?,
+            Target::Special(mut w) => w.flush().map(|()| None)?,
+            Target::Plain(w) => Some(w),
+            Target::Gzip(w) => Some(w.finish()?),
+            Target::Bzip2(w) => Some(w.finish()?),
+            Target::Zstd(w) => Some(w.finish()?),
+            Target::Xz(w) => Some(w.finish()?),
         };
-        let file = file.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all().ok();
-        if let Some((temp, path)) = self.temp.take() {
-            let temp_name = temp.to_path_buf();
-            signals::retire(&temp_name, || {
-                temp.persist(&path).map_err(|e| without_temp_path(e.error))
-            })?;
+        if let Some(file) = file {
+            let file = file.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all().ok();
         }
-        Ok(())
+        Ok(Finished {
+            temp: self.temp.take(),
+        })
     }
 
     fn named(&self, e: io::Error) -> io::Error {
@@ -328,27 +393,37 @@ pub(crate) fn in_place_compression(path: &Path) -> io::Result<Compression> {
             "not a regular file; --in-place rewrites files only",
         ));
     }
-    let mut file = File::open(path)?;
-    let mut magic = [0u8; 16];
+    let file = File::open(path)?;
+    let magic = super::source::head_of(&file)?;
+    // Every compression the reader recognises and `create_as` writes comes
+    // back as itself; a new one (xz) needs an arm in `create_as` and nothing
+    // here, unless it is a container like zip.
+    let compression = match Compression::sniff(&magic) {
+        Compression::Zip => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a zip archive cannot be rewritten in place; convert it to another file with -o",
+            ));
+        }
+        Compression::Refused(what) => return Err(super::source::refused(what)),
+        other => other,
+    };
+    // Whatever reading it would refuse (a file cut inside magic bytes, a tar
+    // inside gzip) is refused now, before the first input is rewritten: the
+    // first bytes are read as the run will read them.
+    let mut head = [0u8; super::source::MAGIC_LEN];
+    let mut reader = Input::File(path.to_path_buf())
+        .open(std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)))?;
     let mut n = 0;
-    while n < magic.len() {
-        match file.read(&mut magic[n..]) {
+    while n < head.len() {
+        match reader.read(&mut head[n..]) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    // Every compression the reader recognises and `create_as` writes comes
-    // back as itself; a new one (xz) needs an arm in `create_as` and nothing
-    // here, unless it is a container like zip.
-    match Compression::sniff(&magic[..n]) {
-        Compression::Zip => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "a zip archive cannot be rewritten in place; convert it to another file with -o",
-        )),
-        other => Ok(other),
-    }
+    Ok(compression)
 }
 
 impl Output {
@@ -423,6 +498,58 @@ mod tests {
         out.write_all(b"hello").unwrap();
         drop(out);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn outputs_committed_together_are_all_replaced_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("kept.pgn.gz");
+        let rest = dir.path().join("rest.pgn");
+        std::fs::write(&kept, b"old kept").unwrap();
+        std::fs::write(&rest, b"old rest").unwrap();
+        // The second fails when it is finished (a full disk): the first, which
+        // was complete, must not have replaced its file.
+        let mut a = Output::create(Some(&kept)).unwrap();
+        a.write_all(b"new kept").unwrap();
+        let mut full = Output::create(Some(Path::new("/dev/full"))).unwrap();
+        full.write_all(b"lost").unwrap();
+        let (i, e) = Output::commit_all(vec![a, full]).unwrap_err();
+        assert_eq!((i, e.kind()), (1, io::ErrorKind::StorageFull));
+        assert_eq!(std::fs::read(&kept).unwrap(), b"old kept");
+        let names = |dir: &Path| -> Vec<String> {
+            let mut n: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(names(dir.path()), ["kept.pgn.gz", "rest.pgn"]);
+        // Both fine: both replaced.
+        let mut a = Output::create(Some(&kept)).unwrap();
+        a.write_all(b"new kept").unwrap();
+        let mut b = Output::create(Some(&rest)).unwrap();
+        b.write_all(b"new rest").unwrap();
+        Output::commit_all(vec![a, b]).unwrap();
+        assert_ne!(std::fs::read(&kept).unwrap(), b"old kept");
+        assert_eq!(std::fs::read(&rest).unwrap(), b"new rest");
+        assert_eq!(names(dir.path()), ["kept.pgn.gz", "rest.pgn"]);
+    }
+
+    #[test]
+    fn a_name_near_the_limit_gets_a_shorter_temporary_name() {
+        let dir = tempfile::tempdir().unwrap();
+        // 251 bytes, and 254 of two-byte characters (cut on a boundary).
+        for name in [
+            format!("{}.pgn", "a".repeat(247)),
+            format!("{}.pgn", "é".repeat(125)),
+        ] {
+            let path = dir.path().join(name);
+            let mut out = Output::create(Some(&path)).unwrap();
+            out.write_all(b"x").unwrap();
+            out.commit().unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), b"x");
+        }
     }
 
     #[test]

@@ -88,6 +88,19 @@ pub(crate) fn retire<T>(path: &Path, step: impl FnOnce() -> T) -> T {
     result
 }
 
+/// [`retire`] for several temporary files at once: `step` renames them all
+/// into place, and a signal that comes meanwhile waits for the last rename
+/// (it then finds no temporary file to remove: every output is new).
+pub(crate) fn retire_all<T>(paths: &[PathBuf], step: impl FnOnce() -> T) -> T {
+    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    let result = step();
+    live.retain(|p| !paths.contains(p));
+    for path in paths {
+        slot_retire(path);
+    }
+    result
+}
+
 // ---- Mapped inputs truncated under the run (SIGBUS) ----
 //
 // Plain files are memory-mapped (no copy out of the page cache: reading them

@@ -47,7 +47,10 @@ pub trait Watch: Send + Sync {
     /// escaped. The default writes it to standard error; a display writes it
     /// above itself.
     fn note(&self, line: &str) {
-        eprintln!("{line}");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "{line}");
+        }
     }
 
     /// The run ended: `completed` when it ran to the end, not on an error.
@@ -93,7 +96,10 @@ impl<'a> Reporter<'a> {
         let line = crate::escape::controls(message);
         match self.watch {
             Some(w) => w.note(&line),
-            None => eprintln!("{line}"),
+            None => {
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
         }
     }
 
