@@ -398,32 +398,39 @@ fn fill_sniff<R: Read>(input: &mut BufReader<R>) -> io::Result<(Vec<u8>, bool)> 
 /// Refuses an input that is `whole` (nothing follows it) and ends inside
 /// the magic bytes of a compressed format, such as the first two bytes of a
 /// zstd file: a download or copy cut short, not text to read as a game of
-/// junk. Two bytes at least (one could be any text), three for zip (`PK`).
+/// junk. Two bytes at least (one could be any text), three for zip (`PK`),
+/// four for bzip2 (`BZh` and a digit).
 fn refuse_cut_magic(whole: &[u8], ended: bool) -> io::Result<()> {
-    const MAGICS: [(&[u8], &str); 4] = [
+    // (bzip2's own three letters, `BZh`, are text: only `BZh`, a block
+    // size digit and what follows is taken for a cut bzip2 file.)
+    const MAGICS: [(&[u8], &str); 3] = [
         (&[0x28, 0xb5, 0x2f, 0xfd], "a zstd file"),
         (&[0xfd, b'7', b'z', b'X', b'Z', 0x00], "an xz file"),
-        (b"BZh", "a bzip2 file"),
         (b"PK\x03\x04", "a zip archive"),
     ];
     if !ended || whole.len() < 2 {
         return Ok(());
     }
+    if is_cut_bzip2_head(whole) {
+        return Err(cut_magic(whole, "a bzip2 file"));
+    }
     for (magic, what) in MAGICS {
         let shortest = if what == "a zip archive" { 3 } else { 2 };
-        if whole.len() >= shortest && whole.len() < magic.len() && magic.starts_with(whole)
-            || what == "a bzip2 file" && is_cut_bzip2_head(whole)
-        {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "the input ends after {} bytes, inside the magic bytes of {what}: a file cut short",
-                    whole.len()
-                ),
-            ));
+        if whole.len() >= shortest && whole.len() < magic.len() && magic.starts_with(whole) {
+            return Err(cut_magic(whole, what));
         }
     }
     Ok(())
+}
+
+fn cut_magic(whole: &[u8], what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "the input ends after {} bytes, inside the magic bytes of {what}: a file cut short",
+            whole.len()
+        ),
+    )
 }
 
 /// `BZh`, a block size digit and at most 5 bytes of a block or stream-end magic.
@@ -1304,7 +1311,7 @@ mod tests {
             (&b"\x28\xb5"[..], "a zstd file"),
             (b"\x28\xb5\x2f", "a zstd file"),
             (b"\xfd7zX", "an xz file"),
-            (b"BZ", "a bzip2 file"),
+            (b"BZh9", "a bzip2 file"),
             (b"BZh9\x31\x41\x59", "a bzip2 file"),
             (b"BZh9\x17\x72", "a bzip2 file"),
             (b"PK\x03", "a zip archive"),
@@ -1325,7 +1332,14 @@ mod tests {
             assert!(refuse_cut_magic(bytes, false).is_ok());
         }
         // Text that merely starts like one: one byte, `PK` alone, `BZh` and a letter.
-        for bytes in [&b"\x28"[..], b"PK", b"BZhx", b"[Event \"x\"]"] {
+        for bytes in [
+            &b"\x28"[..],
+            b"PK",
+            b"BZ",
+            b"BZh",
+            b"BZhx",
+            b"[Event \"x\"]",
+        ] {
             assert!(refuse_cut_magic(bytes, true).is_ok(), "{bytes:?}");
         }
     }
