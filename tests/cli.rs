@@ -557,3 +557,20 @@ fn a_standard_error_that_cannot_be_written_is_no_panic() {
     }
     assert!(out.exists());
 }
+
+#[test]
+fn filter_without_a_selection_names_every_way_to_select() {
+    let out = run(&["filter", sample("mixed.pgn").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--speed or --moves"), "{err}");
+    // `--moves` alone is a selection.
+    let out = run(&[
+        "filter",
+        "-q",
+        "--moves",
+        "first",
+        sample("mixed.pgn").to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+}

@@ -55,9 +55,7 @@ pub enum Usage {
     },
     /// A selection that selects nothing: no class, position, tag expression
     /// or speed. `command` names the caller (`filter`, `split`).
-    #[error(
-        "{command}: say which games to keep with --class, --chess960-position, --tag or --speed"
-    )]
+    #[error("{command}: say which games to keep with {}", selection_flags(.command))]
     NothingSelected {
         /// The command or function that was given the selection.
         command: String,
@@ -329,4 +327,13 @@ impl OutputId {
 /// The name of an output in messages: its path, or `<stdout>`.
 pub(crate) fn output_name(path: Option<&Path>) -> String {
     path.map_or("<stdout>".to_string(), |p| p.display().to_string())
+}
+
+/// The flags that select games for `command` (`filter` also takes `--moves`).
+fn selection_flags(command: &str) -> &'static str {
+    if command == "filter" {
+        "--class, --chess960-position, --tag, --speed or --moves"
+    } else {
+        "--class, --chess960-position, --tag or --speed"
+    }
 }
