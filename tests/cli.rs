@@ -574,3 +574,28 @@ fn filter_without_a_selection_names_every_way_to_select() {
     ]);
     assert!(out.status.success());
 }
+
+#[test]
+fn filter_replaces_both_outputs_or_neither() {
+    // The rest cannot be written (a full disk): the kept games must not have
+    // replaced the input they were read from.
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games.pgn");
+    std::fs::copy(sample("mixed.pgn"), &games).unwrap();
+    let before = std::fs::read(&games).unwrap();
+    let g = games.to_str().unwrap();
+    let out = run(&[
+        "filter",
+        "--class",
+        "standard",
+        "-o",
+        g,
+        "--rest",
+        "/dev/full",
+        g,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/dev/full"));
+    assert_eq!(std::fs::read(&games).unwrap(), before);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}

@@ -599,3 +599,27 @@ fn a_zstd_window_above_128_mib_is_refused_with_what_to_do() {
         assert!(err.contains("zstd -d --long=31"), "{err}");
     }
 }
+
+#[test]
+fn a_zip_member_cut_inside_magic_bytes_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    for (name, data) in [
+        ("a.pgn", chess960_games(2)),
+        ("cut.pgn", b"\x28\xb5".to_vec()),
+    ] {
+        zip.start_file(name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(&data).unwrap();
+    }
+    zip.finish().unwrap();
+    let out = bin()
+        .args(["stats", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("two.zip:cut.pgn"), "{err}");
+    assert!(err.contains("a zstd file: a file cut short"), "{err}");
+}

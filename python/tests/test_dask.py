@@ -150,6 +150,22 @@ def test_files_without_a_final_line_end_keep_their_games_apart(client, tmp_path,
         assert whole.endswith(b"e5 *")
 
 
+def test_a_file_cut_inside_magic_bytes_is_refused_as_on_one_machine(client, tmp_path):
+    """Two bytes of a zstd file: refused on one machine, and by the partitions."""
+    cut = tmp_path / "cut.pgn"
+    cut.write_bytes(b"\x28\xb5")
+    message = "inside the magic bytes of a zstd file"
+    with pytest.raises(pgnfen.InputError, match=message):
+        pgnfen.stats(cut)
+    for call in (
+        lambda: pgnfen.dask.stats([cut], client=client),
+        lambda: pgnfen.dask.read_headers([cut], client=client).compute(),
+        lambda: pgnfen.dask.filter([cut], tmp_path / "out", classes=["standard"], client=client),
+    ):
+        with pytest.raises(pgnfen.InputError, match=message):
+            call()
+
+
 def test_a_tar_in_zstd_frames_is_refused_as_on_one_machine(client, tmp_path):
     """Its first partition's decoded bytes are a tar archive: not read as PGN."""
     import tarfile

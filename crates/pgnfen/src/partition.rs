@@ -168,9 +168,17 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
             Compression::Refused(what) => {
                 return Err(io_err(crate::pipeline::source::refused(what)));
             }
-            Compression::None => (0..len.div_ceil(target).max(1))
-                .map(|i| (Kind::Plain, i * target..((i + 1) * target).min(len)))
-                .collect(),
+            // (A file cut inside magic bytes: refused as on one machine.)
+            Compression::None => {
+                crate::pipeline::source::refuse_cut_magic(
+                    &head,
+                    head.len() < crate::pipeline::source::MAGIC_LEN,
+                )
+                .map_err(io_err)?;
+                (0..len.div_ceil(target).max(1))
+                    .map(|i| (Kind::Plain, i * target..((i + 1) * target).min(len)))
+                    .collect()
+            }
             Compression::Zstd if frames::several_frames(&file, len) => {
                 frames::partitions(&file, target)
                     .map_err(io_err)?

@@ -457,14 +457,15 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
                         Some(s) => push_str(text, s),
                         None => {
                             // Decoded: it could now read like an earlier name.
-                            let mut shown = encoding::decode_name(name, enc).into_owned();
+                            let shown = encoding::decode_name(name, enc).into_owned();
                             let taken = |key: &str| {
                                 key_taken(key, text, &other_tags[others_from..], columns)
                             };
-                            if taken(&shown) {
-                                shown = encoding::escaped(name);
-                            }
-                            let shown = unique_key(shown, taken);
+                            let shown = if taken(&shown) {
+                                unique_key(encoding::escaped(name), taken)
+                            } else {
+                                shown
+                            };
                             push_str(text, &shown)
                         }
                     };

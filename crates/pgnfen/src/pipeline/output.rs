@@ -316,13 +316,27 @@ impl Output {
     /// happen under the signal registry's lock, so that a failure (a full
     /// disk, a folder gone) or a signal leaves either every existing output
     /// as it was or none (`filter`'s kept games and rest, `split`'s files).
-    /// On failure: the position of the output that failed, and its error;
-    /// every temporary file is gone.
+    /// The one exception: a rename that fails after others succeeded (its
+    /// folder's permissions changed in the instant between) leaves those
+    /// replaced. On failure: the position of the output that failed, and its
+    /// error; every temporary file is gone.
     pub fn commit_all(outputs: Vec<Output>) -> Result<(), (usize, io::Error)> {
         let mut ready = Vec::with_capacity(outputs.len());
         for (i, output) in outputs.into_iter().enumerate() {
             // An error drops what is ready, which removes its temporary files.
             ready.push(output.finish().map_err(|e| (i, e))?);
+        }
+        // A folder where an output goes (made meanwhile) would fail its
+        // rename after the others had been made: refused before any.
+        for (i, r) in ready.iter().enumerate() {
+            if let Some((_, path)) = &r.temp
+                && std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+            {
+                return Err((
+                    i,
+                    io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
+                ));
+            }
         }
         let temps: Vec<PathBuf> = ready
             .iter()
@@ -361,7 +375,13 @@ impl Output {
         };
         if let Some(file) = file {
             let file = file.into_inner().map_err(|e| e.into_error())?;
-            file.sync_all().ok();
+            // A late write error (a full disk, NFS) surfaces here; a file
+            // system that cannot sync at all (EINVAL, ENOTSUP) is no error.
+            if let Err(e) = file.sync_all()
+                && !matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOTSUP))
+            {
+                return Err(e);
+            }
         }
         Ok(Finished {
             temp: self.temp.take(),
@@ -524,6 +544,18 @@ mod tests {
             n.sort();
             n
         };
+        assert_eq!(names(dir.path()), ["kept.pgn.gz", "rest.pgn"]);
+        // A folder made where the second goes, while the run wrote it.
+        let other = dir.path().join("other.pgn");
+        let mut a = Output::create(Some(&kept)).unwrap();
+        a.write_all(b"new kept").unwrap();
+        let mut b = Output::create(Some(&other)).unwrap();
+        b.write_all(b"other").unwrap();
+        std::fs::create_dir(&other).unwrap();
+        let (i, e) = Output::commit_all(vec![a, b]).unwrap_err();
+        assert_eq!((i, e.kind()), (1, io::ErrorKind::IsADirectory));
+        assert_eq!(std::fs::read(&kept).unwrap(), b"old kept");
+        std::fs::remove_dir(&other).unwrap();
         assert_eq!(names(dir.path()), ["kept.pgn.gz", "rest.pgn"]);
         // Both fine: both replaced.
         let mut a = Output::create(Some(&kept)).unwrap();

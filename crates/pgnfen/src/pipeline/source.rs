@@ -400,7 +400,7 @@ fn fill_sniff<R: Read>(input: &mut BufReader<R>) -> io::Result<(Vec<u8>, bool)> 
 /// zstd file: a download or copy cut short, not text to read as a game of
 /// junk. Two bytes at least (one could be any text), three for zip (`PK`),
 /// four for bzip2 (`BZh` and a digit).
-fn refuse_cut_magic(whole: &[u8], ended: bool) -> io::Result<()> {
+pub(crate) fn refuse_cut_magic(whole: &[u8], ended: bool) -> io::Result<()> {
     // (bzip2's own three letters, `BZh`, are text: only `BZh`, a block
     // size digit and what follows is taken for a cut bzip2 file.)
     const MAGICS: [(&[u8], &str); 3] = [
@@ -1114,6 +1114,8 @@ fn send_member<R: Read + ?Sized>(
                 ))
             } else if memchr::memchr(0, head).is_some() {
                 Some("binary data (NUL bytes), not PGN or EPD text".to_string())
+            } else if let Err(cut) = refuse_cut_magic(&piece, ended) {
+                Some(cut.to_string())
             } else {
                 None
             };
