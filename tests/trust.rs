@@ -153,6 +153,46 @@ fn a_file_truncated_during_the_run_fails_and_writes_nothing() {
 }
 
 #[test]
+fn a_split_cut_short_by_a_truncated_input_leaves_no_folder_it_made() {
+    // The bus error's handler removed the temporary files, not the empty
+    // folders `split` had made for its template.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.pgn");
+    let data = games(400_000);
+    let template = dir.path().join("new/sub/{class}.pgn.xz");
+    let mut failures = 0;
+    for delay_ms in [60u64, 120, 30, 200] {
+        std::fs::write(&input, &data).unwrap();
+        let child = bin()
+            .args(["-j", "1", "split", "-o", template.to_str().unwrap()])
+            .arg(&input)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&input)
+            .unwrap()
+            .set_len(1000)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        if out.status.code() == Some(2) {
+            failures += 1;
+            assert!(
+                stderr(&out).contains("the file changed"),
+                "{}",
+                stderr(&out)
+            );
+            assert!(!dir.path().join("new").exists(), "folders left behind");
+        }
+        let _ = std::fs::remove_dir_all(dir.path().join("new"));
+    }
+    assert!(failures > 0, "no run saw the truncation");
+}
+
+#[test]
 fn new_files_follow_the_umask_and_replaced_files_keep_their_mode() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.pgn");

@@ -48,6 +48,7 @@ pub(crate) fn register_folder(dir: &Path) {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .push(dir.to_path_buf());
+    slot_put(&FOLDER_SLOTS, dir);
 }
 
 /// The run is done with the folder `dir` (removed or kept).
@@ -56,6 +57,7 @@ pub(crate) fn retire_folder(dir: &Path) {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .retain(|d| d != dir);
+    slot_take(&FOLDER_SLOTS, dir);
 }
 
 /// Turns SIGBUS, which a mapped input truncated by another program raises
@@ -118,6 +120,9 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 const SLOTS: usize = 64;
 static TEMP_SLOTS: [AtomicPtr<libc::c_char>; SLOTS] =
     [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
+/// The folders of [`register_folder`], for the handler to remove when empty.
+static FOLDER_SLOTS: [AtomicPtr<libc::c_char>; SLOTS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
 /// The message for the mapped input being read (`pgnfen: NAME: ...\n`).
 static MAPPED_MESSAGE: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
 /// [`install_bus_handler`] was called. Without the handler nobody reads the
@@ -137,6 +142,14 @@ fn leak(s: String) -> *mut libc::c_char {
 }
 
 fn slot_register(path: &Path) {
+    slot_put(&TEMP_SLOTS, path);
+}
+
+fn slot_retire(path: &Path) {
+    slot_take(&TEMP_SLOTS, path);
+}
+
+fn slot_put(slots: &[AtomicPtr<libc::c_char>; SLOTS], path: &Path) {
     if !handler_installed() {
         return;
     }
@@ -144,7 +157,7 @@ fn slot_register(path: &Path) {
     if raw.is_null() {
         return;
     }
-    for slot in &TEMP_SLOTS {
+    for slot in slots {
         if slot
             .compare_exchange(
                 std::ptr::null_mut(),
@@ -159,14 +172,14 @@ fn slot_register(path: &Path) {
     }
 }
 
-fn slot_retire(path: &Path) {
+fn slot_take(slots: &[AtomicPtr<libc::c_char>; SLOTS], path: &Path) {
     if !handler_installed() {
         return;
     }
     let Ok(wanted) = CString::new(path.display().to_string()) else {
         return;
     };
-    for slot in &TEMP_SLOTS {
+    for slot in slots {
         let p = slot.load(Ordering::Acquire);
         // SAFETY: non-null slots hold C strings leaked by `slot_register`, never freed.
         if !p.is_null() && unsafe { std::ffi::CStr::from_ptr(p) } == wanted.as_c_str() {
@@ -191,13 +204,29 @@ pub(crate) fn reading_mapped(name: Option<&str>) {
 }
 
 extern "C" fn on_sigbus(_: libc::c_int) {
-    // SAFETY: only async-signal-safe calls (unlink, write, _exit) on C strings
-    // that are never freed.
+    // SAFETY: only async-signal-safe calls (unlink, rmdir, write, _exit) on C
+    // strings that are never freed.
     unsafe {
         for slot in &TEMP_SLOTS {
             let p = slot.load(Ordering::Acquire);
             if !p.is_null() {
                 libc::unlink(p);
+            }
+        }
+        // The folders made for the outputs, when empty (`rmdir` fails on the
+        // others): innermost first is not known here, so passes are made
+        // until one removes nothing.
+        for _ in 0..SLOTS {
+            let mut removed = false;
+            for slot in FOLDER_SLOTS.iter().rev() {
+                let p = slot.load(Ordering::Acquire);
+                if !p.is_null() && libc::rmdir(p) == 0 {
+                    slot.store(std::ptr::null_mut(), Ordering::Release);
+                    removed = true;
+                }
+            }
+            if !removed {
+                break;
             }
         }
         let message = MAPPED_MESSAGE.load(Ordering::Acquire);
