@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use pgnfen::archive::{Archive, Game, Games};
 use pgnfen::fen::{Dialect, EpPolicy, VariantHint};
@@ -228,18 +228,33 @@ fn output_name(path: &std::path::Path) -> String {
 /// three dialect strings of an EPD are EPD records).
 ///
 /// One line end after the record (``"\n"``, ``"\r\n"`` or ``"\r"``, as a
-/// line read from a file keeps it) is no part of it, as for the command line.
+/// line read from a file keeps it) and a byte-order mark before it are no
+/// part of it, as for the command line. A string of several lines is a
+/// ``pgnfen.UsageError``: ``fen_records()`` reads books. An empty string or a
+/// ``#`` comment, which a book skips, is analysed as a (malformed) record.
 ///
 /// >>> pgnfen.fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")["class"]
 /// 'standard'
 #[pyfunction(name = "fen")]
 #[pyo3(signature = (record, /))]
-fn fen_record(py: Python<'_>, record: &str) -> PyResult<Py<PyAny>> {
+fn fen_record(py: Python<'_>, record: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
+    // (A lone surrogate is no text of any file: a usage error, not Python's
+    // UnicodeEncodeError.)
+    let record = record.to_cow().map_err(|_| {
+        errors::usage("the record holds a lone surrogate, which no FEN or EPD text can")
+    })?;
+    let record = record.strip_prefix('\u{feff}').unwrap_or(&record);
     let record = record
         .strip_suffix("\r\n")
         .or_else(|| record.strip_suffix('\n'))
         .or_else(|| record.strip_suffix('\r'))
         .unwrap_or(record);
+    if record.contains(['\n', '\r']) {
+        return Err(errors::usage(
+            "fen() analyses one record, and this string holds several lines; \
+             fen_records() reads a book of them",
+        ));
+    }
     let report = py.detach(|| {
         let parsed = pgnfen::fen::analyse_record(record.as_bytes(), VariantHint::StandardLike);
         pgnfen::fen::report::report_record(record.as_bytes(), &parsed)

@@ -8,14 +8,14 @@
 //! value), and many programs read a few tags.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyString};
 
-use pgnfen::pgn::encoding::{Encoding, decode_escaped, decode_name};
+use pgnfen::pgn::encoding::{Encoding, decode_escaped, decode_name, escaped};
 
 use crate::PyGame;
 
@@ -48,6 +48,9 @@ impl Tags {
             return all.bind(py).get_item(key);
         }
         let Ok(key) = key.cast::<PyString>() else {
+            // As a dict answers: an unhashable key is a TypeError, any other
+            // that is not a str no tag's name.
+            key.hash()?;
             return Ok(None);
         };
         // A str that is no UTF-8 (a lone surrogate) names no tag: tags are
@@ -55,6 +58,11 @@ impl Tags {
         let Ok(key) = key.to_cow() else {
             return Ok(None);
         };
+        if key.contains(['#', '\\']) {
+            // Maybe the key of a name that reads like an earlier one
+            // (`every_tag`), which only the whole dict knows.
+            return self.all(py)?.get_item(&*key);
+        }
         note_tag_read();
         let game = self.game.get();
         Ok(game
@@ -193,13 +201,30 @@ fn every_tag_with<'py>(
         names.push(name);
     }
     if d.len() < pairs.len() {
-        // A repeated tag (rare): `set_item` kept its last value, and the
-        // rule everywhere in pgnfen is the first.
+        // Rare: a repeated tag (`set_item` kept its last value, and the rule
+        // everywhere in pgnfen is the first), or two names that read alike
+        // once decoded (`é` in Windows-1252 and in UTF-8), which are two
+        // tags and keep both, under the keys `export` gives them in
+        // `other_tags`: the escaped form, then `#2`, `#3`, ...
         d.clear();
-        for (name, (_, raw)) in names.iter().zip(&pairs) {
-            if !d.contains(name)? {
-                d.set_item(name, &*decode_escaped(raw, encoding))?;
+        let mut seen: HashSet<&[u8]> = HashSet::with_capacity(pairs.len());
+        for (name, (raw_name, raw)) in names.iter().zip(&pairs) {
+            if !seen.insert(raw_name) {
+                continue;
             }
+            let value = decode_escaped(raw, encoding);
+            if !d.contains(name)? {
+                d.set_item(name, &*value)?;
+                continue;
+            }
+            let mut key = escaped(raw_name);
+            if d.contains(&key)? {
+                key = (2u32..)
+                    .map(|n| format!("{key}#{n}"))
+                    .find(|k| !d.contains(k).unwrap_or(true))
+                    .expect("a header has fewer names than numbers");
+            }
+            d.set_item(key, &*value)?;
         }
         return Ok(d);
     }

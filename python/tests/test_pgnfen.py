@@ -81,9 +81,66 @@ def test_fen_of_a_line_read_from_a_file_keeps_out_its_line_end():
     start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
     for end in ("\n", "\r\n", "\r"):
         assert pgnfen.fen(start + end) == pgnfen.fen(start)
-    # One line end only: a record of two lines is no record.
-    assert pgnfen.fen(start + "\n\n")["valid"] is False
+    # One line end only: a string of two lines is for fen_records().
+    for text in (start + "\n\n", start + "\n" + start, "a\rb"):
+        with pytest.raises(pgnfen.UsageError, match="fen_records"):
+            pgnfen.fen(text)
     assert pgnfen.fen(start)["input"] == start
+    # A byte-order mark before it is no part of it either, as in a book and
+    # for `fen -r`; a lone surrogate is a usage error, not UnicodeEncodeError.
+    assert pgnfen.fen("\ufeff" + start) == pgnfen.fen(start)
+    for text in ("\ud800", start[:-1] + "\udce9"):
+        with pytest.raises(pgnfen.UsageError, match="surrogate"):
+            pgnfen.fen(text)
+
+
+def test_names_that_read_alike_keep_both_tags_under_the_keys_of_export(tmp_path):
+    # `é` in Windows-1252 and in UTF-8 (auto), an invalid byte and the same
+    # name written with `\xFF` (utf-8): two tags each, not one value lost.
+    path = tmp_path / "names.pgn"
+    path.write_bytes(
+        b'[Event "x"]\n[Na\xe9me "latin"]\n[Na\xc3\xa9me "utf8"]\n[Na\xe9me "again"]\n\n*\n\n'
+        b'[Event "y"]\n[Na\xffme "invalid"]\n[Na\\xFFme "literal"]\n\n*\n'
+    )
+    expected = {
+        "auto": [
+            {"Event": "x", "Na\xe9me": "latin", "Na\xe9me#2": "utf8"},
+            {"Event": "y", "Na\xffme": "invalid", "Na\\xFFme": "literal"},
+        ],
+        "utf-8": [
+            {"Event": "x", "Na\\xE9me": "latin", "Na\xe9me": "utf8"},
+            {"Event": "y", "Na\\xFFme": "invalid", "Na\\\\xFFme": "literal"},
+        ],
+    }
+    for encoding, dicts in expected.items():
+        games = list(pgnfen.games(path, encoding=encoding))
+        assert [g.headers for g in games] == dicts
+        for game, d in zip(games, dicts):
+            # Looked up one by one, before and after the whole dict is made.
+            assert {k: game.tags[k] for k in d} == d
+            assert dict(game.tags) == d
+            assert {k: game.tags.get(k) for k in d} == d
+        # The same keys as export's other_tags (Event is a column there;
+        # export also keeps the repeated tag's value, as `Naéme#2#2`).
+        out = tmp_path / "x.jsonl"
+        pgnfen.export(path, output=out, encoding=encoding)
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        for row, d in zip(rows, dicts):
+            exported = {"Event": row["Event"], **row["other_tags"]}
+            assert {k: exported.get(k) for k in d} == d
+
+
+def test_tags_answer_an_unhashable_key_as_a_dict_does(tmp_path):
+    game = next(pgnfen.games(SAMPLES / "mixed.pgn"))
+    for fresh in (True, False):
+        tags = game.tags
+        if not fresh:
+            len(tags)
+        with pytest.raises(TypeError, match="unhashable"):
+            [] in tags
+        with pytest.raises(TypeError, match="unhashable"):
+            tags.get([])
+        assert 1 not in tags and tags.get(1) is None
 
 
 def test_shredder_fen_loads_in_python_chess():
