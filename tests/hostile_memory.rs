@@ -235,3 +235,33 @@ fn a_split_into_several_xz_files_stays_within_the_bound() {
     }
     assert_eq!(games, 300_000);
 }
+
+/// `--moves` wraps the job: its results' weight (check's findings) had been
+/// lost, so the per-chunk budget never held, and `check --moves all` of a
+/// million games that are all problems peaked at 131 MiB with 2 workers and
+/// 230 with 4.
+#[test]
+fn check_with_moves_keeps_its_results_within_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "problems.pgn", |w| {
+        for _ in 0..400_000 {
+            w.write_all(
+                b"[Event \"x\"]\n[SetUp \"1\"]\n\
+                  [FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNZ w KQkq - 0 1\"]\n\n1. e4 *\n\n",
+            )
+            .unwrap();
+        }
+    });
+    let f = input.to_str().unwrap();
+    for args in [
+        vec!["-j", "4", "check", "--moves", "all", f],
+        vec![
+            "-j", "4", "check", "--moves", "first", "--format", "json", f,
+        ],
+    ] {
+        let (kib, code) = peak_kib(&args);
+        println!("{kib:>8} KiB  exit {code:?}  {}", args.join(" "));
+        assert_eq!(code, Some(1), "{args:?}");
+        assert!(kib < LIMIT_KIB, "{args:?}: {kib} KiB");
+    }
+}

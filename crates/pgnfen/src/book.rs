@@ -86,7 +86,7 @@ impl Line {
 
     /// The message of a line too long to be a record.
     pub fn too_long_message() -> String {
-        format!("the line is longer than {MAX_LINE} bytes; no FEN or EPD record is")
+        format!("the line is longer than {MAX_LINE} bytes, more than any FEN or EPD record needs")
     }
 
     /// The `fen --format json` object of a line too long to be a record (it

@@ -62,4 +62,21 @@ impl<J: Job> Job for WithMoves<J> {
     fn seal<'g>(&self, results: impl Iterator<Item = &'g mut Self::Game>) {
         self.inner.seal(results.map(|moved| &mut moved.inner));
     }
+
+    /// The inner job's weight and an illegal move's report: without it, the
+    /// budget of a chunk's results never saw `check`'s findings under
+    /// `--moves`, and a file of games that are all problems held hundreds of
+    /// MiB (more with every worker).
+    fn weight(&self, game: &Self::Game) -> usize {
+        self.inner.weight(&game.inner)
+            + match &game.replay {
+                Replay::Illegal(m) => {
+                    std::mem::size_of::<crate::moves::IllegalMove>()
+                        + m.token.len()
+                        + m.line_text.len()
+                        + m.position.len()
+                }
+                _ => 0,
+            }
+    }
 }
