@@ -236,6 +236,26 @@ fn inputs_without_a_final_line_end_do_not_run_into_the_next() {
     // One input alone: not a byte added.
     let alone = run(&["filter", "-q", "--class", "standard", a]);
     assert_eq!(alone.stdout, std::fs::read(a).unwrap());
+    // Header-only games whose files end `]\n`: a blank line goes between,
+    // else the second header would be more tags of the first.
+    let h1 = dir.path().join("h1.pgn");
+    let h2 = dir.path().join("h2.pgn");
+    std::fs::write(&h1, "[Event \"h1\"]\n[Result \"*\"]\n").unwrap();
+    std::fs::write(&h2, "[Event \"h2\"]\r\n[Result \"*\"]").unwrap();
+    let (h1, h2) = (h1.to_str().unwrap(), h2.to_str().unwrap());
+    for args in [
+        vec!["filter", "-q", "--class", "standard", h1, h2, h1],
+        vec!["convert", "-q", "--to", "shredder", h1, h2, h1],
+    ] {
+        let out = run(&args);
+        assert_eq!(
+            String::from_utf8(out.stdout.clone()).unwrap(),
+            "[Event \"h1\"]\n[Result \"*\"]\n\n[Event \"h2\"]\r\n[Result \"*\"]\n\n\
+             [Event \"h1\"]\n[Result \"*\"]\n",
+            "{args:?}"
+        );
+        assert_eq!(games(&out.stdout), 3, "{args:?}");
+    }
 }
 
 #[test]

@@ -139,7 +139,13 @@ def test_files_without_a_final_line_end_keep_their_games_apart(client, tmp_path,
     with zipfile.ZipFile(archive, "w") as z:
         for m in ("m1.pgn", "m2.pgn"):
             z.writestr(m, games)
-    for k, paths in enumerate((plain, zst, [archive, plain[0]], [plain[0], archive])):
+    # Header-only games whose files end `]\n`: a blank line goes between.
+    headers = "".join(f'[Event "h{i}"]\n[Site "?"]\n\n' for i in range(60)).rstrip("\n") + "\n"
+    header_files = []
+    for name in ("h1.pgn", "h2.pgn"):
+        header_files.append(tmp_path / name)
+        header_files[-1].write_text(headers)
+    for k, paths in enumerate((plain, zst, [archive, plain[0]], [plain[0], archive], header_files + plain[:1])):
         out = pgnfen.dask.filter(paths, tmp_path / f"out{k}", classes=["standard"], client=client, partition_size=size)
         ref = tmp_path / f"ref{k}.pgn"
         pgnfen.filter(*paths, output=ref, classes=["standard"])
@@ -148,6 +154,7 @@ def test_files_without_a_final_line_end_keep_their_games_apart(client, tmp_path,
         # Every game is still a game of its own, and only the last one of all lacks the line end.
         assert pgnfen.stats(ref)["games"] == pgnfen.stats(*paths)["games"]
         assert whole.endswith(b"e5 *")
+        assert b"]\n[Event" not in whole
 
 
 def test_a_file_cut_inside_magic_bytes_is_refused_as_on_one_machine(client, tmp_path):

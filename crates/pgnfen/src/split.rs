@@ -136,7 +136,7 @@ struct Files {
     current: Option<usize>,
     /// Games not written (their class or speed not listed, or a `--tag` did not hold).
     skipped: u64,
-    /// The output whose last byte ends no line.
+    /// Where the last bytes went and how they end.
     open_line: OpenLine<usize>,
 }
 
@@ -152,7 +152,7 @@ impl Files {
 impl Sink<Option<u8>> for Files {
     fn begin_input(&mut self, _input: &Input) -> io::Result<()> {
         match self.open_line.take() {
-            Some(i) => self.outputs[i].output.write_all(b"\n"),
+            Some((i, missing)) => self.outputs[i].output.write_all(missing),
             None => Ok(()),
         }
     }

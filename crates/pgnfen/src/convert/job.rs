@@ -303,7 +303,7 @@ pub struct EditingSink<W> {
     pub converted: u64,
     /// FEN tags left unchanged so far.
     pub unchanged: u64,
-    /// Whether the last byte written ends no line.
+    /// How the bytes written last end.
     open_line: OpenLine<()>,
 }
 
@@ -348,7 +348,7 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
     fn begin_input(&mut self, input: &Input) -> io::Result<()> {
         self.file = input.display_name();
         match self.open_line.take() {
-            Some(()) => self.out.write_all(b"\n"),
+            Some(((), missing)) => self.out.write_all(missing),
             None => Ok(()),
         }
     }

@@ -30,7 +30,7 @@ pub struct Split {
     to_kept: bool,
     /// Games kept so far.
     pub kept_games: u64,
-    /// The output (kept: `true`) whose last byte ends no line.
+    /// Where the last bytes went (kept: `true`) and how they end.
     open_line: OpenLine<bool>,
 }
 
@@ -46,13 +46,14 @@ impl Split {
         }
     }
 
-    /// Ends with a line end the output whose last game (the last of an
-    /// input) has none, before the games of another input ([`OpenLine`]).
+    /// Writes what the output of the last game (the last of an input) lacks
+    /// for a game to begin after it ([`OpenLine`]), before another input's
+    /// games.
     pub(crate) fn end_open_line(&mut self) -> io::Result<()> {
         match self.open_line.take() {
-            Some(true) => self.kept.write_all(b"\n"),
-            Some(false) => match &mut self.rest {
-                Some(rest) => rest.write_all(b"\n"),
+            Some((true, missing)) => self.kept.write_all(missing),
+            Some((false, missing)) => match &mut self.rest {
+                Some(rest) => rest.write_all(missing),
                 None => Ok(()),
             },
             None => Ok(()),
