@@ -221,7 +221,7 @@ fn filter_needs_something_to_select() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("--class, --chess960-position, --tag or --speed")
+            .contains("--class, --chess960-position, --tag, --speed or --moves")
     );
 }
 
