@@ -242,7 +242,18 @@ fn inputs_without_a_final_line_end_do_not_run_into_the_next() {
     let h2 = dir.path().join("h2.pgn");
     std::fs::write(&h1, "[Event \"h1\"]\n[Result \"*\"]\n").unwrap();
     std::fs::write(&h2, "[Event \"h2\"]\r\n[Result \"*\"]").unwrap();
+    let h3 = dir.path().join("h3.pgn");
+    std::fs::write(&h3, "[Event \"h3\"]\r[Result \"*\"]\r").unwrap();
     let (h1, h2) = (h1.to_str().unwrap(), h2.to_str().unwrap());
+    // Lone `\r` line ends: the blank line is a second `\r`, not a `\n`
+    // that would only make `\r\n` of the first.
+    let h3 = h3.to_str().unwrap();
+    let out = run(&["filter", "-q", "--class", "standard", h3, h1]);
+    assert_eq!(
+        String::from_utf8(out.stdout.clone()).unwrap(),
+        "[Event \"h3\"]\r[Result \"*\"]\r\r[Event \"h1\"]\n[Result \"*\"]\n"
+    );
+    assert_eq!(games(&out.stdout), 2);
     for args in [
         vec!["filter", "-q", "--class", "standard", h1, h2, h1],
         vec!["convert", "-q", "--to", "shredder", h1, h2, h1],
@@ -618,4 +629,53 @@ fn filter_replaces_both_outputs_or_neither() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/dev/full"));
     assert_eq!(std::fs::read(&games).unwrap(), before);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn every_way_an_input_can_end_keeps_the_next_inputs_games_apart() {
+    // Header-only and movetext games, with each line end, ending with none,
+    // one or two line ends, written one after the other: the output read
+    // back holds as many games as the inputs (the oracle is pgnfen's own
+    // reading of the inputs, one by one).
+    let dir = tempfile::tempdir().unwrap();
+    let count = |path: &str| -> u64 {
+        json(&run(&["stats", "--format", "json", path]))["games"]
+            .as_u64()
+            .unwrap()
+    };
+    let mut n = 0;
+    for game in [
+        "[Event \"x\"]|[Result \"*\"]",
+        "[Event \"x\"]||1. e4 *",
+        "[Event \"x\"]||{only a comment}",
+    ] {
+        for end in ["\n", "\r\n", "\r"] {
+            for tail in 0..3 {
+                let text = format!("{}{}", game.replace('|', end), end.repeat(tail));
+                n += 1;
+                let a = dir.path().join(format!("a{n}.pgn"));
+                std::fs::write(&a, &text).unwrap();
+                let a = a.to_str().unwrap();
+                let one = count(a);
+                let out = dir.path().join(format!("out{n}.pgn"));
+                let o = out.to_str().unwrap();
+                let kept = run(&[
+                    "filter",
+                    "-q",
+                    "--class",
+                    "standard,malformed",
+                    "-o",
+                    o,
+                    a,
+                    a,
+                    a,
+                ]);
+                assert!(kept.status.success());
+                assert_eq!(count(o), 3 * one, "{text:?}");
+                let converted = run(&["convert", "-q", "--to", "fen", "-o", o, a, a]);
+                assert!(converted.status.success());
+                assert_eq!(count(o), 2 * one, "{text:?}");
+            }
+        }
+    }
 }

@@ -145,6 +145,8 @@ impl<K: Copy + PartialEq> OpenLine<K> {
         let missing: &'static [u8] = match self.ends {
             0 if tag_line => b"\n\n",
             0 => b"\n",
+            // After a lone `\r`, a `\n` would only make it `\r\n`, one line end.
+            1 if tag_line && self.cr => b"\r",
             1 if tag_line => b"\n",
             _ => b"",
         };
@@ -179,6 +181,7 @@ mod tests {
             (b"[Event \"a\"]\n\n", b""),
             (b"[Event \"a\"]\r\n\r\n", b""),
             (b"[Event \"a\"]\r\r", b""),
+            (b"[Event \"a\"]\r", b"\r"),
             (b"[Event \"a\"]\n1. e4 *", b"\n"),
             (b"\n\n", b""),
         ] {
