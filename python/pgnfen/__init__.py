@@ -118,11 +118,17 @@ def scan(*paths, tags=None, threads=None, encoding=None):
     schema = pyarrow.schema(stream)
 
     def batches():
+        sent = False
         while True:
             batch = stream.next_batch()
             if batch is None:
-                return
+                break
+            sent = True
             yield pyarrow.record_batch(batch)
+        if not sent:
+            # No rows: one empty batch, so that readers that take their
+            # schema from the first batch (polars.from_arrow) see it.
+            yield pyarrow.RecordBatch.from_pylist([], schema=schema)
 
     return pyarrow.RecordBatchReader.from_batches(schema, batches())
 

@@ -133,11 +133,9 @@ impl ArrowBatch {
         py: Python<'py>,
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
-        if requested_schema.is_some_and(|s| !s.is_none()) {
-            return Err(crate::errors::usage(
-                "pgnfen batches have the export's own schema; cast them after reading",
-            ));
-        }
+        // Best effort, as the interface has it: the batch comes in the
+        // export's own schema whatever is asked; the consumer casts it.
+        let _ = requested_schema;
         let batch = self
             .batch
             .take()
@@ -154,19 +152,18 @@ impl ArrowBatch {
 #[pymethods]
 impl ArrowStream {
     /// Hands the stream over (the Arrow PyCapsule interface). A stream can be
-    /// consumed once; ``requested_schema`` is not supported (the schema is the
-    /// export's) and must be None.
+    /// consumed once; a ``requested_schema`` is not applied (best effort, as
+    /// the interface allows): the stream keeps the export's schema.
     #[pyo3(signature = (requested_schema=None))]
     fn __arrow_c_stream__<'py>(
         &mut self,
         py: Python<'py>,
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        if requested_schema.is_some_and(|s| !s.is_none()) {
-            return Err(crate::errors::usage(
-                "pgnfen.scan() streams the export's own schema; cast the batches after reading",
-            ));
-        }
+        // Best effort, as the interface has it: the stream comes in the
+        // export's own schema whatever is asked (`pa.table(stream,
+        // schema=...)` asks for one and casts).
+        let _ = requested_schema;
         let batches = self.batches.take().ok_or_else(|| {
             crate::errors::usage(
                 "this pgnfen stream was already consumed; call pgnfen.scan() again",

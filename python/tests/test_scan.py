@@ -4,7 +4,7 @@ import pytest
 
 import pgnfen
 
-from conftest import cli, corpus_files, file_id, real_files
+from conftest import SAMPLES, cli, corpus_files, file_id, real_files
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -92,3 +92,23 @@ def test_a_corrupt_zst_fails_the_stream(tmp_path):
     bad.write_bytes(data[: len(data) // 2] + b"\x00" * 64 + data[len(data) // 2 :])
     with pytest.raises((OSError, pa.ArrowException)):
         pgnfen.scan(bad).read_all()
+
+
+def test_scan_of_no_games_still_hands_over_its_schema(tmp_path):
+    # Readers that take the schema from the first batch (polars.from_arrow)
+    # failed on a reader of no batches at all.
+    empty = tmp_path / "empty.pgn"
+    empty.write_bytes(b"")
+    batches = list(pgnfen.scan(empty))
+    assert len(batches) == 1 and batches[0].num_rows == 0
+    assert batches[0].schema == pgnfen.scan(SAMPLES / "mixed.pgn").schema
+
+
+def test_a_requested_schema_is_best_effort(tmp_path):
+    # The capsule interface's requested_schema is a wish: consumers that
+    # always pass one (pa.table(..., schema=)) were refused.
+    own = pgnfen.scan(SAMPLES / "mixed.pgn").schema
+    table = pa.table(pgnfen.scan_stream(SAMPLES / "mixed.pgn"), schema=own)
+    assert table.num_rows == 13 and table.schema == own
+    reader = pa.RecordBatchReader.from_stream(pgnfen.scan_stream(SAMPLES / "mixed.pgn"), schema=own)
+    assert reader.read_all().num_rows == 13

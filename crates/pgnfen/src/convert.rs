@@ -181,7 +181,7 @@ fn convert_into(
     let games = pipeline::run(inputs, &job, &mut sink, &options.run)?;
     let (converted, unchanged) = (sink.converted, sink.unchanged);
     sink.into_inner()
-        .commit()
+        .commit_unless(options.run.cancel.as_deref())
         .map_err(|e| Error::writing(name, e))?;
     Ok(Summary {
         games,

@@ -198,7 +198,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     // Both or neither: a failure of the rest's (a full disk) must not leave
     // the kept games in place of an input they were read from.
     let outputs: Vec<Output> = std::iter::once(kept).chain(rest).collect();
-    Output::commit_all(outputs)
+    Output::commit_all_unless(outputs, options.run.cancel.as_deref())
         .map_err(|(i, e)| Error::writing(if i == 0 { &kept_name } else { &rest_name }, e))?;
     Ok(Summary {
         games,

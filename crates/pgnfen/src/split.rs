@@ -384,7 +384,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         .filter(|out| out.games > 0)
         .map(|out| ((out.path, out.games), out.output))
         .unzip();
-    Output::commit_all(outputs)
+    Output::commit_all_unless(outputs, options.run.cancel.as_deref())
         .map_err(|(i, e)| Error::writing(&written[i].0.display().to_string(), e))?;
     summary.files = written;
     Ok(summary)

@@ -227,6 +227,8 @@ pub struct Batches {
     summary: Option<Summary>,
     /// [`ExportOptions::csv_raw`], for [`write()`].
     pub(crate) csv_raw: bool,
+    /// The run's [`Options::cancel`], for [`write()`]'s commit.
+    pub(crate) cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Batches {
@@ -311,14 +313,17 @@ pub fn batches(
 ) -> Batches {
     let inputs = inputs.to_vec();
     let pipeline = pipeline.clone();
-    spawn(columns, options, move |job, sink| {
+    let cancel = pipeline.cancel.clone();
+    let mut batches = spawn(columns, options, move |job, sink| {
         // Before and after: the run may open a file before or after it is
         // replaced.
         job.columns.check_unchanged()?;
         let games = pipeline::run(&inputs, job, sink, &pipeline)?;
         job.columns.check_unchanged()?;
         Ok(games)
-    })
+    });
+    batches.cancel = cancel;
+    batches
 }
 
 impl crate::partition::Partition {
@@ -409,6 +414,7 @@ where
             thread: Some(thread),
             summary: None,
             csv_raw,
+            cancel: None,
         },
         Err(e) => {
             // No thread: the iterator yields this error and ends.
@@ -421,6 +427,7 @@ where
                 thread: Some(failed),
                 summary: None,
                 csv_raw,
+                cancel: None,
             }
         }
     }

@@ -298,7 +298,9 @@ pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Sum
     let summary = batches.summary().unwrap_or_default();
     let mut output = output;
     output.flush().map_err(|e| named(&name, e))?;
-    output.commit().map_err(|e| named(&name, e))?;
+    output
+        .commit_unless(batches.cancel.as_deref())
+        .map_err(|e| named(&name, e))?;
     Ok(summary)
 }
 

@@ -14,7 +14,7 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::frame_writer::FrameWriter;
 use super::signals;
@@ -311,6 +311,26 @@ impl Output {
         Output::commit_all(vec![self]).map_err(|(_, e)| e)
     }
 
+    /// [`Output::commit`], unless `cancel` is set by the time the file would
+    /// be renamed (see [`Output::commit_all_unless`]).
+    pub fn commit_unless(self, cancel: Option<&AtomicBool>) -> io::Result<()> {
+        Output::commit_all_unless(vec![self], cancel).map_err(|(_, e)| e)
+    }
+
+    /// [`Output::commit_all`] for a run that can be cancelled
+    /// ([`Options::cancel`](super::Options::cancel)): a cancel that comes
+    /// while the outputs are finished and synced (tens of milliseconds for a
+    /// large one) still stops them, as it is looked at under the signal
+    /// registry's lock, just before the first rename. (The Python binding
+    /// cancels when a signal handler raises, and promises that the outputs
+    /// are then left as they were.)
+    pub fn commit_all_unless(
+        outputs: Vec<Output>,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(), (usize, io::Error)> {
+        Output::commit_together(outputs, cancel)
+    }
+
     /// Commits the outputs of one run together: every stream is finished and
     /// on disk before the first file is renamed into place, and the renames
     /// happen under the signal registry's lock, so that a failure (a full
@@ -321,6 +341,13 @@ impl Output {
     /// replaced. On failure: the position of the output that failed, and its
     /// error; every temporary file is gone.
     pub fn commit_all(outputs: Vec<Output>) -> Result<(), (usize, io::Error)> {
+        Output::commit_together(outputs, None)
+    }
+
+    fn commit_together(
+        outputs: Vec<Output>,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(), (usize, io::Error)> {
         let mut ready = Vec::with_capacity(outputs.len());
         for (i, output) in outputs.into_iter().enumerate() {
             // An error drops what is ready, which removes its temporary files.
@@ -348,6 +375,11 @@ impl Output {
         let renames: Vec<Option<(tempfile::TempPath, PathBuf)>> =
             ready.iter_mut().map(|r| r.temp.take()).collect();
         signals::retire_all(&temps, || {
+            if cancel.is_some_and(|c| c.load(Ordering::Acquire)) {
+                // Dropped here, the temporary files go.
+                drop(renames);
+                return Err((0, super::cancelled()));
+            }
             for (i, rename) in renames.into_iter().enumerate() {
                 if let Some((temp, path)) = rename {
                     temp.persist(&path)
@@ -582,6 +614,26 @@ mod tests {
             out.commit().unwrap();
             assert_eq!(std::fs::read(&path).unwrap(), b"x");
         }
+    }
+
+    #[test]
+    fn a_run_cancelled_while_its_outputs_are_finished_replaces_none() {
+        // Python cancels when a signal handler raises: an output finished
+        // (and synced, tens of milliseconds) after that must not be renamed.
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("kept.pgn");
+        std::fs::write(&kept, b"old").unwrap();
+        let mut out = Output::create(Some(&kept)).unwrap();
+        out.write_all(b"new").unwrap();
+        let cancel = AtomicBool::new(true);
+        let e = out.commit_unless(Some(&cancel)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::Interrupted);
+        assert_eq!(std::fs::read(&kept).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let mut out = Output::create(Some(&kept)).unwrap();
+        out.write_all(b"new").unwrap();
+        out.commit_unless(Some(&AtomicBool::new(false))).unwrap();
+        assert_eq!(std::fs::read(&kept).unwrap(), b"new");
     }
 
     #[test]
