@@ -103,6 +103,32 @@ fn a_fifo_is_read_once_and_whole_every_time() {
     assert_eq!(total, data.len() as u64);
 }
 
+/// Runs pgnfen with `args` and `input` (written with `data` first), and
+/// cuts `input` to 1,000 bytes `delay_ms` after the start.
+fn truncated_during(
+    args: &[&str],
+    input: &Path,
+    data: &[u8],
+    delay_ms: u64,
+) -> std::process::Output {
+    std::fs::write(input, data).unwrap();
+    let child = bin()
+        .args(args)
+        .arg(input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(delay_ms));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(input)
+        .unwrap()
+        .set_len(1000)
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn a_file_truncated_during_the_run_fails_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -111,23 +137,20 @@ fn a_file_truncated_during_the_run_fails_and_writes_nothing() {
     let out_path = dir.path().join("out.pgn");
     let mut failures = 0;
     for delay_ms in [40u64, 80, 120, 20, 160, 5] {
-        std::fs::write(&input, &data).unwrap();
-        let child = bin()
-            .args(["-j", "1", "convert", "--to", "shredder", "-o"])
-            .arg(&out_path)
-            .arg(&input)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&input)
-            .unwrap()
-            .set_len(1000)
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = truncated_during(
+            &[
+                "-j",
+                "1",
+                "convert",
+                "--to",
+                "shredder",
+                "-o",
+                out_path.to_str().unwrap(),
+            ],
+            &input,
+            &data,
+            delay_ms,
+        );
         assert!(temp_files(dir.path()).is_empty());
         match out.status.code() {
             Some(2) => {
@@ -162,22 +185,12 @@ fn a_split_cut_short_by_a_truncated_input_leaves_no_folder_it_made() {
     let template = dir.path().join("new/sub/{class}.pgn.xz");
     let mut failures = 0;
     for delay_ms in [60u64, 120, 30, 200] {
-        std::fs::write(&input, &data).unwrap();
-        let child = bin()
-            .args(["-j", "1", "split", "-o", template.to_str().unwrap()])
-            .arg(&input)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&input)
-            .unwrap()
-            .set_len(1000)
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = truncated_during(
+            &["-j", "1", "split", "-o", template.to_str().unwrap()],
+            &input,
+            &data,
+            delay_ms,
+        );
         if out.status.code() == Some(2) {
             failures += 1;
             assert!(
