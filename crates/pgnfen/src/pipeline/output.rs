@@ -317,20 +317,6 @@ impl Output {
         Output::commit_all_unless(vec![self], cancel).map_err(|(_, e)| e)
     }
 
-    /// [`Output::commit_all`] for a run that can be cancelled
-    /// ([`Options::cancel`](super::Options::cancel)): a cancel that comes
-    /// while the outputs are finished and synced (tens of milliseconds for a
-    /// large one) still stops them, as it is looked at under the signal
-    /// registry's lock, just before the first rename. (The Python binding
-    /// cancels when a signal handler raises, and promises that the outputs
-    /// are then left as they were.)
-    pub fn commit_all_unless(
-        outputs: Vec<Output>,
-        cancel: Option<&AtomicBool>,
-    ) -> Result<(), (usize, io::Error)> {
-        Output::commit_together(outputs, cancel)
-    }
-
     /// Commits the outputs of one run together: every stream is finished and
     /// on disk before the first file is renamed into place, and the renames
     /// happen under the signal registry's lock, so that a failure (a full
@@ -341,10 +327,17 @@ impl Output {
     /// replaced. On failure: the position of the output that failed, and its
     /// error; every temporary file is gone.
     pub fn commit_all(outputs: Vec<Output>) -> Result<(), (usize, io::Error)> {
-        Output::commit_together(outputs, None)
+        Output::commit_all_unless(outputs, None)
     }
 
-    fn commit_together(
+    /// [`Output::commit_all`] for a run that can be cancelled
+    /// ([`Options::cancel`](super::Options::cancel)): a cancel that comes
+    /// while the outputs are finished and synced (tens of milliseconds for a
+    /// large one) still stops them, as it is looked at under the signal
+    /// registry's lock, just before the first rename. (The Python binding
+    /// cancels when a signal handler raises, and promises that the outputs
+    /// are then left as they were.)
+    pub fn commit_all_unless(
         outputs: Vec<Output>,
         cancel: Option<&AtomicBool>,
     ) -> Result<(), (usize, io::Error)> {
