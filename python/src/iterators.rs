@@ -3,8 +3,58 @@
 //! closes it. Each iterator says only how it takes its next item and how it
 //! stops ([`Reading`]); [`iterator_methods!`] writes the methods, since PyO3
 //! allows one `#[pymethods]` block per class.
+//!
+//! An iterator belongs to the process that opened it ([`Owner`]): its
+//! reading threads exist there only, so the copy a child of `os.fork()`
+//! inherits raises on `__next__` and lets go of those threads on `close()`
+//! and when dropped, without waiting for them.
+
+use std::sync::Once;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::prelude::*;
+
+/// How many forks lie between the first process that loaded the module and
+/// this one (each child of a fork adds one to its copy).
+static FORKS: AtomicU64 = AtomicU64::new(0);
+
+/// In the child of a fork: one more (an atomic add: async-signal-safe).
+extern "C" fn count_fork() {
+    FORKS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The process an iterator or stream was opened in. Compared by the count of
+/// forks rather than by `getpid()`, which is a system call, on every item.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Owner(u64);
+
+impl Owner {
+    /// This process.
+    pub(crate) fn here() -> Owner {
+        static AT_FORK: Once = Once::new();
+        AT_FORK.call_once(|| {
+            // SAFETY: registers a child handler that makes one atomic add.
+            unsafe { libc::pthread_atfork(None, None, Some(count_fork)) };
+        });
+        Owner(FORKS.load(Ordering::Relaxed))
+    }
+
+    /// Whether this is still that process (false in the child of a fork).
+    pub(crate) fn is_here(self) -> bool {
+        FORKS.load(Ordering::Relaxed) == self.0
+    }
+
+    /// `UsageError` in the child of a fork.
+    pub(crate) fn check(self, what: &str) -> PyResult<()> {
+        if self.is_here() {
+            return Ok(());
+        }
+        Err(crate::errors::usage(format!(
+            "this {what} was opened before os.fork() and belongs to the parent process, \
+             whose reading threads the child does not have; open a new one in the child"
+        )))
+    }
+}
 
 /// What an iterator handed to Python does on `__next__` and `close()`.
 pub(crate) trait Reading {
@@ -14,6 +64,12 @@ pub(crate) trait Reading {
     fn next_item(&mut self, py: Python<'_>) -> PyResult<Option<Self::Item>>;
     /// Stops reading now; later calls of `next_item` return None.
     fn stop_reading(&mut self, py: Python<'_>);
+    /// The process it was opened in.
+    fn owner(&self) -> Owner;
+    /// In the child of a fork: lets go of the reading threads without
+    /// waiting for or touching them (they are the parent's); later calls of
+    /// `next_item` return None.
+    fn let_go(&mut self);
 }
 
 /// The Python methods of an iterator that implements [`Reading`].
@@ -31,13 +87,18 @@ macro_rules! iterator_methods {
                 slf: &Bound<'_, Self>,
             ) -> PyResult<Option<<$iterator as $crate::iterators::Reading>::Item>> {
                 let mut this = slf.try_borrow_mut().map_err(|_| $crate::errors::busy())?;
+                $crate::iterators::Reading::owner(&*this).check("iterator")?;
                 $crate::iterators::Reading::next_item(&mut *this, slf.py())
             }
 
             /// Stop reading now (leaving the loop and dropping the iterator does the same).
             fn close(slf: &Bound<'_, Self>) -> PyResult<()> {
                 let mut this = slf.try_borrow_mut().map_err(|_| $crate::errors::busy())?;
-                $crate::iterators::Reading::stop_reading(&mut *this, slf.py());
+                if $crate::iterators::Reading::owner(&*this).is_here() {
+                    $crate::iterators::Reading::stop_reading(&mut *this, slf.py());
+                } else {
+                    $crate::iterators::Reading::let_go(&mut *this);
+                }
                 Ok(())
             }
 

@@ -52,6 +52,8 @@ pub(crate) struct JsonStream<M> {
     ready: Vec<Value>,
     /// The run's name in the error of a thread that failed (`check`).
     what: &'static str,
+    /// The process whose thread runs.
+    pub(crate) owner: crate::iterators::Owner,
 }
 
 impl<M: Message> JsonStream<M> {
@@ -69,6 +71,7 @@ impl<M: Message> JsonStream<M> {
             call,
             ready: Vec::new(),
             what,
+            owner: crate::iterators::Owner::here(),
         }
     }
 
@@ -160,8 +163,21 @@ fn wait<M: Message>(rx: &Receiver<M>, ready: &mut Vec<Value>) -> bool {
     }
 }
 
+impl<M> JsonStream<M> {
+    /// In the child of a fork: lets go of the queue and the thread, which
+    /// are the parent's, without touching them; the stream is then empty.
+    pub(crate) fn let_go(&mut self) {
+        std::mem::forget(self.rx.take());
+        std::mem::forget(self.handle.take());
+        self.ready.clear();
+    }
+}
+
 impl<M> Drop for JsonStream<M> {
     fn drop(&mut self) {
+        if !self.owner.is_here() {
+            return self.let_go();
+        }
         // The run stops at its next send; its thread ends on its own (not
         // joined here: a drop must not block).
         self.call.cancel.store(true, Ordering::Relaxed);
@@ -182,6 +198,14 @@ macro_rules! json_iterator_methods {
 
             fn stop_reading(&mut self, py: Python<'_>) {
                 self.stream.stop(py)
+            }
+
+            fn owner(&self) -> $crate::iterators::Owner {
+                self.stream.owner
+            }
+
+            fn let_go(&mut self) {
+                self.stream.let_go()
             }
         }
 

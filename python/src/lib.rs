@@ -525,6 +525,7 @@ fn games(
         encoding,
         tag_reads: Some(tags::TAG_READS.load(Ordering::Relaxed)),
         until_signals: GAMES_BETWEEN_SIGNALS,
+        owner: iterators::Owner::here(),
     })
 }
 
@@ -550,6 +551,8 @@ struct GameIterator {
     tag_reads: Option<u64>,
     /// Games to hand out before Python's signal handlers run again.
     until_signals: u32,
+    /// The process whose threads read the games.
+    owner: iterators::Owner,
 }
 
 /// Games handed out between two runs of Python's signal handlers when games
@@ -560,6 +563,9 @@ const GAMES_BETWEEN_SIGNALS: u32 = 4096;
 
 impl Drop for GameIterator {
     fn drop(&mut self) {
+        if !self.owner.is_here() {
+            return iterators::Reading::let_go(self);
+        }
         // Dropping the stream waits for the pipeline to stop: without the
         // GIL, as a reader may wait on a Python thread (one feeding a pipe).
         if let Some(games) = self.games.take() {
@@ -577,6 +583,15 @@ impl iterators::Reading for GameIterator {
 
     fn stop_reading(&mut self, py: Python<'_>) {
         self.stop(py)
+    }
+
+    fn owner(&self) -> iterators::Owner {
+        self.owner
+    }
+
+    fn let_go(&mut self) {
+        // The parent's threads: neither stopped nor joined from here.
+        std::mem::forget(self.games.take());
     }
 }
 

@@ -21,6 +21,7 @@ use pyo3::types::{PyCapsule, PyTuple};
 use pgnfen::export::{self, Batches, ExportOptions, TagColumns};
 use pgnfen::select::Selector;
 
+use crate::iterators::Owner;
 use crate::{cancellable, command_error, inputs, interrupt};
 
 /// The rows of an export not yet handed over: a stream for one consumer.
@@ -32,6 +33,8 @@ pub struct ArrowStream {
     /// The call of `scan()`: its flag stops the run, its notes are given as
     /// batches are taken (none for a Dask partition's stream).
     call: Option<interrupt::Call>,
+    /// The process whose threads make the batches.
+    owner: Owner,
 }
 
 /// The batches as an Arrow `RecordBatchReader`; an input error ends the stream
@@ -65,6 +68,7 @@ impl ArrowStream {
             schema: batches.schema(),
             batches: Some(batches),
             call: None,
+            owner: Owner::here(),
         }
     }
 
@@ -94,6 +98,11 @@ impl ArrowStream {
 
 impl Drop for ArrowStream {
     fn drop(&mut self) {
+        if !self.owner.is_here() {
+            // The parent's threads: neither stopped nor joined from here.
+            std::mem::forget(self.batches.take());
+            return;
+        }
         // Dropping the batches waits for the export's run to stop: without
         // the GIL, as a reader may wait on a Python thread (one feeding a pipe).
         if let Some(batches) = self.batches.take() {
@@ -164,6 +173,7 @@ impl ArrowStream {
         // export's own schema whatever is asked (`pa.table(stream,
         // schema=...)` asks for one and casts).
         let _ = requested_schema;
+        self.owner.check("stream")?;
         let batches = self.batches.take().ok_or_else(|| {
             crate::errors::usage(
                 "this pgnfen stream was already consumed; call pgnfen.scan() again",
@@ -195,6 +205,7 @@ impl ArrowStream {
         // Borrowed here, so that a second thread is told plainly that the
         // stream is in use (`errors::busy`).
         let mut this = slf.try_borrow_mut().map_err(|_| crate::errors::busy())?;
+        this.owner.check("stream")?;
         this.next_batch_now(slf.py())
     }
 
@@ -287,5 +298,6 @@ pub fn scan_stream(
         schema: batches.schema(),
         batches: Some(batches),
         call: Some(call),
+        owner: Owner::here(),
     })
 }

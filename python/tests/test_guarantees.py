@@ -669,3 +669,61 @@ def test_an_iterator_read_by_two_threads_at_once_says_so(tmp_path):
     assert not reader.is_alive()
     assert [g.tags["Event"] for g in got] == ["a"]
     it.close()
+
+
+# ---- an iterator in the child of a fork ----
+
+# Opens each kind of iterator, takes one item, forks; the child uses its copy
+# (next() must raise pgnfen.UsageError), closes it, then opens its own and
+# exits through the interpreter's finalization (which drops every copy it
+# inherited). Prints what the child saw; the parent's iterators go on.
+ITERATOR_IN_A_FORK = RESTORE_SIGINT + textwrap.dedent(
+    """
+    import os, sys
+    import pgnfen
+    path, book = sys.argv[1:3]
+    opened = {
+        "games": pgnfen.games(path, path),
+        "check": pgnfen.check(path, path),
+        "fen_records": pgnfen.fen_records(book, book),
+        "scan": pgnfen.scan_stream(path, path),
+    }
+    first = {name: (it.next_batch() if name == "scan" else next(it)) for name, it in opened.items()}
+    pid = os.fork()
+    if pid == 0:
+        seen = []
+        for name, it in opened.items():
+            try:
+                it.next_batch() if name == "scan" else next(it)
+                seen.append(name + ":no error")
+            except pgnfen.UsageError as e:
+                seen.append(name + (":fork" if "os.fork()" in str(e) else ":" + str(e)))
+        for name, it in opened.items():
+            if name != "scan":
+                it.close()
+        own = sum(1 for _ in pgnfen.games(path))
+        print(" ".join(seen), own, flush=True)
+        sys.exit(0)
+    _, status = os.waitpid(pid, 0)
+    rest = {name: (sum(b.num_rows for b in iter(it.next_batch, None)) if name == "scan" else sum(1 for _ in it)) for name, it in opened.items()}
+    print(os.waitstatus_to_exitcode(status), rest["games"], flush=True)
+    """
+)
+
+
+def test_an_iterator_used_in_the_child_of_a_fork_raises_and_the_child_exits(tmp_path):
+    script = tmp_path / "fork.py"
+    script.write_text(ITERATOR_IN_A_FORK)
+    book = tmp_path / "book.epd"
+    book.write_text("".join(f"{fen} id \"{i}\";\n" for i, fen in enumerate(["8/8/8/8/8/8/8/K6k w - -"] * 3)))
+    out = subprocess.run(
+        [sys.executable, str(script), str(SAMPLES / "mixed.pgn"), str(book)],
+        capture_output=True,
+        timeout=60,
+    )
+    games = len(list(pgnfen.games(SAMPLES / "mixed.pgn")))
+    lines = out.stdout.decode().splitlines()
+    assert lines == [
+        f"games:fork check:fork fen_records:fork scan:fork {games}",
+        f"0 {2 * games - 1}",
+    ], out.stderr.decode()
