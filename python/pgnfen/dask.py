@@ -444,9 +444,19 @@ def _roll_back(out_dir, kept, wanted):
     return complete
 
 
-def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=None):
-    """Writes the games that match (``classes`` and ``tags`` as in
-    ``pgnfen.filter``) to one file per partition in ``out_dir``, named
+def filter(
+    paths,
+    out_dir,
+    classes=None,
+    tags=None,
+    client=None,
+    partition_size=None,
+    chess960_positions=None,
+    speeds=None,
+):
+    """Writes the games that match (``classes``, ``tags``,
+    ``chess960_positions`` and ``speeds`` as in ``pgnfen.filter``; every one
+    given must hold) to one file per partition in ``out_dir``, named
     ``part-00000.pgn``, ``part-00001.pgn``, ... in input order (a partition
     that keeps no game gets an empty file). Returns the list of paths: their
     contents, concatenated in this order, are byte for byte what ``pgnfen
@@ -462,12 +472,12 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
     (``pgnfen.UsageError``, a ``ValueError``) before anything is written."""
     # The arguments are checked here, before any folder is made, as
     # ``pgnfen.filter`` checks them, rather than on a worker.
-    for argument, value in (("classes", classes), ("tags", tags)):
+    for argument, value in (("classes", classes), ("tags", tags), ("speeds", speeds)):
         if isinstance(value, (str, bytes)):
             raise TypeError(f"argument '{argument}': a list of str, not one str ({value!r})")
-    if not classes and not tags:
-        raise UsageError("filter() needs classes or tags")
-    _pgnfen.check_selection(classes, tags)
+    if not classes and not tags and not chess960_positions and not speeds:
+        raise UsageError("filter() needs classes, chess960_positions, tags or speeds")
+    _pgnfen.check_selection(classes, tags, chess960_positions, speeds)
     out_dir = os.fsdecode(os.fspath(out_dir))
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"{out_dir}: not a folder (out_dir is the folder the part files go to)")
@@ -510,6 +520,8 @@ def filter(paths, out_dir, classes=None, tags=None, client=None, partition_size=
             at,
             classes=classes,
             tags=tags,
+            chess960_positions=chess960_positions,
+            speeds=speeds,
             own_nothing=own_nothing,
             more_inputs_follow=more_inputs_follow[i],
             threads=1,

@@ -3,7 +3,7 @@
 import os
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
-from .types import ClassName, Stats
+from .types import ClassName, SpeedName, Stats
 
 if TYPE_CHECKING:
     import dask.dataframe
@@ -45,6 +45,8 @@ def filter(
     tags: Optional[Sequence[str]] = None,
     client: Optional["distributed.Client"] = None,
     partition_size: Optional[int] = None,
+    chess960_positions: Optional[Sequence[int]] = None,
+    speeds: Optional[Sequence[SpeedName]] = None,
 ) -> List[str]:
     """``pgnfen.filter`` to one file per partition in ``out_dir``: their paths, in order."""
 

@@ -358,44 +358,19 @@ fn filter_games(
     let rest = paths::optional(rest)?;
     let (options, call) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
-    let tags = tag_expressions(tags)?;
-    // An empty list selects nothing more than no list: the same message.
-    if classes.as_ref().is_none_or(Vec::is_empty)
-        && chess960_positions.as_ref().is_none_or(Vec::is_empty)
-        && tags.is_empty()
-        && speeds.as_ref().is_none_or(Vec::is_empty)
-        && moves.is_none()
-    {
-        return Err(crate::errors::usage(
-            "filter() needs classes, chess960_positions, tags, speeds or moves",
-        ));
-    }
-    let speeds: Vec<Speed> = choices("speeds", speeds)?;
-    let positions = chess960_positions
-        .unwrap_or_default()
-        .into_iter()
-        .map(|n| {
-            u16::try_from(n).ok().filter(|&n| n < 960).ok_or_else(|| {
-                crate::errors::usage(format!(
-                    "invalid value '{n}' for chess960_positions: a start position is 0-959"
-                ))
-            })
-        })
-        .collect::<PyResult<Vec<u16>>>()?;
-    // None: every class; with positions, only Chess960 games (they alone
-    // have one).
-    let classes: Vec<Class> = choices("classes", classes)?;
     if rest.as_ref() == Some(&output) {
         return Err(crate::errors::usage(format!(
             "output and rest name the same file: {}",
             output_name(&output)
         )));
     }
-    let selection = Selection {
-        classes,
-        chess960_positions: positions,
-        tags: Selector::new(&tags).with_speeds(&speeds),
-    };
+    let selection = selection(classes, tags, chess960_positions, speeds)?;
+    // An empty list selects nothing more than no list: the same message.
+    if selection.is_empty() && moves.is_none() {
+        return Err(crate::errors::usage(
+            "filter() needs classes, chess960_positions, tags, speeds or moves",
+        ));
+    }
     if moves.is_none() || !selection.is_empty() {
         selection
             .validate("filter")
@@ -415,6 +390,37 @@ fn filter_games(
     counts.set_item("kept", kept)?;
     counts.set_item("rest", games - kept)?;
     Ok(counts.into_any().unbind())
+}
+
+/// The games `filter()` (and `pgnfen.dask.filter`) keep: every given
+/// selection must hold. `None` and an empty list select alike (nothing).
+pub(crate) fn selection(
+    classes: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+    chess960_positions: Option<Vec<i64>>,
+    speeds: Option<Vec<String>>,
+) -> PyResult<Selection> {
+    let tags = tag_expressions(tags)?;
+    let speeds: Vec<Speed> = choices("speeds", speeds)?;
+    let positions = chess960_positions
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n| {
+            u16::try_from(n).ok().filter(|&n| n < 960).ok_or_else(|| {
+                crate::errors::usage(format!(
+                    "invalid value '{n}' for chess960_positions: a start position is 0-959"
+                ))
+            })
+        })
+        .collect::<PyResult<Vec<u16>>>()?;
+    // None: every class; with positions, only Chess960 games (they alone
+    // have one).
+    let classes: Vec<Class> = choices("classes", classes)?;
+    Ok(Selection {
+        classes,
+        chess960_positions: positions,
+        tags: Selector::new(&tags).with_speeds(&speeds),
+    })
 }
 
 /// The ``moves=`` argument: None, "first" or "all". Another string is a

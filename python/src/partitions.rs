@@ -14,9 +14,8 @@ use pgnfen::export::{self, ExportOptions, TagColumns};
 use pgnfen::filter::Selection;
 use pgnfen::partition::{self, Bases, Kind, Outcome, Partition, Start, Verdict};
 use pgnfen::pipeline::output::Output;
-use pgnfen::select::Selector;
 
-use pgnfen::{Class, Error};
+use pgnfen::Error;
 
 use crate::scan::ArrowStream;
 use crate::{command_error, options};
@@ -256,32 +255,37 @@ pub fn partition_stats<'py>(
 
 /// The selection of `partition_filter`: `classes` and `tags` as
 /// `pgnfen.filter` takes them, a `UsageError` for a bad one or for neither.
-fn selection(classes: Option<Vec<String>>, tags: Option<Vec<String>>) -> PyResult<Selection> {
-    let tags = crate::tag_expressions(tags)?;
-    let selection = Selection {
-        classes: crate::choices::<Class>("classes", classes)?,
-        chess960_positions: Vec::new(),
-        tags: Selector::new(&tags),
-    };
+fn selection(
+    classes: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+    chess960_positions: Option<Vec<i64>>,
+    speeds: Option<Vec<String>>,
+) -> PyResult<Selection> {
+    let selection = crate::selection(classes, tags, chess960_positions, speeds)?;
     selection
         .validate("filter")
         .map_err(|e| crate::errors::usage(e.to_string()))?;
     Ok(selection)
 }
 
-/// Checks `classes` and `tags` as `partition_filter` takes them, so that a
-/// mistake is found on the client before any partition runs.
+/// Checks a selection as `partition_filter` takes it, so that a mistake is
+/// found on the client before any partition runs.
 #[pyfunction]
-#[pyo3(signature = (classes=None, tags=None))]
-pub fn check_selection(classes: Option<Vec<String>>, tags: Option<Vec<String>>) -> PyResult<()> {
-    selection(classes, tags).map(drop)
+#[pyo3(signature = (classes=None, tags=None, chess960_positions=None, speeds=None))]
+pub fn check_selection(
+    classes: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+    chess960_positions: Option<Vec<i64>>,
+    speeds: Option<Vec<String>>,
+) -> PyResult<()> {
+    selection(classes, tags, chess960_positions, speeds).map(drop)
 }
 
 /// Writes the games a partition owns that the selection keeps to `output`
 /// (nothing at all when `own_nothing`; a line end after a last game without
 /// one when `more_inputs_follow`): (outcome, kept games).
 #[pyfunction]
-#[pyo3(signature = (part, output, at=None, classes=None, tags=None, own_nothing=false, more_inputs_follow=false, threads=None))]
+#[pyo3(signature = (part, output, at=None, classes=None, tags=None, chess960_positions=None, speeds=None, own_nothing=false, more_inputs_follow=false, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn partition_filter<'py>(
     py: Python<'py>,
@@ -290,6 +294,8 @@ pub fn partition_filter<'py>(
     at: Option<u64>,
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
+    chess960_positions: Option<Vec<i64>>,
+    speeds: Option<Vec<String>>,
     own_nothing: bool,
     more_inputs_follow: bool,
     threads: Option<crate::Threads>,
@@ -298,7 +304,7 @@ pub fn partition_filter<'py>(
     let part = partition(&tuple)?;
     let output = crate::paths::path(output)?;
     let run = options(threads)?;
-    let selection = selection(classes, tags)?;
+    let selection = selection(classes, tags, chess960_positions, speeds)?;
     let name = output.display().to_string();
     let (o, kept) = py
         .detach(|| -> Result<(Outcome, u64), Error> {

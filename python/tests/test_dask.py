@@ -90,6 +90,39 @@ def test_filter_outputs_concatenate_to_pgnfen_filter(client, tmp_path, size):
             assert out == sorted(out)
 
 
+def test_filter_by_speeds_and_chess960_positions_as_on_one_machine(client, tmp_path):
+    clocks = ["60+0", "180+2", "600+5", "5400+30", "-", "?", None]
+    games = tmp_path / "clocks.pgn"
+    with open(games, "w") as f:
+        for i in range(300):
+            clock = clocks[i % len(clocks)]
+            f.write(f'[Event "e{i}"]\n')
+            if clock is not None:
+                f.write(f'[TimeControl "{clock}"]\n')
+            f.write("\n1. e4 e5 *\n\n")
+    paths = [games, SAMPLES / "chess960.pgn", SAMPLES / "mixed.pgn"]
+    for k, selection in enumerate(
+        (
+            {"speeds": ["blitz", "unknown"]},
+            {"speeds": ["rapid"], "classes": ["standard"]},
+            {"chess960_positions": [0, 325]},
+            {"chess960_positions": [325], "speeds": ["unknown"]},
+        )
+    ):
+        out = pgnfen.dask.filter(paths, tmp_path / f"out{k}", client=client, partition_size=2 << 10, **selection)
+        ref = tmp_path / f"ref{k}.pgn"
+        summary = pgnfen.filter(*paths, output=ref, **selection)
+        assert summary["kept"] > 0, selection
+        assert b"".join(open(p, "rb").read() for p in out) == ref.read_bytes(), selection
+    with pytest.raises(pgnfen.UsageError, match="speeds"):
+        pgnfen.dask.filter(paths, tmp_path / "bad", speeds=["blitzz"], client=client)
+    with pytest.raises(pgnfen.UsageError, match="0-959"):
+        pgnfen.dask.filter(paths, tmp_path / "bad", chess960_positions=[960], client=client)
+    with pytest.raises(TypeError, match="speeds"):
+        pgnfen.dask.filter(paths, tmp_path / "bad", speeds="blitz", client=client)
+    assert not (tmp_path / "bad").exists()
+
+
 @pytest.mark.parametrize("size", [7 << 10, 1 << 20])
 def test_read_headers_equals_the_rows_of_export(client, tmp_path, size):
     files, zst = inputs(tmp_path)
