@@ -180,9 +180,14 @@ def fen_records(*paths: _Path, threads: Optional[int] = None) -> FenRecordIterat
     """The objects of ``pgnfen fen --format json`` for every record of these books, lazily."""
 
 def stats(
-    *paths: _Path, threads: Optional[int] = None, moves: Optional[Literal["first", "all"]] = None
+    *paths: _Path,
+    threads: Optional[int] = None,
+    moves: Optional[Literal["first", "all"]] = None,
+    tags: Optional[Sequence[str]] = None,
+    speeds: Optional[Sequence[SpeedName]] = None,
 ) -> Stats:
-    """The object of ``pgnfen stats --format json`` for these files."""
+    """The object of ``pgnfen stats --format json`` for these files (``tags``
+    and ``speeds`` as ``--tag`` and ``--speed``)."""
 
 # A native class: it cannot be subclassed.
 @final

@@ -126,6 +126,9 @@ class Stats(TypedDict):
     """The object of ``stats --format json``."""
 
     games: int
+    #: Only with ``tags=`` or ``speeds=``: the games that did not match (not
+    #: counted anywhere else).
+    unmatched: NotRequired[int]
     classes: ClassCounts
     #: Games per speed (from the TimeControl tag).
     speeds: SpeedCounts

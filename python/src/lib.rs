@@ -275,6 +275,9 @@ fn fen_record(py: Python<'_>, record: &Bound<'_, PyString>) -> PyResult<Py<PyAny
 /// bzip2, zstd). threads: worker threads (default: one per core).
 /// moves: "first" or "all" replays each game's mainline from its start
 /// position and adds ``"moves": {"checked", "illegal", "not_checked"}``.
+/// tags and speeds count only the games that match, as in ``filter()``
+/// (``pgnfen stats --tag``/``--speed``); the others are counted in
+/// ``"unmatched"``.
 ///
 /// >>> counts = pgnfen.stats("samples/mixed.pgn")
 /// >>> counts["games"], counts["classes"]["chess960"], counts["chess960_positions"]
@@ -283,21 +286,26 @@ fn fen_record(py: Python<'_>, record: &Bound<'_, PyString>) -> PyResult<Py<PyAny
 /// Raises pgnfen.InputError (an OSError; pgnfen.MissingFileError, a
 /// FileNotFoundError, for a missing file) when a file cannot be read.
 #[pyfunction]
-#[pyo3(signature = (*paths, threads=None, moves=None))]
+#[pyo3(signature = (*paths, threads=None, moves=None, tags=None, speeds=None))]
 fn stats(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     threads: Option<crate::Threads>,
     moves: Option<&Bound<'_, PyAny>>,
+    tags: Option<Vec<String>>,
+    speeds: Option<Vec<String>>,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "stats")?;
     let (options, call) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
+    let tags = tag_expressions(tags)?;
+    let speeds: Vec<Speed> = choices("speeds", speeds)?;
     let json = interrupt::run(py, &call, || -> PyResult<Vec<u8>> {
         let options = pgnfen::stats::Options {
             moves,
+            tags,
+            speeds,
             run: options,
-            ..pgnfen::stats::Options::default()
         };
         let counts = pgnfen::stats::run(&inputs, &options).map_err(command_error)?;
         let mut json = Vec::new();

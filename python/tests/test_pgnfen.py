@@ -175,6 +175,27 @@ def test_stats_of_several_files_at_once():
     assert pgnfen.stats(*files, threads=1) == json.loads(cli("stats", "--format", "json", *files))
 
 
+def test_stats_with_tags_and_speeds_equals_the_cli(tmp_path):
+    games = tmp_path / "clocks.pgn"
+    games.write_text(
+        "".join(
+            f'[Event "e{i}"]\n[WhiteElo "{2000 + 100 * (i % 7)}"]\n[TimeControl "{c}"]\n\n1. e4 *\n\n'
+            for i, c in enumerate(["60+0", "180+2", "600+5", "-", "?"] * 20)
+        )
+    )
+    paths = [games, *FILES[:3]]
+    for tags, speeds in ((["WhiteElo>=2300"], None), (None, ["blitz", "unknown"]), (["Event~e1"], ["rapid"])):
+        flags = [f for t in tags or [] for f in ("--tag", t)] + (["--speed", ",".join(speeds)] if speeds else [])
+        got = pgnfen.stats(*paths, tags=tags, speeds=speeds)
+        assert got == json.loads(cli("stats", "--format", "json", *flags, *paths)), (tags, speeds)
+        assert got["unmatched"] > 0 and got["games"] > 0
+    assert "unmatched" not in pgnfen.stats(*paths, tags=[], speeds=[])
+    with pytest.raises(pgnfen.UsageError, match="speeds"):
+        pgnfen.stats(games, speeds=["Blitz"])
+    with pytest.raises(pgnfen.UsageError):
+        pgnfen.stats(games, tags=["WhiteElo>>1"])
+
+
 @pytest.mark.parametrize("path", FILES, ids=file_id)
 def test_check_equals_the_json_lines_of_the_cli(path):
     for warnings in (False, True):
