@@ -475,7 +475,8 @@ fn illegal_at(
     }
     let line_end = memchr::memchr2(b'\n', b'\r', &bytes[token.start..])
         .map_or(bytes.len(), |n| token.start + n);
-    let column = 1 + chars(&bytes[line_start..token.start]);
+    // As a tag's column: a byte order mark at the line's start takes none.
+    let column = crate::pgn::tags::display_column(&bytes[line_start..], token.start - line_start);
     // Cuts at character starts (never before the line or the token), so that
     // the span lies on character boundaries of the lossy text.
     let from = boundary(
@@ -928,7 +929,10 @@ fn classify_word(word: &[u8]) -> Word {
     if digits > 0 {
         return match rest.first() {
             // `0000`: the null move as UCI (and python-chess) write it.
-            None if word == b"0000" => Word::Move(0),
+            // `00`, `000`: castling short of its dashes (there is no move
+            // 0); skipped, they would hide the move and give every later
+            // move to the other side.
+            None if matches!(word, b"0000" | b"00" | b"000") => Word::Move(0),
             // A move number (`12`, `12…`; the dots of `12.` end the word).
             None => Word::Skip,
             // A move glued to its number.
@@ -962,6 +966,21 @@ fn classify_word(word: &[u8]) -> Word {
     } else {
         Word::Skip
     }
+}
+
+/// The length of a result that ends `word` after what can end a move (a
+/// rank, a promotion piece, a check mark, the last `O` or `0` of castling),
+/// as python-chess reads `Qxf7#1-0` or `e8Q1-0`.
+fn glued_result(word: &[u8]) -> Option<usize> {
+    const RESULTS: [&[u8]; 4] = [b"1-0", b"0-1", b"1/2-1/2", "\u{bd}-\u{bd}".as_bytes()];
+    RESULTS.iter().find_map(|r| {
+        let before = word.strip_suffix(*r)?;
+        matches!(
+            before.last()?,
+            b'1'..=b'8' | b'Q' | b'R' | b'B' | b'N' | b'q' | b'r' | b'b' | b'n' | b'+' | b'#' | b'O' | b'0'
+        )
+        .then_some(r.len())
+    })
 }
 
 /// The first character of `bytes`, if they start with valid UTF-8.
@@ -1085,6 +1104,15 @@ impl<'a> Lexer<'a> {
                             return None;
                         }
                     }
+                    // A result glued to the move before it (`Qxf7#1-0`):
+                    // the move, then the main line ends.
+                    let (word, end) = match glued_result(word) {
+                        Some(n) => {
+                            self.done = true;
+                            (&word[..word.len() - n], end - n)
+                        }
+                        None => (word, end),
+                    };
                     match classify_word(word) {
                         Word::Skip => continue,
                         Word::Move(from) => {

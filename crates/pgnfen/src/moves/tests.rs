@@ -362,6 +362,46 @@ fn every_attempt_at_a_move_is_judged() {
     assert_eq!(tokens("1. e4 \\ - + += -/+ \u{2026} 1/2"), ["e4"]);
 }
 
+#[test]
+fn a_result_glued_to_the_last_move_ends_the_main_line() {
+    let mate = "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7#1-0";
+    assert_eq!(
+        tokens(mate),
+        ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]
+    );
+    assert_eq!(run(&standard(), &format!("{mate} 5. Ke2")), Replay::Passed);
+    assert_eq!(tokens("1. e4 e51/2-1/2 Nf3"), ["e4", "e5"]);
+    assert_eq!(tokens("1. e4 e5\u{bd}-\u{bd} Nf3"), ["e4", "e5"]);
+    assert_eq!(tokens("1. e8=Q+0-1 Nf3"), ["e8=Q+"]);
+    assert_eq!(tokens("1. e8Q1-0 Nf3"), ["e8Q"]);
+    assert_eq!(tokens("1. O-O0-1 Nf3"), ["O-O"]);
+    assert_eq!(tokens("1. 0-0-00-1 Nf3"), ["0-0-0"]);
+    // Only after what can end a move: `Nf1-0` is judged whole.
+    assert_eq!(tokens("1. Nf1-0 Nf3"), ["Nf1-0", "Nf3"]);
+}
+
+#[test]
+fn castling_written_with_zeros_alone_is_judged() {
+    // `00` and `000` are no move numbers (there is no move 0): skipped, they
+    // would hide the castling and give every later move to the other side.
+    for (movetext, token, ply) in [
+        ("1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. 00 5. Nc3 *", "00", 7),
+        ("1. d4 000", "000", 2),
+    ] {
+        let m = illegal(&standard(), movetext);
+        assert_eq!((m.token.as_str(), m.ply), (token, ply), "{movetext}");
+    }
+    assert_eq!(tokens("1. e4 10 e5 100. Nf3"), ["e4", "e5", "Nf3"]);
+}
+
+#[test]
+fn a_byte_order_mark_takes_no_column() {
+    let m = illegal(&standard(), "\u{feff}1. Ke3 *");
+    assert_eq!((m.line, m.column), (1, 4));
+    let m = illegal(&standard(), "1. Ke3 *");
+    assert_eq!((m.line, m.column), (1, 4));
+}
+
 mod fast_path {
     //! The fast move finder against the plain one: wherever the fast path
     //! answers, the plain path gives the same move.
