@@ -475,7 +475,8 @@ def filter(
     for argument, value in (("classes", classes), ("tags", tags), ("speeds", speeds)):
         if isinstance(value, (str, bytes)):
             raise TypeError(f"argument '{argument}': a list of str, not one str ({value!r})")
-    if not classes and not tags and not chess960_positions and not speeds:
+    # By length, as pgnfen.filter has it (a numpy array has no truth value).
+    if all(v is None or len(v) == 0 for v in (classes, tags, chess960_positions, speeds)):
         raise UsageError("filter() needs classes, chess960_positions, tags or speeds")
     _pgnfen.check_selection(classes, tags, chess960_positions, speeds)
     out_dir = os.fsdecode(os.fspath(out_dir))

@@ -366,18 +366,19 @@ fn filter_games(
     let rest = paths::optional(rest)?;
     let (options, call) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
-    if rest.as_ref() == Some(&output) {
-        return Err(crate::errors::usage(format!(
-            "output and rest name the same file: {}",
-            output_name(&output)
-        )));
-    }
     let selection = selection(classes, tags, chess960_positions, speeds)?;
     // An empty list selects nothing more than no list: the same message.
     if selection.is_empty() && moves.is_none() {
         return Err(crate::errors::usage(
             "filter() needs classes, chess960_positions, tags, speeds or moves",
         ));
+    }
+    // (After the selection's errors, as the command line has them.)
+    if rest.as_ref() == Some(&output) {
+        return Err(crate::errors::usage(format!(
+            "output and rest name the same file: {}",
+            output_name(&output)
+        )));
     }
     if moves.is_none() || !selection.is_empty() {
         selection

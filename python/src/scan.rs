@@ -42,16 +42,36 @@ pub struct ArrowStream {
 /// `ArrowException` with the CLI's message).
 struct Reader {
     schema: SchemaRef,
-    batches: Batches,
+    batches: Option<Batches>,
+    /// The process whose threads make the batches: a consumer that took the
+    /// stream before `os.fork()` may read or release it in the child.
+    owner: Owner,
 }
 
 impl Iterator for Reader {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.batches.next().map(|batch| {
+        if !self.owner.is_here() {
+            return Some(Err(ArrowError::ExternalError(
+                "this pgnfen stream was opened before os.fork() and belongs to the parent \
+                 process, whose export threads the child does not have; open a new one in \
+                 the child"
+                    .into(),
+            )));
+        }
+        self.batches.as_mut()?.next().map(|batch| {
             batch.map_err(|e| ArrowError::ExternalError(Box::new(pgnfen::Error::from(e))))
         })
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        if !self.owner.is_here() {
+            // The parent's threads: neither stopped nor joined from here.
+            std::mem::forget(self.batches.take());
+        }
     }
 }
 
@@ -181,7 +201,8 @@ impl ArrowStream {
         })?;
         let reader = Reader {
             schema: self.schema.clone(),
-            batches,
+            batches: Some(batches),
+            owner: self.owner,
         };
         let stream = FFI_ArrowArrayStream::new(Box::new(reader));
         let name = CString::new("arrow_array_stream").expect("no NUL in the name");

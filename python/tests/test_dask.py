@@ -120,7 +120,14 @@ def test_filter_by_speeds_and_chess960_positions_as_on_one_machine(client, tmp_p
         pgnfen.dask.filter(paths, tmp_path / "bad", chess960_positions=[960], client=client)
     with pytest.raises(TypeError, match="speeds"):
         pgnfen.dask.filter(paths, tmp_path / "bad", speeds="blitz", client=client)
+    with pytest.raises(pgnfen.UsageError, match="needs"):
+        pgnfen.dask.filter(paths, tmp_path / "bad", classes=[], speeds=[], client=client)
     assert not (tmp_path / "bad").exists()
+    # Lengths, not truth values, as pgnfen.filter has them (numpy arrays).
+    np = pytest.importorskip("numpy")
+    out = pgnfen.dask.filter(paths, tmp_path / "np", chess960_positions=np.array([0, 325]), client=client)
+    pgnfen.filter(*paths, output=tmp_path / "np.pgn", chess960_positions=np.array([0, 325]))
+    assert b"".join(open(p, "rb").read() for p in out) == (tmp_path / "np.pgn").read_bytes()
 
 
 @pytest.mark.parametrize("size", [7 << 10, 1 << 20])

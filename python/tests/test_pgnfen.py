@@ -545,6 +545,11 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
             pgnfen.filter(path, output=tmp_path / "x.pgn", **{empty: []})
     with pytest.raises(ValueError, match="same file"):
         pgnfen.filter(path, output=tmp_path / "x.pgn", rest=tmp_path / "x.pgn", classes=["standard"])
+    # The selection's mistakes first, as the command line has them.
+    with pytest.raises(ValueError, match="needs classes"):
+        pgnfen.filter(path, output=tmp_path / "x.pgn", rest=tmp_path / "x.pgn")
+    with pytest.raises(ValueError, match="speeds"):
+        pgnfen.filter(path, output=tmp_path / "x.pgn", rest=tmp_path / "x.pgn", speeds=["fast"])
     with pytest.raises(ValueError, match="threads"):
         pgnfen.stats(path, threads=0)
     # As -j on the command line: at most 1,024 threads.

@@ -574,10 +574,6 @@ fn boundary(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-fn chars(text: &[u8]) -> usize {
-    text.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
-}
-
 /// A mainline token read leniently.
 #[derive(Debug, PartialEq, Eq)]
 enum Lenient {
@@ -929,10 +925,10 @@ fn classify_word(word: &[u8]) -> Word {
     if digits > 0 {
         return match rest.first() {
             // `0000`: the null move as UCI (and python-chess) write it.
-            // `00`, `000`: castling short of its dashes (there is no move
-            // 0); skipped, they would hide the move and give every later
-            // move to the other side.
-            None if matches!(word, b"0000" | b"00" | b"000") => Word::Move(0),
+            // (`00` and `000` are skipped, as pgn-reader and python-chess
+            // skip them: `1.00` outside a comment is an evaluation more
+            // often than castling.)
+            None if word == b"0000" => Word::Move(0),
             // A move number (`12`, `12…`; the dots of `12.` end the word).
             None => Word::Skip,
             // A move glued to its number.
@@ -970,14 +966,26 @@ fn classify_word(word: &[u8]) -> Word {
 
 /// The length of a result that ends `word` after what can end a move (a
 /// rank, a promotion piece, a check mark, the last `O` or `0` of castling),
-/// as python-chess reads `Qxf7#1-0` or `e8Q1-0`.
+/// as python-chess reads `Qxf7#1-0` or `e8Q1-0`. (Not after `b`, a file as
+/// much as a bishop: `Nb1-0` is judged whole.)
 fn glued_result(word: &[u8]) -> Option<usize> {
     const RESULTS: [&[u8]; 4] = [b"1-0", b"0-1", b"1/2-1/2", "\u{bd}-\u{bd}".as_bytes()];
     RESULTS.iter().find_map(|r| {
         let before = word.strip_suffix(*r)?;
         matches!(
             before.last()?,
-            b'1'..=b'8' | b'Q' | b'R' | b'B' | b'N' | b'q' | b'r' | b'b' | b'n' | b'+' | b'#' | b'O' | b'0'
+            b'1'..=b'8'
+                | b'Q'
+                | b'R'
+                | b'B'
+                | b'N'
+                | b'q'
+                | b'r'
+                | b'n'
+                | b'+'
+                | b'#'
+                | b'O'
+                | b'0'
         )
         .then_some(r.len())
     })
@@ -1114,6 +1122,8 @@ impl<'a> Lexer<'a> {
                         None => (word, end),
                     };
                     match classify_word(word) {
+                        // (After a glued result: the main line ends.)
+                        Word::Skip if self.done => return None,
                         Word::Skip => continue,
                         Word::Move(from) => {
                             // `e.p.` after an en passant capture: a remark,
