@@ -128,7 +128,7 @@ pub struct Cli {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Global options")]
 pub struct Global {
-    /// Worker threads, 1 to 1024 (default: all cores; never more than the input can keep busy)
+    /// Worker threads, 1 to 1024 (default: all cores; never more than the cores, nor than the input can keep busy)
     #[arg(short = 'j', long = "threads", global = true, value_name = "N", value_parser = parse_threads, value_hint = clap::ValueHint::Other)]
     pub threads: Option<usize>,
     /// No progress bar, summaries or notes on standard error (reports of bad records and FENs still show)

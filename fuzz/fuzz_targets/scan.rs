@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgnfen::pgn::scan::{CutFit, Scanner};
+use pgnfen::pgn::scan::Scanner;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&k, data)) = data.split_first() else {
@@ -25,13 +25,12 @@ fuzz_target!(|data: &[u8]| {
     s.finish(&mut split);
     assert_eq!(whole, split);
 
-    // A speculative scanner never panics either.
+    // A speculative scanner never panics either. (Whether its events are
+    // right is the pipeline target's oracle: runs cut into pieces of every
+    // size, speculation included, against the whole input.)
     let mut sp = Scanner::at_cut(12345);
     let mut ev = Vec::new();
     sp.feed(data, &mut ev);
-    assert!(matches!(
-        sp.fits_cut(),
-        CutFit::NewGame | CutFit::SameGame | CutFit::Rescan
-    ));
+    let _ = sp.fits_cut();
     sp.finish(&mut ev);
 });

@@ -12,13 +12,13 @@ same Rust code (no subprocess). Results mirror the JSON of the commands:
   return a dict of counts.
 * ``games(*paths)``: a streaming iterator of ``Game`` objects, in input order.
 * ``scan(*paths, tags=None)``: the rows of ``pgnfen export`` as a
-  ``pyarrow.RecordBatchReader`` (needs pyarrow: ``pip install ./python[arrow]``).
+  ``pyarrow.RecordBatchReader`` (needs pyarrow: ``pip install 'pgnfen[arrow]'``, or ``./python[arrow]`` from a checkout).
 * ``split(*paths, template=...)`` and ``export(*paths, output=...)``: write
   files as the commands do and return a dict of counts.
 * ``fen_records(*paths)``: the objects of ``pgnfen fen --format json`` for
   every record of FEN/EPD books, as a lazy iterator.
 
-``pgnfen.dask`` (``pip install ./python[dask]``) runs ``stats``, ``filter`` and
+``pgnfen.dask`` (``pip install 'pgnfen[dask]'``, or ``./python[dask]`` from a checkout) runs ``stats``, ``filter`` and
 ``read_headers`` on a Dask cluster, partition by partition, with results equal
 to one machine's.
 
@@ -107,7 +107,7 @@ def scan(*paths, tags=None, threads=None, encoding=None):
         import pyarrow
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "pgnfen.scan() returns a pyarrow.RecordBatchReader: pip install pyarrow"
+            "pgnfen.scan() returns a pyarrow.RecordBatchReader: pip install pyarrow (or 'pgnfen[arrow]')"
         ) from e
     stream = scan_stream(*paths, tags=tags, threads=threads, encoding=encoding)
     # Batch by batch through Python rather than pyarrow's import of the C

@@ -1,6 +1,6 @@
 """pgnfen on a Dask cluster: the same work as one machine, cut into partitions.
 
-``pip install './python[dask]'``. Each input is cut into partitions of about
+``pip install 'pgnfen[dask]'`` (``'./python[dask]'`` from a checkout). Each input is cut into partitions of about
 ``partition_size`` bytes as stored: byte ranges of a plain file, ranges of whole
 frames of a zstd file written as several frames (``pzstd``, the lichess
 database); a gzip, bzip2, one-frame zstd or zip input is one partition. A
@@ -74,9 +74,22 @@ __all__ = [
 _PART = re.compile(r"part-[0-9]+\.pgn\Z")
 
 
+def _needs_dask():
+    """Imports dask's parts that pgnfen.dask uses, or says how to install them."""
+    try:
+        import dask.dataframe  # noqa: F401
+        import dask.distributed  # noqa: F401
+    except ImportError as e:
+        raise ImportError(
+            f"pgnfen.dask needs dask.distributed and dask.dataframe ({e}): "
+            "pip install 'pgnfen[dask]'"
+        ) from e
+
+
 def _client(client):
     if client is not None:
         return client
+    _needs_dask()
     from dask.distributed import default_client
 
     return default_client()
@@ -599,6 +612,7 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
     ``stats`` does); the frame's partitions then read their rows from there.
     ``tags``: None for the default tag columns, or a list of tag names.
     """
+    _needs_dask()
     import dask.dataframe as dd
 
     if isinstance(tags, str):

@@ -175,6 +175,19 @@ def test_stats_of_several_files_at_once():
     assert pgnfen.stats(*files, threads=1) == json.loads(cli("stats", "--format", "json", *files))
 
 
+def test_pgnfen_dask_without_dask_says_what_to_install(monkeypatch):
+    import pgnfen.dask  # (needs nothing but pgnfen itself)
+
+    for name in ("dask", "dask.distributed", "dask.dataframe"):
+        monkeypatch.setitem(sys.modules, name, None)
+    for call in (
+        lambda: pgnfen.dask.stats(SAMPLES / "mixed.pgn"),
+        lambda: pgnfen.dask.read_headers(SAMPLES / "mixed.pgn"),
+    ):
+        with pytest.raises(ImportError, match=r"pip install 'pgnfen\[dask\]'"):
+            call()
+
+
 def test_stats_with_tags_and_speeds_equals_the_cli(tmp_path):
     games = tmp_path / "clocks.pgn"
     games.write_text(

@@ -36,10 +36,12 @@ pub fn set_compression_threads(threads: usize) {
     COMPRESSION_THREADS.store(threads, Ordering::Relaxed);
 }
 
+/// The threads that compress `.zst` frames: those of the run, at most one
+/// per core (as the workers, see `worker_pool`).
 fn compression_threads() -> usize {
     match COMPRESSION_THREADS.load(Ordering::Relaxed) {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
+        0 => super::cores(),
+        n => n.min(super::cores()),
     }
 }
 
