@@ -1,0 +1,58 @@
+//! `cargo fuzz run archive_tags`: the library's fast tag reader (what
+//! `Archive::games()` and Python's `headers` read each game's pairs with)
+//! against the scanner's own pairs (`Scanner::with_all_pairs`), game by game:
+//! the same games at the same offsets, the same names and values.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use pgnfen::Archive;
+use pgnfen::pgn::scan::{Event, Scanner};
+use pgnfen::pipeline::{Compression, Options};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fuzz_target!(|data: &[u8]| {
+    if Compression::sniff(data) != Compression::None {
+        return;
+    }
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    let path = PATH.get_or_init(|| {
+        std::env::temp_dir().join(format!("pgnfen-fuzz-arch-{}.pgn", std::process::id()))
+    });
+    std::fs::write(path, data).unwrap();
+    // Scanner's view.
+    let mut s = Scanner::new().with_all_pairs();
+    let mut ev = Vec::new();
+    s.feed(data, &mut ev);
+    s.finish(&mut ev);
+    let sl = |r: &std::ops::Range<u64>| data[r.start as usize..r.end as usize].to_vec();
+    // (offset, [(name, value)]) of each game, as the scanner reports them.
+    type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
+    let mut games: Vec<(u64, Pairs)> = Vec::new();
+    for e in &ev {
+        match e {
+            Event::GameStart { offset, .. } => games.push((*offset, Vec::new())),
+            Event::Pair { name, value } => games.last_mut().unwrap().1.push((sl(name), sl(value))),
+            _ => {}
+        }
+    }
+    let mut options = Options::new(1);
+    options.chunk_sizes = (64, 4096.max(data.len() + 2));
+    let arch = Archive::open([path]).unwrap().with_options(options);
+    let got: Vec<_> = arch.games().map(|g| g.expect("reads")).collect();
+    assert_eq!(got.len(), games.len(), "game count");
+    for (g, (off, pairs)) in got.iter().zip(&games) {
+        assert_eq!(g.offset, *off);
+        let read: Vec<(Vec<u8>, Vec<u8>)> = g
+            .raw_tags()
+            .map(|(a, b)| (a.to_vec(), b.to_vec()))
+            .collect();
+        assert_eq!(
+            &read,
+            pairs,
+            "game at {off}: {:?}",
+            String::from_utf8_lossy(g.raw())
+        );
+        let _ = g.headers();
+        let _ = g.clock();
+    }
+});
