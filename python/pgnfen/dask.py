@@ -74,22 +74,21 @@ __all__ = [
 _PART = re.compile(r"part-[0-9]+\.pgn\Z")
 
 
-def _needs_dask():
-    """Imports dask's parts that pgnfen.dask uses, or says how to install them."""
+def _needs_dask(part):
+    """Imports ``dask.<part>`` (``distributed`` for every call, ``dataframe``
+    for ``read_headers``), or says how to install it."""
+    import importlib
+
     try:
-        import dask.dataframe  # noqa: F401
-        import dask.distributed  # noqa: F401
+        importlib.import_module(f"dask.{part}")
     except ImportError as e:
-        raise ImportError(
-            f"pgnfen.dask needs dask.distributed and dask.dataframe ({e}): "
-            "pip install 'pgnfen[dask]'"
-        ) from e
+        raise ImportError(f"pgnfen.dask needs dask.{part} ({e}): pip install 'pgnfen[dask]'") from e
 
 
 def _client(client):
     if client is not None:
         return client
-    _needs_dask()
+    _needs_dask("distributed")
     from dask.distributed import default_client
 
     return default_client()
@@ -612,7 +611,7 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
     ``stats`` does); the frame's partitions then read their rows from there.
     ``tags``: None for the default tag columns, or a list of tag names.
     """
-    _needs_dask()
+    _needs_dask("dataframe")
     import dask.dataframe as dd
 
     if isinstance(tags, str):

@@ -113,7 +113,7 @@ fn read_books(
     mut queue: Queue,
 ) -> Result<(), Error> {
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(pgnfen::pipeline::worker_threads(threads))
         .build()
         .map_err(|e| Error::usage(format!("cannot start the worker threads: {e}")))?;
     for input in inputs {

@@ -373,17 +373,17 @@ fn filter_games(
             "filter() needs classes, chess960_positions, tags, speeds or moves",
         ));
     }
+    if moves.is_none() || !selection.is_empty() {
+        selection
+            .validate("filter")
+            .map_err(|e| crate::errors::usage(e.to_string()))?;
+    }
     // (After the selection's errors, as the command line has them.)
     if rest.as_ref() == Some(&output) {
         return Err(crate::errors::usage(format!(
             "output and rest name the same file: {}",
             output_name(&output)
         )));
-    }
-    if moves.is_none() || !selection.is_empty() {
-        selection
-            .validate("filter")
-            .map_err(|e| crate::errors::usage(e.to_string()))?;
     }
     let options = filter::Options {
         selection,

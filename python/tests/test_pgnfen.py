@@ -180,11 +180,11 @@ def test_pgnfen_dask_without_dask_says_what_to_install(monkeypatch):
 
     for name in ("dask", "dask.distributed", "dask.dataframe"):
         monkeypatch.setitem(sys.modules, name, None)
-    for call in (
-        lambda: pgnfen.dask.stats(SAMPLES / "mixed.pgn"),
-        lambda: pgnfen.dask.read_headers(SAMPLES / "mixed.pgn"),
+    for call, part in (
+        (lambda: pgnfen.dask.stats(SAMPLES / "mixed.pgn"), "distributed"),
+        (lambda: pgnfen.dask.read_headers(SAMPLES / "mixed.pgn"), "dataframe"),
     ):
-        with pytest.raises(ImportError, match=r"pip install 'pgnfen\[dask\]'"):
+        with pytest.raises(ImportError, match=rf"dask\.{part} .*pip install 'pgnfen\[dask\]'"):
             call()
 
 
@@ -561,6 +561,10 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
     # The selection's mistakes first, as the command line has them.
     with pytest.raises(ValueError, match="needs classes"):
         pgnfen.filter(path, output=tmp_path / "x.pgn", rest=tmp_path / "x.pgn")
+    with pytest.raises(ValueError, match="chess960"):
+        pgnfen.filter(
+            path, output=tmp_path / "x.pgn", rest=tmp_path / "x.pgn", classes=["standard"], chess960_positions=[5]
+        )
     with pytest.raises(ValueError, match="speeds"):
         pgnfen.filter(path, output=tmp_path / "x.pgn", rest=tmp_path / "x.pgn", speeds=["fast"])
     with pytest.raises(ValueError, match="threads"):

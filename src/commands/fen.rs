@@ -86,7 +86,7 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         Vec::new()
     };
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options(global).threads)
+        .num_threads(pgnfen::pipeline::worker_threads(options(global).threads))
         .build()
         .map_err(|e| Error::usage(format!("cannot start the worker threads: {e}")))?;
     let converter = Converter {

@@ -335,14 +335,19 @@ pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// The rayon pool of a run's worker threads: as many as asked, but never
-/// more than the cores. The workers only compute, so more of them than cores
-/// bought nothing but memory (each holds results and buffers of its own)
-/// and switching: `-j 16` on 2 cores took 150 MiB for `export` and
-/// `-j 1024` five times as long.
+/// The worker threads to start when `asked` are asked for: at least one, at
+/// most [`Options::MAX_THREADS`], and never more than the cores. Workers only
+/// compute, so more of them than cores bought nothing but memory (each holds
+/// results and buffers of its own) and switching: `-j 16` on 2 cores took
+/// 150 MiB for `export`, and `-j 1024` made `stats` five times as slow.
+pub fn worker_threads(asked: usize) -> usize {
+    asked.clamp(1, MAX_THREADS).min(cores())
+}
+
+/// The rayon pool of a run's worker threads ([`worker_threads`]).
 fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, RunError> {
     rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.clamp(1, MAX_THREADS).min(cores()))
+        .num_threads(worker_threads(threads))
         .thread_name(|i| format!("pgnfen-worker-{i}"))
         .build()
         .map_err(|e| RunError::Sink(io::Error::other(e)))
