@@ -116,10 +116,12 @@ pub fn decode_escaped(raw: &[u8], encoding: Encoding) -> Cow<'_, str> {
     }
 }
 
-/// A tag name as text in `encoding`. Distinct names stay distinct: the
-/// Windows-1252 decoding gives every byte its own character, and in `utf-8`
-/// a name with invalid bytes shows them as `\xNN` (and a backslash of such a
-/// name as `\\`) rather than as U+FFFD, which would make two names one.
+/// A tag name as text in `encoding`. The Windows-1252 decoding gives every
+/// byte its own character, and in `utf-8` a name with invalid bytes shows
+/// them as `\xNN` (and a backslash of such a name as `\\`) rather than as
+/// U+FFFD, which would make every such name one. Two names with invalid
+/// bytes never look alike; a valid name that spells `\xNN` itself can look
+/// like one (`export` gives the later one a key of its own, `NAME#2`).
 pub fn decode_name(bytes: &[u8], encoding: Encoding) -> Cow<'_, str> {
     match encoding {
         Encoding::Utf8 => match std::str::from_utf8(bytes) {
@@ -183,6 +185,67 @@ mod tests {
         assert_eq!(decode_name(b"a\\\xff", Encoding::Utf8), "a\\\\\\xFF");
         assert_eq!(decode_name(b"Name", Encoding::Utf8), "Name");
         assert_eq!(decode_name(b"Na\xffme", Encoding::Auto), "Naÿme");
+    }
+
+    /// The inverse of [`escaped`]: `\\` is a backslash, `\xNN` the byte NN.
+    fn unescaped(text: &str) -> Vec<u8> {
+        let bytes = text.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            match (bytes[i], bytes.get(i + 1)) {
+                (b'\\', Some(b'\\')) => {
+                    out.push(b'\\');
+                    i += 2;
+                }
+                (b'\\', Some(b'x')) => {
+                    let hex = std::str::from_utf8(&bytes[i + 2..i + 4]).unwrap();
+                    out.push(u8::from_str_radix(hex, 16).unwrap());
+                    i += 4;
+                }
+                (b, _) => {
+                    out.push(b);
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Nothing is lost in decoding: Windows-1252 text gives back its
+        /// bytes through the inverse table, and a name with invalid bytes in
+        /// `utf-8` through `\xNN` (so that no two such names decode alike);
+        /// `auto` is UTF-8 exactly when the bytes are; unescaping comes
+        /// before decoding.
+        #[test]
+        fn decoding_keeps_every_byte(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..24),
+            text in "[a-z\\\\\"\u{e9}\u{20ac}x0-9]{0,12}",
+        ) {
+            let back: Vec<u8> = windows_1252(&bytes)
+                .chars()
+                .map(|c| (0..=255u8).find(|&b| cp1252(b) == c).expect("a byte of its own"))
+                .collect();
+            proptest::prop_assert_eq!(&back, &bytes);
+            for input in [bytes.clone(), text.clone().into_bytes()] {
+                let name = decode_name(&input, Encoding::Utf8);
+                match std::str::from_utf8(&input) {
+                    Ok(s) => proptest::prop_assert_eq!(&*name, s),
+                    Err(_) => proptest::prop_assert_eq!(unescaped(&name), input.clone()),
+                }
+                let auto = decode(&input, Encoding::Auto);
+                match std::str::from_utf8(&input) {
+                    Ok(s) => proptest::prop_assert_eq!(&*auto, s),
+                    Err(_) => proptest::prop_assert_eq!(auto.into_owned(), windows_1252(&input)),
+                }
+                let unescaped_value = super::super::tags::decode_value(&input);
+                proptest::prop_assert_eq!(
+                    decode_escaped(&input, Encoding::Latin1),
+                    decode(&unescaped_value, Encoding::Latin1)
+                );
+            }
+        }
     }
 
     #[test]
