@@ -44,15 +44,21 @@ impl Owner {
         FORKS.load(Ordering::Relaxed) == self.0
     }
 
-    /// `UsageError` in the child of a fork.
+    /// `UsageError` in the child of a fork ([`Owner::refusal`]).
     pub(crate) fn check(self, what: &str) -> PyResult<()> {
         if self.is_here() {
             return Ok(());
         }
-        Err(crate::errors::usage(format!(
+        Err(crate::errors::usage(Owner::refusal(what)))
+    }
+
+    /// Why a `what` ("iterator", "pgnfen stream") opened before a fork cannot
+    /// be read in the child.
+    pub(crate) fn refusal(what: &str) -> String {
+        format!(
             "this {what} was opened before os.fork() and belongs to the parent process, \
              whose reading threads the child does not have; open a new one in the child"
-        )))
+        )
     }
 }
 

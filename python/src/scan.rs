@@ -54,10 +54,7 @@ impl Iterator for Reader {
     fn next(&mut self) -> Option<Self::Item> {
         if !self.owner.is_here() {
             return Some(Err(ArrowError::ExternalError(
-                "this pgnfen stream was opened before os.fork() and belongs to the parent \
-                 process, whose export threads the child does not have; open a new one in \
-                 the child"
-                    .into(),
+                Owner::refusal("pgnfen stream").into(),
             )));
         }
         self.batches.as_mut()?.next().map(|batch| {
