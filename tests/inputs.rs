@@ -623,3 +623,40 @@ fn a_zip_member_cut_inside_magic_bytes_is_refused_by_name() {
     assert!(err.contains("two.zip:cut.pgn"), "{err}");
     assert!(err.contains("a zstd file: a file cut short"), "{err}");
 }
+
+#[test]
+fn a_compressed_file_cut_short_says_which_format_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = chess960_games(300);
+    for how in ["gzip", "bzip2", "xz", "zstd"] {
+        let whole = compressed(how, &games);
+        let path = dir.path().join(format!("cut.{how}"));
+        std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
+        for input in [path.as_os_str(), OsStr::new("-")] {
+            let mut cmd = bin();
+            cmd.arg("stats").arg(input);
+            if input == "-" {
+                cmd.stdin(std::fs::File::open(&path).unwrap());
+            }
+            let run = cmd.output().unwrap();
+            assert_eq!(run.status.code(), Some(2), "{how}");
+            let err = stderr(&run);
+            assert!(
+                err.contains(&format!("{how} data cannot be read")) && err.contains("cut short"),
+                "{how}: {err}"
+            );
+        }
+    }
+    // Bytes after a whole gzip member that are no other member.
+    let mut data = compressed("gzip", &games);
+    data.extend_from_slice(b"[Event \"not gzip\"]\n");
+    let path = dir.path().join("trailing.pgn.gz");
+    std::fs::write(&path, &data).unwrap();
+    let run = bin().arg("stats").arg(&path).output().unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let err = stderr(&run);
+    assert!(
+        err.contains("gzip data cannot be read") && err.contains("trailing garbage"),
+        "{err}"
+    );
+}

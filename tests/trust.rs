@@ -818,3 +818,274 @@ fn an_output_past_the_file_size_limit_is_a_write_error_that_leaves_nothing() {
         .collect();
     assert_eq!(left, [std::ffi::OsString::from("in.pgn")]);
 }
+
+/// `pgnfen ARGS` with standard output appended to `file` (as `>> file`).
+fn run_appending_to(args: &[&str], file: &Path) -> std::process::Output {
+    let out = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(file)
+        .unwrap();
+    bin().args(args).stdout(out).output().unwrap()
+}
+
+#[test]
+fn a_path_naming_standard_output_writes_to_the_stream_never_replaces_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(&input, games(9)).unwrap();
+    let i = input.to_str().unwrap();
+    let log = dir.path().join("log");
+    let expected = run(&["-q", "filter", "--class", "chess960", i]).stdout;
+    assert!(!expected.is_empty());
+    for name in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+        std::fs::write(&log, b"earlier line\n").unwrap();
+        let inode = std::fs::metadata(&log).unwrap().ino();
+        let out = run_appending_to(
+            &["-q", "filter", "--class", "chess960", "-o", name, i],
+            &log,
+        );
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        let mut want = b"earlier line\n".to_vec();
+        want.extend_from_slice(&expected);
+        assert!(std::fs::read(&log).unwrap() == want, "{name}: appended");
+        assert_eq!(
+            std::fs::metadata(&log).unwrap().ino(),
+            inode,
+            "{name}: not replaced"
+        );
+        assert!(temp_files(dir.path()).is_empty());
+    }
+    // A link to /dev/stdout is the stream too.
+    let link = dir.path().join("to-stdout");
+    std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
+    std::fs::write(&log, b"earlier line\n").unwrap();
+    let out = run_appending_to(
+        &[
+            "-q",
+            "filter",
+            "--class",
+            "chess960",
+            "-o",
+            link.to_str().unwrap(),
+            i,
+        ],
+        &log,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        std::fs::read(&log)
+            .unwrap()
+            .starts_with(b"earlier line\n[Event")
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn standard_output_under_another_name_is_the_same_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(&input, games(9)).unwrap();
+    let i = input.to_str().unwrap();
+    let log = dir.path().join("log");
+    std::fs::write(&log, b"kept\n").unwrap();
+    let l = log.to_str().unwrap();
+    // Kept games to standard output and the rest to what standard output is.
+    for rest in ["/dev/stdout", "/dev/fd/1", l] {
+        let out = run_appending_to(&["filter", "--class", "chess960", "--rest", rest, i], &log);
+        assert_eq!(out.status.code(), Some(2), "{rest}");
+        assert!(
+            stderr(&out).contains("name the same file"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read(&log).unwrap(), b"kept\n", "{rest}");
+    }
+    // Into a pipe as well.
+    let out = run(&["filter", "--class", "chess960", "--rest", "/dev/stdout", i]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // /dev/null takes any number of outputs.
+    let out = run(&[
+        "filter",
+        "--class",
+        "chess960",
+        "-o",
+        "/dev/null",
+        "--rest",
+        "/dev/null",
+        i,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn standard_output_appended_to_an_input_is_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    let data = games(30);
+    std::fs::write(&input, &data).unwrap();
+    let i = input.to_str().unwrap();
+    for args in [
+        vec!["filter", "--class", "standard", i],
+        vec!["convert", "--to", "shredder", i],
+        vec!["stats", i],
+        vec!["check", i],
+        vec!["export", "--format", "csv", i],
+    ] {
+        let out = run_appending_to(&args, &input);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("standard output is the input"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read(&input).unwrap(), data, "{args:?}");
+    }
+    // Standard input and output one file (`- < in.pgn >> in.pgn`).
+    let out = bin()
+        .args(["filter", "--class", "standard", "-"])
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(&input)
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("standard input and standard output are the same file"));
+    assert_eq!(std::fs::read(&input).unwrap(), data);
+    // An output file of its own: standard output is not written, nothing refused.
+    let kept = dir.path().join("kept.pgn");
+    let out = run_appending_to(
+        &[
+            "-q",
+            "filter",
+            "--class",
+            "standard",
+            "-o",
+            kept.to_str().unwrap(),
+            i,
+        ],
+        &input,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // A file the shell emptied (`> in.pgn`) is an empty input, as for `cat`.
+    let out = bin()
+        .args(["-q", "convert", "--to", "shredder", i])
+        .stdout(std::fs::File::create(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn output_links_are_followed_to_their_end_and_a_loop_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(&input, games(9)).unwrap();
+    let i = input.to_str().unwrap();
+    // A dangling chain: the file at its end is made, both links stay.
+    std::os::unix::fs::symlink("missing.pgn", dir.path().join("b.pgn")).unwrap();
+    std::os::unix::fs::symlink("b.pgn", dir.path().join("a.pgn")).unwrap();
+    let a = dir.path().join("a.pgn");
+    let out = run(&[
+        "-q",
+        "filter",
+        "--class",
+        "standard",
+        "-o",
+        a.to_str().unwrap(),
+        i,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for link in ["a.pgn", "b.pgn"] {
+        assert!(
+            std::fs::symlink_metadata(dir.path().join(link))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+    assert!(
+        std::fs::read(dir.path().join("missing.pgn"))
+            .unwrap()
+            .starts_with(b"[Event")
+    );
+    // A loop: the system's error, naming the path; the links stay.
+    std::os::unix::fs::symlink("l2.pgn", dir.path().join("l1.pgn")).unwrap();
+    std::os::unix::fs::symlink("l1.pgn", dir.path().join("l2.pgn")).unwrap();
+    let l1 = dir.path().join("l1.pgn");
+    let l2 = dir.path().join("l2.pgn");
+    let out = run(&[
+        "filter",
+        "--class",
+        "standard",
+        "-o",
+        l1.to_str().unwrap(),
+        "--rest",
+        l2.to_str().unwrap(),
+        i,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("l1.pgn") && stderr(&out).contains("symbolic links"),
+        "{}",
+        stderr(&out)
+    );
+    for link in [&l1, &l2] {
+        assert!(
+            std::fs::symlink_metadata(link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+    assert!(temp_files(dir.path()).is_empty());
+}
+
+#[test]
+fn a_spill_folder_that_fails_is_named_as_the_temporary_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    // One header bigger than the 16 MiB held in memory: its bytes spill.
+    let mut data = b"[Event \"x\"]\n".to_vec();
+    let line = format!("[Annotator \"{}\"]\n", "a".repeat(100));
+    for _ in 0..180_000 {
+        data.extend_from_slice(line.as_bytes());
+    }
+    data.extend_from_slice(b"\n1. e4 *\n");
+    let input = dir.path().join("big-header.pgn");
+    std::fs::write(&input, &data).unwrap();
+    let kept = dir.path().join("kept.pgn");
+    let missing = dir.path().join("no-such-folder");
+    let out = bin()
+        .args([
+            "-q",
+            "filter",
+            "--class",
+            "standard",
+            "-o",
+            kept.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ])
+        .env("TMPDIR", &missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let message = stderr(&out);
+    assert!(
+        message.contains(&missing.display().to_string()) && message.contains("TMPDIR"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("<output>") && !message.contains("kept.pgn"),
+        "{message}"
+    );
+    assert!(!kept.exists());
+}

@@ -65,7 +65,8 @@ class InputError(Error, OSError):
     """Reading an input or writing an output failed."""
 
 class MissingFileError(InputError, builtins.FileNotFoundError):
-    """An input that does not exist (also a ``FileNotFoundError``)."""
+    """An input that does not exist, or an output whose folder does not
+    (also a ``FileNotFoundError``, as ``open(path, "w")`` raises)."""
 
 class InputWarning(UserWarning):
     """A note about an input that did not stop the call (no PGN tag line

@@ -51,7 +51,8 @@ class InputError(Error, OSError):
 
 
 class MissingFileError(InputError, builtins.FileNotFoundError):
-    """An input that does not exist (also a ``FileNotFoundError``)."""
+    """An input that does not exist, or an output whose folder does not
+    (also a ``FileNotFoundError``, as ``open(path, "w")`` raises)."""
 
 
 # The other I/O kinds keep the built-in subclass Python itself would raise

@@ -48,11 +48,16 @@ pub fn split(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     template: &Bound<'_, PyAny>,
-    classes: Option<Vec<String>>,
-    tags: Option<Vec<String>>,
-    speeds: Option<Vec<String>>,
+    classes: Option<crate::StrList>,
+    tags: Option<crate::StrList>,
+    speeds: Option<crate::StrList>,
     threads: Option<crate::Threads>,
 ) -> PyResult<Py<PyAny>> {
+    let (classes, tags, speeds) = (
+        crate::names(classes),
+        crate::names(tags),
+        crate::names(speeds),
+    );
     let inputs = inputs(paths, "split")?;
     // The library fills the template in on its bytes: any file name works.
     let template = paths::path(template)?;

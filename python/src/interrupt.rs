@@ -92,8 +92,19 @@ where
             if let Err(e) = py.check_signals() {
                 call.cancel.store(true, Ordering::Relaxed);
                 // The run stops at its next chunk; its outputs are dropped
-                // uncommitted on the worker, so wait for that (briefly).
-                py.detach(|| drop(join(handle)));
+                // uncommitted on the worker, so wait for that (briefly; a
+                // worker blocked opening or reading a FIFO sees the flag
+                // only when bytes come). SIGTERM and SIGHUP still end the
+                // process while it waits.
+                py.detach(|| {
+                    loop {
+                        match rx.recv_timeout(POLL) {
+                            Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+                            Err(RecvTimeoutError::Timeout) => end_if_signalled(),
+                        }
+                    }
+                    drop(join(handle))
+                });
                 return Err(e);
             }
         }

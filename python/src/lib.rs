@@ -66,6 +66,13 @@ fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
     paths
         .iter()
         .map(|p| {
+            // A list of paths (as `pgnfen.dask` takes them) in one argument.
+            if p.is_instance_of::<pyo3::types::PyList>() || p.is_instance_of::<PyTuple>() {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    "{function}() takes its paths as separate arguments: \
+                     {function}(*paths), not {function}(paths)"
+                )));
+            }
             let path = paths::path(&p)?;
             Ok(if path.as_os_str() == "-" {
                 Input::Stdin
@@ -102,6 +109,49 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Threads {
             Err(e) => Err(e),
         }
     }
+}
+
+/// A list-of-names argument (`classes=`, `tags=`, `speeds=`): any sequence
+/// of str. One str alone is the likeliest slip (`classes="chess960"`), which
+/// PyO3 would refuse with "Can't extract `str` to `Vec`": a TypeError that
+/// says what to write instead. Other wrong types are a TypeError too.
+pub(crate) struct StrList(pub Vec<String>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for StrList {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<StrList> {
+        if obj.is_instance_of::<pyo3::types::PyString>() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "expected a list of str, not one str: write [{}]",
+                obj.repr()?
+            )));
+        }
+        obj.extract::<Vec<String>>().map(StrList).map_err(|_| {
+            let type_name = |o: &Bound<'py, PyAny>| {
+                o.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            };
+            // A sequence holding something else: name what it holds.
+            let held = obj.try_iter().ok().and_then(|items| {
+                items
+                    .flatten()
+                    .find(|item| !item.is_instance_of::<pyo3::types::PyString>())
+            });
+            let shown = match held {
+                Some(item) => format!("a {} holding {}", type_name(&obj), type_name(&item)),
+                None => type_name(&obj),
+            };
+            pyo3::exceptions::PyTypeError::new_err(format!("expected a list of str, not {shown}"))
+        })
+    }
+}
+
+/// The names of an optional list argument.
+pub(crate) fn names(list: Option<StrList>) -> Option<Vec<String>> {
+    list.map(|l| l.0)
 }
 
 /// The run's options for a `threads=` argument: None is one per core. Taken
@@ -292,9 +342,10 @@ fn stats(
     paths: &Bound<'_, PyTuple>,
     threads: Option<crate::Threads>,
     moves: Option<&Bound<'_, PyAny>>,
-    tags: Option<Vec<String>>,
-    speeds: Option<Vec<String>>,
+    tags: Option<StrList>,
+    speeds: Option<StrList>,
 ) -> PyResult<Py<PyAny>> {
+    let (tags, speeds) = (names(tags), names(speeds));
     let inputs = inputs(paths, "stats")?;
     let (options, call) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
@@ -353,14 +404,15 @@ fn filter_games(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     output: &Bound<'_, PyAny>,
-    classes: Option<Vec<String>>,
-    tags: Option<Vec<String>>,
+    classes: Option<StrList>,
+    tags: Option<StrList>,
     rest: Option<&Bound<'_, PyAny>>,
     chess960_positions: Option<Vec<i64>>,
-    speeds: Option<Vec<String>>,
+    speeds: Option<StrList>,
     threads: Option<crate::Threads>,
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
+    let (classes, tags, speeds) = (names(classes), names(tags), names(speeds));
     let inputs = inputs(paths, "filter")?;
     let output = paths::path(output)?;
     let rest = paths::optional(rest)?;

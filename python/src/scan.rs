@@ -275,9 +275,12 @@ pub(crate) fn tag_columns(tags: Option<&Bound<'_, PyAny>>) -> PyResult<TagColumn
     if let Ok(s) = tags.extract::<String>() {
         return Ok(TagColumns::parse(&s));
     }
-    let names: Vec<String> = tags
-        .extract()
-        .map_err(|_| crate::errors::usage("tags must be None, \"all\" or a list of tag names"))?;
+    // Another type is a TypeError, as for every argument of the wrong type.
+    let names: Vec<String> = tags.extract().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(
+            "tags must be None, \"all\" or a list of tag names (str)",
+        )
+    })?;
     Ok(TagColumns::Named(names))
 }
 

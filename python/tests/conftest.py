@@ -1,7 +1,9 @@
 """Shared fixtures: the repository, the CLI binary, the corpus files."""
 
 import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -74,3 +76,26 @@ def zst_dir(tmp_path_factory):
         target = out / (path.parent.name + "-" + path.name + ".zst")
         target.write_bytes(cctx.compress(data[:half]) + cctx.compress(data[half:]))
     return out
+
+
+def interrupted(child, after=None, sig=signal.SIGINT):
+    """Sends `sig` to `child` (a `subprocess.Popen` of a script that prints
+    "started" once under way) and waits for it to end: its exit code and the
+    seconds it took after the signal. With `after`, first waits for
+    "started" and that many seconds more, and checks that the child still
+    runs (a signal to a child that already ended would prove nothing). The
+    child is killed if it is still alive after 10 seconds, or if a check
+    fails."""
+    try:
+        if after is not None:
+            assert child.stdout.readline() == b"started\n", child.stderr.read().decode()
+            time.sleep(after)
+            assert child.poll() is None, child.stderr.read().decode()
+        sent = time.monotonic()
+        child.send_signal(sig)
+        code = child.wait(timeout=10)
+        return code, time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()

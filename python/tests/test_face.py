@@ -22,7 +22,7 @@ import pytest
 import pgnfen
 import pgnfen._errors
 import pgnfen.types
-from conftest import CLI, RESTORE_SIGINT, ROOT, SAMPLES, cli
+from conftest import CLI, RESTORE_SIGINT, ROOT, SAMPLES, cli, interrupted
 
 PGNS = sorted(str(p) for p in SAMPLES.glob("*.pgn"))
 MIXED = str(SAMPLES / "mixed.pgn")
@@ -351,18 +351,7 @@ def test_sigint_stops_split_export_and_fen_records(call, tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    try:
-        assert child.stdout.readline() == b"started\n"
-        time.sleep(0.3)
-        assert child.poll() is None, child.stderr.read().decode()
-        sent = time.monotonic()
-        child.send_signal(signal.SIGINT)
-        code = child.wait(timeout=10)
-        elapsed = time.monotonic() - sent
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    code, elapsed = interrupted(child, after=0.3)
     assert code == 42, child.stderr.read().decode()
     assert elapsed < 1.0, elapsed
     assert (tmp_path / existing).read_bytes() == b"an existing output\n"
@@ -427,3 +416,39 @@ def test_fen_records_of_a_zip_name_each_member_as_the_command_line(tmp_path):
     got = list(pgnfen.fen_records(book))
     assert got == expected
     assert [(r["file"], r["line"]) for r in got] == [(f"{book}:m1.epd", 1), (f"{book}:m2.epd", 2)]
+
+
+def test_a_list_argument_given_one_str_or_other_items_is_a_type_error(tmp_path):
+    # One str where a list is wanted is the likeliest slip: a TypeError that
+    # says what to write (not PyO3's "Can't extract `str` to `Vec`", nor a
+    # UsageError, which is for a bad value).
+    mixed = SAMPLES / "mixed.pgn"
+    calls = [
+        (lambda: pgnfen.stats(mixed, tags="WhiteElo>=2500"), "['WhiteElo>=2500']"),
+        (lambda: pgnfen.stats(mixed, speeds="blitz"), "['blitz']"),
+        (lambda: pgnfen.filter(mixed, output=tmp_path / "o.pgn", classes="chess960"), "['chess960']"),
+        (lambda: pgnfen.split(mixed, template=tmp_path / "{class}.pgn", classes="crc"), "['crc']"),
+    ]
+    for call, hint in calls:
+        with pytest.raises(TypeError, match="not one str") as caught:
+            call()
+        assert hint in str(caught.value)
+    with pytest.raises(TypeError, match="a list holding int"):
+        pgnfen.filter(mixed, output=tmp_path / "o.pgn", classes=["chess960", 1])
+    with pytest.raises(TypeError, match="not int"):
+        pgnfen.stats(mixed, tags=5)
+    with pytest.raises(TypeError, match="list of tag names"):
+        pgnfen.scan_stream(mixed, tags=123)
+    # A tuple is a list of names as well.
+    counted = pgnfen.stats(mixed, speeds=("blitz",))
+    assert counted["games"] + counted["unmatched"] == pgnfen.stats(mixed)["games"]
+    assert counted == pgnfen.stats(mixed, speeds=["blitz"])
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_list_of_paths_in_one_argument_says_to_unpack_it():
+    with pytest.raises(TypeError, match=r"stats\(\*paths\)"):
+        pgnfen.stats([MIXED, MIXED])
+    with pytest.raises(TypeError, match=r"games\(\*paths\)"):
+        pgnfen.games((MIXED,))
+    assert pgnfen.stats(*[MIXED, MIXED])["games"] == 2 * pgnfen.stats(MIXED)["games"]

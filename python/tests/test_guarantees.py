@@ -16,7 +16,7 @@ import pytest
 
 import pgnfen
 
-from conftest import RESTORE_SIGINT, SAMPLES, cli
+from conftest import RESTORE_SIGINT, SAMPLES, cli, interrupted
 
 # A game whose header is a problem (SetUp without FEN): every game a finding.
 PROBLEM_GAME = b'[SetUp "1"]\n\n*\n\n'
@@ -81,6 +81,10 @@ CHILD = RESTORE_SIGINT + textwrap.dedent(
             pgnfen.split(fifo, template=out + "-{class}.pgn")
         elif call == "export":
             pgnfen.export(fifo, output=out + ".csv")
+        # bzip2, the slowest compressor: a whole batch of rows through it
+        # took up to two seconds after Ctrl-C.
+        elif call == "export.jsonl.bz2":
+            pgnfen.export(fifo, output=out + ".jsonl.bz2")
     except KeyboardInterrupt:
         sys.exit(42)
     sys.exit(1)
@@ -97,6 +101,7 @@ CALLS = [
     "list(check)",
     "list(games)",
     "list(fen_records)",
+    "export.jsonl.bz2",
 ]
 
 
@@ -128,15 +133,7 @@ def test_sigint_stops_each_call_and_leaves_outputs_alone(call, pace, tmp_path):
     rest = tmp_path / "out.pgn.rest"
     rest.write_bytes(b"an existing rest\n")
     child = start_child(tmp_path, CHILD, call, out, GAME + PROBLEM_GAME, pace)
-    try:
-        sent = time.monotonic()
-        child.send_signal(signal.SIGINT)
-        code = child.wait(timeout=10)
-        elapsed = time.monotonic() - sent
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    code, elapsed = interrupted(child)
     assert code == 42, child.stderr.read().decode()
     # Half a second is the promise; the margin is for a loaded test machine.
     assert elapsed < 1.0, elapsed
@@ -241,6 +238,72 @@ def test_a_handler_of_the_program_for_sigterm_is_left_alone(tmp_path):
             child.wait()
     assert code == 42, child.stderr.read().decode()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn"]
+
+
+
+
+def test_sigint_stops_an_export_to_bzip2_between_rows_not_batches(tmp_path):
+    # A regular file, read as fast as it can be: the run is ahead of the
+    # writer, whose batches (16,384 rows) each took one to two seconds
+    # through bzip2 after Ctrl-C before the flag was looked at again.
+    games = tmp_path / "games.pgn"
+    games.write_bytes(GAME * 250_000)
+    script = tmp_path / "child.py"
+    script.write_text(
+        RESTORE_SIGINT
+        + "import sys\n"
+        + "import pgnfen\n"
+        + "print('started', flush=True)\n"
+        + "try:\n"
+        + "    pgnfen.export(sys.argv[1], output=sys.argv[2])\n"
+        + "except KeyboardInterrupt:\n"
+        + "    sys.exit(42)\n"
+        + "sys.exit(1)\n"
+    )
+    out = tmp_path / "rows.jsonl.bz2"
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(games), str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    code, elapsed = interrupted(child, after=1.0)
+    assert code == 42, child.stderr.read().decode()
+    assert elapsed < 0.7, elapsed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn"]
+
+
+def test_sigterm_ends_a_call_still_waiting_after_ctrl_c(tmp_path):
+    # Ctrl-C into a call whose run waits to open a named pipe nobody writes:
+    # the run sees the cancellation only when bytes come, so the call waits
+    # for it; SIGTERM must still end the process meanwhile (it had waited
+    # for the run, deaf to the signal, until kill -9).
+    fifo = tmp_path / "games.pgn"
+    os.mkfifo(fifo)
+    script = tmp_path / "child.py"
+    script.write_text(
+        RESTORE_SIGINT
+        + "import signal, sys\n"
+        + "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
+        + "import pgnfen\n"
+        + "print('started', flush=True)\n"
+        + "pgnfen.stats(sys.argv[1])\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(fifo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        assert child.stdout.readline() == b"started\n", child.stderr.read().decode()
+        time.sleep(0.5)
+        child.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        # Still waiting for its run (not ended by KeyboardInterrupt before
+        # the call: that would prove nothing).
+        assert child.poll() is None, child.stderr.read().decode()
+        child.send_signal(signal.SIGTERM)
+        code = child.wait(timeout=5)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert code == -signal.SIGTERM
 
 
 # ---- notes: warnings ----

@@ -79,7 +79,8 @@ def test_breaking_off_early_stops_the_export():
 def test_errors():
     with pytest.raises(FileNotFoundError, match="nonexistent.pgn"):
         pgnfen.scan("nonexistent.pgn")
-    with pytest.raises(ValueError, match="tags"):
+    # A wrong type is a TypeError, as for every argument; a bad name a UsageError.
+    with pytest.raises(TypeError, match="tags"):
         pgnfen.scan(FILES[0], tags=3)
     with pytest.raises(ValueError):
         pgnfen.scan(FILES[0], tags=["White", "Bad Name"])

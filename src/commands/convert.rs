@@ -4,7 +4,9 @@
 use pgnfen::convert;
 
 use crate::cli::{ConvertArgs, Global};
-use crate::commands::{Error, Outcome, inputs, options, refuse_output_among_inputs};
+use crate::commands::{
+    Error, Outcome, inputs, options, refuse_output_among_inputs, refuse_stdout_among_inputs,
+};
 
 pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
     let options = convert::Options {
@@ -19,6 +21,10 @@ pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
     };
     if !args.in_place {
         refuse_output_among_inputs(args.output.as_deref(), &args.inputs)?;
+        refuse_stdout_among_inputs(
+            &args.inputs,
+            args.output.as_deref().is_none_or(|p| p.as_os_str() == "-"),
+        )?;
     }
     let summary = convert::run(&inputs(&args.inputs), &options)?;
     if !global.quiet {

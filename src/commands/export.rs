@@ -7,7 +7,9 @@ use pgnfen::pipeline::output::Output;
 use pgnfen::select::Selector;
 
 use crate::cli::{ExportArgs, ExportFormat, Global};
-use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
+use crate::commands::{
+    Error, Outcome, check_inputs_exist, inputs, options, refuse_stdout_among_inputs,
+};
 use crate::format::thousands;
 
 /// The format: `--format`, else `-o`'s ending, else JSON lines on standard output.
@@ -64,6 +66,10 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         export::Columns::named(names).map_err(|e| Error::Usage(pgnfen::Usage::Export(e)))?;
     }
     check_inputs_exist(&inputs)?;
+    refuse_stdout_among_inputs(
+        &args.inputs,
+        args.output.as_deref().is_none_or(|p| p.as_os_str() == "-"),
+    )?;
     let name = args
         .output
         .as_ref()

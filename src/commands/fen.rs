@@ -9,13 +9,16 @@
 //! are copied as they are; every line keeps its own line end (`\n`, `\r\n` or
 //! a lone `\r`).
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 
 use crate::cli::{FenArgs, Format, Global};
-use crate::commands::{Error, Outcome, check_inputs_exist, options, refuse_output_among_inputs};
+use crate::commands::{
+    Error, Outcome, check_inputs_exist, options, refuse_output_among_inputs,
+    refuse_stdout_among_inputs,
+};
 use pgnfen::book::{self, Line, Render, StreamError};
 use pgnfen::fen::{self, Dialect, Record, VariantHint};
 use pgnfen::pipeline::Input;
@@ -60,6 +63,8 @@ struct Rendered {
 
 struct Converter<'a> {
     args: &'a FenArgs,
+    /// Not `--quiet`: a terminal at standard input is told how to end it.
+    notes: bool,
     /// The last input written to the output ended inside a line (no line end
     /// after its last record). Before the next input's first byte a `\n` is
     /// written, else the two records would be glued into one line.
@@ -83,6 +88,12 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     } else {
         check_inputs_exist(&inputs)?;
         refuse_output_among_inputs(args.output.as_deref(), &args.inputs)?;
+        // (Records given as arguments without files: standard input is not read.)
+        let reads_stdin_or_files = !args.inputs.is_empty() || args.records.is_empty();
+        refuse_stdout_among_inputs(
+            &args.inputs,
+            reads_stdin_or_files && args.output.as_deref().is_none_or(|p| p.as_os_str() == "-"),
+        )?;
         Vec::new()
     };
     let pool = rayon::ThreadPoolBuilder::new()
@@ -91,6 +102,7 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         .map_err(|e| Error::usage(format!("cannot start the worker threads: {e}")))?;
     let converter = Converter {
         args,
+        notes: !global.quiet,
         open_line: std::sync::atomic::AtomicBool::new(false),
     };
     let mut counts = Counts::default();
@@ -189,6 +201,13 @@ impl Converter<'_> {
         while let Some(mut stream) = streams.next().map_err(read_err(input.display_name()))? {
             let file = stream.input.display_name();
             let interactive = stream.input == Input::Stdin;
+            if interactive && self.notes && io::stdin().is_terminal() {
+                // As the other commands say it (the pipeline's note): a
+                // silent wait for typed records looks like a hang.
+                say!(
+                    "pgnfen: reading FEN or EPD records from standard input (end it with Ctrl-D; see --help for files)"
+                );
+            }
             let c = self.stream(&mut *stream.reader, &file, out, interactive);
             counts.add(c.map_err(|e| match e {
                 StreamError::Read(e) => read_err(file.clone())(e),

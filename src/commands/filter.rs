@@ -4,7 +4,7 @@ use pgnfen::filter::{self, Selection};
 use pgnfen::select::Selector;
 
 use crate::cli::{FilterArgs, Global};
-use crate::commands::{Error, Outcome, inputs, options};
+use crate::commands::{Error, Outcome, inputs, options, refuse_stdout_among_inputs};
 use crate::format::thousands;
 
 pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
@@ -19,6 +19,10 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
         moves: args.moves,
         run: options(global),
     };
+    refuse_stdout_among_inputs(
+        &args.inputs,
+        args.output.as_deref().is_none_or(|p| p.as_os_str() == "-"),
+    )?;
     let inputs = inputs(&args.inputs);
     let filter::Summary { games, kept } = filter::run(&inputs, &options)?;
     if !global.quiet {

@@ -93,6 +93,48 @@ pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[PathBuf]) -> Re
     Ok(())
 }
 
+/// Standard output redirected into one of the inputs (`pgnfen filter a.pgn
+/// >> a.pgn`, `pgnfen convert - < a.pgn >> a.pgn`): what is written would be
+/// read again, and the run would grow the file until the disk is full. A
+/// usage error before anything is read, as `cat` refuses "input file is
+/// output file"; an input emptied by the shell's `>` reads as empty and is
+/// let through. `writes_stdout`: the command writes its results there (not
+/// `split`, nor an `-o FILE`).
+pub fn refuse_stdout_among_inputs(args: &[PathBuf], writes_stdout: bool) -> Result<(), Error> {
+    use std::os::unix::fs::MetadataExt;
+    let same =
+        |a: &std::fs::Metadata, b: &std::fs::Metadata| a.dev() == b.dev() && a.ino() == b.ino();
+    if !writes_stdout {
+        return Ok(());
+    }
+    let Some(out) = pgnfen::pipeline::descriptor_metadata(1).filter(|m| m.is_file()) else {
+        return Ok(());
+    };
+    let stdin = [PathBuf::from("-")];
+    let named = if args.is_empty() { &stdin[..] } else { args };
+    for arg in named {
+        let meta = if arg.as_os_str() == "-" {
+            pgnfen::pipeline::descriptor_metadata(0)
+        } else {
+            std::fs::metadata(arg).ok()
+        };
+        if let Some(meta) = meta
+            && same(&meta, &out)
+            && meta.len() > 0
+        {
+            let what = if arg.as_os_str() == "-" {
+                "standard input and standard output are the same file".to_string()
+            } else {
+                format!("standard output is the input {}", arg.display())
+            };
+            return Err(Error::usage(format!(
+                "{what}: pgnfen would read back what it writes; send the output to another file"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// After a run: a warning for each `--tag` whose tag no game held (most often
 /// a misspelled name: `whiteelo` for `WhiteElo`), naming the closest tag name
 /// that the inputs do hold. A selection on such a tag keeps no game (or every

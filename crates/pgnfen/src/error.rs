@@ -256,11 +256,16 @@ pub fn check_inputs_exist(inputs: &[Input]) -> Result<(), Error> {
 
 /// Refuses two outputs of one run that are the same file, before anything is
 /// read: the same path, two spellings of it, a hard link or a symbolic link to
-/// it, or `-` (standard output) twice. An output may name an input.
+/// it, `-` (standard output) twice, or `-` and a name of what standard output
+/// is (`/dev/stdout`, or the file it was redirected to). An output may name
+/// an input. `/dev/null` may take several outputs.
 pub(crate) fn check_distinct_outputs(outputs: &[&Path]) -> Result<(), Error> {
     let mut seen: Vec<(OutputId, &Path)> = Vec::new();
     for &path in outputs {
         let id = OutputId::of(path);
+        if id == OutputId::Discarded {
+            continue;
+        }
         if let Some((_, first)) = seen.iter().find(|(other, _)| *other == id) {
             let show = |p: &Path| {
                 if p.as_os_str() == "-" {
@@ -269,7 +274,7 @@ pub(crate) fn check_distinct_outputs(outputs: &[&Path]) -> Result<(), Error> {
                     p.display().to_string()
                 }
             };
-            let both = if id == OutputId::Stdout {
+            let both = if first.as_os_str() == "-" && path.as_os_str() == "-" {
                 "standard output twice".to_string()
             } else {
                 format!("{} and {}", show(first), show(path))
@@ -284,8 +289,12 @@ pub(crate) fn check_distinct_outputs(outputs: &[&Path]) -> Result<(), Error> {
 /// What an output path names, for telling two outputs apart.
 #[derive(Debug, PartialEq, Eq)]
 enum OutputId {
+    /// Standard output when it cannot be looked at (closed).
     Stdout,
-    /// An existing file (links followed): its device and inode.
+    /// `/dev/null`: never the same output as another.
+    Discarded,
+    /// An existing file, pipe or device (links followed; for `-`, what
+    /// standard output is): its device and inode.
     Inode(u64, u64),
     /// A file still to be made: its folder, resolved, and its name.
     New(PathBuf),
@@ -293,27 +302,36 @@ enum OutputId {
 
 impl OutputId {
     fn of(path: &Path) -> OutputId {
-        use std::os::unix::fs::MetadataExt;
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let id = |meta: std::fs::Metadata| {
+            // /dev/null is character device 1:3 on Linux; elsewhere compared
+            // by its name below.
+            if meta.file_type().is_char_device() && meta.rdev() == libc::makedev(1, 3) {
+                OutputId::Discarded
+            } else {
+                OutputId::Inode(meta.dev(), meta.ino())
+            }
+        };
+        if path.as_os_str() == "/dev/null" {
+            return OutputId::Discarded;
+        }
+        // What standard output (or another descriptor named as a path) is,
+        // so that `-`, `/dev/stdout` and the file it was redirected to are
+        // one output, also when that is /dev/null.
+        let stream = |meta: std::fs::Metadata| OutputId::Inode(meta.dev(), meta.ino());
         if path.as_os_str() == "-" {
-            return OutputId::Stdout;
+            return descriptor_metadata(1).map_or(OutputId::Stdout, stream);
+        }
+        if let Some(fd) = crate::pipeline::output::own_descriptor(path) {
+            return descriptor_metadata(fd).map_or(OutputId::Stdout, stream);
         }
         if let Ok(meta) = std::fs::metadata(path) {
-            return OutputId::Inode(meta.dev(), meta.ino());
+            return id(meta);
         }
         // A symbolic link to a file still to be made: writing through it makes
         // its target, so the target is what it names.
-        let mut path = path.to_path_buf();
-        for _ in 0..40 {
-            match std::fs::read_link(&path) {
-                Ok(target) => {
-                    path = match path.parent() {
-                        Some(dir) if target.is_relative() => dir.join(target),
-                        _ => target,
-                    };
-                }
-                Err(_) => break,
-            }
-        }
+        let path =
+            crate::pipeline::output::through_links(path).unwrap_or_else(|_| path.to_path_buf());
         let path = path.as_path();
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -322,6 +340,17 @@ impl OutputId {
         let dir = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
         OutputId::New(dir.join(path.file_name().unwrap_or_default()))
     }
+}
+
+/// What descriptor `fd` of this process is (`fstat`), if it is open:
+/// what standard output (1) or input (0) was redirected to.
+pub fn descriptor_metadata(fd: i32) -> Option<std::fs::Metadata> {
+    // SAFETY: the descriptor is only duplicated (a closed one fails with
+    // EBADF), and the copy closed at once.
+    let owned = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }
+        .try_clone_to_owned()
+        .ok()?;
+    std::fs::File::from(owned).metadata().ok()
 }
 
 /// The name of an output in messages: its path, or `<stdout>`.

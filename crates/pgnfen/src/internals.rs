@@ -96,3 +96,89 @@ where
     }
     Ok(outcomes)
 }
+
+/// What a run hands its sink, for comparing two ways of reading one file
+/// (the partitions of a cluster against one machine): each game's number,
+/// offset, line and class, and every byte, in order.
+#[derive(Debug, Default, PartialEq)]
+pub struct GameLog {
+    /// (number, offset, line, class) of each game.
+    pub games: Vec<(u64, u64, u64, crate::Class)>,
+    /// The bytes handed over, games' and orphans' alike.
+    pub bytes: Vec<u8>,
+}
+
+impl Sink<GameFacts> for GameLog {
+    fn begin_game(&mut self, info: &GameInfo, facts: GameFacts) -> std::io::Result<()> {
+        self.games
+            .push((info.index, info.offset, info.line, facts.class));
+        Ok(())
+    }
+    fn bytes(&mut self, _offset: u64, data: &[u8]) -> std::io::Result<()> {
+        self.bytes.extend_from_slice(data);
+        Ok(())
+    }
+    fn orphan_bytes(&mut self, _offset: u64, data: &[u8]) -> std::io::Result<()> {
+        self.bytes.extend_from_slice(data);
+        Ok(())
+    }
+    /// As `filter` does: consecutive games' bytes may come together.
+    fn destination(&self, facts: &GameFacts) -> Option<u8> {
+        Some(facts.class.index() as u8 % 2)
+    }
+}
+
+/// The [`GameLog`] of one run over the whole file.
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn one_machine_log(path: &std::path::Path, options: &Options) -> Result<GameLog, RunError> {
+    let mut log = GameLog::default();
+    run(
+        &[Input::File(path.to_path_buf())],
+        &StatsJob,
+        &mut log,
+        options,
+    )?;
+    Ok(log)
+}
+
+/// The [`GameLog`] of the file's partitions of about `size` bytes, run one
+/// by one and resolved in order as `pgnfen.dask` resolves them (a wrong
+/// guess redone, a tail that owns no game emptied), with the partitions.
+///
+/// # Errors
+///
+/// As [`crate::partition::plan`] and [`run_partition`].
+pub fn partitioned_log(
+    path: &std::path::Path,
+    size: u64,
+    options: &Options,
+) -> Result<(GameLog, Vec<Partition>), Error> {
+    let parts = crate::partition::plan(&[path], size)?;
+    let results =
+        std::cell::RefCell::new(parts.iter().map(|_| GameLog::default()).collect::<Vec<_>>());
+    resolve(
+        &parts,
+        |i, start, bases| {
+            let mut results = results.borrow_mut();
+            results[i] = GameLog::default();
+            run_partition(
+                &parts[i],
+                start,
+                Some(bases),
+                &StatsJob,
+                &mut results[i],
+                options,
+            )
+        },
+        |i| results.borrow_mut()[i] = GameLog::default(),
+    )?;
+    let mut all = GameLog::default();
+    for r in results.into_inner() {
+        all.games.extend(r.games);
+        all.bytes.extend(r.bytes);
+    }
+    Ok((all, parts))
+}

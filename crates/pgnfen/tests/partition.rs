@@ -4,80 +4,23 @@
 //! offsets, lines and classes are the same, in the same order, and the bytes
 //! each partition owns, concatenated, are the input.
 
-use std::cell::RefCell;
-use std::io;
 use std::path::{Path, PathBuf};
 
-use pgnfen::Class;
-use pgnfen::internals::{self, GameFacts, GameInfo, Sink, StatsJob};
+use pgnfen::internals::{self, GameLog as Games, StatsJob};
 use pgnfen::partition::{self, Partition, Start};
-use pgnfen::pipeline::{self, Input};
-
-/// Each game: (number, offset, line, class), and the bytes handed over.
-#[derive(Debug, Default, PartialEq)]
-struct Games {
-    games: Vec<(u64, u64, u64, Class)>,
-    bytes: Vec<u8>,
-}
-
-impl Sink<GameFacts> for Games {
-    fn begin_game(&mut self, info: &GameInfo, facts: GameFacts) -> io::Result<()> {
-        self.games
-            .push((info.index, info.offset, info.line, facts.class));
-        Ok(())
-    }
-    fn bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
-        self.bytes.extend_from_slice(data);
-        Ok(())
-    }
-    fn orphan_bytes(&mut self, _offset: u64, data: &[u8]) -> io::Result<()> {
-        self.bytes.extend_from_slice(data);
-        Ok(())
-    }
-    /// As `filter` does: consecutive games' bytes may come together.
-    fn destination(&self, facts: &GameFacts) -> Option<u8> {
-        Some(facts.class.index() as u8 % 2)
-    }
-}
+use pgnfen::pipeline;
 
 fn options() -> pipeline::Options {
     pipeline::Options::new(2)
 }
 
 fn one_machine(path: &Path) -> Games {
-    let mut games = Games::default();
-    internals::run(
-        &[Input::File(path.to_path_buf())],
-        &StatsJob,
-        &mut games,
-        &options(),
-    )
-    .unwrap();
-    games
+    internals::one_machine_log(path, &options()).unwrap()
 }
 
 /// The partitions run one by one, each kept or redone as `resolve` says.
 fn partitioned(path: &Path, size: u64) -> (Games, Vec<Partition>) {
-    let parts = partition::plan(&[path], size).unwrap();
-    let results: RefCell<Vec<Games>> =
-        RefCell::new(parts.iter().map(|_| Games::default()).collect());
-    internals::resolve(
-        &parts,
-        |i, start, bases| {
-            let mut results = results.borrow_mut();
-            results[i] = Games::default();
-            let sink = &mut results[i];
-            internals::run_partition(&parts[i], start, Some(bases), &StatsJob, sink, &options())
-        },
-        |i| results.borrow_mut()[i] = Games::default(),
-    )
-    .unwrap();
-    let mut all = Games::default();
-    for r in results.into_inner() {
-        all.games.extend(r.games);
-        all.bytes.extend(r.bytes);
-    }
-    (all, parts)
+    internals::partitioned_log(path, size, &options()).unwrap()
 }
 
 /// The `.pgn` files of the repository (samples and test files) or, with

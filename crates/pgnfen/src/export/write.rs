@@ -5,6 +5,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use arrow_array::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -252,6 +253,17 @@ fn parquet_error(e: parquet::errors::ParquetError) -> io::Error {
     }
 }
 
+/// Rows of a text batch written between two looks at the cancellation flag
+/// (about 50 ms through bzip2, the slowest compressor).
+const TEXT_SLICE_ROWS: usize = 1024;
+
+/// A batch as slices of [`TEXT_SLICE_ROWS`] rows (views, no copy).
+fn slices(batch: &RecordBatch) -> impl Iterator<Item = RecordBatch> + '_ {
+    (0..batch.num_rows())
+        .step_by(TEXT_SLICE_ROWS)
+        .map(|start| batch.slice(start, TEXT_SLICE_ROWS.min(batch.num_rows() - start)))
+}
+
 /// Writes every batch to `output` in `format` and commits it (renamed into
 /// place) when the run succeeded; on an error the output is dropped, so a
 /// file output leaves nothing behind. CSV cells are escaped unless the export
@@ -259,6 +271,21 @@ fn parquet_error(e: parquet::errors::ParquetError) -> io::Error {
 pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Summary, Error> {
     let csv_raw = batches.csv_raw;
     let name = output.name().to_string();
+    // A cancelled run (Ctrl-C in Python) stops feeding batches at its next
+    // chunk, but the batches already made would still be written: a text
+    // batch through bzip2 or xz takes a second or two. So the flag is looked
+    // at between batches, and between slices of a text batch.
+    let cancel = batches.cancel.clone();
+    let cancelled = || {
+        if cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            Err(named(&name, crate::pipeline::cancelled()))
+        } else {
+            Ok(())
+        }
+    };
     let schema = batches.schema();
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     let output = match format {
@@ -268,6 +295,7 @@ pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Sum
                 .map_err(|e| named(&name, parquet_error(e)))?;
             for batch in batches.by_ref() {
                 let batch = batch?;
+                cancelled()?;
                 writer
                     .write(&batch)
                     .map_err(|e| named(&name, parquet_error(e)))?;
@@ -283,14 +311,20 @@ pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Sum
         Format::Csv => {
             let mut csv = Csv::with_raw(output, &names, csv_raw).map_err(|e| named(&name, e))?;
             for batch in batches.by_ref() {
-                csv.write_batch(&batch?).map_err(|e| named(&name, e))?;
+                for part in slices(&batch?) {
+                    cancelled()?;
+                    csv.write_batch(&part).map_err(|e| named(&name, e))?;
+                }
             }
             csv.into_inner().map_err(|e| named(&name, e))?
         }
         Format::Jsonl => {
             let mut jsonl = JsonLines::new(output, &names);
             for batch in batches.by_ref() {
-                jsonl.write_batch(&batch?).map_err(|e| named(&name, e))?;
+                for part in slices(&batch?) {
+                    cancelled()?;
+                    jsonl.write_batch(&part).map_err(|e| named(&name, e))?;
+                }
             }
             jsonl.into_inner()
         }

@@ -71,7 +71,7 @@ pub use source::{Compression, Input, Stream, Streams, UnwritableEnding};
 use watch::Reporter;
 pub use watch::Watch;
 
-pub use crate::error::check_inputs_exist;
+pub use crate::error::{check_inputs_exist, descriptor_metadata};
 use spool::Spool;
 
 /// An error while reading an input.

@@ -157,6 +157,72 @@ fn without_temp_path(e: io::Error) -> io::Error {
     io::Error::from(kind)
 }
 
+/// Symbolic links followed at most, as the system's own calls do (ELOOP
+/// beyond).
+const MAX_LINKS: usize = 40;
+
+/// Where a symbolic link points, read as the system reads it: a relative
+/// target from the link's folder.
+fn link_target(link: &Path, target: PathBuf) -> PathBuf {
+    match link.parent() {
+        Some(dir) if target.is_relative() => dir.join(target),
+        _ => target,
+    }
+}
+
+/// The end of the chain of symbolic links that starts at `path`: the first
+/// path that is no link (it need not exist: writing through a dangling
+/// chain makes it, as the shell's `>` does). A loop, or more than
+/// [`MAX_LINKS`] links, is the system's "too many levels of symbolic links".
+pub(crate) fn through_links(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..=MAX_LINKS {
+        match std::fs::read_link(&path) {
+            Ok(target) => path = link_target(&path, target),
+            // Not a link, or nothing there: the chain ends here (an error of
+            // its folder shows when the file is made).
+            Err(_) => return Ok(path),
+        }
+    }
+    Err(io::Error::from_raw_os_error(libc::ELOOP))
+}
+
+/// The descriptor of this process that `path` names, directly or through
+/// symbolic links: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
+/// `/proc/self/fd/N` (or this process's number for `self`). Such a path is a
+/// stream the shell handed over, however it was opened (`>> log` appends),
+/// and behind it may lie a regular file that renaming over would replace
+/// (what `>> log` held before lost, and what is written after it too).
+pub(crate) fn own_descriptor(path: &Path) -> Option<i32> {
+    let mut path = path.to_path_buf();
+    for _ in 0..=MAX_LINKS {
+        if let Some(fd) = descriptor_path(&path) {
+            return Some(fd);
+        }
+        path = link_target(&path, std::fs::read_link(&path).ok()?);
+    }
+    None
+}
+
+/// The descriptor a path of `/dev` or `/proc` names by its spelling.
+fn descriptor_path(path: &Path) -> Option<i32> {
+    let text = path.to_str()?;
+    match text {
+        "/dev/stdin" => return Some(0),
+        "/dev/stdout" => return Some(1),
+        "/dev/stderr" => return Some(2),
+        _ => {}
+    }
+    let number = text.strip_prefix("/dev/fd/").or_else(|| {
+        let (process, number) = text.strip_prefix("/proc/")?.split_once("/fd/")?;
+        let own = process == "self"
+            || process == "thread-self"
+            || process == std::process::id().to_string();
+        own.then_some(number)
+    })?;
+    number.parse().ok()
+}
+
 impl Output {
     /// Standard output.
     pub fn stdout() -> Output {
@@ -165,6 +231,27 @@ impl Output {
             temp: None,
             name: "<stdout>".into(),
         }
+    }
+
+    /// A descriptor this process was given, written where it stands (its
+    /// offset, its `O_APPEND`), named `name` in messages.
+    fn descriptor(fd: i32, name: String) -> io::Result<Output> {
+        if fd == 1 {
+            return Ok(Output {
+                target: Target::Stdout(BufWriter::with_capacity(BUFFER, io::stdout())),
+                temp: None,
+                name,
+            });
+        }
+        // SAFETY: the descriptor is only duplicated here (a closed one fails
+        // with EBADF); the copy is owned by the output and closed with it.
+        let file =
+            File::from(unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()?);
+        Ok(Output {
+            target: Target::Special(BufWriter::with_capacity(BUFFER, file)),
+            temp: None,
+            name,
+        })
     }
 
     /// A file, or standard output for `None` or `-`. Errors (an unwritable
@@ -196,6 +283,11 @@ impl Output {
 
     fn create_file(path: &Path, compression: Compression, outputs: usize) -> io::Result<Output> {
         let name = path.display().to_string();
+        // `/dev/stdout` and its kind are the streams the shell handed over
+        // (`>> log`), written through, never replaced (see `own_descriptor`).
+        if let Some(fd) = own_descriptor(path) {
+            return Output::descriptor(fd, name);
+        }
         // Only regular files get the write-then-rename treatment: renaming over
         // `/dev/null` or a named pipe would replace it.
         let existing = std::fs::metadata(path).ok();
@@ -209,18 +301,9 @@ impl Output {
                 name,
             });
         }
-        // A symbolic link is written through: its target is what gets replaced.
-        let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-        let destination = match is_link.then(|| std::fs::canonicalize(path)) {
-            Some(Ok(target)) => target,
-            // A dangling link: the file it names is created.
-            Some(Err(_)) => match std::fs::read_link(path) {
-                Ok(target) if target.is_absolute() => target,
-                Ok(target) => path.parent().unwrap_or(Path::new(".")).join(target),
-                Err(_) => path.to_path_buf(),
-            },
-            None => path.to_path_buf(),
-        };
+        // A symbolic link is written through: its target is what gets
+        // replaced (or made, at the end of a dangling chain of links).
+        let destination = through_links(path)?;
         let dir = match destination.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),

@@ -197,7 +197,7 @@ pub(crate) fn reading_mapped(name: Option<&str>) {
     let message = name.map_or(std::ptr::null_mut(), |name| {
         leak(format!(
             "pgnfen: {name}: the file changed while pgnfen read it (truncated by another \
-             program); nothing was written\n"
+             program); the run stopped and wrote no output file\n"
         ))
     });
     MAPPED_MESSAGE.store(message, Ordering::Release);

@@ -347,7 +347,7 @@ pub(crate) fn check_unchanged(
     if meta.len() != len || meta.modified().ok() != modified {
         return Err(io::Error::other(format!(
             "the file changed while pgnfen read it (size {len} when opened, {} now); \
-             nothing was written",
+             the run stopped and wrote no output file",
             meta.len(),
         )));
     }
@@ -474,11 +474,18 @@ fn decompress<R: BufRead + Send + 'static>(
     };
     Ok(match compression {
         Compression::None | Compression::Zip => Box::new(input),
-        Compression::Gzip => unnested(Box::new(flate2::bufread::MultiGzDecoder::new(input))),
-        Compression::Bzip2 => unnested(Box::new(bzip2::bufread::MultiBzDecoder::new(input))),
-        Compression::Zstd => unnested(Box::new(ZstdReader(
-            zstd::stream::read::Decoder::with_buffer(input)?,
-        ))),
+        Compression::Gzip => unnested(Box::new(DecoderErrors {
+            inner: flate2::bufread::MultiGzDecoder::new(input),
+            format: "gzip",
+        })),
+        Compression::Bzip2 => unnested(Box::new(DecoderErrors {
+            inner: bzip2::bufread::MultiBzDecoder::new(input),
+            format: "bzip2",
+        })),
+        Compression::Zstd => unnested(Box::new(DecoderErrors {
+            inner: ZstdReader(zstd::stream::read::Decoder::with_buffer(input)?),
+            format: "zstd",
+        })),
         Compression::Xz => {
             // CONCATENATED: every stream of the file, as `xz -T0` (one stream
             // per block group) and `cat a.xz b.xz` make them.
@@ -600,8 +607,52 @@ impl<R: BufRead> Read for XzReader<R> {
             } else if e.kind() == io::ErrorKind::Interrupted {
                 e
             } else {
-                io::Error::new(e.kind(), format!("xz data cannot be read: {e}"))
+                let why = if e.to_string().to_lowercase().contains("eof") {
+                    " (the file ends inside compressed data: it was cut short)"
+                } else {
+                    ""
+                };
+                io::Error::new(e.kind(), format!("xz data cannot be read: {e}{why}"))
             }
+        })
+    }
+}
+
+/// A decoder whose errors say which format could not be read and, for the
+/// usual causes, why: the decoders' own words ("incomplete frame",
+/// "decompression not finished but EOF reached", "invalid gzip header")
+/// name neither the format nor the cause. (xz has its own wrapper.)
+struct DecoderErrors<R> {
+    inner: R,
+    format: &'static str,
+}
+
+impl<R: Read> Read for DecoderErrors<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            let text = e.to_string();
+            if e.kind() == io::ErrorKind::Interrupted || text.contains(" data ") {
+                return e;
+            }
+            let lower = text.to_lowercase();
+            let why = if lower.contains("incomplete")
+                || lower.contains("eof")
+                || lower.contains("end of file")
+            {
+                " (the file ends inside compressed data: it was cut short)"
+            } else if self.format == "gzip" && lower.contains("header") {
+                // Most often what follows the last member (`gzip -d` warns
+                // "trailing garbage ignored" and goes on; pgnfen loses no
+                // byte without saying so).
+                " (a member's header is damaged, or bytes that are not gzip \
+                 follow the compressed data: trailing garbage or padding)"
+            } else {
+                ""
+            };
+            io::Error::new(
+                e.kind(),
+                format!("{} data cannot be read: {text}{why}", self.format),
+            )
         })
     }
 }
@@ -865,7 +916,7 @@ impl Read for Checked {
             if short || meta.len() != self.len || meta.modified().ok() != self.modified {
                 return Err(io::Error::other(format!(
                     "the file changed while pgnfen read it (size {} when opened, {} now); \
-                     nothing was written",
+                     the run stopped and wrote no output file",
                     self.len,
                     meta.len(),
                 )));

@@ -5,6 +5,18 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
+/// An error of the spill file, named after the folder it lives in: it is
+/// no output the user named (the system's temporary folder, `TMPDIR`), and
+/// a full or missing folder there must not be taken for a problem of `-o`.
+fn spill_error(e: io::Error) -> io::Error {
+    let folder = std::env::temp_dir();
+    let file = format!(
+        "{} (the temporary folder where pgnfen holds the bytes of a game waiting for its header; set TMPDIR to use another)",
+        folder.display()
+    );
+    io::Error::other(super::output::WriteError { file, source: e })
+}
+
 /// In-memory bytes before spilling to disk.
 pub const MEMORY_LIMIT: usize = 16 << 20;
 
@@ -52,10 +64,10 @@ impl Spool {
         if self.memory.len() + data.len() > self.limit.max(1) {
             let file = match &mut self.file {
                 Some(f) => f,
-                None => self.file.insert(tempfile::tempfile()?),
+                None => self.file.insert(tempfile::tempfile().map_err(spill_error)?),
             };
-            file.write_all(&self.memory)?;
-            file.write_all(data)?;
+            file.write_all(&self.memory).map_err(spill_error)?;
+            file.write_all(data).map_err(spill_error)?;
             self.in_file += (self.memory.len() + data.len()) as u64;
             self.memory.clear();
             return Ok(());
@@ -70,23 +82,25 @@ impl Spool {
         if let Some(file) = &mut self.file
             && self.in_file > 0
         {
-            file.seek(SeekFrom::Start(0))?;
+            file.seek(SeekFrom::Start(0)).map_err(spill_error)?;
             let mut buf = vec![0; 1 << 20];
             let mut left = self.in_file;
             while left > 0 {
-                let n = file.read(&mut buf[..left.min(1 << 20) as usize])?;
+                let n = file
+                    .read(&mut buf[..left.min(1 << 20) as usize])
+                    .map_err(spill_error)?;
                 if n == 0 {
-                    return Err(io::Error::new(
+                    return Err(spill_error(io::Error::new(
                         io::ErrorKind::UnexpectedEof,
                         "spool file shorter than written",
-                    ));
+                    )));
                 }
                 out(at, &buf[..n])?;
                 at += n as u64;
                 left -= n as u64;
             }
-            file.set_len(0)?;
-            file.seek(SeekFrom::Start(0))?;
+            file.set_len(0).map_err(spill_error)?;
+            file.seek(SeekFrom::Start(0)).map_err(spill_error)?;
         }
         self.in_file = 0;
         if !self.memory.is_empty() {
