@@ -1089,3 +1089,25 @@ fn a_spill_folder_that_fails_is_named_as_the_temporary_folder() {
     );
     assert!(!kept.exists());
 }
+
+#[test]
+fn a_replaced_file_keeps_its_mode_but_not_set_id_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(&input, games(6)).unwrap();
+    let out = dir.path().join("out.pgn");
+    std::fs::write(&out, b"old").unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o6750)).unwrap();
+    let run = run(&[
+        "-q",
+        "filter",
+        "--class",
+        "standard",
+        "-o",
+        out.to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert_eq!(std::fs::metadata(&out).unwrap().mode() & 0o7777, 0o750);
+    assert!(std::fs::read(&out).unwrap().starts_with(b"[Event"));
+}

@@ -345,7 +345,10 @@ impl Output {
             // A replaced file keeps its mode, owner and group (a chown is only
             // permitted to root or to the owner keeping a group of theirs).
             let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
-            file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))
+            // Not the set-user-ID and set-group-ID bits: new contents
+            // written by whoever runs pgnfen must not run with another's
+            // rights (`cp` and `install` drop them too).
+            file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o1777))
                 .map_err(without_temp_path)?;
         }
         let file = BufWriter::with_capacity(BUFFER, file);
