@@ -131,6 +131,16 @@ fn escaped_usage_error(e: &clap::Error) -> String {
             .flat_map(|p| p.split(',').map(str::to_string).collect::<Vec<_>>())
             .collect();
         pieces.extend(items);
+        // A cluster of short flags (`-x`) is reported flag by flag: `'-C'`
+        // for each character C it does not know.
+        if argument.starts_with('-') && !argument.starts_with("--") {
+            pieces.extend(
+                argument
+                    .chars()
+                    .filter(|c| c.is_control())
+                    .map(|c| format!("-{c}")),
+            );
+        }
         pieces.sort_by_key(|p| std::cmp::Reverse(p.len()));
         for piece in pieces.iter().filter(|p| p.chars().any(char::is_control)) {
             text = text.replace(piece.as_str(), &pgnfen::escape::controls(piece));

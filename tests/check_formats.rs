@@ -474,3 +474,136 @@ fn a_failing_input_prints_no_partial_sarif_document_to_parse() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("no/such/file.pgn"), "{stderr}");
 }
+
+/// The `check --format json` lines of `path`, parsed.
+fn json_lines(path: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut cmd = bin();
+    cmd.args(["check", "--format", "json"])
+        .args(extra)
+        .arg(path);
+    let out = cmd.output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .chain(
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .filter(|l| l.starts_with('{'))
+                .collect::<Vec<_>>(),
+        )
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The column of byte `at` of `line` as it is shown: UTF-8 with U+FFFD for
+/// each invalid sequence (Python's `decode('utf-8', 'replace')` agrees).
+fn shown_column(line: &[u8], at: usize) -> u64 {
+    String::from_utf8_lossy(&line[..at]).chars().count() as u64 + 1
+}
+
+#[test]
+fn columns_count_bytes_that_are_not_utf8_as_one_character_each() {
+    let dir = tempfile::tempdir().unwrap();
+    // Windows-1252 quotes and a stray continuation byte before the fault,
+    // in a comment (a --moves finding) and in a tag line (a FEN finding),
+    // on a short line and on one longer than the 4 KiB a header keeps.
+    let moves = b"1. e4 {\xb1 Kasparov\x92s \x93idea\x94} e5 2. Ke3 *".to_vec();
+    let short = b"[Event \"\x93Open\x94 \x96 Caf\xe9\"] [FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KX3 - 0 1\"]".to_vec();
+    let mut long = b"[Annotator \"".to_vec();
+    for _ in 0..1500 {
+        long.extend_from_slice(b"\x93\xe9\xc3\xa9\xe6\xbc\xa2x");
+    }
+    long.extend_from_slice(
+        b"\"] [FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KX3 - 0 1\"]",
+    );
+    for (line, needle, extra) in [
+        (&moves, &b"Ke3"[..], &["--moves", "all"][..]),
+        (&short, &b"X3"[..], &[][..]),
+        (&long, &b"X3"[..], &[][..]),
+    ] {
+        let path = dir.path().join("game.pgn");
+        let mut text = b"[Event \"e\"]\n\n".to_vec();
+        if line.starts_with(b"1.") {
+            text.extend_from_slice(line);
+        } else {
+            text = line.clone();
+            text.extend_from_slice(b"\n\n*");
+        }
+        text.push(b'\n');
+        std::fs::write(&path, &text).unwrap();
+        let at = line
+            .windows(needle.len())
+            .position(|w| w == needle)
+            .unwrap();
+        let found: Vec<Value> = json_lines(&path, extra)
+            .into_iter()
+            .filter(|v| v["code"] == "illegal-move" || v["code"] == "fen-syntax")
+            .collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0]["column"], shown_column(line, at), "{}", found[0]);
+        // The GitHub and CSV formats give the same column.
+        let github = bin()
+            .args(["check", "--format", "github"])
+            .args(extra)
+            .arg(&path)
+            .output()
+            .unwrap();
+        let github = String::from_utf8_lossy(&github.stdout).into_owned()
+            + &String::from_utf8_lossy(&github.stderr);
+        assert!(
+            github.contains(&format!(",col={},", shown_column(line, at))),
+            "{github}"
+        );
+    }
+}
+
+#[test]
+fn fen_columns_count_characters_and_its_listing_shows_controls_escaped() {
+    let record = "4k3/8/8/8/8/8/8/4K3 w - - c0 \"漢字\"; 0bad;";
+    let out = run(&["fen", "--format", "json", "-r", record]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let at = record.find("0bad").unwrap();
+    assert_eq!(
+        v["problems"][0]["column"],
+        record[..at].chars().count() as u64 + 1,
+        "{v}"
+    );
+    // The text report on standard error says the same column.
+    let out = run(&["fen", "-r", record]);
+    let column = record[..at].chars().count() + 1;
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!(":1:{column}: error")),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A listing line cannot act on the terminal: control characters escaped.
+    let book = b"\x1b[2K\x1b[1Gsetup\t4k3/8/8/8/8/8/8/4K3 w - - 0 1\n# note \x1b[2J\n4k3/8/8/8/8/8/8/4K3 w - - 0 1\n";
+    let out = run_stdin(&["-q", "fen"], book);
+    let listing = String::from_utf8(out.stdout).unwrap();
+    assert!(!listing.contains('\x1b'), "{listing:?}");
+    assert_eq!(
+        listing,
+        "malformed\t\\u{1b}[2K\\u{1b}[1Gsetup\\t4k3/8/8/8/8/8/8/4K3 w - - 0 1\n# note \\u{1b}[2J\nsetup\t4k3/8/8/8/8/8/8/4K3 w - - 0 1\n"
+    );
+    // A rewritten book keeps its bytes.
+    let out = run_stdin(&["-q", "fen", "--to", "xfen"], book);
+    assert_eq!(out.stdout, book);
+}
+
+#[test]
+fn quoted_values_in_messages_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.pgn");
+    let text = format!(
+        "[SetUp \"{}\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 {}\"]\n\n*\n",
+        "y".repeat(100_000),
+        "z".repeat(5_000)
+    );
+    std::fs::write(&path, text).unwrap();
+    let found = json_lines(&path, &[]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    for v in found {
+        let message = v["message"].as_str().unwrap();
+        assert!(message.len() < 400 && message.contains('…'), "{message}");
+    }
+}

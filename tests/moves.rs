@@ -486,7 +486,7 @@ fn hostile_movetext() {
     assert!(problems[0]["move"].as_str().unwrap().len() < 100);
     assert_eq!(
         (problems[1]["ply"].as_u64(), problems[1]["move"].as_str()),
-        (Some(3), Some("N\\u{0}"))
+        (Some(3), Some("N\\0"))
     );
 }
 

@@ -188,6 +188,24 @@ fn summary(counts: Counts, to: Option<Dialect>, rewritten: usize) -> String {
     msg
 }
 
+/// A line of a book as the listing shows it: as it is, unless it holds a
+/// control character (an escape sequence would act on the terminal, a tab
+/// would shift the columns), which is then written escaped as in every
+/// other report (`\u{1b}`, `\t`; pgnfen_core::escape). A rewritten book
+/// (`--to`) keeps its bytes instead.
+fn listed(text: &[u8], out: &mut Vec<u8>) {
+    let control = |&b: &u8| b < 0x20 || b == 0x7f;
+    // C1 controls (U+0080 to U+009F) are two bytes in UTF-8: C2 80 to C2 9F.
+    let c1 = text
+        .windows(2)
+        .any(|w| w[0] == 0xC2 && (0x80..0xA0).contains(&w[1]));
+    if text.iter().any(control) || c1 {
+        out.extend_from_slice(pgnfen::escape::controls(&String::from_utf8_lossy(text)).as_bytes());
+    } else {
+        out.extend_from_slice(text);
+    }
+}
+
 impl Converter<'_> {
     /// Converts one input into `out` (named `out_name` in messages): each
     /// stream of it on its own, so that a zip member is named as
@@ -286,8 +304,16 @@ impl Converter<'_> {
         let text = &data[line.start..line.text_end];
         let ending = &data[line.text_end..line.end];
         if Line::is_blank_or_comment(text) {
-            if self.args.format == Format::Text {
-                r.out.extend_from_slice(&data[line.start..line.end]);
+            match (self.args.format, self.args.to) {
+                // The listing is read by people: no byte of the book may act
+                // on their terminal (see `listed`).
+                (Format::Text, None) => {
+                    listed(text, &mut r.out);
+                    r.out.extend_from_slice(ending);
+                }
+                // A rewritten book keeps its lines as they are.
+                (Format::Text, Some(_)) => r.out.extend_from_slice(&data[line.start..line.end]),
+                (Format::Json, _) => {}
             }
             return;
         }
@@ -312,7 +338,7 @@ impl Converter<'_> {
             (Format::Text, None) => {
                 r.out.extend_from_slice(analysis.class.as_str().as_bytes());
                 r.out.push(b'\t');
-                r.out.extend_from_slice(text);
+                listed(text, &mut r.out);
                 r.out
                     .extend_from_slice(if ending.is_empty() { b"\n" } else { ending });
             }
@@ -331,12 +357,20 @@ impl Converter<'_> {
             }
         }
         if self.args.format == Format::Text {
-            self.diagnose(&record, unwritable.as_ref(), file, no, &mut r.diagnostics);
+            self.diagnose(
+                text,
+                &record,
+                unwritable.as_ref(),
+                file,
+                no,
+                &mut r.diagnostics,
+            );
         }
     }
 
     fn diagnose(
         &self,
+        text: &[u8],
         record: &Record,
         unwritable: Option<&Problem>,
         file: &str,
@@ -349,7 +383,7 @@ impl Converter<'_> {
             let _ = write!(
                 out,
                 "{file}:{no}:{}: {}[{}]: {}{}",
-                p.column(),
+                p.column_in(text),
                 p.severity(),
                 p.code,
                 if self.args.to.is_some() {

@@ -176,7 +176,7 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
                 problem: Problem::new(
                     Code::SetupValue,
                     0..other.len(),
-                    format!("SetUp value \"{}\" is not allowed; expected \"0\" or \"1\"", String::from_utf8_lossy(other)),
+                    format!("SetUp value \"{}\" is not allowed; expected \"0\" or \"1\"", shown_value(other)),
                 )
                 .with_help(if fen_tag.is_some() { "write [SetUp \"1\"]" } else { "write [SetUp \"0\"] or remove the tag" }),
             }),

@@ -177,9 +177,16 @@ impl Problem {
         self.severity() == Severity::Error
     }
 
-    /// 1-based column of the fault inside the judged string.
+    /// 1-based column of the fault inside the judged string, in bytes.
     pub fn column(&self) -> usize {
         self.span.start + 1
+    }
+
+    /// 1-based column of the fault inside `text`, the judged string, in
+    /// characters as a reader sees them: what the reports show
+    /// ([`crate::pgn::tags::display_column`]).
+    pub fn column_in(&self, text: &[u8]) -> usize {
+        crate::pgn::tags::display_column(text, self.span.start)
     }
 }
 

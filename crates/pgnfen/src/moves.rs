@@ -549,16 +549,8 @@ fn long_algebraic<P: Position>(pos: &P, word: &[u8]) -> Option<Move> {
 /// [`TOKEN_SHOWN`] bytes.
 fn shown_token(token: &[u8]) -> String {
     let cut = boundary(token, token.len().min(TOKEN_SHOWN));
-    let mut s: String = String::from_utf8_lossy(&token[..cut])
-        .chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect();
+    // The one rule of every report (`\0`, `\u{1b}`): crate::escape.
+    let mut s = crate::escape::controls(&String::from_utf8_lossy(&token[..cut])).into_owned();
     if cut < token.len() {
         s.push('…');
     }

@@ -55,8 +55,11 @@ fn syntax(span: Range<usize>, message: impl Into<String>) -> Problem {
     Problem::new(Code::FenSyntax, span, message)
 }
 
+/// A field quoted in a message: bounded, as every quoted value is
+/// ([`crate::classify::shown_value`]: 200 bytes, then `…`), so that a
+/// 10,000-character castling field does not make a 10,000-character message.
 fn show(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    crate::classify::shown_value(bytes)
 }
 
 /// Parses `fen`. On a syntax fault the problem is pushed and the board size is

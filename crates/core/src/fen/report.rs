@@ -50,7 +50,7 @@ pub fn report(input: &str, analysis: &Analysis) -> Report {
             .as_ref()
             .and_then(|p| p.write(d, None).ok())
     };
-    build(input, analysis, write, None)
+    build(input.as_bytes(), analysis, write, None)
 }
 
 /// The report of one line of a book, FEN or EPD: an EPD's strings are EPD
@@ -66,22 +66,17 @@ pub fn report_record(line: &[u8], record: &Record) -> Report {
         .operations
         .clone()
         .map(|ops| String::from_utf8_lossy(&line[ops]).into_owned());
-    build(
-        &String::from_utf8_lossy(line),
-        &record.analysis,
-        write,
-        operations,
-    )
+    build(line, &record.analysis, write, operations)
 }
 
 fn build(
-    input: &str,
+    input: &[u8],
     analysis: &Analysis,
     write: impl Fn(Dialect) -> Option<String>,
     operations: Option<String>,
 ) -> Report {
     Report {
-        input: input.to_owned(),
+        input: String::from_utf8_lossy(input).into_owned(),
         valid: analysis.is_valid(),
         class: analysis.class.as_str(),
         board: analysis.board.map(|b| b.as_str()),
@@ -96,7 +91,7 @@ fn build(
                 code: p.code.as_str(),
                 severity: p.severity().as_str(),
                 message: p.message.clone(),
-                column: p.column(),
+                column: p.column_in(input),
             })
             .collect(),
         operations,

@@ -33,13 +33,31 @@ pub fn decode_value(raw: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(decoded)
 }
 
-/// The 1-based column of byte `at` of a line, counted in characters: UTF-8
-/// continuation bytes do not count, a tab counts as one, and a UTF-8 byte order
-/// mark at the start of the line (the first line of a file) is not part of it.
+/// The 1-based column of byte `at` of a line, counted in characters as the
+/// line is shown (decoded as UTF-8, each invalid sequence one U+FFFD, as
+/// `String::from_utf8_lossy` shows it): a tab counts as one, a byte of
+/// Windows-1252 text (`\x93`) as one, and a UTF-8 byte order mark at the
+/// start of the line (the first line of a file) is not part of it.
 pub fn display_column(line: &[u8], at: usize) -> usize {
     let line = &line[..at.min(line.len())];
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    1 + line.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+    1 + shown_chars(line)
+}
+
+/// The characters `bytes` show as, decoded as UTF-8 with each invalid
+/// sequence one U+FFFD (`String::from_utf8_lossy`). Two pieces cut where the
+/// second starts with a byte that is no UTF-8 continuation byte (ASCII or a
+/// lead byte) add up to the whole: no sequence, valid or not, runs over such
+/// a byte.
+pub fn shown_chars(bytes: &[u8]) -> usize {
+    // Plain ASCII (nearly every line) needs no decoding.
+    if bytes.is_ascii() {
+        return bytes.len();
+    }
+    bytes
+        .utf8_chunks()
+        .map(|chunk| chunk.valid().chars().count() + usize::from(!chunk.invalid().is_empty()))
+        .sum()
 }
 
 #[cfg(test)]
@@ -84,5 +102,14 @@ mod tests {
         assert_eq!(display_column(b"\xEF\xBB\xBF[FEN \"x\"]", 9), 7);
         assert_eq!(display_column(b"\t[FEN", 2), 3);
         assert_eq!(display_column(b"ab", 10), 3);
+        // Bytes that are not UTF-8 (Windows-1252 quotes, a lone continuation
+        // byte) count one each, as the line is shown (U+FFFD each).
+        assert_eq!(display_column(b"{\xb1 x} e5", 6), 7);
+        assert_eq!(display_column(b"\x93Open\x94 \x96 Caf\xe9\"] e4", 16), 17);
+        assert_eq!(display_column("{é} e5".as_bytes(), 5), 5);
+        assert_eq!(
+            display_column(b"\x93a\x94 x", 4),
+            String::from_utf8_lossy(b"\x93a\x94 ").chars().count() + 1
+        );
     }
 }

@@ -162,9 +162,9 @@ impl HeaderTag<'_> {
     }
 }
 
-/// Characters in `text` (UTF-8 continuation bytes do not count).
+/// Characters `text` shows as ([`crate::pgn::tags::shown_chars`]).
 fn chars(text: &[u8]) -> usize {
-    text.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+    crate::pgn::tags::shown_chars(text)
 }
 
 #[derive(Clone, Debug)]
@@ -494,7 +494,12 @@ impl Builder {
         }
         // A long line (or a note): a window around the value.
         let kept_end = ve.min(vs.saturating_add(max_value));
-        let ws = vs.saturating_sub(WINDOW).max(ls);
+        let mut ws = vs.saturating_sub(WINDOW).max(ls);
+        // On a byte that is no continuation byte, so that the characters
+        // before and in the window add up (see `chars`).
+        while ws > ls && (data[ws] & 0xC0) == 0x80 {
+            ws -= 1;
+        }
         let we = kept_end.saturating_add(WINDOW).min(le);
         let column_base = if ws == ls {
             0
