@@ -6,7 +6,9 @@
 //! file size limit (`ulimit -f`) is a write error like any other (the file
 //! named, temporaries removed, exit status 2) instead of SIGXFSZ's end of the
 //! process, which would leave the temporary file. The library keeps the list
-//! of temporary files; this only waits for the signals.
+//! of temporary files; this only waits for the signals. A signal inherited
+//! as ignored (`nohup` ignores SIGHUP, a shell's background job SIGINT) is
+//! left ignored.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -20,7 +22,15 @@ pub fn install() -> std::io::Result<()> {
     install_bus_handler()?;
     // Caught, so that the write fails with EFBIG (the flag is not read).
     signal_hook::flag::register(SIGXFSZ, Arc::new(AtomicBool::new(false)))?;
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    // A signal the parent set to be ignored stays ignored: `nohup pgnfen ...
+    // &` must outlive the terminal (SIGHUP), and a shell runs background
+    // jobs with SIGINT ignored. Only those left to their default action
+    // are caught.
+    let caught: Vec<i32> = [SIGINT, SIGTERM, SIGHUP]
+        .into_iter()
+        .filter(|&signal| !ignored(signal))
+        .collect();
+    let mut signals = signal_hook::iterator::Signals::new(caught)?;
     std::thread::Builder::new()
         .name("pgnfen-signals".into())
         .spawn(move || {
@@ -29,4 +39,15 @@ pub fn install() -> std::io::Result<()> {
             }
         })?;
     Ok(())
+}
+
+/// Whether `signal`'s action is to be ignored (inherited from the parent).
+fn ignored(signal: i32) -> bool {
+    // SAFETY: sigaction with a null new action only reads the current one
+    // into a zeroed struct.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut current) == 0
+            && current.sa_sigaction == libc::SIG_IGN
+    }
 }

@@ -1111,3 +1111,45 @@ fn a_replaced_file_keeps_its_mode_but_not_set_id_bits() {
     assert_eq!(std::fs::metadata(&out).unwrap().mode() & 0o7777, 0o750);
     assert!(std::fs::read(&out).unwrap().starts_with(b"[Event"));
 }
+
+#[test]
+fn a_signal_ignored_by_the_parent_stays_ignored() {
+    use std::os::unix::process::CommandExt;
+    // As `nohup` starts a program: SIGHUP ignored. The run must outlive the
+    // terminal's hang-up and finish its output.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("kept.pgn");
+    let mut cmd = bin();
+    cmd.args([
+        "-q",
+        "filter",
+        "--class",
+        "standard",
+        "-o",
+        out.to_str().unwrap(),
+        "-",
+    ])
+    .stdin(Stdio::piped());
+    // SAFETY: `signal` is async-signal-safe, as the child's code between
+    // fork and exec must be.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let data = games(300);
+    stdin.write_all(&data[..data.len() / 2]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: a signal to the child we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
+    std::thread::sleep(Duration::from_millis(100));
+    stdin.write_all(&data[data.len() / 2..]).unwrap();
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let expected = common::run_stdin(&["-q", "filter", "--class", "standard"], &data).stdout;
+    assert_eq!(std::fs::read(&out).unwrap(), expected);
+}

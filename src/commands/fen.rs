@@ -99,7 +99,12 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(pgnfen::pipeline::worker_threads(options(global).threads))
         .build()
-        .map_err(|e| Error::usage(format!("cannot start the worker threads: {e}")))?;
+        .map_err(|e| {
+            Error::usage(format!(
+                "cannot start the worker threads ({e}); the limit on processes and threads \
+                 (ulimit -u) may be too low"
+            ))
+        })?;
     let converter = Converter {
         args,
         notes: !global.quiet,

@@ -192,7 +192,7 @@ impl Archive {
             Err(e) => {
                 // No thread: the one item is the error.
                 let (tx, rx) = bounded(1);
-                let _ = tx.send(Err(RunError::Sink(e)));
+                let _ = tx.send(Err(RunError::Sink(crate::pipeline::no_thread(e))));
                 Games {
                     rx: Some(rx),
                     spare: spare_tx,

@@ -209,6 +209,15 @@ fn sink_error(e: io::Error) -> Error {
         return Error::BrokenPipe;
     }
     let kind = e.kind();
+    // No output's fault: named as the run's threads.
+    if e.get_ref()
+        .is_some_and(|r| r.is::<crate::pipeline::NoThread>())
+    {
+        return Error::Io {
+            file: "<threads>".into(),
+            source: e,
+        };
+    }
     if e.get_ref().is_some_and(|r| r.is::<WriteError>()) {
         // Checked just above: the downcast succeeds.
         if let Some(Ok(w)) = e.into_inner().map(|r| r.downcast::<WriteError>()) {

@@ -348,8 +348,17 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         let i = match files.outputs.iter().position(|o| o.path == path) {
             Some(i) => i,
             None => {
-                let output = Output::create_among(Some(&path), outputs)
-                    .map_err(|e| Error::writing(&path.display().to_string(), e))?;
+                let output = match Output::create_among(Some(&path), outputs) {
+                    // Its folder removed since it was made or found (by
+                    // another split into the same tree, which removes the
+                    // empty folders it made): made again, once.
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        folders.make_for(&path)?;
+                        Output::create_among(Some(&path), outputs)
+                    }
+                    other => other,
+                }
+                .map_err(|e| Error::writing(&path.display().to_string(), e))?;
                 files.outputs.push(ClassOutput {
                     path,
                     output,

@@ -224,6 +224,8 @@ pub struct Batches {
     schema: SchemaRef,
     rx: Option<Receiver<RecordBatch>>,
     thread: Option<JoinHandle<Result<Summary, RunError>>>,
+    /// The thread could not be started: the error the iterator ends with.
+    failed: Option<RunError>,
     summary: Option<Summary>,
     /// [`ExportOptions::csv_raw`], for [`write()`].
     pub(crate) csv_raw: bool,
@@ -244,6 +246,9 @@ impl Batches {
 
     fn join(&mut self) -> Option<Result<Summary, RunError>> {
         self.rx = None;
+        if let Some(e) = self.failed.take() {
+            return Some(Err(e));
+        }
         let thread = self.thread.take()?;
         Some(thread.join().unwrap_or_else(|_| {
             Err(RunError::Sink(io::Error::other(
@@ -412,24 +417,23 @@ where
             schema,
             rx: Some(rx),
             thread: Some(thread),
+            failed: None,
             summary: None,
             csv_raw,
             cancel: None,
         },
-        Err(e) => {
-            // No thread: the iterator yields this error and ends.
-            let (tx2, rx2) = bounded(0);
-            drop(tx2);
-            let failed = std::thread::spawn(move || Err(RunError::Sink(e)));
-            Batches {
-                schema,
-                rx: Some(rx2),
-                thread: Some(failed),
-                summary: None,
-                csv_raw,
-                cancel: None,
-            }
-        }
+        // No thread (the limit on threads reached): the iterator yields
+        // this error and ends. (Starting one more thread to carry it, as
+        // before, panicked on the same limit.)
+        Err(e) => Batches {
+            schema,
+            rx: None,
+            thread: None,
+            failed: Some(RunError::Sink(crate::pipeline::no_thread(e))),
+            summary: None,
+            csv_raw,
+            cancel: None,
+        },
     }
 }
 

@@ -99,7 +99,8 @@ impl<W: Write> FrameWriter<W> {
                         // The writer may be gone (an error elsewhere): nothing to tell.
                         let _ = reply.send(result);
                     }
-                })?;
+                })
+                .map_err(super::no_thread)?;
             writer.workers.push(worker);
         }
         writer.jobs = Some(tx);

@@ -245,6 +245,13 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
         }
         // A regular zstd file of several frames (pzstd's, the lichess
         // database's) is decoded frame by frame on the pool.
+        // A file rewritten under the run reads as corrupt compressed data
+        // (or garbage): such an error is reported as the change it is.
+        let stamp = FileStamp::of(input);
+        let changed = |e: RunError| match &stamp {
+            Some(stamp) => stamp.instead_of(e, input),
+            None => e,
+        };
         if let Input::File(path) = input
             && let Some(frames) = frames::open(path, &pool, raw_read.clone())
         {
@@ -259,12 +266,13 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
                 &progress,
                 games,
                 &mut spare,
-            )?;
+            )
+            .map_err(changed)?;
             continue;
         }
         // Each input is opened once: a FIFO or a pipe cannot be read twice.
         let mut streams = input.open_streams(raw_read.clone()).map_err(in_err)?;
-        while let Some(stream) = streams.next().map_err(in_err)? {
+        while let Some(stream) = streams.next().map_err(|e| changed(in_err(e)))? {
             let source = Source::Read(stream.reader);
             games += run_one(
                 &stream.input,
@@ -277,11 +285,65 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
                 &progress,
                 games,
                 &mut spare,
-            )?;
+            )
+            .map_err(changed)?;
         }
     }
     progress.finish();
     Ok(games)
+}
+
+/// What a regular file input was when the run opened it, to tell a read
+/// error that a change under the run caused (a compressed file rewritten
+/// reads as corrupt data) from a file that was corrupt all along.
+struct FileStamp {
+    path: std::path::PathBuf,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    inode: (u64, u64),
+}
+
+impl FileStamp {
+    fn of(input: &Input) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let Input::File(path) = input else {
+            return None;
+        };
+        let meta = std::fs::metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)?;
+        Some(FileStamp {
+            path: path.clone(),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            inode: (meta.dev(), meta.ino()),
+        })
+    }
+
+    /// `e`, or the change of the file when it changed since it was opened.
+    fn instead_of(&self, e: RunError, input: &Input) -> RunError {
+        use std::os::unix::fs::MetadataExt;
+        if !matches!(e, RunError::Input(_)) {
+            return e;
+        }
+        let what = match std::fs::metadata(&self.path) {
+            Ok(now) if (now.dev(), now.ino()) != self.inode => {
+                "replaced by another file".to_string()
+            }
+            Ok(now) if now.len() != self.len => {
+                format!("size {} when opened, {} now", self.len, now.len())
+            }
+            Ok(now) if now.modified().ok() != self.modified => "rewritten".to_string(),
+            Ok(_) => return e,
+            Err(gone) => format!("it can no longer be read: {gone}"),
+        };
+        RunError::Input(InputError {
+            file: input.display_name(),
+            source: io::Error::other(format!(
+                "the file changed while pgnfen read it ({what}); the run stopped and wrote no output file"
+            )),
+        })
+    }
 }
 
 /// How many worker threads the inputs can keep busy: what `options` asks for,
@@ -350,7 +412,20 @@ fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, RunError> {
         .num_threads(worker_threads(threads))
         .thread_name(|i| format!("pgnfen-worker-{i}"))
         .build()
-        .map_err(|e| RunError::Sink(io::Error::other(e)))
+        .map_err(|e| RunError::Sink(no_thread(io::Error::other(e))))
+}
+
+/// A thread that could not be started (`EAGAIN`: the limit on processes and
+/// threads, `ulimit -u`), said plainly: not an output's fault, and no panic.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "cannot start a thread ({0}); the limit on processes and threads (ulimit -u) may be too low"
+)]
+pub(crate) struct NoThread(io::Error);
+
+/// `e`, the failure to start a thread, as a [`NoThread`].
+pub(crate) fn no_thread(e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), NoThread(e))
 }
 
 /// Streams one input given as a reader (a partition of a file, from the
@@ -465,7 +540,8 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
 
     std::thread::scope(|scope| {
         let reader_done = done_tx.clone();
-        scope.spawn(move || {
+        let reader = std::thread::Builder::new().name("pgnfen-reader".into());
+        let started = reader.spawn_scoped(scope, move || {
             let mut sent = 0u64;
             let mut next = Some(first);
             // The tasks borrow `job`: a scope on this (non-pool) thread lets them.
@@ -498,6 +574,9 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
                 }
             });
         });
+        if let Err(e) = started {
+            return Err(RunError::Sink(no_thread(e)));
+        }
         drop(done_tx);
 
         let mut waiting = BTreeMap::new();
@@ -1194,6 +1273,44 @@ struct Run {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_read_error_of_a_file_changed_under_the_run_is_the_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.pgn.gz");
+        std::fs::write(&path, b"old bytes, many of them").unwrap();
+        let input = super::Input::File(path.clone());
+        let stamp = super::FileStamp::of(&input).unwrap();
+        let corrupt = || {
+            super::RunError::Input(super::InputError {
+                file: "games.pgn.gz".into(),
+                source: std::io::Error::other("gzip data cannot be read: corrupt deflate stream"),
+            })
+        };
+        // Unchanged: the error stands.
+        let e = stamp.instead_of(corrupt(), &input).to_string();
+        assert!(e.contains("corrupt deflate"), "{e}");
+        // Another size, then another file renamed over it: the change.
+        std::fs::write(&path, b"new").unwrap();
+        let e = stamp.instead_of(corrupt(), &input).to_string();
+        assert!(
+            e.contains("the file changed") && e.contains("size 23 when opened, 3 now"),
+            "{e}"
+        );
+        let other = dir.path().join("other");
+        std::fs::write(&other, b"old bytes, many of them").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let e = stamp.instead_of(corrupt(), &input).to_string();
+        assert!(e.contains("replaced by another file"), "{e}");
+        // A failing sink is no input's fault.
+        let sink = super::RunError::Sink(std::io::Error::other("disk full"));
+        assert!(
+            stamp
+                .instead_of(sink, &input)
+                .to_string()
+                .contains("disk full")
+        );
+    }
+
     use super::*;
 
     fn cut(data: &[u8], size: usize) -> Vec<&[u8]> {

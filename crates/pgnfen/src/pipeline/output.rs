@@ -106,6 +106,9 @@ pub struct Output {
     temp: Option<(tempfile::TempPath, PathBuf)>,
     /// The name in messages (the path as given, or `<stdout>`).
     name: String,
+    /// For `--in-place`: the file it replaces (device and inode, as read).
+    /// Another file renamed over that name meanwhile is not replaced.
+    replaces: Option<(u64, u64)>,
 }
 
 /// Bytes of the output's name kept in its temporary file's name.
@@ -126,6 +129,7 @@ impl Drop for Output {
 /// ([`Output::commit_all`]).
 struct Finished {
     temp: Option<(tempfile::TempPath, PathBuf)>,
+    replaces: Option<(u64, u64)>,
 }
 
 impl Drop for Finished {
@@ -230,6 +234,7 @@ impl Output {
             target: Target::Stdout(BufWriter::with_capacity(BUFFER, io::stdout())),
             temp: None,
             name: "<stdout>".into(),
+            replaces: None,
         }
     }
 
@@ -241,6 +246,7 @@ impl Output {
                 target: Target::Stdout(BufWriter::with_capacity(BUFFER, io::stdout())),
                 temp: None,
                 name,
+                replaces: None,
             });
         }
         // SAFETY: the descriptor is only duplicated here (a closed one fails
@@ -251,6 +257,7 @@ impl Output {
             target: Target::Special(BufWriter::with_capacity(BUFFER, file)),
             temp: None,
             name,
+            replaces: None,
         })
     }
 
@@ -299,6 +306,7 @@ impl Output {
                 target: Target::Special(BufWriter::with_capacity(BUFFER, file)),
                 temp: None,
                 name,
+                replaces: None,
             });
         }
         // A symbolic link is written through: its target is what gets
@@ -378,6 +386,7 @@ impl Output {
             target,
             temp: Some((temp_path, destination)),
             name,
+            replaces: None,
         })
     }
 
@@ -385,7 +394,11 @@ impl Output {
     /// temporary name beside it, in the compression its first bytes show, and
     /// renamed over it (keeping its mode) on [`Output::commit`].
     pub fn in_place(path: &Path) -> io::Result<Output> {
-        Output::create_as(path, in_place_compression(path)?)
+        // The file read: checked again just before it is replaced.
+        let read = std::fs::metadata(path)?;
+        let mut output = Output::create_as(path, in_place_compression(path)?)?;
+        output.replaces = Some((read.dev(), read.ino()));
+        Ok(output)
     }
 
     /// The output's name in messages.
@@ -455,11 +468,29 @@ impl Output {
         // drops the temporary files after it, which deletes them.
         let renames: Vec<Option<(tempfile::TempPath, PathBuf)>> =
             ready.iter_mut().map(|r| r.temp.take()).collect();
+        // The files `--in-place` rewrites: another program may have renamed
+        // a newer file over one meanwhile (an editor, `sed -i`, another
+        // run), which must not be replaced by the rewrite of the old one.
+        let replaced: Vec<Option<(u64, u64)>> = ready.iter().map(|r| r.replaces).collect();
         signals::retire_all(&temps, || {
             if cancel.is_some_and(|c| c.load(Ordering::Acquire)) {
                 // Dropped here, the temporary files go.
                 drop(renames);
                 return Err((0, super::cancelled()));
+            }
+            for (i, (rename, read)) in renames.iter().zip(&replaced).enumerate() {
+                if let (Some((_, path)), Some(read)) = (rename, read)
+                    && std::fs::metadata(path).is_ok_and(|now| (now.dev(), now.ino()) != *read)
+                {
+                    drop(renames);
+                    return Err((
+                        i,
+                        io::Error::other(
+                            "another file was renamed over it while pgnfen rewrote it; \
+                             that file is left as it is (run again to rewrite it)",
+                        ),
+                    ));
+                }
             }
             for (i, rename) in renames.into_iter().enumerate() {
                 if let Some((temp, path)) = rename {
@@ -498,6 +529,7 @@ impl Output {
         }
         Ok(Finished {
             temp: self.temp.take(),
+            replaces: self.replaces,
         })
     }
 
@@ -724,6 +756,29 @@ mod tests {
         out.commit().unwrap();
         let meta = std::fs::metadata("/dev/null").unwrap();
         assert!(!meta.is_file(), "/dev/null must stay a device");
+    }
+
+    #[test]
+    fn in_place_never_replaces_a_file_renamed_over_its_input_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.epd");
+        std::fs::write(&path, b"old\n").unwrap();
+        let mut out = Output::in_place(&path).unwrap();
+        out.write_all(b"rewritten old\n").unwrap();
+        // An editor saves a newer version meanwhile (write, then rename).
+        let newer = dir.path().join("newer");
+        std::fs::write(&newer, b"newer\n").unwrap();
+        std::fs::rename(&newer, &path).unwrap();
+        let e = out.commit().unwrap_err();
+        assert!(e.to_string().contains("renamed over it"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"newer\n");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file left");
+        // Untouched meanwhile: rewritten.
+        let mut out = Output::in_place(&path).unwrap();
+        out.write_all(b"rewritten newer\n").unwrap();
+        out.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"rewritten newer\n");
     }
 
     #[test]

@@ -1013,7 +1013,7 @@ fn zip_streams(archive: String, source: ZipSource) -> Streams {
         Ok(t) => Some(t),
         Err(e) => {
             let (tx2, rx2) = bounded(1);
-            let _ = tx2.send(ZipMessage::Failed(e));
+            let _ = tx2.send(ZipMessage::Failed(super::no_thread(e)));
             return Streams {
                 inner: StreamsInner::Zip {
                     archive: name,
