@@ -933,14 +933,13 @@ fn standard_output_appended_to_an_input_is_refused_before_reading() {
     for args in [
         vec!["filter", "--class", "standard", i],
         vec!["convert", "--to", "shredder", i],
-        vec!["stats", i],
         vec!["check", i],
         vec!["export", "--format", "csv", i],
     ] {
         let out = run_appending_to(&args, &input);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(
-            stderr(&out).contains("standard output is the input"),
+            stderr(&out).contains("is the file an output writes to"),
             "{args:?}: {}",
             stderr(&out)
         );
@@ -959,8 +958,48 @@ fn standard_output_appended_to_an_input_is_refused_before_reading() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("standard input and standard output are the same file"));
+    assert!(stderr(&out).contains("standard input is the file an output writes to"));
     assert_eq!(std::fs::read(&input).unwrap(), data);
+    // The rest to standard output, and standard output named as a path.
+    for args in [
+        vec![
+            "filter",
+            "--class",
+            "chess960",
+            "-o",
+            "/dev/null",
+            "--rest",
+            "-",
+            i,
+        ],
+        vec!["convert", "--to", "shredder", "-o", "/dev/stdout", i],
+    ] {
+        let out = run_appending_to(&args, &input);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(std::fs::read(&input).unwrap(), data, "{args:?}");
+    }
+    // Emptied by `>` but not the only input: the first input's games would
+    // be read back from it.
+    let first = dir.path().join("first.pgn");
+    std::fs::write(&first, &data).unwrap();
+    let out = bin()
+        .args([
+            "-q",
+            "filter",
+            "--class",
+            "standard",
+            first.to_str().unwrap(),
+            i,
+        ])
+        .stdout(std::fs::File::create(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // `stats` writes once everything is read: nothing to refuse.
+    std::fs::write(&input, &data).unwrap();
+    let out = run_appending_to(&["stats", i], &input);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    std::fs::write(&input, &data).unwrap();
     // An output file of its own: standard output is not written, nothing refused.
     let kept = dir.path().join("kept.pgn");
     let out = run_appending_to(
@@ -1142,7 +1181,16 @@ fn a_signal_ignored_by_the_parent_stays_ignored() {
     let mut stdin = child.stdin.take().unwrap();
     let data = games(300);
     stdin.write_all(&data[..data.len() / 2]).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // The temporary output exists once the run is under way (its signal
+    // handling installed long before): a hang-up before would prove nothing.
+    let started = Instant::now();
+    while temp_files(dir.path()).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the run never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
     // SAFETY: a signal to the child we started.
     unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
     std::thread::sleep(Duration::from_millis(100));
@@ -1152,4 +1200,32 @@ fn a_signal_ignored_by_the_parent_stays_ignored() {
     assert_eq!(status.code(), Some(0));
     let expected = common::run_stdin(&["-q", "filter", "--class", "standard"], &data).stdout;
     assert_eq!(std::fs::read(&out).unwrap(), expected);
+}
+
+#[test]
+fn only_the_standard_streams_are_taken_as_streams_and_devices_take_several_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(&input, games(9)).unwrap();
+    let i = input.to_str().unwrap();
+    // fd 4 was not handed over (pgnfen's own signal thread holds one such):
+    // not a stream to write to, and no game goes nowhere with exit status 0.
+    let out = run(&["-q", "filter", "--class", "chess960", "-o", "/dev/fd/4", i]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // Character devices are never the same output: /dev/null twice, and
+    // standard output on /dev/null beside a --rest there.
+    let out = bin()
+        .args([
+            "-q",
+            "filter",
+            "--class",
+            "chess960",
+            "--rest",
+            "/dev/null",
+            i,
+        ])
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }

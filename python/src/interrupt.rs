@@ -66,12 +66,20 @@ where
     let _ending = EndingSignals::watch();
     std::thread::scope(|scope| {
         let (tx, rx) = bounded::<()>(1);
-        let handle = scope.spawn(move || {
-            let result = work();
-            // The receiver may be gone only if the caller panicked.
-            let _ = tx.send(());
-            result
-        });
+        let handle = std::thread::Builder::new()
+            .name("pgnfen-call".into())
+            .spawn_scoped(scope, move || {
+                let result = work();
+                // The receiver may be gone only if the caller panicked.
+                let _ = tx.send(());
+                result
+            })
+            // A limit on threads (`ulimit -u`): an OSError, not a panic.
+            .map_err(|e| {
+                pyo3::exceptions::PyOSError::new_err(format!(
+                    "cannot start a thread ({e}); the limit on processes and threads (ulimit -u) may be too low"
+                ))
+            })?;
         let join = |handle: std::thread::ScopedJoinHandle<'_, T>| {
             handle
                 .join()

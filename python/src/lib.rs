@@ -134,8 +134,14 @@ impl<'a, 'py> FromPyObject<'a, 'py> for StrList {
                     .map(|n| n.to_string())
                     .unwrap_or_default()
             };
-            // A sequence holding something else: name what it holds.
-            let held = obj.try_iter().ok().and_then(|items| {
+            // A list or tuple holding something else: name what it holds.
+            // (Only these: iterating another iterable could take forever, an
+            // endless generator, and would use it up.)
+            let held = (obj.is_instance_of::<pyo3::types::PyList>()
+                || obj.is_instance_of::<PyTuple>())
+            .then(|| obj.try_iter().ok())
+            .flatten()
+            .and_then(|items| {
                 items
                     .flatten()
                     .find(|item| !item.is_instance_of::<pyo3::types::PyString>())

@@ -437,6 +437,11 @@ def test_a_list_argument_given_one_str_or_other_items_is_a_type_error(tmp_path):
         pgnfen.filter(mixed, output=tmp_path / "o.pgn", classes=["chess960", 1])
     with pytest.raises(TypeError, match="not int"):
         pgnfen.stats(mixed, tags=5)
+    # An endless iterator is refused by its type, not iterated for ever.
+    import itertools
+
+    with pytest.raises(TypeError, match="not repeat"):
+        pgnfen.stats(mixed, speeds=itertools.repeat("rapid"))
     with pytest.raises(TypeError, match="list of tag names"):
         pgnfen.scan_stream(mixed, tags=123)
     # A tuple is a list of names as well.

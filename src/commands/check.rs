@@ -12,7 +12,7 @@ use pgnfen::check::{self, Diagnostic, Summary};
 use pgnfen::{Code, Severity};
 
 use crate::cli::{CheckArgs, CheckFormat, Global};
-use crate::commands::{Error, Outcome, inputs, options, refuse_stdout_among_inputs};
+use crate::commands::{Error, Outcome, inputs, options, refuse_streams_among_inputs};
 use crate::format::{count, thousands};
 use pgnfen::ci::{Sarif, github_data, github_property};
 
@@ -231,7 +231,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
         warnings,
         moves: args.moves,
     };
-    refuse_stdout_among_inputs(&args.inputs, true)?;
+    refuse_streams_among_inputs(&args.inputs, &[None])?;
     let totals = check::run(&inputs(&args.inputs), &options, |d| report.add(d))?;
     let write_err = |e| Error::writing("<stdout>", e);
     let summary = summary(&totals, started.elapsed().as_secs_f64(), warnings);

@@ -5,7 +5,7 @@ use pgnfen::convert;
 
 use crate::cli::{ConvertArgs, Global};
 use crate::commands::{
-    Error, Outcome, inputs, options, refuse_output_among_inputs, refuse_stdout_among_inputs,
+    Error, Outcome, inputs, options, refuse_output_among_inputs, refuse_streams_among_inputs,
 };
 
 pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
@@ -21,10 +21,7 @@ pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
     };
     if !args.in_place {
         refuse_output_among_inputs(args.output.as_deref(), &args.inputs)?;
-        refuse_stdout_among_inputs(
-            &args.inputs,
-            args.output.as_deref().is_none_or(|p| p.as_os_str() == "-"),
-        )?;
+        refuse_streams_among_inputs(&args.inputs, &[args.output.as_deref()])?;
     }
     let summary = convert::run(&inputs(&args.inputs), &options)?;
     if !global.quiet {

@@ -8,7 +8,7 @@ use pgnfen::select::Selector;
 
 use crate::cli::{ExportArgs, ExportFormat, Global};
 use crate::commands::{
-    Error, Outcome, check_inputs_exist, inputs, options, refuse_stdout_among_inputs,
+    Error, Outcome, check_inputs_exist, inputs, options, refuse_streams_among_inputs,
 };
 use crate::format::thousands;
 
@@ -66,10 +66,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         export::Columns::named(names).map_err(|e| Error::Usage(pgnfen::Usage::Export(e)))?;
     }
     check_inputs_exist(&inputs)?;
-    refuse_stdout_among_inputs(
-        &args.inputs,
-        args.output.as_deref().is_none_or(|p| p.as_os_str() == "-"),
-    )?;
+    refuse_streams_among_inputs(&args.inputs, &[args.output.as_deref()])?;
     let name = args
         .output
         .as_ref()

@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use crate::cli::{FenArgs, Format, Global};
 use crate::commands::{
     Error, Outcome, check_inputs_exist, options, refuse_output_among_inputs,
-    refuse_stdout_among_inputs,
+    refuse_streams_among_inputs,
 };
 use pgnfen::book::{self, Line, Render, StreamError};
 use pgnfen::fen::{self, Dialect, Record, VariantHint};
@@ -89,11 +89,9 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         check_inputs_exist(&inputs)?;
         refuse_output_among_inputs(args.output.as_deref(), &args.inputs)?;
         // (Records given as arguments without files: standard input is not read.)
-        let reads_stdin_or_files = !args.inputs.is_empty() || args.records.is_empty();
-        refuse_stdout_among_inputs(
-            &args.inputs,
-            reads_stdin_or_files && args.output.as_deref().is_none_or(|p| p.as_os_str() == "-"),
-        )?;
+        if !args.inputs.is_empty() || args.records.is_empty() {
+            refuse_streams_among_inputs(&args.inputs, &[args.output.as_deref()])?;
+        }
         Vec::new()
     };
     let pool = rayon::ThreadPoolBuilder::new()
@@ -199,15 +197,19 @@ fn summary(counts: Counts, to: Option<Dialect>, rewritten: usize) -> String {
 /// other report (`\u{1b}`, `\t`; pgnfen_core::escape). A rewritten book
 /// (`--to`) keeps its bytes instead.
 fn listed(text: &[u8], out: &mut Vec<u8>) {
-    let control = |&b: &u8| b < 0x20 || b == 0x7f;
-    // C1 controls (U+0080 to U+009F) are two bytes in UTF-8: C2 80 to C2 9F.
-    let c1 = text
-        .windows(2)
-        .any(|w| w[0] == 0xC2 && (0x80..0xA0).contains(&w[1]));
-    if text.iter().any(control) || c1 {
-        out.extend_from_slice(pgnfen::escape::controls(&String::from_utf8_lossy(text)).as_bytes());
-    } else {
-        out.extend_from_slice(text);
+    // Valid UTF-8 through the shared escaping (C0, DEL and the C1 range as
+    // characters); a byte that is not UTF-8 is kept (a Windows-1252 letter
+    // reads on as before) unless it is a C1 control on its own (0x9B is
+    // CSI on an 8-bit terminal): `\x9b`.
+    for chunk in text.utf8_chunks() {
+        out.extend_from_slice(pgnfen::escape::controls(chunk.valid()).as_bytes());
+        for &b in chunk.invalid() {
+            if (0x80..0xA0).contains(&b) {
+                out.extend_from_slice(format!("\\x{b:02x}").as_bytes());
+            } else {
+                out.push(b);
+            }
+        }
     }
 }
 

@@ -4,7 +4,7 @@ use pgnfen::filter::{self, Selection};
 use pgnfen::select::Selector;
 
 use crate::cli::{FilterArgs, Global};
-use crate::commands::{Error, Outcome, inputs, options, refuse_stdout_among_inputs};
+use crate::commands::{Error, Outcome, inputs, options, refuse_streams_among_inputs};
 use crate::format::thousands;
 
 pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
@@ -19,10 +19,12 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
         moves: args.moves,
         run: options(global),
     };
-    refuse_stdout_among_inputs(
-        &args.inputs,
-        args.output.as_deref().is_none_or(|p| p.as_os_str() == "-"),
-    )?;
+    // The kept games (standard output without -o) and the rest, if asked.
+    let rest = args.rest.as_deref().map(Some);
+    let outputs: Vec<Option<&std::path::Path>> = std::iter::once(args.output.as_deref())
+        .chain(rest)
+        .collect();
+    refuse_streams_among_inputs(&args.inputs, &outputs)?;
     let inputs = inputs(&args.inputs);
     let filter::Summary { games, kept } = filter::run(&inputs, &options)?;
     if !global.quiet {

@@ -5,14 +5,11 @@
 use std::io::{self, Write};
 
 use crate::cli::{Global, IndexArgs};
-use crate::commands::{
-    Error, Outcome, check_inputs_exist, inputs, options, refuse_stdout_among_inputs,
-};
+use crate::commands::{Error, Outcome, check_inputs_exist, inputs, options};
 use pgnfen::Archive;
 use pgnfen::pipeline::RunError;
 
 pub fn run(global: &Global, args: &IndexArgs) -> Result<Outcome, Error> {
-    refuse_stdout_among_inputs(&args.inputs, true)?;
     let inputs = inputs(&args.inputs);
     check_inputs_exist(&inputs)?;
     let mut out = io::BufWriter::new(io::stdout().lock());

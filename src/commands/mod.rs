@@ -93,23 +93,37 @@ pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[PathBuf]) -> Re
     Ok(())
 }
 
-/// Standard output redirected into one of the inputs (`pgnfen filter a.pgn
-/// >> a.pgn`, `pgnfen convert - < a.pgn >> a.pgn`): what is written would be
-/// read again, and the run would grow the file until the disk is full. A
-/// usage error before anything is read, as `cat` refuses "input file is
-/// output file"; an input emptied by the shell's `>` reads as empty and is
-/// let through. `writes_stdout`: the command writes its results there (not
-/// `split`, nor an `-o FILE`).
-pub fn refuse_stdout_among_inputs(args: &[PathBuf], writes_stdout: bool) -> Result<(), Error> {
+/// A standard stream that an output writes to and that is also one of the
+/// inputs (`pgnfen filter a.pgn >> a.pgn`, `--rest - < ...`,
+/// `-o /dev/stdout >> a.pgn`, `convert - < a.pgn >> a.pgn`): what is written would be read
+/// again, and the run would grow the file until the disk is full. A usage
+/// error before anything is read, as `cat` refuses "input file is output
+/// file". `outputs` are the command's outputs as given: `None` is standard
+/// output (no `-o`), a path is one of the standard streams when it names one
+/// (`-`, `/dev/stdout`, `/dev/fd/2`); files written under a temporary name
+/// are no concern. A single input that the shell's `>` emptied reads as
+/// empty and is let through; with more inputs, the later ones would be read
+/// after the first one's games were written into them.
+pub fn refuse_streams_among_inputs(
+    args: &[PathBuf],
+    outputs: &[Option<&Path>],
+) -> Result<(), Error> {
     use std::os::unix::fs::MetadataExt;
     let same =
         |a: &std::fs::Metadata, b: &std::fs::Metadata| a.dev() == b.dev() && a.ino() == b.ino();
-    if !writes_stdout {
+    let streams: Vec<std::fs::Metadata> = outputs
+        .iter()
+        .filter_map(|output| match output {
+            None => Some(1),
+            Some(p) if p.as_os_str() == "-" => Some(1),
+            Some(p) => pgnfen::pipeline::output::own_descriptor(p),
+        })
+        .filter_map(pgnfen::pipeline::descriptor_metadata)
+        .filter(std::fs::Metadata::is_file)
+        .collect();
+    if streams.is_empty() {
         return Ok(());
     }
-    let Some(out) = pgnfen::pipeline::descriptor_metadata(1).filter(|m| m.is_file()) else {
-        return Ok(());
-    };
     let stdin = [PathBuf::from("-")];
     let named = if args.is_empty() { &stdin[..] } else { args };
     for arg in named {
@@ -118,17 +132,19 @@ pub fn refuse_stdout_among_inputs(args: &[PathBuf], writes_stdout: bool) -> Resu
         } else {
             std::fs::metadata(arg).ok()
         };
-        if let Some(meta) = meta
-            && same(&meta, &out)
-            && meta.len() > 0
-        {
+        let Some(meta) = meta else { continue };
+        if streams.iter().any(|s| same(s, &meta)) && (meta.len() > 0 || named.len() > 1) {
             let what = if arg.as_os_str() == "-" {
-                "standard input and standard output are the same file".to_string()
+                "standard input is the file an output writes to".to_string()
             } else {
-                format!("standard output is the input {}", arg.display())
+                format!(
+                    "the input {} is the file an output writes to",
+                    arg.display()
+                )
             };
             return Err(Error::usage(format!(
-                "{what}: pgnfen would read back what it writes; send the output to another file"
+                "{what} (through standard output or a stream named as a path): pgnfen would \
+                 read back what it writes; send the output to another file"
             )));
         }
     }

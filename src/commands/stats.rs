@@ -8,7 +8,7 @@ use pgnfen::stats::{self, Counts};
 use pgnfen::{Class, Code, Speed};
 
 use crate::cli::{Format, Global, StatsArgs};
-use crate::commands::{Error, Outcome, inputs, options, refuse_stdout_among_inputs};
+use crate::commands::{Error, Outcome, inputs, options};
 use crate::format::thousands;
 
 pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
@@ -18,7 +18,6 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
         speeds: args.speed.clone(),
         run: options(global),
     };
-    refuse_stdout_among_inputs(&args.inputs, true)?;
     let inputs = inputs(&args.inputs);
     let counts = stats::run(&inputs, &options)?;
     crate::commands::warn_unseen_tags(global, &args.tag, &inputs);

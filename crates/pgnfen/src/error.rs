@@ -270,6 +270,13 @@ pub fn check_inputs_exist(inputs: &[Input]) -> Result<(), Error> {
 /// an input. `/dev/null` may take several outputs.
 pub(crate) fn check_distinct_outputs(outputs: &[&Path]) -> Result<(), Error> {
     let mut seen: Vec<(OutputId, &Path)> = Vec::new();
+    let stdout = Path::new("-");
+    if outputs.iter().filter(|p| **p == stdout).count() > 1 {
+        return Err(Usage::SameOutput {
+            both: "standard output twice".to_string(),
+        }
+        .into());
+    }
     for &path in outputs {
         let id = OutputId::of(path);
         if id == OutputId::Discarded {
@@ -300,7 +307,8 @@ pub(crate) fn check_distinct_outputs(outputs: &[&Path]) -> Result<(), Error> {
 enum OutputId {
     /// Standard output when it cannot be looked at (closed).
     Stdout,
-    /// `/dev/null`: never the same output as another.
+    /// A character device (`/dev/null`, a terminal): never the same output
+    /// as another (two outputs on one terminal interleave, nothing is lost).
     Discarded,
     /// An existing file, pipe or device (links followed; for `-`, what
     /// standard output is): its device and inode.
@@ -313,26 +321,20 @@ impl OutputId {
     fn of(path: &Path) -> OutputId {
         use std::os::unix::fs::{FileTypeExt, MetadataExt};
         let id = |meta: std::fs::Metadata| {
-            // /dev/null is character device 1:3 on Linux; elsewhere compared
-            // by its name below.
-            if meta.file_type().is_char_device() && meta.rdev() == libc::makedev(1, 3) {
+            if meta.file_type().is_char_device() {
                 OutputId::Discarded
             } else {
                 OutputId::Inode(meta.dev(), meta.ino())
             }
         };
-        if path.as_os_str() == "/dev/null" {
-            return OutputId::Discarded;
-        }
-        // What standard output (or another descriptor named as a path) is,
-        // so that `-`, `/dev/stdout` and the file it was redirected to are
-        // one output, also when that is /dev/null.
-        let stream = |meta: std::fs::Metadata| OutputId::Inode(meta.dev(), meta.ino());
+        // What standard output (or a standard stream named as a path) is,
+        // so that `-`, `/dev/stdout` and the file or pipe it was redirected
+        // to are one output (`-` twice is refused by the caller).
         if path.as_os_str() == "-" {
-            return descriptor_metadata(1).map_or(OutputId::Stdout, stream);
+            return descriptor_metadata(1).map_or(OutputId::Stdout, id);
         }
         if let Some(fd) = crate::pipeline::output::own_descriptor(path) {
-            return descriptor_metadata(fd).map_or(OutputId::Stdout, stream);
+            return descriptor_metadata(fd).map_or(OutputId::Stdout, id);
         }
         if let Ok(meta) = std::fs::metadata(path) {
             return id(meta);
@@ -354,12 +356,7 @@ impl OutputId {
 /// What descriptor `fd` of this process is (`fstat`), if it is open:
 /// what standard output (1) or input (0) was redirected to.
 pub fn descriptor_metadata(fd: i32) -> Option<std::fs::Metadata> {
-    // SAFETY: the descriptor is only duplicated (a closed one fails with
-    // EBADF), and the copy closed at once.
-    let owned = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }
-        .try_clone_to_owned()
-        .ok()?;
-    std::fs::File::from(owned).metadata().ok()
+    crate::pipeline::output::duplicate(fd).ok()?.metadata().ok()
 }
 
 /// The name of an output in messages: its path, or `<stdout>`.

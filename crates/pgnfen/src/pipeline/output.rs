@@ -191,13 +191,29 @@ pub(crate) fn through_links(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::from_raw_os_error(libc::ELOOP))
 }
 
-/// The descriptor of this process that `path` names, directly or through
-/// symbolic links: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
-/// `/proc/self/fd/N` (or this process's number for `self`). Such a path is a
-/// stream the shell handed over, however it was opened (`>> log` appends),
-/// and behind it may lie a regular file that renaming over would replace
-/// (what `>> log` held before lost, and what is written after it too).
-pub(crate) fn own_descriptor(path: &Path) -> Option<i32> {
+/// A copy of descriptor `fd` of this process (`F_DUPFD_CLOEXEC`), owned by
+/// the file returned; an error when `fd` is not open.
+pub(crate) fn duplicate(fd: i32) -> io::Result<File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: fcntl only reads `fd` (EBADF when it is not open) and returns
+    // a new descriptor that nothing else owns.
+    let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+    if copy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `copy` is a fresh descriptor, owned from here on by the file.
+    Ok(unsafe { File::from_raw_fd(copy) })
+}
+
+/// The standard stream of this process that `path` names, directly or
+/// through symbolic links: `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, or
+/// `/dev/fd/N` and `/proc/self/fd/N` (or this process's number for `self`)
+/// for N 0 to 2. Such a path is a stream the shell handed over, however it
+/// was opened (`>> log` appends), and behind it may lie a regular file that
+/// renaming over would replace (what `>> log` held before lost, and what is
+/// written after it too). Higher descriptors are not taken: pgnfen opens
+/// some of its own (its signal thread's), which `/dev/fd/4` would name.
+pub fn own_descriptor(path: &Path) -> Option<i32> {
     let mut path = path.to_path_buf();
     for _ in 0..=MAX_LINKS {
         if let Some(fd) = descriptor_path(&path) {
@@ -224,7 +240,7 @@ fn descriptor_path(path: &Path) -> Option<i32> {
             || process == std::process::id().to_string();
         own.then_some(number)
     })?;
-    number.parse().ok()
+    number.parse().ok().filter(|fd| (0..=2).contains(fd))
 }
 
 impl Output {
@@ -249,10 +265,7 @@ impl Output {
                 replaces: None,
             });
         }
-        // SAFETY: the descriptor is only duplicated here (a closed one fails
-        // with EBADF); the copy is owned by the output and closed with it.
-        let file =
-            File::from(unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()?);
+        let file = duplicate(fd)?;
         Ok(Output {
             target: Target::Special(BufWriter::with_capacity(BUFFER, file)),
             temp: None,
