@@ -388,12 +388,21 @@ fn two_outputs_naming_one_file_are_refused_before_reading() {
 /// a while), sends it `signal` once a temporary file shows in `watch`, and
 /// returns its exit code.
 fn interrupted_while_writing(args: &[&std::ffi::OsStr], watch: &Path, signal: i32) -> Option<i32> {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    use std::os::unix::process::CommandExt;
+    let mut cmd = bin();
+    cmd.args(args).stdin(Stdio::piped()).stderr(Stdio::piped());
+    // As a program started from a terminal has them: a test run under
+    // `nohup` or as a background job would hand SIGHUP or SIGINT on
+    // ignored, and pgnfen keeps a signal ignored that its parent ignored.
+    // SAFETY: `signal` is async-signal-safe, as the child's code between
+    // fork and exec must be.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(signal, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(&games(5000)).unwrap();
     stdin.flush().unwrap();
