@@ -61,12 +61,17 @@ pub fn options(global: &Global) -> Options {
     }
 }
 
+/// Whether two files are one (device and inode: however they are named).
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
 /// `-o FILE` with several inputs, FILE one of them, would merge every input
 /// into that one file and lose what it held: a usage error, before anything
 /// is read, that points to `--in-place` (what such a command line usually
 /// means). With one input, `-o` naming it rewrites it, as documented.
 pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[PathBuf]) -> Result<(), Error> {
-    use std::os::unix::fs::MetadataExt;
     let Some(output) = output.filter(|p| p.as_os_str() != "-") else {
         return Ok(());
     };
@@ -81,7 +86,7 @@ pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[PathBuf]) -> Re
     let named = args
         .iter()
         .filter(|a| a.as_os_str() != "-")
-        .any(|a| std::fs::metadata(a).is_ok_and(|m| m.dev() == out.dev() && m.ino() == out.ino()));
+        .any(|a| std::fs::metadata(a).is_ok_and(|m| same_file(&m, &out)));
     if named {
         return Err(Error::usage(format!(
             "-o {} names one of the {} inputs: the others would be merged into it; \
@@ -108,9 +113,6 @@ pub fn refuse_streams_among_inputs(
     args: &[PathBuf],
     outputs: &[Option<&Path>],
 ) -> Result<(), Error> {
-    use std::os::unix::fs::MetadataExt;
-    let same =
-        |a: &std::fs::Metadata, b: &std::fs::Metadata| a.dev() == b.dev() && a.ino() == b.ino();
     let streams: Vec<std::fs::Metadata> = outputs
         .iter()
         .filter_map(|output| match output {
@@ -133,7 +135,7 @@ pub fn refuse_streams_among_inputs(
             std::fs::metadata(arg).ok()
         };
         let Some(meta) = meta else { continue };
-        if streams.iter().any(|s| same(s, &meta)) && (meta.len() > 0 || named.len() > 1) {
+        if streams.iter().any(|s| same_file(s, &meta)) && (meta.len() > 0 || named.len() > 1) {
             let what = if arg.as_os_str() == "-" {
                 "standard input is the file an output writes to".to_string()
             } else {

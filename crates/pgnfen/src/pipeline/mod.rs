@@ -339,9 +339,7 @@ impl FileStamp {
         };
         RunError::Input(InputError {
             file: input.display_name(),
-            source: io::Error::other(format!(
-                "the file changed while pgnfen read it ({what}); the run stopped and wrote no output file"
-            )),
+            source: source::changed(&what),
         })
     }
 }

@@ -196,8 +196,8 @@ pub(crate) fn reading_mapped(name: Option<&str>) {
     }
     let message = name.map_or(std::ptr::null_mut(), |name| {
         leak(format!(
-            "pgnfen: {name}: the file changed while pgnfen read it (truncated by another \
-             program); the run stopped and wrote no output file\n"
+            "pgnfen: {name}: {}\n",
+            super::source::changed_message("truncated by another program")
         ))
     });
     MAPPED_MESSAGE.store(message, Ordering::Release);

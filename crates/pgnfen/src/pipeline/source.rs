@@ -335,6 +335,20 @@ impl FileIdentity {
     }
 }
 
+/// The message of an input that changed under the run (`what`: how), the
+/// same wherever the change is seen (the checks here, a read error of a
+/// changed file, the SIGBUS handler of a truncated mapped file).
+pub(crate) fn changed_message(what: &str) -> String {
+    format!(
+        "the file changed while pgnfen read it ({what}); the run stopped and wrote no output file"
+    )
+}
+
+/// The error of [`changed_message`].
+pub(crate) fn changed(what: &str) -> io::Error {
+    io::Error::other(changed_message(what))
+}
+
 /// An error when `file`'s size or modification time is no longer `len` and
 /// `modified`, those it had when opened (another program wrote to it during
 /// the run), for mapped files and zstd files read frame by frame alike.
@@ -345,10 +359,9 @@ pub(crate) fn check_unchanged(
 ) -> io::Result<()> {
     let meta = file.metadata()?;
     if meta.len() != len || meta.modified().ok() != modified {
-        return Err(io::Error::other(format!(
-            "the file changed while pgnfen read it (size {len} when opened, {} now); \
-             the run stopped and wrote no output file",
-            meta.len(),
+        return Err(changed(&format!(
+            "size {len} when opened, {} now",
+            meta.len()
         )));
     }
     Ok(())
@@ -914,11 +927,10 @@ impl Read for Checked {
             let meta = self.file.metadata()?;
             let short = self.read.is_some_and(|r| r != self.len);
             if short || meta.len() != self.len || meta.modified().ok() != self.modified {
-                return Err(io::Error::other(format!(
-                    "the file changed while pgnfen read it (size {} when opened, {} now); \
-                     the run stopped and wrote no output file",
+                return Err(changed(&format!(
+                    "size {} when opened, {} now",
                     self.len,
-                    meta.len(),
+                    meta.len()
                 )));
             }
         }
