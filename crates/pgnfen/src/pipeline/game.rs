@@ -84,6 +84,14 @@ pub trait Job: Sync {
     /// chunk's rows into one block, so that no game allocates. Nothing by
     /// default.
     fn seal<'g>(&self, _results: impl Iterator<Item = &'g mut Self::Game>) {}
+
+    /// Bytes of a multi-frame zstd input that may be decoded ahead of the
+    /// chunk being read ([`super::frames::BUDGET`] by default: frames in
+    /// flight for every core). A job that costs several times the decoding
+    /// per byte and holds much memory of its own asks for less.
+    fn frames_ahead(&self) -> usize {
+        super::frames::BUDGET
+    }
 }
 
 /// Bytes of movetext kept for the replay of a game that crosses chunks; a

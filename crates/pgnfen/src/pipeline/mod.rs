@@ -253,7 +253,7 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
             None => e,
         };
         if let Input::File(path) = input
-            && let Some(frames) = frames::open(path, &pool, raw_read.clone())
+            && let Some(frames) = frames::open(path, &pool, raw_read.clone(), job.frames_ahead())
         {
             games += run_one(
                 input,
