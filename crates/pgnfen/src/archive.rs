@@ -728,6 +728,12 @@ impl Job for ArchiveJob {
     fn weight(&self, facts: &Facts) -> usize {
         crate::check::findings_weight(&facts.findings) + crate::check::HEAP_BLOCK
     }
+
+    /// A game costs its reader (Python's loop) several times what decoding
+    /// its bytes does: one zstd frame decoded ahead keeps up.
+    fn frames_ahead(&self) -> usize {
+        crate::pipeline::frames::LEAN_BUDGET
+    }
 }
 
 /// Assembles the games on the merger thread into batches, and hands each

@@ -63,6 +63,10 @@ impl<J: Job> Job for WithMoves<J> {
         self.inner.seal(results.map(|moved| &mut moved.inner));
     }
 
+    fn frames_ahead(&self) -> usize {
+        self.inner.frames_ahead()
+    }
+
     /// The inner job's weight and an illegal move's report: without it, the
     /// budget of a chunk's results never saw `check`'s findings under
     /// `--moves`, and a file of games that are all problems held hundreds of
