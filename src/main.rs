@@ -54,7 +54,9 @@ fn main() -> ExitCode {
         }
     };
     if let Command::Export(args) = &cli.command
-        && !args.inputs.iter().any(|path| is_zstd_file(path))
+        && !cli.global.no_mmap
+        && !args.inputs.is_empty()
+        && args.inputs.iter().all(|path| is_plain_file(path))
     {
         keep_freed_memory();
     }
@@ -89,36 +91,40 @@ fn main() -> ExitCode {
     }
 }
 
-/// Has glibc's allocator keep freed blocks of up to 32 MiB for the next
-/// ones, for `export`. By default a freed block above 128 KiB is unmapped (or
-/// trimmed off the heap) and its pages fault in again when the next one is
-/// made: `export`'s column buffers and compressed pages did that thousands of
-/// times a run. With both thresholds raised: 0.962 of its wall time on the
-/// benchmark archive (21 paired runs; each threshold alone did nothing
-/// measurable), 83 MiB at its peak instead of 77. The other commands reuse
-/// their large buffers and gained 1 % or less, while `stats` on a pzstd file
-/// held 24 MiB more (freed frames stay with the process): not for them.
-/// Nor for `export` of a zstd file, whose frames are decoded on every thread:
-/// the blocks the threads freed stayed with their arenas, 131 MiB at the peak
-/// over the pzstd benchmark archive instead of 108, for 3 % of speed.
+/// Has glibc's allocator keep freed blocks of up to 1 MiB for the next ones,
+/// for `export`. By default its threshold moves: a freed block above 128 KiB
+/// is unmapped at first, and its pages fault in again when the next one is
+/// made (`export`'s column buffers and compressed pages did that thousands of
+/// times a run), until the threshold has risen to the largest block freed so
+/// far, after which blocks of many MiB come from the heap and leave holes
+/// there that it cannot give back. A fixed 1 MiB keeps the first gain (0.962
+/// of `export`'s wall time on the benchmark archive when both thresholds
+/// were raised to 32 and 64 MiB, 21 paired runs; 1 MiB instead of 32 MiB:
+/// 0.993, 10 pairs) without the second: the peak over 400 MB of headers
+/// with 15 tags beyond the columns went from 108 to 90 MiB. The other commands reuse their large buffers and gained
+/// 1 % or less: not for them. Nor for an input that `export` does not map
+/// (compressed, a zip, standard input, `--no-mmap`): its chunks are then
+/// buffers of the heap, a zstd file's frames are decoded on every thread,
+/// and the defaults held less (a zip of the plain archive: 83 MiB instead of
+/// 87, its gzip 76 instead of 85).
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes two of the allocator's thresholds; it is
     // called before any other thread exists.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
     }
 }
 
-/// Whether `path` is a regular file that starts as zstd data (reading a
-/// FIFO here would take its bytes from the run).
-fn is_zstd_file(path: &std::path::Path) -> bool {
+/// Whether `path` is a regular file of uncompressed text, which the run maps
+/// (reading a FIFO here would take its bytes from the run).
+fn is_plain_file(path: &std::path::Path) -> bool {
     use std::io::Read;
-    let mut magic = [0u8; 4];
+    let mut head = Vec::with_capacity(16);
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
-        && std::fs::File::open(path).is_ok_and(|mut f| f.read_exact(&mut magic).is_ok())
-        && pgnfen::pipeline::Compression::sniff(&magic) == pgnfen::pipeline::Compression::Zstd
+        && std::fs::File::open(path).is_ok_and(|f| f.take(16).read_to_end(&mut head).is_ok())
+        && pgnfen::pipeline::Compression::sniff(&head) == pgnfen::pipeline::Compression::None
 }
 
 /// The arguments that hold a control character (a newline in a file name).

@@ -299,3 +299,46 @@ fn a_zip_of_many_small_members_stays_within_the_bound() {
         assert!(kib < LIMIT_KIB / 2, "{args:?}: {kib} KiB");
     }
 }
+
+/// A multi-frame zstd file whose later frame declares no size (`zstd -c a >
+/// all.zst; cmd | zstd >> all.zst`) had that frame's compressed bytes read
+/// whole before it was found too big for its reservation and streamed: a
+/// 279 MB frame took 300 MiB. Such a frame is now streamed unread.
+#[test]
+fn an_unsized_frame_after_sized_ones_is_streamed_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("joined.pgn.zst");
+    let mut file = std::fs::File::create(&path).unwrap();
+    // A small frame that declares its size, as `zstd file` writes.
+    let head = b"[Event \"head\"]\n\n1. e4 *\n\n".repeat(1000);
+    file.write_all(&zstd::bulk::compress(&head, 1).unwrap())
+        .unwrap();
+    // A frame of unknown size, as `zstd` writes from a pipe: one game whose
+    // comment is 64 MB of random letters (about 48 MB compressed).
+    let mut encoder = zstd::stream::Encoder::new(&mut file, 1).unwrap();
+    encoder.include_contentsize(false).unwrap();
+    encoder.write_all(b"[Event \"tail\"]\n\n1. e4 {").unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut block = vec![0u8; 1 << 20];
+    for _ in 0..64 {
+        for b in block.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-."
+                [(x >> 58) as usize];
+        }
+        encoder.write_all(&block).unwrap();
+    }
+    encoder.write_all(b"} *\n").unwrap();
+    encoder.finish().unwrap();
+    drop(file);
+    let p = path.to_str().unwrap();
+    let (kib, code) = peak_kib(&["stats", p]);
+    println!("{kib} KiB");
+    assert_eq!(code, Some(0));
+    assert!(kib < 48 * 1024, "{kib} KiB");
+    let out = common::run(&["stats", "--format", "json", p]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["games"], 1001);
+}

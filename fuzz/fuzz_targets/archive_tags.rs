@@ -38,7 +38,13 @@ fuzz_target!(|data: &[u8]| {
     let mut options = Options::new(1);
     options.chunk_sizes = (64, 4096.max(data.len() + 2));
     let arch = Archive::open([path]).unwrap().with_options(options);
-    let got: Vec<_> = arch.games().map(|g| g.expect("reads")).collect();
+    let got = match arch.games().collect::<Result<Vec<_>, _>>() {
+        Ok(got) => got,
+        // A few bytes that begin a compressed format's magic (`\xfd7z`) are
+        // a file cut short, refused as such, not text.
+        Err(e) if data.len() < 8 && e.to_string().contains("inside the magic bytes") => return,
+        Err(e) => panic!("reads: {e:?}"),
+    };
     assert_eq!(got.len(), games.len(), "game count");
     for (g, (off, pairs)) in got.iter().zip(&games) {
         assert_eq!(g.offset, *off);

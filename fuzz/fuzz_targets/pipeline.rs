@@ -106,15 +106,24 @@ type How = (usize, (usize, usize), bool);
 /// One thread, one chunk (inputs are at most `-max_len`, 16 KiB), read: the reference.
 const BIG: How = (1, (1 << 16, 1 << 16), false);
 
-fn run<J: Job, S: Sink<J::Game>>(path: &PathBuf, job: &J, mut sink: S, how: How) -> S {
+fn try_run<J: Job, S: Sink<J::Game>>(
+    path: &PathBuf,
+    job: &J,
+    mut sink: S,
+    how: How,
+) -> Result<S, pgnfen::pipeline::RunError> {
     let (threads, chunk_sizes, mmap) = how;
     let options = Options {
         mmap,
         chunk_sizes,
         ..Options::new(threads)
     };
-    internals::run(&[Input::File(path.clone())], job, &mut sink, &options).expect("runs");
-    sink
+    internals::run(&[Input::File(path.clone())], job, &mut sink, &options)?;
+    Ok(sink)
+}
+
+fn run<J: Job, S: Sink<J::Game>>(path: &PathBuf, job: &J, sink: S, how: How) -> S {
+    try_run(path, job, sink, how).expect("runs")
 }
 
 fn convert(path: &PathBuf, dialect: Dialect, how: How) -> Vec<u8> {
@@ -205,8 +214,13 @@ fuzz_target!(|data: &[u8]| {
     let path = scratch();
     std::fs::write(path, input).unwrap();
 
-    // Every byte in exactly one game.
-    let reference = run(path, &StatsJob, Games::default(), BIG);
+    // Every byte in exactly one game. (A few bytes that begin a compressed
+    // format's magic, `PK\x03`, are a file cut short: refused, not text.)
+    let reference = match try_run(path, &StatsJob, Games::default(), BIG) {
+        Ok(reference) => reference,
+        Err(e) if input.len() < 8 && e.to_string().contains("inside the magic bytes") => return,
+        Err(e) => panic!("runs: {e:?}"),
+    };
     let mut offset = 0;
     for g in &reference.0 {
         assert_eq!(g.0, offset, "games are contiguous");

@@ -59,6 +59,12 @@ MIN_PARTITION_SIZE = 1 << 20
 #: Partitions per worker thread the default size aims at: two, so that a
 #: thread whose partition ends early has another one to take.
 PARTITIONS_PER_THREAD = 2
+#: The largest partition size ``read_headers`` chooses by default: each
+#: partition of its frame is a pandas DataFrame held whole in a worker's
+#: memory, and 256 MiB of input made one of 240 to 340 MiB (the benchmark's
+#: games, with Arrow's table it is built from). 16 MiB as stored is about 70
+#: MB of PGN for a zstd file: a frame partition of about 60 to 120 MiB.
+ROWS_PARTITION_SIZE = 16 << 20
 
 __all__ = [
     "stats",
@@ -68,6 +74,7 @@ __all__ = [
     "default_partition_size",
     "DEFAULT_PARTITION_SIZE",
     "MIN_PARTITION_SIZE",
+    "ROWS_PARTITION_SIZE",
 ]
 
 # The part files ``filter`` writes (and owns) in its output folder.
@@ -120,12 +127,18 @@ def default_partition_size(paths, client=None):
     divided by ``PARTITIONS_PER_THREAD`` times the cluster's worker threads
     (so that every thread has work), rounded up and kept within
     ``MIN_PARTITION_SIZE`` and ``DEFAULT_PARTITION_SIZE``. Without a client
-    (none given and no default one) it is ``DEFAULT_PARTITION_SIZE``."""
+    (none given and no default one) it is ``DEFAULT_PARTITION_SIZE``.
+    (``read_headers`` keeps its default within ``ROWS_PARTITION_SIZE``.)"""
+    return _default_size(paths, client, DEFAULT_PARTITION_SIZE)
+
+
+def _default_size(paths, client, largest):
+    """``default_partition_size`` with ``largest`` as its upper bound."""
     if client is None:
         try:
             client = _client(None)
         except (ValueError, ImportError):
-            return DEFAULT_PARTITION_SIZE
+            return largest
     threads = max(1, sum(client.nthreads().values()))
     total = 0
     for path in _paths(paths):
@@ -134,7 +147,7 @@ def default_partition_size(paths, client=None):
         except OSError:
             pass  # the plan names the file in its error
     size = -(-total // (PARTITIONS_PER_THREAD * threads))
-    return max(MIN_PARTITION_SIZE, min(DEFAULT_PARTITION_SIZE, size))
+    return max(MIN_PARTITION_SIZE, min(largest, size))
 
 
 def partitions(paths, partition_size=None, client=None):
@@ -610,6 +623,10 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
     number bases, are found first (a counting pass on the cluster, resolved as
     ``stats`` does); the frame's partitions then read their rows from there.
     ``tags``: None for the default tag columns, or a list of tag names.
+    Each partition of the frame is held whole in a worker's memory, so the
+    default ``partition_size`` stays within ``ROWS_PARTITION_SIZE`` (16 MiB
+    as stored); a file that cannot be cut (gzip, a zstd file of one frame)
+    is one partition whatever its size.
     """
     _needs_dask("dataframe")
     import dask.dataframe as dd
@@ -621,6 +638,8 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
     # The columns first: a bad tag name is found before any work.
     meta = _meta(tags)
     client = _client(client)
+    if partition_size is None:
+        partition_size = _default_size(paths, client, ROWS_PARTITION_SIZE)
     parts = partitions(paths, partition_size, client)
     resolved = _resolve(client, parts, _stats_task)
     pieces = []

@@ -18,6 +18,7 @@ _Partition = Tuple[str, str, int, int, int, Optional[Tuple[int, int, int, int]]]
 DEFAULT_PARTITION_SIZE: int
 MIN_PARTITION_SIZE: int
 PARTITIONS_PER_THREAD: int
+ROWS_PARTITION_SIZE: int
 
 def default_partition_size(
     paths: _Paths, client: Optional["distributed.Client"] = None
@@ -66,4 +67,5 @@ __all__ = [
     "default_partition_size",
     "DEFAULT_PARTITION_SIZE",
     "MIN_PARTITION_SIZE",
+    "ROWS_PARTITION_SIZE",
 ]

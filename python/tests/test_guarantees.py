@@ -642,6 +642,21 @@ def test_default_partition_size_stays_within_bounds(tmp_path):
     assert pgnfen.dask.default_partition_size([huge], Cluster(64)) == (10 << 30) // 128
 
 
+def test_read_headers_keeps_its_frame_partitions_small(client, tmp_path):
+    # Each partition of read_headers' frame is a DataFrame a worker holds
+    # whole: its default size stays within ROWS_PARTITION_SIZE (256 MiB of
+    # input had made partitions of 240 to 340 MiB), where stats' default
+    # would give 24 MiB partitions here.
+    import pgnfen.dask
+
+    src = tmp_path / "big.pgn"
+    src.write_bytes(GAME * ((96 << 20) // len(GAME)))
+    assert pgnfen.dask.default_partition_size([src], client) > pgnfen.dask.ROWS_PARTITION_SIZE
+    df = pgnfen.dask.read_headers([src], client=client)
+    assert df.npartitions == -(-src.stat().st_size // pgnfen.dask.ROWS_PARTITION_SIZE)
+    assert len(df.partitions[df.npartitions - 1].compute()) > 0
+
+
 # ---- what a review of hostile use found (2026-11-29) ----
 
 

@@ -730,7 +730,8 @@ impl Job for ArchiveJob {
     }
 
     /// A game costs its reader (Python's loop) several times what decoding
-    /// its bytes does: one zstd frame decoded ahead keeps up.
+    /// its bytes does: few zstd frames held keep up (see
+    /// [`LEAN_BUDGET`](crate::pipeline::frames::LEAN_BUDGET)).
     fn frames_ahead(&self) -> usize {
         crate::pipeline::frames::LEAN_BUDGET
     }

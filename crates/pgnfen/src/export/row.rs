@@ -553,9 +553,9 @@ impl Job for ExportJob<'_> {
         }
     }
 
-    /// A row costs about three times what decoding its bytes does: one zstd
-    /// frame decoded ahead keeps the workers fed, and the room goes to the
-    /// batches.
+    /// A row costs about three times what decoding its bytes does, and the
+    /// batches need the room: few zstd frames held (see
+    /// [`LEAN_BUDGET`](crate::pipeline::frames::LEAN_BUDGET)).
     fn frames_ahead(&self) -> usize {
         crate::pipeline::frames::LEAN_BUDGET
     }

@@ -12,20 +12,23 @@
 //!
 //! Memory: a frame is decoded in one shot into a buffer reserved for it (only
 //! the pages written become resident; zstd may not write past the
-//! reservation), and the frames in flight are bounded by the sum of those
-//! reservations, [`BUDGET`] (16 MiB): eight pzstd frames of level 1 (2 MiB),
-//! two of level 3 (8 MiB), one of level 19 (32 MiB, pzstd's largest; one is
-//! always allowed). With the frame the reading thread decodes itself when no
-//! worker took it yet, that keeps two to three cores decoding; more would need
-//! more frames in flight, which the memory bound of the whole program (well
-//! under 100 MiB, chunks included) leaves no room for at 8 MiB a frame. A job
-//! whose own buffers are large and whose work per byte is several times the
-//! decoding's (`export`, the library's game reader) asks for [`LEAN_BUDGET`] instead ([`Job::frames_ahead`](super::game::Job::frames_ahead)).
-//! The frame being read out and the recycled buffers (at most 8 MiB each, as many
-//! as were in use at once) come on top. A frame bigger than its reservation (a
-//! frame with no size in its header, such as `zstd` writes for a pipe, that
-//! turns out huge) is decoded again, streaming, by the reading thread itself,
-//! with bounded memory.
+//! reservation). The frames held, the one being read out and those decoded or
+//! being decoded ahead, are bounded by the sum of their reservations,
+//! [`BUDGET`] (24 MiB): the frame being read out and two ahead for pzstd's
+//! frames of level 3 (8 MiB), six ahead for level 1 (2 MiB, the most frames in
+//! flight on two cores); a frame of level 19 (32 MiB, pzstd's largest) is read
+//! alone, decoded when it is needed (the frame being read out is always
+//! allowed). A job whose own buffers are large and whose work per byte is
+//! several times the decoding's (`export`, the library's game reader) asks for
+//! [`LEAN_BUDGET`] instead ([`Job::frames_ahead`](super::game::Job::frames_ahead)):
+//! frames of level 3 one at a time.
+//! The compressed bytes of the frames being decoded come on top (a fifth to
+//! a third of their size for PGN), and the recycled buffers (as many as were
+//! in use at once). A frame bigger than its reservation (a frame with no size
+//! in its header, such as `zstd` writes for a pipe, that turns out huge), or
+//! whose compressed bytes could not fit it, is decoded again, streaming, by
+//! the reading thread itself, with bounded memory: its compressed bytes are
+//! never read whole.
 //!
 //! Only regular files take this path: a file is read with `pread` at the
 //! frames' offsets. Standard input and FIFOs, and files of one frame, keep the
@@ -47,13 +50,16 @@ const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 /// thread streams it. pzstd's frames are at most 32 MiB (its window log is at
 /// most 23 and a frame holds four windows).
 pub const FRAME_CAP: usize = 32 << 20;
-/// The largest sum of the reservations of the frames in flight (the frame
-/// being read out comes on top).
-pub const BUDGET: usize = 16 << 20;
-/// The budget of a job that keeps the workers busy without frames decoded far
-/// ahead: one pzstd frame of level 3 (8 MiB), four of level 1. `export` over
-/// the pzstd benchmark archive: 14 MiB less at its peak; a Python `games()`
-/// loop: 11 MiB less, no slower.
+/// The largest sum of the reservations of the frames held: the one being
+/// read out and those in flight (at least the one being read out).
+pub const BUDGET: usize = 24 << 20;
+/// The budget of a job whose own work per byte is several times the
+/// decoding's and whose own buffers are large: pzstd's frames of level 3 (8
+/// MiB) are then decoded one at a time, by the reading thread when it needs
+/// the next (and the workers scan the chunks in flight meanwhile); three
+/// ahead for level 1 (2 MiB). `export` over the pzstd benchmark archive: 93
+/// MiB at its peak instead of 107 with one frame ahead, 1.10 of the wall
+/// time; a Python `games()` loop: 88 MiB instead of 95, as fast.
 pub const LEAN_BUDGET: usize = 8 << 20;
 /// The smallest reservation for a frame of unknown size.
 const MIN_RESERVE: usize = 1 << 20;
@@ -425,9 +431,9 @@ struct Buffers {
 }
 type FreeList = Arc<std::sync::Mutex<Buffers>>;
 const FREE_BUFFERS: usize = 64;
-/// The largest buffer kept: frames of pzstd's usual levels (2–8 MiB) reuse
-/// their buffers, bigger ones are given back to the system.
-const FREE_MAX: usize = 8 << 20;
+/// The largest buffer kept: every frame decoded in one shot reuses buffers
+/// (the budget bounds how many are in use at once).
+const FREE_MAX: usize = FRAME_CAP;
 
 fn put_back(list: &mut Vec<Vec<u8>>, buf: Vec<u8>) {
     if buf.capacity() > 0 && buf.capacity() <= FREE_MAX && list.len() < FREE_BUFFERS {
@@ -510,9 +516,12 @@ pub struct ParallelFrames<'p> {
     walked_all: bool,
     queue: VecDeque<InFlight>,
     max_in_flight: usize,
-    /// The sum of the reservations of the frames in flight at most.
+    /// The sum of the reservations of the frames held at most.
     budget: usize,
+    /// The reservations of the frames in flight.
     reserved: usize,
+    /// The bytes of the frame being read out (0 when none is).
+    held: usize,
     /// The reservation for the next frame of unknown size: the largest frame
     /// seen so far (pzstd's frames all have the same size but the last).
     reserve: usize,
@@ -539,6 +548,7 @@ impl<'p> ParallelFrames<'p> {
         ParallelFrames {
             max_in_flight: 2 * pool.current_num_threads() + 2,
             budget: BUDGET,
+            held: 0,
             pool,
             file: Arc::new(file),
             len,
@@ -557,8 +567,8 @@ impl<'p> ParallelFrames<'p> {
         }
     }
 
-    /// Decodes ahead at most `budget` bytes of reservations (at least one
-    /// frame whatever the budget).
+    /// Holds at most `budget` bytes of reservations, the frame being read out
+    /// included (that frame whatever the budget).
     pub fn with_budget(mut self, budget: usize) -> Self {
         self.budget = budget;
         self
@@ -571,11 +581,13 @@ impl<'p> ParallelFrames<'p> {
         self
     }
 
-    /// Hands frames to the pool while the budget allows (always at least one).
+    /// Hands frames to the pool while the budget allows (always one when no
+    /// frame is held).
     fn submit(&mut self) -> io::Result<()> {
         while !self.walked_all
             && self.queue.len() < self.max_in_flight
-            && (self.queue.is_empty() || self.reserved + self.reserve <= self.budget)
+            && ((self.queue.is_empty() && self.held == 0)
+                || self.held + self.reserved + self.reserve <= self.budget)
         {
             let Some(frame) = self.walker.next_frame(&*self.file)? else {
                 self.walked_all = true;
@@ -614,8 +626,13 @@ impl<'p> ParallelFrames<'p> {
         Ok(())
     }
 
-    /// Makes the next frame's bytes current; `false` at the end.
+    /// Makes the next frame's bytes current; `false` at the end. The current
+    /// frame has been read out: its buffer is free for the next ones.
     fn next_frame(&mut self) -> io::Result<bool> {
+        let done = std::mem::take(&mut self.current);
+        self.recycle(done);
+        self.held = 0;
+        self.at = 0;
         self.submit()?;
         let Some(next) = self.queue.pop_front() else {
             self.check_unchanged()?;
@@ -643,9 +660,10 @@ impl<'p> ParallelFrames<'p> {
             Decoded::Bytes(bytes) => {
                 self.largest = self.largest.max(bytes.len());
                 self.reserve = self.largest.clamp(MIN_RESERVE, FRAME_CAP);
-                let done = std::mem::replace(&mut self.current, bytes);
-                self.recycle(done);
-                self.at = 0;
+                // Only the pages written are resident: a frame of unknown
+                // size holds its length, not its reservation.
+                self.held = bytes.len();
+                self.current = bytes;
             }
             Decoded::TooBig => {
                 self.reserve = FRAME_CAP;
@@ -659,9 +677,6 @@ impl<'p> ParallelFrames<'p> {
                     inner: super::source::ZstdReader(decoder),
                     start: frame.start,
                 }));
-                let done = std::mem::take(&mut self.current);
-                self.recycle(done);
-                self.at = 0;
             }
         }
         // Keep the pool busy while this frame is read out.
@@ -682,6 +697,12 @@ impl<'p> ParallelFrames<'p> {
 }
 
 fn read_and_decode(file: &File, frame: Frame, cap: usize, free: &FreeList) -> io::Result<Decoded> {
+    let n = (frame.end - frame.start) as usize;
+    if n > compressed_cap(cap) {
+        // Its content cannot fit: streamed, without reading it whole (a frame
+        // of unknown size may hold gigabytes).
+        return Ok(Decoded::TooBig);
+    }
     let (mut src, out) = match free.lock() {
         Ok(mut f) => (
             f.src.pop().unwrap_or_default(),
@@ -690,7 +711,6 @@ fn read_and_decode(file: &File, frame: Frame, cap: usize, free: &FreeList) -> io
         Err(_) => Default::default(),
     };
     // A recycled buffer is only zeroed where it grows.
-    let n = (frame.end - frame.start) as usize;
     if src.len() < n {
         src.resize(n, 0);
     }
@@ -707,6 +727,14 @@ fn read_and_decode(file: &File, frame: Frame, cap: usize, free: &FreeList) -> io
         put_back(&mut f.src, src);
     }
     decoded
+}
+
+/// The most compressed bytes a frame of at most `cap` decoded bytes takes, as
+/// zstd writes it (its bound, a frame header and a checksum). Another writer
+/// could spend more (many tiny blocks): such a frame is streamed, as a frame
+/// too big for its reservation is.
+fn compressed_cap(cap: usize) -> usize {
+    zstd_safe::compress_bound(cap).saturating_add(32)
 }
 
 /// Names the frame in the errors of a streamed frame.
@@ -982,7 +1010,7 @@ mod tests {
     }
 
     #[test]
-    fn frames_in_flight_stay_within_the_budget() {
+    fn frames_held_stay_within_the_budget() {
         // Twelve frames of 1 MiB, each declaring its size.
         let parts: Vec<Vec<u8>> = (0..12).map(|i| text(1 << 20, i as u8)).collect();
         let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
@@ -993,30 +1021,74 @@ mod tests {
             .num_threads(4)
             .build()
             .unwrap();
-        let most_in_flight = |budget: usize| {
+        // The most frames in flight and bytes held (read out and in flight)
+        // seen between reads.
+        let most = |budget: usize| {
             let file = file.try_clone().unwrap();
             let meta = file.metadata().unwrap();
             let raw_read = Arc::new(AtomicU64::new(0));
             let mut r =
                 ParallelFrames::new(&pool, file, meta.len(), meta.modified().ok(), raw_read)
                     .with_budget(budget);
-            let (mut most, mut out, mut buf) = (0, Vec::new(), vec![0; 64 << 10]);
+            let (mut frames, mut held, mut out, mut buf) = (0, 0, Vec::new(), vec![0; 64 << 10]);
             loop {
                 let n = r.read(&mut buf).unwrap();
                 if n == 0 {
                     break;
                 }
                 out.extend_from_slice(&buf[..n]);
-                most = most.max(r.queue.len());
+                frames = frames.max(r.queue.len());
+                held = held.max(r.held + r.reserved);
             }
             assert!(out == parts.concat());
-            most
+            (frames, held)
         };
-        // Ten frames (2 × 4 threads + 2) under the default budget of 16 MiB,
-        // two under 2 MiB, one when the budget is smaller than a frame.
-        assert_eq!(most_in_flight(BUDGET), 10);
-        assert_eq!(most_in_flight(2 << 20), 2);
-        assert_eq!(most_in_flight(1 << 19), 1);
+        // The default budget: as many as may be in flight (2 × 4 threads + 2).
+        assert_eq!(most(BUDGET), (10, 11 << 20));
+        // Room for two frames: the one read out and one ahead.
+        assert_eq!(most(2 << 20), (1, 2 << 20));
+        // Less than a frame: each frame alone, decoded when it is needed.
+        assert_eq!(most(1 << 19), (0, 1 << 20));
+    }
+
+    /// A frame whose compressed bytes exceed what its reservation could
+    /// hold is streamed without being read whole (a frame of unknown size
+    /// after smaller ones may be gigabytes).
+    #[test]
+    fn a_frame_too_big_for_its_reservation_is_not_read_whole() {
+        let small = text(1 << 20, 1);
+        // Incompressible: as many compressed bytes as decoded ones.
+        let mut noise = vec![0u8; 3 << 20];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for b in noise.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        let big = frame_with(&noise, false, true);
+        assert!(big.len() > compressed_cap(1 << 20));
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, &big).unwrap();
+        let frame = Frame {
+            start: 0,
+            end: big.len() as u64,
+            content_size: None,
+        };
+        // Refused before any byte is read: no buffer was taken or made.
+        let free = FreeList::default();
+        assert!(matches!(
+            read_and_decode(&file, frame, 1 << 20, &free).unwrap(),
+            Decoded::TooBig
+        ));
+        assert!(free.lock().unwrap().src.is_empty());
+        // And the file reads whole all the same.
+        let mut data = pzstd_like(&[&small], false);
+        data.extend_from_slice(&big);
+        let expect = [&small[..], &noise].concat();
+        for threads in [1, 2] {
+            assert!(read_parallel(&data, threads).unwrap() == expect);
+        }
     }
 
     #[test]
