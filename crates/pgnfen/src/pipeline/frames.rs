@@ -58,8 +58,8 @@ pub const BUDGET: usize = 24 << 20;
 /// MiB) are then decoded one at a time, by the reading thread when it needs
 /// the next (and the workers scan the chunks in flight meanwhile); three
 /// ahead for level 1 (2 MiB). `export` over the pzstd benchmark archive: 93
-/// MiB at its peak instead of 107 with one frame ahead, 1.10 of the wall
-/// time; a Python `games()` loop: 88 MiB instead of 95, as fast.
+/// MiB at its peak instead of 107 with one frame ahead, 1.10 to 1.13 of the
+/// wall time; a Python `games()` loop: 88 MiB instead of 95, as fast.
 pub const LEAN_BUDGET: usize = 8 << 20;
 /// The smallest reservation for a frame of unknown size.
 const MIN_RESERVE: usize = 1 << 20;
