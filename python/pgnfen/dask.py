@@ -638,6 +638,8 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
     # The columns first: a bad tag name is found before any work.
     meta = _meta(tags)
     client = _client(client)
+    # Listed once: a generator of paths (Path.glob) serves both calls.
+    paths = _paths(paths)
     if partition_size is None:
         partition_size = _default_size(paths, client, ROWS_PARTITION_SIZE)
     parts = partitions(paths, partition_size, client)

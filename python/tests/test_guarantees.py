@@ -655,6 +655,10 @@ def test_read_headers_keeps_its_frame_partitions_small(client, tmp_path):
     df = pgnfen.dask.read_headers([src], client=client)
     assert df.npartitions == -(-src.stat().st_size // pgnfen.dask.ROWS_PARTITION_SIZE)
     assert len(df.partitions[df.npartitions - 1].compute()) > 0
+    # Paths from a generator (Path.glob) are listed once, for the size and
+    # the plan alike.
+    df = pgnfen.dask.read_headers(tmp_path.glob("*.pgn"), client=client)
+    assert df.npartitions == -(-src.stat().st_size // pgnfen.dask.ROWS_PARTITION_SIZE)
 
 
 # ---- what a review of hostile use found (2026-11-29) ----

@@ -431,12 +431,16 @@ struct Buffers {
 }
 type FreeList = Arc<std::sync::Mutex<Buffers>>;
 const FREE_BUFFERS: usize = 64;
-/// The largest buffer kept: every frame decoded in one shot reuses buffers
-/// (the budget bounds how many are in use at once).
+/// The largest buffer of decoded bytes kept: every frame decoded in one shot
+/// reuses buffers (the budget bounds how many are in use at once).
 const FREE_MAX: usize = FRAME_CAP;
+/// The largest buffer of compressed bytes kept: those of pzstd's usual
+/// levels (a fifth to a third of 2–8 MiB); a bigger one is given back rather
+/// than kept for the rest of the run.
+const FREE_SRC_MAX: usize = 8 << 20;
 
-fn put_back(list: &mut Vec<Vec<u8>>, buf: Vec<u8>) {
-    if buf.capacity() > 0 && buf.capacity() <= FREE_MAX && list.len() < FREE_BUFFERS {
+fn put_back(list: &mut Vec<Vec<u8>>, buf: Vec<u8>, most: usize) {
+    if buf.capacity() > 0 && buf.capacity() <= most && list.len() < FREE_BUFFERS {
         list.push(buf);
     }
 }
@@ -514,6 +518,8 @@ pub struct ParallelFrames<'p> {
     modified: Option<SystemTime>,
     walker: FrameWalker,
     walked_all: bool,
+    /// A frame walked but not handed out: the budget had no room for it.
+    pending: Option<Frame>,
     queue: VecDeque<InFlight>,
     max_in_flight: usize,
     /// The sum of the reservations of the frames held at most.
@@ -555,6 +561,7 @@ impl<'p> ParallelFrames<'p> {
             modified,
             walker: FrameWalker::new(len),
             walked_all: false,
+            pending: None,
             queue: VecDeque::new(),
             reserved: 0,
             reserve: FRAME_CAP,
@@ -584,14 +591,17 @@ impl<'p> ParallelFrames<'p> {
     /// Hands frames to the pool while the budget allows (always one when no
     /// frame is held).
     fn submit(&mut self) -> io::Result<()> {
-        while !self.walked_all
-            && self.queue.len() < self.max_in_flight
-            && ((self.queue.is_empty() && self.held == 0)
-                || self.held + self.reserved + self.reserve <= self.budget)
-        {
-            let Some(frame) = self.walker.next_frame(&*self.file)? else {
-                self.walked_all = true;
-                break;
+        while self.queue.len() < self.max_in_flight {
+            let frame = match self.pending.take() {
+                Some(frame) => frame,
+                None if self.walked_all => break,
+                None => match self.walker.next_frame(&*self.file)? {
+                    Some(frame) => frame,
+                    None => {
+                        self.walked_all = true;
+                        break;
+                    }
+                },
             };
             let reserve = match frame.content_size {
                 // (An empty frame still gets a byte: 0 means "streamed".)
@@ -599,6 +609,14 @@ impl<'p> ParallelFrames<'p> {
                 Some(_) => 0,
                 None => self.reserve,
             };
+            let alone = self.queue.is_empty() && self.held == 0;
+            if !alone && self.held + self.reserved + reserve > self.budget {
+                // Its own reservation is what must fit (a frame bigger than
+                // those before it, such as a file's last frames of another
+                // level, waits for room).
+                self.pending = Some(frame);
+                break;
+            }
             let claimed = Arc::new(AtomicBool::new(false));
             let (tx, rx) = bounded(1);
             if reserve > 0 {
@@ -686,7 +704,7 @@ impl<'p> ParallelFrames<'p> {
 
     fn recycle(&self, buf: Vec<u8>) {
         if let Ok(mut free) = self.free.lock() {
-            put_back(&mut free.out, buf);
+            put_back(&mut free.out, buf, FREE_MAX);
         }
     }
 
@@ -710,6 +728,14 @@ fn read_and_decode(file: &File, frame: Frame, cap: usize, free: &FreeList) -> io
         ),
         Err(_) => Default::default(),
     };
+    // A buffer much bigger than this frame (a file's one frame of level 19
+    // among frames of 1 MiB) would keep its pages for the rest of the run:
+    // given back instead.
+    let out = if out.capacity() > 2 * cap.max(MIN_RESERVE) {
+        Vec::new()
+    } else {
+        out
+    };
     // A recycled buffer is only zeroed where it grows.
     if src.len() < n {
         src.resize(n, 0);
@@ -724,7 +750,7 @@ fn read_and_decode(file: &File, frame: Frame, cap: usize, free: &FreeList) -> io
     })?;
     let decoded = decode_frame(&src, cap, out);
     if let Ok(mut f) = free.lock() {
-        put_back(&mut f.src, src);
+        put_back(&mut f.src, src, FREE_SRC_MAX);
     }
     decoded
 }
@@ -1049,6 +1075,47 @@ mod tests {
         assert_eq!(most(2 << 20), (1, 2 << 20));
         // Less than a frame: each frame alone, decoded when it is needed.
         assert_eq!(most(1 << 19), (0, 1 << 20));
+    }
+
+    /// A frame bigger than those before it (its size declared) is held
+    /// against the budget by its own size, not by the largest seen so far.
+    #[test]
+    fn a_bigger_frame_waits_for_room_in_the_budget() {
+        let sizes = [1, 1, 1, 1, 3, 1, 1, 3, 3, 1];
+        let parts: Vec<Vec<u8>> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, mib)| text(mib << 20, i as u8))
+            .collect();
+        let mut data = Vec::new();
+        for part in &parts {
+            data.extend(frame_with(part, true, true));
+        }
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, &data).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        for budget in [3 << 20, 4 << 20, 5 << 20] {
+            let file = file.try_clone().unwrap();
+            let meta = file.metadata().unwrap();
+            let raw_read = Arc::new(AtomicU64::new(0));
+            let mut r =
+                ParallelFrames::new(&pool, file, meta.len(), meta.modified().ok(), raw_read)
+                    .with_budget(budget);
+            let (mut held, mut out, mut buf) = (0, Vec::new(), vec![0; 64 << 10]);
+            loop {
+                let n = r.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+                held = held.max(r.held + r.reserved);
+            }
+            assert!(out == parts.concat());
+            assert!(held <= budget, "{held} held under a budget of {budget}");
+        }
     }
 
     /// A frame whose compressed bytes exceed what its reservation could
