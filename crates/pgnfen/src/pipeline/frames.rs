@@ -1035,37 +1035,41 @@ mod tests {
         Ok(out)
     }
 
-    #[test]
-    fn frames_held_stay_within_the_budget() {
-        // Twelve frames of 1 MiB, each declaring its size.
-        let parts: Vec<Vec<u8>> = (0..12).map(|i| text(1 << 20, i as u8)).collect();
-        let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
-        let data = pzstd_like(&refs, true);
+    /// Reads `data` (a zstd file) on 4 threads under `budget`: the bytes,
+    /// and the most frames in flight and bytes held (read out and in
+    /// flight) seen between reads.
+    fn read_watching(data: &[u8], budget: usize) -> (Vec<u8>, usize, usize) {
         let mut file = tempfile::tempfile().unwrap();
-        std::io::Write::write_all(&mut file, &data).unwrap();
+        std::io::Write::write_all(&mut file, data).unwrap();
+        let meta = file.metadata().unwrap();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(4)
             .build()
             .unwrap();
-        // The most frames in flight and bytes held (read out and in flight)
-        // seen between reads.
-        let most = |budget: usize| {
-            let file = file.try_clone().unwrap();
-            let meta = file.metadata().unwrap();
-            let raw_read = Arc::new(AtomicU64::new(0));
-            let mut r =
-                ParallelFrames::new(&pool, file, meta.len(), meta.modified().ok(), raw_read)
-                    .with_budget(budget);
-            let (mut frames, mut held, mut out, mut buf) = (0, 0, Vec::new(), vec![0; 64 << 10]);
-            loop {
-                let n = r.read(&mut buf).unwrap();
-                if n == 0 {
-                    break;
-                }
-                out.extend_from_slice(&buf[..n]);
-                frames = frames.max(r.queue.len());
-                held = held.max(r.held + r.reserved);
+        let raw_read = Arc::new(AtomicU64::new(0));
+        let mut r = ParallelFrames::new(&pool, file, meta.len(), meta.modified().ok(), raw_read)
+            .with_budget(budget);
+        let (mut frames, mut held, mut out, mut buf) = (0, 0, Vec::new(), vec![0; 64 << 10]);
+        loop {
+            let n = r.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
             }
+            out.extend_from_slice(&buf[..n]);
+            frames = frames.max(r.queue.len());
+            held = held.max(r.held + r.reserved);
+        }
+        (out, frames, held)
+    }
+
+    #[test]
+    fn frames_held_stay_within_the_budget() {
+        // Twelve frames of 1 MiB.
+        let parts: Vec<Vec<u8>> = (0..12).map(|i| text(1 << 20, i as u8)).collect();
+        let refs: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
+        let data = pzstd_like(&refs, true);
+        let most = |budget: usize| {
+            let (out, frames, held) = read_watching(&data, budget);
             assert!(out == parts.concat());
             (frames, held)
         };
@@ -1087,32 +1091,12 @@ mod tests {
             .enumerate()
             .map(|(i, mib)| text(mib << 20, i as u8))
             .collect();
-        let mut data = Vec::new();
-        for part in &parts {
-            data.extend(frame_with(part, true, true));
-        }
-        let mut file = tempfile::tempfile().unwrap();
-        std::io::Write::write_all(&mut file, &data).unwrap();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(4)
-            .build()
-            .unwrap();
+        let data: Vec<u8> = parts
+            .iter()
+            .flat_map(|p| frame_with(p, true, true))
+            .collect();
         for budget in [3 << 20, 4 << 20, 5 << 20] {
-            let file = file.try_clone().unwrap();
-            let meta = file.metadata().unwrap();
-            let raw_read = Arc::new(AtomicU64::new(0));
-            let mut r =
-                ParallelFrames::new(&pool, file, meta.len(), meta.modified().ok(), raw_read)
-                    .with_budget(budget);
-            let (mut held, mut out, mut buf) = (0, Vec::new(), vec![0; 64 << 10]);
-            loop {
-                let n = r.read(&mut buf).unwrap();
-                if n == 0 {
-                    break;
-                }
-                out.extend_from_slice(&buf[..n]);
-                held = held.max(r.held + r.reserved);
-            }
+            let (out, _, held) = read_watching(&data, budget);
             assert!(out == parts.concat());
             assert!(held <= budget, "{held} held under a budget of {budget}");
         }
