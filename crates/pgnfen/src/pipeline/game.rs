@@ -85,10 +85,10 @@ pub trait Job: Sync {
     /// default.
     fn seal<'g>(&self, _results: impl Iterator<Item = &'g mut Self::Game>) {}
 
-    /// Bytes of a multi-frame zstd input that may be decoded ahead of the
-    /// chunk being read ([`super::frames::BUDGET`] by default: frames in
-    /// flight for every core). A job that costs several times the decoding
-    /// per byte and holds much memory of its own asks for less.
+    /// Bytes of a multi-frame zstd input's decoded frames that may be held
+    /// at once, the frame being read out included (24 MiB by default: frames
+    /// in flight for every core). A job that costs several times the
+    /// decoding per byte and holds much memory of its own asks for less.
     fn frames_ahead(&self) -> usize {
         super::frames::BUDGET
     }
