@@ -101,12 +101,13 @@ fn main() -> ExitCode {
 /// of `export`'s wall time on the benchmark archive when both thresholds
 /// were raised to 32 and 64 MiB, 21 paired runs; 1 MiB instead of 32 MiB:
 /// 0.993, 10 pairs) without the second: the peak over 400 MB of headers
-/// with 15 tags beyond the columns went from 108 to 90 MiB. The other commands reuse their large buffers and gained
-/// 1 % or less: not for them. Nor for an input that `export` does not map
-/// (compressed, a zip, standard input, `--no-mmap`): its chunks are then
-/// buffers of the heap, a zstd file's frames are decoded on every thread,
-/// and the defaults held less (a zip of the plain archive: 83 MiB instead of
-/// 87, its gzip 76 instead of 85).
+/// with 15 tags beyond the columns went from 108 to 90 MiB. The other
+/// commands reuse their large buffers and gained 1 % or less: not for them.
+/// Nor for an input that `export` does not map (compressed, a zip, standard
+/// input, `--no-mmap`): its chunks are then buffers of the heap, a zstd
+/// file's frames are decoded on every thread, and the defaults held less (a
+/// zip of the plain archive: 83 MiB instead of 87, its gzip 76 instead of
+/// 85).
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes two of the allocator's thresholds; it is
