@@ -838,6 +838,17 @@ fn run_appending_to(args: &[&str], file: &Path) -> std::process::Output {
     bin().args(args).stdout(out).output().unwrap()
 }
 
+/// Runs `args` with standard output appended to `file` and checks that the
+/// run was refused (exit 2, `message` in its report) and left `file` as it
+/// was.
+fn refused_appending_to(args: &[&str], file: &Path, message: &str) {
+    let before = std::fs::read(file).unwrap();
+    let out = run_appending_to(args, file);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+    assert_eq!(std::fs::read(file).unwrap(), before, "{args:?}");
+}
+
 #[test]
 fn a_path_naming_standard_output_writes_to_the_stream_never_replaces_its_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -906,15 +917,10 @@ fn standard_output_under_another_name_is_the_same_output() {
     let l = log.to_str().unwrap();
     // Kept games to standard output and the rest to what standard output is.
     for rest in ["/dev/stdout", "/dev/fd/1", l] {
-        let out = run_appending_to(&["filter", "--class", "chess960", "--rest", rest, i], &log);
-        assert_eq!(out.status.code(), Some(2), "{rest}");
-        assert!(
-            stderr(&out).contains("name the same file"),
-            "{}",
-            stderr(&out)
-        );
-        assert_eq!(std::fs::read(&log).unwrap(), b"kept\n", "{rest}");
+        let args = ["filter", "--class", "chess960", "--rest", rest, i];
+        refused_appending_to(&args, &log, "name the same file");
     }
+    assert_eq!(std::fs::read(&log).unwrap(), b"kept\n");
     // Into a pipe as well.
     let out = run(&["filter", "--class", "chess960", "--rest", "/dev/stdout", i]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -945,15 +951,9 @@ fn standard_output_appended_to_an_input_is_refused_before_reading() {
         vec!["check", i],
         vec!["export", "--format", "csv", i],
     ] {
-        let out = run_appending_to(&args, &input);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            stderr(&out).contains("is the file an output writes to"),
-            "{args:?}: {}",
-            stderr(&out)
-        );
-        assert_eq!(std::fs::read(&input).unwrap(), data, "{args:?}");
+        refused_appending_to(&args, &input, "is the file an output writes to");
     }
+    assert_eq!(std::fs::read(&input).unwrap(), data);
     // Standard input and output one file (`- < in.pgn >> in.pgn`).
     let out = bin()
         .args(["filter", "--class", "standard", "-"])
@@ -983,10 +983,9 @@ fn standard_output_appended_to_an_input_is_refused_before_reading() {
         ],
         vec!["convert", "--to", "shredder", "-o", "/dev/stdout", i],
     ] {
-        let out = run_appending_to(&args, &input);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert_eq!(std::fs::read(&input).unwrap(), data, "{args:?}");
+        refused_appending_to(&args, &input, "pgnfen: ");
     }
+    assert_eq!(std::fs::read(&input).unwrap(), data);
     // Emptied by `>` but not the only input: the first input's games would
     // be read back from it.
     let first = dir.path().join("first.pgn");
