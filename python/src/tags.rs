@@ -264,9 +264,9 @@ struct Template {
 
 impl Template {
     /// The dict of a game with as many pairs as the template, when they have
-    /// its names in its order: a copy of the template's, with the values that
-    /// differ decoded and put in (into the template too, which so becomes this
-    /// game's). `None` at the first name that differs; the template's values
+    /// its names in its order: the values that differ are decoded and put into
+    /// the template's dict, which so becomes this game's, and a copy of it is
+    /// the game's dict. `None` at the first name that differs; the template's values
     /// then hold this game's for the names before it, still its own pairs.
     /// The pairs are read as they come, without collecting them first.
     fn fill<'py, 'g>(
@@ -274,7 +274,7 @@ impl Template {
         py: Python<'py>,
         pairs: impl Iterator<Item = (&'g [u8], &'g [u8])>,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let d = self.dict.bind(py).copy()?;
+        let template = self.dict.bind(py);
         for (i, (name, raw)) in pairs.enumerate() {
             // (`get`: more pairs than the template's, which the caller rules
             // out, are a game of another shape, not a panic.)
@@ -282,15 +282,15 @@ impl Template {
                 return Ok(None);
             }
             if !same(&self.raw_values[i], raw) {
+                // Into the template, which is then copied: one insertion per
+                // changed value rather than one in the copy and one here.
                 let value = PyString::new(py, &decode_escaped(raw, self.encoding));
-                let name = self.names[i].bind(py);
-                d.set_item(name, &value)?;
-                self.dict.bind(py).set_item(name, &value)?;
+                template.set_item(self.names[i].bind(py), &value)?;
                 self.raw_values[i].clear();
                 self.raw_values[i].extend_from_slice(raw);
             }
         }
-        Ok(Some(d))
+        Ok(Some(template.copy()?))
     }
 }
 

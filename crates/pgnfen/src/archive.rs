@@ -226,10 +226,9 @@ pub struct Game {
     pub chess960_position: Option<u16>,
     /// Its problems, errors and warnings, as `check --warnings` reports them.
     pub problems: Vec<GameProblem>,
-    /// The game exactly as in the input ([`Game::raw`]).
-    raw: Vec<u8>,
-    /// Where its tag pairs lie in `raw`, found on the pipeline's thread.
-    pairs: PairIndex,
+    /// The game exactly as in the input ([`Game::raw`]), and where its tag
+    /// pairs lie when the pipeline found them.
+    bytes: GameBytes,
 }
 
 impl Game {
@@ -237,12 +236,12 @@ impl Game {
     /// exactly one game, so these concatenated give the input back. (Read
     /// only: the game's tags are found in these bytes as they were read.)
     pub fn raw(&self) -> &[u8] {
-        &self.raw
+        self.bytes.raw()
     }
 
     /// The bytes of [`Game::raw`], owned.
     pub fn into_raw(self) -> Vec<u8> {
-        self.raw
+        self.bytes.into_raw()
     }
 
     /// Every tag pair of the header, in order, values PGN-unescaped (`\"`,
@@ -285,26 +284,26 @@ impl Game {
     /// caller that compares values before it decodes them.
     #[inline]
     pub fn raw_tags(&self) -> impl ExactSizeIterator<Item = (&[u8], &[u8])> {
-        match self.pairs.spans() {
-            Some(spans) => RawTags::Indexed(spans.iter(), &self.raw),
+        match self.bytes.spans() {
+            Some(spans) => RawTags::Indexed(spans, self.raw()),
             // Only the input's first game may begin with a byte order mark to skip.
-            None => RawTags::Read(tag_pairs(&self.raw, self.offset == 0).into_iter()),
+            None => RawTags::Read(tag_pairs(self.raw(), self.offset == 0).into_iter()),
         }
     }
 
     /// Calls `f` with each raw tag pair until it breaks: from the index when
     /// the pipeline made one, else read from the bytes.
     fn each_pair<'a>(&'a self, mut f: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>) {
-        match self.pairs.spans() {
+        match self.bytes.spans() {
             Some(spans) => {
-                for span in spans.iter() {
-                    let (name, value) = span.of(&self.raw);
+                for span in spans {
+                    let (name, value) = span.of(self.raw());
                     if f(name, value).is_break() {
                         return;
                     }
                 }
             }
-            None => each_pair(&self.raw, self.offset == 0, f),
+            None => each_pair(self.raw(), self.offset == 0, f),
         }
     }
 
@@ -351,42 +350,107 @@ impl Game {
     }
 }
 
-/// Where a game's tag pairs lie in its bytes, found on the pipeline's
-/// thread as it assembles the games, so that a consumer reading the tags of
-/// each game (Python's `headers`) does not read the header again on its own
-/// thread. `None`: not found yet (a game made otherwise, or too long for the
-/// index's offsets); the pairs are then read from the bytes when asked. It
-/// only saves work, so it takes no part in comparing games.
+/// A game's bytes, followed in the same allocation, when the pipeline found
+/// them on its thread as it assembled the games, by where its tag pairs lie
+/// in them ([`PairSpan`] records): a consumer reading the tags of each game
+/// (Python's `headers`) then neither reads the header again on its own
+/// thread nor pays a second allocation per game. Without the index (a game
+/// made otherwise, or too long for its offsets) the pairs are read from the
+/// bytes when asked. The index only saves work, so it takes no part in
+/// comparing games.
 ///
 /// A game's bytes cannot change once the pipeline has made it ([`Game::raw`]
 /// only lends them), so an index, once made, holds for the game and its
 /// clones.
-#[derive(Clone, Debug, Default)]
-struct PairIndex(Option<Box<[PairSpan]>>);
+#[derive(Clone)]
+struct GameBytes {
+    buf: Vec<u8>,
+    /// How many bytes of `buf` are the game's.
+    raw_len: usize,
+    /// Whether the rest of `buf` is the index of its pairs.
+    indexed: bool,
+}
 
-impl PairIndex {
-    fn new(spans: Box<[PairSpan]>) -> PairIndex {
-        PairIndex(Some(spans))
+impl GameBytes {
+    /// Bytes without an index.
+    fn plain(raw: Vec<u8>) -> GameBytes {
+        GameBytes {
+            raw_len: raw.len(),
+            buf: raw,
+            indexed: false,
+        }
     }
 
-    /// The spans, if found.
+    /// Bytes with the index of their pairs.
+    fn indexed(raw: &[u8], spans: &[PairSpan]) -> GameBytes {
+        let mut buf = Vec::with_capacity(raw.len() + spans.len() * PairSpan::BYTES);
+        buf.extend_from_slice(raw);
+        for span in spans {
+            buf.extend_from_slice(&span.to_bytes());
+        }
+        GameBytes {
+            buf,
+            raw_len: raw.len(),
+            indexed: true,
+        }
+    }
+
     #[inline]
-    fn spans(&self) -> Option<&[PairSpan]> {
-        self.0.as_deref()
+    fn raw(&self) -> &[u8] {
+        &self.buf[..self.raw_len]
+    }
+
+    fn into_raw(self) -> Vec<u8> {
+        let mut raw = self.buf;
+        raw.truncate(self.raw_len);
+        raw
+    }
+
+    /// The spans of the pairs, if found.
+    #[inline]
+    fn spans(&self) -> Option<Spans<'_>> {
+        self.indexed
+            .then(|| Spans(self.buf[self.raw_len..].chunks_exact(PairSpan::BYTES)))
     }
 }
 
-impl PartialEq for PairIndex {
-    fn eq(&self, _: &PairIndex) -> bool {
-        true
+impl PartialEq for GameBytes {
+    fn eq(&self, other: &GameBytes) -> bool {
+        self.raw() == other.raw()
     }
 }
 
-impl Eq for PairIndex {}
+impl Eq for GameBytes {}
+
+impl std::fmt::Debug for GameBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameBytes")
+            .field("raw", &self.raw())
+            .field("indexed", &self.indexed)
+            .finish()
+    }
+}
+
+/// The spans of a [`GameBytes`] index.
+struct Spans<'a>(std::slice::ChunksExact<'a, u8>);
+
+impl Iterator for Spans<'_> {
+    type Item = PairSpan;
+
+    #[inline]
+    fn next(&mut self) -> Option<PairSpan> {
+        self.0.next().map(PairSpan::from_bytes)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
 
 /// The iterator of [`Game::raw_tags`].
 enum RawTags<'a> {
-    Indexed(std::slice::Iter<'a, PairSpan>, &'a [u8]),
+    Indexed(Spans<'a>, &'a [u8]),
     Read(std::vec::IntoIter<(&'a [u8], &'a [u8])>),
 }
 
@@ -420,6 +484,32 @@ struct PairSpan {
 }
 
 impl PairSpan {
+    /// Its size in a [`GameBytes`] index.
+    const BYTES: usize = 16;
+
+    fn to_bytes(self) -> [u8; PairSpan::BYTES] {
+        let mut out = [0; PairSpan::BYTES];
+        let words = [self.name[0], self.name[1], self.value[0], self.value[1]];
+        for (to, word) in out.chunks_exact_mut(4).zip(words) {
+            to.copy_from_slice(&word.to_ne_bytes());
+        }
+        out
+    }
+
+    /// A span from its [`PairSpan::to_bytes`] (`bytes` holds 16 of them).
+    #[inline]
+    fn from_bytes(bytes: &[u8]) -> PairSpan {
+        let word = |i: usize| {
+            let mut w = [0; 4];
+            w.copy_from_slice(&bytes[4 * i..4 * i + 4]);
+            u32::from_ne_bytes(w)
+        };
+        PairSpan {
+            name: [word(0), word(1)],
+            value: [word(2), word(3)],
+        }
+    }
+
     #[inline]
     fn of<'a>(&self, raw: &'a [u8]) -> (&'a [u8], &'a [u8]) {
         let [ns, ne] = self.name.map(|at| at as usize);
@@ -634,7 +724,7 @@ struct Slot {
     problems: Vec<GameProblem>,
     /// Its bytes in [`Batch::bytes`].
     raw: std::ops::Range<usize>,
-    /// Its tag pairs in [`Batch::pairs`], when indexed ([`PairIndex`]).
+    /// Its tag pairs in [`Batch::pairs`], when indexed ([`GameBytes`]).
     pairs: Option<std::ops::Range<usize>>,
 }
 
@@ -674,10 +764,10 @@ impl Unpacking {
     fn next(&mut self) -> Option<Game> {
         let batch = &mut self.0;
         let slot = batch.games.pop()?;
-        let raw = batch.bytes[slot.raw].to_vec();
-        let pairs = match slot.pairs {
-            Some(pairs) => PairIndex::new(batch.pairs[pairs].into()),
-            None => PairIndex::default(),
+        let raw = &batch.bytes[slot.raw];
+        let bytes = match slot.pairs {
+            Some(pairs) => GameBytes::indexed(raw, &batch.pairs[pairs]),
+            None => GameBytes::plain(raw.to_vec()),
         };
         Some(Game {
             file: Arc::clone(&batch.files[slot.file]),
@@ -688,8 +778,7 @@ impl Unpacking {
             class: slot.class,
             chess960_position: slot.chess960_position,
             problems: slot.problems,
-            raw,
-            pairs,
+            bytes,
         })
     }
 }
@@ -1108,14 +1197,14 @@ mod tests {
             }
             let mut offset = 0;
             for (i, g) in games.iter().enumerate() {
-                prop_assert_eq!((g.game, g.offset, g.raw.len() as u64), (i as u64 + 1, offset, g.length));
+                prop_assert_eq!((g.game, g.offset, g.raw().len() as u64), (i as u64 + 1, offset, g.length));
                 offset += g.length;
                 // The pipeline's index of the tags, when there is one, gives
                 // the pairs that reading the bytes gives.
-                let read = tag_pairs(&g.raw, g.offset == 0);
+                let read = tag_pairs(g.raw(), g.offset == 0);
                 prop_assert_eq!(g.raw_tags().collect::<Vec<_>>(), read);
             }
-            let raw: Vec<u8> = games.iter().flat_map(|g| g.raw.iter().copied()).collect();
+            let raw: Vec<u8> = games.iter().flat_map(|g| g.raw().iter().copied()).collect();
             let blank = |line: &[u8]| line.first() == Some(&b'%') || trim_blanks(line).is_empty();
             let text = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&data);
             if text.split(|b| *b == b'\n' || *b == b'\r').all(blank) {
@@ -1173,10 +1262,10 @@ mod tests {
         stream.index_tags();
         let games: Vec<Game> = stream.collect::<Result<_, _>>().unwrap();
         // Only the games already on their way (a few batches) come without.
-        let indexed = games.iter().filter(|g| g.pairs.spans().is_some()).count();
+        let indexed = games.iter().filter(|g| g.bytes.spans().is_some()).count();
         assert!(indexed > 2500, "{indexed} of {}", games.len());
         let last = games.last().unwrap();
-        assert!(last.pairs.spans().is_some());
+        assert!(last.bytes.spans().is_some());
         assert_eq!(last.raw_tags().count(), 3);
         assert_eq!(
             last.tag_in("FEN", Encoding::Auto).unwrap(),
@@ -1184,11 +1273,24 @@ mod tests {
         );
         // A clone keeps the index, which holds for its bytes as well.
         let clone = last.clone();
-        assert!(clone.pairs.spans().is_some());
+        assert!(clone.bytes.spans().is_some());
         assert_eq!(clone.headers(), last.headers());
+        // The index shares the game's allocation: the bytes handed out are
+        // the game's only, and an indexed game equals the same game without.
+        let plain = Game {
+            bytes: GameBytes::plain(last.raw().to_vec()),
+            ..last.clone()
+        };
+        assert_eq!(&plain, last);
+        assert!(plain.bytes.spans().is_none());
+        assert_eq!(
+            plain.raw_tags().collect::<Vec<_>>(),
+            last.raw_tags().collect::<Vec<_>>()
+        );
+        assert_eq!(clone.into_raw(), last.raw());
         // Without asking, none is.
         let games = Archive::open([&path]).unwrap().games();
-        assert!(games.map(Result::unwrap).all(|g| g.pairs.spans().is_none()));
+        assert!(games.map(Result::unwrap).all(|g| g.bytes.spans().is_none()));
     }
 
     /// Found by the property test: a byte order mark that begins a line after
@@ -1265,8 +1367,7 @@ mod tests {
             class: Class::Standard,
             chess960_position: None,
             problems: Vec::new(),
-            raw: b"[White \"O\\\"Neil \\\\ \xC3\xA9\xFF\"]\n".to_vec(),
-            pairs: PairIndex::default(),
+            bytes: GameBytes::plain(b"[White \"O\\\"Neil \\\\ \xC3\xA9\xFF\"]\n".to_vec()),
         };
         assert_eq!(
             game.tags_in(Encoding::Utf8)
@@ -1311,8 +1412,7 @@ mod tests {
             class: Class::Standard,
             chess960_position: None,
             problems: Vec::new(),
-            raw: raw.to_vec(),
-            pairs: PairIndex::default(),
+            bytes: GameBytes::plain(raw.to_vec()),
         }
     }
 
@@ -1341,7 +1441,7 @@ mod tests {
             assert_eq!(g.game, i as u64 + 1);
             assert_eq!(g.offset, (i * GAME.len()) as u64);
             assert_eq!(g.line, (i * 6 + 1) as u64);
-            assert_eq!(g.raw, GAME);
+            assert_eq!(g.raw(), GAME);
             assert_eq!(g.class, Class::Malformed);
             // No kings: an error on the FEN tag, placed on its line.
             assert_eq!(g.problems[0].code, Code::IllegalPosition);
@@ -1384,10 +1484,10 @@ mod tests {
                     assert_eq!((g.game, g.offset), (i as u64 + 1, offset));
                     offset += g.length;
                     if keep_raw {
-                        assert_eq!(g.raw.len() as u64, g.length);
-                        assert_eq!(&data[g.offset as usize..offset as usize], &g.raw[..]);
+                        assert_eq!(g.raw().len() as u64, g.length);
+                        assert_eq!(&data[g.offset as usize..offset as usize], &g.raw()[..]);
                     } else {
-                        assert!(g.raw.is_empty());
+                        assert!(g.raw().is_empty());
                     }
                 }
                 assert_eq!(offset, data.len() as u64);
@@ -1411,7 +1511,7 @@ mod tests {
             vec![vec![pair("Event", "first")], vec![pair("Event", "second")]]
         );
         // The garbage line is the second game's first bytes, kept as written.
-        assert!(games[1].raw.starts_with(b"\xEF\xBB\xBF[Event \"no\"]"));
+        assert!(games[1].raw().starts_with(b"\xEF\xBB\xBF[Event \"no\"]"));
     }
 
     #[test]
