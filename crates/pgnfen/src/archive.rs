@@ -971,6 +971,11 @@ fn tag_pairs(raw: &[u8], input_start: bool) -> Vec<(&[u8], &[u8])> {
 
 /// Calls `f` with each tag pair of [`tag_pairs`], in order, until it breaks:
 /// a lookup of one tag reads the header only up to that tag.
+///
+/// One pass over the bytes, line by line, each line read once: a tag line's
+/// pairs are read where they lie, and only the rest of a line after its last
+/// pair is searched for the line's end (looking for each line's end first,
+/// then reading the line, cost twice as much on headers of short lines).
 fn each_pair<'a>(
     raw: &'a [u8],
     input_start: bool,
@@ -981,90 +986,115 @@ fn each_pair<'a>(
         _ => raw,
     };
     let mut in_header = false;
-    for line in lines(raw) {
-        let text = trim_blanks(line);
-        if text.is_empty() || line.first() == Some(&b'%') {
+    // The start of the line being read.
+    let mut at = 0;
+    while at < raw.len() {
+        if raw[at] == b'%' {
+            // An escape line: skipped wherever it lies.
+            at = next_line(raw, at);
             continue;
         }
-        if text[0] != b'[' {
-            if in_header {
-                break;
+        let text = skip_blanks(raw, at);
+        match raw.get(text) {
+            None => return,
+            Some(b'\n' | b'\r') => at = next_line(raw, text),
+            Some(b'[') => {
+                in_header = true;
+                match read_pairs(raw, text + 1, &mut f) {
+                    ControlFlow::Break(()) => return,
+                    ControlFlow::Continue(stop) => at = next_line(raw, stop),
+                }
             }
-            continue; // a preamble line
-        }
-        in_header = true;
-        if read_pairs(&text[1..], &mut f).is_break() {
-            return;
+            // The first other line after the tag lines starts the movetext;
+            // before them, it is a preamble line.
+            Some(_) if in_header => return,
+            Some(_) => at = next_line(raw, text),
         }
     }
 }
 
-/// The lines of `data`, without their ends (`\n`, `\r\n`, `\r`).
-fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut rest = data;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
-        let line = &rest[..end];
-        let skip = match (rest.get(end), rest.get(end + 1)) {
-            (Some(b'\r'), Some(b'\n')) => 2,
-            (Some(_), _) => 1,
-            (None, _) => 0,
-        };
-        rest = &rest[end + skip..];
-        Some(line)
-    })
+/// Where the line after the one that holds `raw[from]` begins (`raw.len()`
+/// after the last); a line ends with `\n`, `\r\n` or `\r`.
+#[inline]
+fn next_line(raw: &[u8], from: usize) -> usize {
+    let end = match raw.get(from) {
+        None => return raw.len(),
+        Some(b'\n' | b'\r') => from,
+        Some(_) => match memchr::memchr2(b'\n', b'\r', &raw[from..]) {
+            Some(n) => from + n,
+            None => return raw.len(),
+        },
+    };
+    if raw[end] == b'\r' && raw.get(end + 1) == Some(&b'\n') {
+        end + 2
+    } else {
+        end + 1
+    }
 }
 
-fn trim_blanks(line: &[u8]) -> &[u8] {
-    let start = line
-        .iter()
-        .position(|&b| b != b' ' && b != b'\t')
-        .unwrap_or(line.len());
-    &line[start..]
+/// The first byte from `at` on that is not a space or a tab.
+#[inline]
+fn skip_blanks(raw: &[u8], mut at: usize) -> usize {
+    while matches!(raw.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    at
 }
 
-/// Reads the pairs of a tag line from just after its first `[`, as the
-/// scanner does: a pair that does not close ends the reading of the line.
+fn is_line_end(byte: Option<&u8>) -> bool {
+    matches!(byte, None | Some(b'\n' | b'\r'))
+}
+
+/// Reads the pairs of the tag line that goes on at `raw[at]`, just after its
+/// first `[`, as the scanner does: a pair that does not close ends the reading
+/// of the line. `Continue` with where the reading stopped, on the same line.
+#[inline]
 fn read_pairs<'a>(
-    mut line: &'a [u8],
+    raw: &'a [u8],
+    mut at: usize,
     f: &mut impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>,
-) -> ControlFlow<()> {
+) -> ControlFlow<(), usize> {
     loop {
-        line = trim_blanks(line);
-        let name_len = line
-            .iter()
-            .position(|&b| matches!(b, b' ' | b'\t' | b'"' | b']'))
-            .unwrap_or(line.len());
-        if name_len == 0 {
-            return ControlFlow::Continue(());
+        at = skip_blanks(raw, at);
+        let name_start = at;
+        while !matches!(
+            raw.get(at),
+            None | Some(b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r')
+        ) {
+            at += 1;
         }
-        let name = &line[..name_len];
-        line = trim_blanks(&line[name_len..]);
-        let Some(rest) = line.strip_prefix(b"\"") else {
-            return ControlFlow::Continue(());
-        };
-        // The closing quote; a backslash escapes the byte after it.
-        let mut j = 0;
-        let value_end = loop {
-            match rest.get(j) {
-                None => return ControlFlow::Continue(()),
-                Some(b'"') => break j,
-                Some(b'\\') => j += 2,
-                Some(_) => j += 1,
+        if at == name_start {
+            return ControlFlow::Continue(at);
+        }
+        let name = &raw[name_start..at];
+        at = skip_blanks(raw, at);
+        if raw.get(at) != Some(&b'"') {
+            return ControlFlow::Continue(at);
+        }
+        at += 1;
+        let value_start = at;
+        // The closing quote, on this line; a backslash escapes the byte
+        // after it (a line end is not escaped: the pair is then unclosed).
+        loop {
+            match raw.get(at) {
+                Some(b'"') => break,
+                Some(b'\\') if !is_line_end(raw.get(at + 1)) => at += 2,
+                Some(b'\\') => return ControlFlow::Continue(at + 1),
+                None | Some(b'\n' | b'\r') => return ControlFlow::Continue(at),
+                Some(_) => at += 1,
             }
-        };
-        let after = trim_blanks(&rest[value_end + 1..]);
-        let Some(after) = after.strip_prefix(b"]") else {
-            return ControlFlow::Continue(());
-        };
-        f(name, &rest[..value_end])?;
-        let Some(next) = trim_blanks(after).strip_prefix(b"[") else {
-            return ControlFlow::Continue(());
-        };
-        line = next;
+        }
+        let value = &raw[value_start..at];
+        at = skip_blanks(raw, at + 1);
+        if raw.get(at) != Some(&b']') {
+            return ControlFlow::Continue(at);
+        }
+        f(name, value)?;
+        at = skip_blanks(raw, at + 1);
+        if raw.get(at) != Some(&b'[') {
+            return ControlFlow::Continue(at);
+        }
+        at += 1;
     }
 }
 
@@ -1205,7 +1235,7 @@ mod tests {
                 prop_assert_eq!(g.raw_tags().collect::<Vec<_>>(), read);
             }
             let raw: Vec<u8> = games.iter().flat_map(|g| g.raw().iter().copied()).collect();
-            let blank = |line: &[u8]| line.first() == Some(&b'%') || trim_blanks(line).is_empty();
+            let blank = |line: &[u8]| line.first() == Some(&b'%') || skip_blanks(line, 0) == line.len();
             let text = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&data);
             if text.split(|b| *b == b'\n' || *b == b'\r').all(blank) {
                 // Blank and escape lines only, after a byte order mark at the
