@@ -1515,7 +1515,7 @@ mod tests {
                     offset += g.length;
                     if keep_raw {
                         assert_eq!(g.raw().len() as u64, g.length);
-                        assert_eq!(&data[g.offset as usize..offset as usize], &g.raw()[..]);
+                        assert_eq!(&data[g.offset as usize..offset as usize], g.raw());
                     } else {
                         assert!(g.raw().is_empty());
                     }
