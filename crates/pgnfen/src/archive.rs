@@ -728,17 +728,21 @@ struct Slot {
     pairs: Option<std::ops::Range<usize>>,
 }
 
-/// A received batch, handing out its games in order: its games reversed, so
-/// that the next one is last and taken with `pop`, which keeps the buffers.
-/// Emptied, the batch goes back to the pipeline's sink to hold a later one
-/// ([`Unpacking::into_empty`]).
+/// A received batch, handing out its games in order (`next`: the index of
+/// the next one). The games are read, not moved out or reordered: the
+/// consumer writes nothing into memory the pipeline's sink fills again, which
+/// would make the sink's thread wait for that memory to come back from the
+/// consumer's processor. Emptied, the batch goes back to the sink to hold a
+/// later one ([`Unpacking::into_empty`]).
 #[derive(Debug)]
-struct Unpacking(Batch);
+struct Unpacking {
+    batch: Batch,
+    next: usize,
+}
 
 impl Unpacking {
-    fn new(mut batch: Batch) -> Unpacking {
-        batch.games.reverse();
-        Unpacking(batch)
+    fn new(batch: Batch) -> Unpacking {
+        Unpacking { batch, next: 0 }
     }
 
     /// The batch, emptied, for the sink to fill again, unless a buffer is
@@ -747,7 +751,7 @@ impl Unpacking {
     /// fault every 4 KiB (a quarter of the sink's time), and freeing them
     /// unmapped them on the consumer's thread.
     fn into_empty(self) -> Option<Batch> {
-        let Unpacking(mut batch) = self;
+        let Unpacking { mut batch, .. } = self;
         if batch.bytes.capacity() > SPARE_BYTES
             || batch.games.capacity() > SPARE_GAMES
             || batch.pairs.capacity() > SPARE_PAIRS
@@ -762,10 +766,17 @@ impl Unpacking {
     }
 
     fn next(&mut self) -> Option<Game> {
-        let batch = &mut self.0;
-        let slot = batch.games.pop()?;
-        let raw = &batch.bytes[slot.raw];
-        let bytes = match slot.pairs {
+        let batch = &mut self.batch;
+        let slot = batch.games.get_mut(self.next)?;
+        self.next += 1;
+        let problems = if slot.problems.is_empty() {
+            Vec::new()
+        } else {
+            std::mem::take(&mut slot.problems)
+        };
+        let slot = &*slot;
+        let raw = &batch.bytes[slot.raw.clone()];
+        let bytes = match slot.pairs.clone() {
             Some(pairs) => GameBytes::indexed(raw, &batch.pairs[pairs]),
             None => GameBytes::plain(raw.to_vec()),
         };
@@ -777,7 +788,7 @@ impl Unpacking {
             line: slot.line,
             class: slot.class,
             chess960_position: slot.chess960_position,
-            problems: slot.problems,
+            problems,
             bytes,
         })
     }
@@ -1259,7 +1270,7 @@ mod tests {
             }],
         };
         let mut unpacking = Unpacking::new(batch(1 << 20));
-        unpacking.0.bytes.extend_from_slice(b"[A \"b\"]\n");
+        unpacking.batch.bytes.extend_from_slice(b"[A \"b\"]\n");
         let empty = unpacking.into_empty().expect("a batch of 1 MiB is kept");
         assert!(
             empty.bytes.is_empty()
