@@ -660,6 +660,33 @@ def _header_read_here(game, latin1):
     return tags
 
 
+def test_headers_see_one_byte_changed_anywhere_in_a_name_or_value(tmp_path):
+    # The last game's dict is used for the next game when their names are the
+    # same bytes, and a value is put anew when its bytes differ: names and
+    # values of every length up to 40, each followed by the same with one
+    # byte changed, at every place in turn (word-wise comparisons must miss
+    # none of them).
+    games = []
+    for n in range(41):
+        base = bytes(ord("a") + i % 26 for i in range(n))
+        variants = [base] + [base[:i] + b"Z" + base[i + 1 :] for i in range(n)]
+        for v in variants:
+            games.append(b'[Event "e"]\n[V "' + v + b'"]\n\n*\n\n')
+        for v in variants[1:]:
+            # The name itself changed in one byte (after the same name, as
+            # the last game's), with the value of the game before.
+            games.append(b'[Event "e"]\n[V' + base + b' "x"]\n\n*\n\n')
+            games.append(b'[Event "e"]\n[V' + v + b' "x"]\n\n*\n\n')
+    path = tmp_path / "bytes.pgn"
+    path.write_bytes(b"".join(games))
+    read = list(pgnfen.games(path))
+    assert len(read) == len(games)
+    for game, raw in zip(read, games):
+        assert game.raw == raw
+        name, value = re.search(rb'\[(V[^ ]*) "([^"]*)"\]', raw).groups()
+        assert game.headers == {"Event": "e", name.decode(): value.decode()}
+
+
 def test_headers_made_from_the_last_game_equal_the_tags_read_one_by_one(tmp_path):
     # Random games whose names and values repeat from game to game (so that
     # the last game's dict is used, with some values changed), with escapes,
