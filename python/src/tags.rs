@@ -163,10 +163,11 @@ impl Tags {
 /// order, and most of their values are those of the game before (Event, Site,
 /// Date, often the Result: 82 % of the values of the real files of the test
 /// corpus). So the dict of the last game read is kept, with its values as
-/// written, as a template: a game with the same names gets a copy of it (one
-/// copy of its key table: nothing hashed, no growing) in which only the values
-/// that differ are decoded and put. A game with other names builds its dict
-/// tag by tag, and becomes the template. Both give the same dict.
+/// written, as a template: for a game with the same names, only the values
+/// that differ are decoded and put into it, and the game gets a copy of it (one
+/// copy of its key table: nothing hashed, no growing). A game with other names
+/// builds its dict tag by tag, and becomes the template. Both give the same
+/// dict.
 pub(crate) fn every_tag<'py>(py: Python<'py>, game: &PyGame) -> PyResult<Bound<'py, PyDict>> {
     note_tag_read();
     CACHE.with(|cache| match cache.try_borrow_mut() {
