@@ -22,10 +22,12 @@
 //! * extra tags asked for by a job ([`Job::extra_tags`], for `--tag`) keep only
 //!   their first occurrence in a header;
 //! * every pair, for a job that asks for them all ([`Job::all_pairs`], for
-//!   `export`), is kept in an arena of its own (so that it cannot crowd out the
-//!   SetUp/FEN/Variant tags): at most [`MAX_PAIRS`] pairs per header, and no
-//!   more once that arena holds [`PAIR_BUDGET`] bytes; the pairs left out are
-//!   counted ([`Header::dropped_pairs`]), never silently lost.
+//!   `export`): read where it lies when its header ends in the piece of input
+//!   it began in (nearly every header), else copied into an arena of its own
+//!   as each piece ends (so that it cannot crowd out the SetUp/FEN/Variant
+//!   tags); either way at most [`MAX_PAIRS`] pairs per header, and no more
+//!   once they hold [`PAIR_BUDGET`] bytes; the pairs left out are counted
+//!   ([`Header::dropped_pairs`]), never silently lost.
 //!
 //! [`Job::extra_tags`]: Job::extra_tags
 
@@ -319,7 +321,10 @@ impl<'a> Header<'a> {
             .map(move |(n, v)| (&arena[n.clone()], &arena[v.clone()]))
     }
 
-    /// The bytes [`Self::pair_spans`] index: every kept name and value.
+    /// The bytes [`Self::pair_spans`] index: every kept name and value, and
+    /// between them either nothing (pairs copied out of several pieces of
+    /// the input) or the header's own bytes (the tag lines as they lie in the
+    /// input, from the first name to the last value).
     #[cfg_attr(not(any(feature = "export", feature = "internals")), allow(dead_code))]
     pub fn pair_arena(&self) -> &'a [u8] {
         self.pair_arena
@@ -385,10 +390,21 @@ pub struct Builder {
     /// but cut, `Some(Some(range))` in the arena.
     extras: Vec<Option<Option<Range<usize>>>>,
     extra_ranges: Vec<Option<Range<usize>>>,
-    /// Every pair (for [`Job::all_pairs`]): names and values in their own arena.
+    /// Every pair (for [`Job::all_pairs`]): names and values in their own
+    /// arena, for the pairs of a header read in an earlier piece than its end.
     pair_arena: Vec<u8>,
     pairs: Vec<(Range<usize>, Range<usize>)>,
     dropped_pairs: u64,
+    /// The kept pairs read in this piece (absolute ranges of their name and
+    /// value): a header that ends in the piece it began in is handed to the
+    /// job with its pairs as they lie in the piece, copied nowhere; what is
+    /// left when a piece ends goes into `pair_arena` (see [`Builder::keep_pairs`]).
+    pairs_here: Vec<(Range<u64>, Range<u64>)>,
+    /// Bytes of the names and values kept so far (the arena's size once they
+    /// are all in it): the [`PAIR_BUDGET`] rule.
+    pair_bytes: usize,
+    /// `pairs_here` as ranges of the piece from the first name's start.
+    pairs_view: Vec<(Range<usize>, Range<usize>)>,
     /// The last whole tag line stored: its (clipped) absolute start and arena range.
     shared_line: Option<(u64, Range<usize>)>,
     /// The end (absolute) of the last tag line looked up, by its (clipped) start.
@@ -429,6 +445,8 @@ impl Builder {
         self.pair_arena.clear();
         self.pairs.clear();
         self.dropped_pairs = 0;
+        self.pairs_here.clear();
+        self.pair_bytes = 0;
         self.shared_line = None;
         self.line_end = None;
         self.columns = None;
@@ -654,21 +672,14 @@ impl Builder {
                     let end = offset + data.len() as u64;
                     let inside = |r: &Range<u64>| r.start >= offset && r.end <= end;
                     if !(inside(name) && inside(value))
-                        || self.pairs.len() >= MAX_PAIRS
-                        || self.pair_arena.len() >= PAIR_BUDGET
+                        || self.pairs.len() + self.pairs_here.len() >= MAX_PAIRS
+                        || self.pair_bytes >= PAIR_BUDGET
                     {
                         self.dropped_pairs += 1;
                         continue;
                     }
-                    let mut put = |r: &Range<u64>| {
-                        let s = self.pair_arena.len();
-                        self.pair_arena.extend_from_slice(
-                            &data[(r.start - offset) as usize..(r.end - offset) as usize],
-                        );
-                        s..self.pair_arena.len()
-                    };
-                    let pair = (put(name), put(value));
-                    self.pairs.push(pair);
+                    self.pair_bytes += (name.end - name.start + value.end - value.start) as usize;
+                    self.pairs_here.push((name.clone(), value.clone()));
                 }
                 Event::Movetext { offset: at, line } => {
                     let Some(i) = reading else { continue };
@@ -715,6 +726,10 @@ impl Builder {
                             *r = slot.complete.then(|| slot.raw.clone());
                         }
                     }
+                    let (pair_arena, pairs) = match self.settle_pairs(data, offset) {
+                        Some(piece) => (&data[piece], &self.pairs_view[..]),
+                        None => (&self.pair_arena[..], &self.pairs[..]),
+                    };
                     let header = Header {
                         arena: &self.arena,
                         slots: &self.slots,
@@ -722,8 +737,8 @@ impl Builder {
                         note: self.note.as_ref(),
                         dropped_fens: self.dropped_fens,
                         extras: &self.extra_ranges,
-                        pair_arena: &self.pair_arena,
-                        pairs: &self.pairs,
+                        pair_arena,
+                        pairs,
                         dropped_pairs: self.dropped_pairs,
                     };
                     let result = job.game(&header);
@@ -740,6 +755,52 @@ impl Builder {
                 }
             }
         }
+        // The piece goes: the pairs read in it of a header still open are
+        // copied while they can be.
+        self.keep_pairs(data, offset);
+    }
+
+    /// Copies the pairs read in this piece into the arena (`data` is the
+    /// piece, from absolute `offset`), in the order they came, names and
+    /// values as [`Header::pair_arena`] holds them.
+    fn keep_pairs(&mut self, data: &[u8], offset: u64) {
+        for (name, value) in self.pairs_here.drain(..) {
+            let mut put = |r: Range<u64>| {
+                let s = self.pair_arena.len();
+                self.pair_arena.extend_from_slice(
+                    &data[(r.start - offset) as usize..(r.end - offset) as usize],
+                );
+                s..self.pair_arena.len()
+            };
+            let pair = (put(name), put(value));
+            self.pairs.push(pair);
+        }
+    }
+
+    /// Where the pairs of the header that ends in this piece are read from:
+    /// `Some`, the piece's own bytes (this range of `data`) from the first
+    /// name on, with `pairs_view` as their ranges there, when every pair was
+    /// read in this piece (the usual case: nothing copied); `None`, the arena
+    /// and `pairs`, with this piece's pairs copied into it. The job reads the
+    /// same pairs either way; only the bytes between them differ.
+    fn settle_pairs(&mut self, data: &[u8], offset: u64) -> Option<Range<usize>> {
+        if !self.pairs.is_empty() || self.pairs_here.is_empty() {
+            self.keep_pairs(data, offset);
+            return None;
+        }
+        let base = self.pairs_here[0].0.start;
+        let end = self
+            .pairs_here
+            .iter()
+            .map(|(_, v)| v.end)
+            .max()
+            .unwrap_or(base);
+        let at = |r: &Range<u64>| (r.start - base) as usize..(r.end - base) as usize;
+        self.pairs_view.clear();
+        self.pairs_view
+            .extend(self.pairs_here.iter().map(|(n, v)| (at(n), at(v))));
+        self.pairs_here.clear();
+        Some((base - offset) as usize..(end - offset) as usize)
     }
 
     /// Replays the movetext of the entries still waiting for it, which ends
