@@ -5,6 +5,10 @@
 //!   and rebuild the input; an input of blank lines holds none);
 //! * tiny chunks give the same games, classes, `check` findings and `convert`
 //!   output as one big chunk, and `-j1` the same as `-j2`;
+//! * every header's tag pairs as a job that reads them all gets them
+//!   (`export`'s way: read where they lie, or copied when a piece of the
+//!   input ends inside the header) are the same with tiny chunks as with one
+//!   big chunk, and are the pairs the scanner reports for the game;
 //! * `filter`'s kept and rest outputs, taken game by game in input order,
 //!   rebuild the input;
 //! * `convert` changes nothing but FEN tag values, and converting its output
@@ -22,8 +26,8 @@ use pgnfen::class::Class;
 use pgnfen::fen::Dialect;
 use pgnfen::filter::Selection;
 use pgnfen::internals::{
-    self, CheckJob, ConvertJob, EditingSink, FilterJob, GameFacts, GameFindings, GameInfo, Job,
-    Sink, StatsJob,
+    self, CheckJob, ConvertJob, EditingSink, FilterJob, GameFacts, GameFindings, GameInfo, Header,
+    Job, Sink, StatsJob,
 };
 use pgnfen::pipeline::{Compression, Input, Options};
 
@@ -99,6 +103,66 @@ impl Sink<bool> for Split {
         .extend_from_slice(data);
         Ok(())
     }
+}
+
+/// Every tag pair of each header, as a job that asks for them all reads them.
+struct PairsJob;
+
+/// A header's pairs, (name, value), and how many were left out.
+type HeaderPairs = (Vec<(Vec<u8>, Vec<u8>)>, u64);
+
+impl Job for PairsJob {
+    type Game = HeaderPairs;
+    fn game(&self, header: &Header<'_>) -> HeaderPairs {
+        let pairs = header
+            .pairs()
+            .map(|(name, value)| (name.to_vec(), value.to_vec()))
+            .collect();
+        (pairs, header.dropped_pairs())
+    }
+    fn all_pairs(&self) -> bool {
+        true
+    }
+}
+
+/// Each game's offset and pairs.
+#[derive(Debug, Default, PartialEq)]
+struct Pairs(Vec<(u64, HeaderPairs)>);
+
+impl Sink<HeaderPairs> for Pairs {
+    fn begin_game(&mut self, info: &GameInfo, pairs: HeaderPairs) -> io::Result<()> {
+        self.0.push((info.offset, pairs));
+        Ok(())
+    }
+    fn bytes(&mut self, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+}
+
+/// The pairs the scanner reports for each game of `input`, read whole.
+fn scanned_pairs(input: &[u8]) -> Vec<(u64, Vec<(Vec<u8>, Vec<u8>)>)> {
+    use pgnfen::pgn::scan::{Event, Scanner};
+    let mut scanner = Scanner::new().with_all_pairs();
+    let mut events = Vec::new();
+    scanner.feed(input, &mut events);
+    scanner.finish(&mut events);
+    let slice = |r: &std::ops::Range<u64>| input[r.start as usize..r.end as usize].to_vec();
+    let mut games: Vec<(u64, Vec<(Vec<u8>, Vec<u8>)>)> = Vec::new();
+    for event in &events {
+        match event {
+            Event::GameStart { offset, .. } => games.push((*offset, Vec::new())),
+            Event::Pair { name, value } => {
+                if let Some(game) = games.last_mut() {
+                    game.1.push((slice(name), slice(value)));
+                }
+            }
+            _ => {}
+        }
+    }
+    games
 }
 
 type How = (usize, (usize, usize), bool);
@@ -278,6 +342,25 @@ fuzz_target!(|data: &[u8]| {
         run(path, &CheckJob { warnings: true }, Placed::default(), BIG),
         "check findings"
     );
+
+    // Every pair, as `export` reads them: the same with tiny chunks, and
+    // (none left out in inputs this small) the scanner's own.
+    let pairs = run(path, &PairsJob, Pairs::default(), BIG);
+    assert_eq!(
+        run(path, &PairsJob, Pairs::default(), how),
+        pairs,
+        "pairs with tiny chunks"
+    );
+    let scanned = scanned_pairs(input);
+    assert_eq!(pairs.0.len(), scanned.len(), "a header per game");
+    for ((offset, (read, dropped)), (start, expected)) in pairs.0.iter().zip(&scanned) {
+        assert_eq!(*dropped, 0, "pairs left out of a small input");
+        assert_eq!(
+            (offset, read),
+            (start, expected),
+            "the pairs of the game at {offset}"
+        );
+    }
 
     // filter: kept + rest, game by game, rebuild the input.
     // By class only: the oracle below knows each game's class.

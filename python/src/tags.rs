@@ -265,11 +265,12 @@ struct Template {
 
 impl Template {
     /// The dict of a game with as many pairs as the template, when they have
-    /// its names in its order: the values that differ are decoded and put into
-    /// the template's dict, which so becomes this game's, and a copy of it is
-    /// the game's dict. `None` at the first name that differs; the template's values
-    /// then hold this game's for the names before it, still its own pairs.
-    /// The pairs are read as they come, without collecting them first.
+    /// its names in its order: the values that differ are decoded and put
+    /// into the template's dict, which so becomes this game's, and a copy of
+    /// it is the game's dict. `None` at the first name that differs; the
+    /// template's values then hold this game's for the names before it, still
+    /// its own pairs. The pairs are read as they come, without collecting
+    /// them first.
     fn fill<'py, 'g>(
         &mut self,
         py: Python<'py>,
