@@ -300,10 +300,21 @@ def test_an_interrupted_filter_leaves_nothing_behind(client, tmp_path):
             out.write(block)
     out_dir = tmp_path / "made" / "parts"
 
+    def writing():
+        for folder in out_dir.glob(".pgnfen-staging-*"):
+            try:
+                if next(folder.iterdir(), None) is not None:
+                    return True
+            except FileNotFoundError:
+                pass
+        return False
+
     def interrupt():
-        while not list(out_dir.glob(".pgnfen-staging-*")):
-            time.sleep(0.002)
-        time.sleep(0.1)
+        # As soon as a worker writes a part into the staging folder (the
+        # caller makes the folder before any task runs; waiting a fixed time
+        # after that let the whole call end first on a fast machine).
+        while not writing():
+            time.sleep(0.001)
         _thread.interrupt_main()
 
     threading.Thread(target=interrupt, daemon=True).start()
