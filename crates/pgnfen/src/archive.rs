@@ -769,6 +769,8 @@ impl Unpacking {
         let batch = &mut self.batch;
         let slot = batch.games.get_mut(self.next)?;
         self.next += 1;
+        // Taken out only when there are some (rare): an empty vector is left
+        // as it is, so that the record is read and not written.
         let problems = if slot.problems.is_empty() {
             Vec::new()
         } else {

@@ -788,13 +788,9 @@ impl Builder {
             self.keep_pairs(data, offset);
             return None;
         }
+        // The pairs came in input order: the last value ends them.
         let base = self.pairs_here[0].0.start;
-        let end = self
-            .pairs_here
-            .iter()
-            .map(|(_, v)| v.end)
-            .max()
-            .unwrap_or(base);
+        let end = self.pairs_here[self.pairs_here.len() - 1].1.end;
         let at = |r: &Range<u64>| (r.start - base) as usize..(r.end - base) as usize;
         self.pairs_view.clear();
         self.pairs_view
