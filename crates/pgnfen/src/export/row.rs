@@ -256,20 +256,58 @@ fn push_str(text: &mut String, s: &str) -> (u32, u32) {
 }
 
 /// A raw tag value, unescaped and decoded (see [`push_value`]).
-fn decoded<'v>(raw: &[u8], valid: Option<&'v str>, enc: Encoding) -> std::borrow::Cow<'v, str> {
-    match valid {
-        Some(s) if memchr::memchr(b'\\', raw).is_none() => std::borrow::Cow::Borrowed(s),
-        _ => std::borrow::Cow::Owned(encoding::decode(&decode_value(raw), enc).into_owned()),
+fn decoded<'v>(raw: &[u8], plain: Option<&'v str>, enc: Encoding) -> std::borrow::Cow<'v, str> {
+    match plain {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(encoding::decode(&decode_value(raw), enc).into_owned()),
     }
 }
 
-/// Appends a raw tag value, unescaped and decoded; `valid` is the value as a
-/// string when the header's tags are known to decode as themselves (valid
-/// UTF-8, or ASCII for `latin-1`: the usual case, checked once).
-fn push_value(text: &mut String, raw: &[u8], valid: Option<&str>, enc: Encoding) -> (u32, u32) {
-    match valid {
-        Some(s) if memchr::memchr(b'\\', raw).is_none() => push_str(text, s),
-        _ => push_str(text, &encoding::decode(&decode_value(raw), enc)),
+/// Appends a raw tag value, unescaped and decoded; `plain` is the value as a
+/// string when it reads as itself (see [`Plain`]).
+fn push_value(text: &mut String, raw: &[u8], plain: Option<&str>, enc: Encoding) -> (u32, u32) {
+    match plain {
+        Some(s) => push_str(text, s),
+        None => push_str(text, &encoding::decode(&decode_value(raw), enc)),
+    }
+}
+
+/// The values of a header that read as themselves: its tags decode as
+/// themselves (valid UTF-8, or ASCII for `latin-1`: the usual case, checked
+/// once for the whole header), and the value has no escape. A header without
+/// a backslash anywhere (nearly all) is not searched value by value.
+struct Plain<'a> {
+    header: Option<&'a str>,
+    escapes: bool,
+}
+
+impl<'a> Plain<'a> {
+    fn new(arena: &'a [u8], enc: Encoding) -> Plain<'a> {
+        let header = match enc {
+            Encoding::Latin1 => arena
+                .is_ascii()
+                .then(|| std::str::from_utf8(arena).ok())
+                .flatten(),
+            _ => std::str::from_utf8(arena).ok(),
+        };
+        Plain {
+            header,
+            escapes: header.is_some() && memchr::memchr(b'\\', arena).is_some(),
+        }
+    }
+
+    /// The text at `range` of the header, if it decodes as itself. A piece of
+    /// a valid header is valid when it starts and ends on character
+    /// boundaries (`str::get`): two pieces could hold the halves of one
+    /// character between them.
+    fn name(&self, range: Range<usize>) -> Option<&'a str> {
+        self.header?.get(range)
+    }
+
+    /// The value at `range`, if it reads as itself.
+    fn value(&self, range: Range<usize>) -> Option<&'a str> {
+        self.name(range)
+            .filter(|s| !self.escapes || memchr::memchr(b'\\', s.as_bytes()).is_none())
     }
 }
 
@@ -341,16 +379,7 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
     let n = columns.tags().len();
     let arena = header.pair_arena();
     let pairs = header.pair_spans();
-    // One UTF-8 check for every name and value. A piece of a valid arena is
-    // valid when it starts and ends on character boundaries (`str::get`): two
-    // pieces could hold the halves of one character between them.
-    let valid = match enc {
-        Encoding::Latin1 => arena
-            .is_ascii()
-            .then(|| std::str::from_utf8(arena).ok())
-            .flatten(),
-        _ => std::str::from_utf8(arena).ok(),
-    };
+    let plain = Plain::new(arena, enc);
     if stage.slots.len() < 2 + n {
         stage.slots.resize_with(2 + n, SlotValues::default);
     }
@@ -383,7 +412,7 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
         if time_control.is_none() && name == crate::speed::TAG {
             time_control = Some(raw);
         }
-        let value_str = valid.and_then(|v| v.get(value_range.clone()));
+        let value_str = plain.value(value_range.clone());
         let slot = match fixed_tag_column(name) {
             Some(i) => Some(i),
             None => {
@@ -453,7 +482,7 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
                 if seen {
                     repeats.push((pair_index, name));
                 } else {
-                    let key = match valid.and_then(|v| v.get(name_range.clone())) {
+                    let key = match plain.name(name_range.clone()) {
                         Some(s) => push_str(text, s),
                         None => {
                             // Decoded: it could now read like an earlier name.
@@ -483,7 +512,7 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
             .iter()
             .filter(|(n, _)| &arena[n.clone()] == name)
             .count() as u32;
-        let shown = match valid.and_then(|v| v.get(pairs[pair_index].0.clone())) {
+        let shown = match plain.name(pairs[pair_index].0.clone()) {
             Some(s) => std::borrow::Cow::Borrowed(s),
             None => encoding::decode_name(name, enc),
         };
@@ -493,7 +522,7 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
         });
         let key = push_str(text, &key);
         let raw = &arena[pairs[pair_index].1.clone()];
-        let value_str = valid.and_then(|v| v.get(pairs[pair_index].1.clone()));
+        let value_str = plain.value(pairs[pair_index].1.clone());
         let value = push_value(text, raw, value_str, enc);
         text_len += (key.1 - key.0 + value.1 - value.0) as usize;
         other_tags.push((key.0, key.1, value.0, value.1));

@@ -17,6 +17,10 @@ use memmap2::{Mmap, UncheckedAdvice};
 pub const TARGET_CHUNK: usize = 1 << 20;
 /// The size beyond which a chunk is cut at any line end.
 pub const MAX_CHUNK: usize = 4 << 20;
+/// The pages of a mapped input go back to the kernel this many bytes at a
+/// time (see [`Chunk::into_buffer`]); more than [`MAX_CHUNK`].
+pub const RELEASE_BLOCK: usize = 8 << 20;
+const _: () = assert!(RELEASE_BLOCK > MAX_CHUNK && RELEASE_BLOCK % 4096 == 0);
 
 /// How a chunk begins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,19 +63,37 @@ impl Chunk {
 
     /// The buffer, for reuse. A mapped chunk's pages are given back to the
     /// kernel first, so that the resident memory of a mapped input stays the
-    /// size of the chunks in flight, not of the file.
+    /// size of the chunks in flight plus [`RELEASE_BLOCK`], not of the file.
+    ///
+    /// Pages go back a block of [`RELEASE_BLOCK`] at a time, when the chunk
+    /// that reaches the block's end is done (the merger recycles chunks in
+    /// input order, so the chunks before it are done too), and the rest of
+    /// the file with its last chunk. Each release makes the kernel interrupt
+    /// every core running the process to drop its view of the pages; a
+    /// release per chunk (1 MiB) was 2 % of `export`'s samples in a profile.
     pub fn into_buffer(self) -> Vec<u8> {
         if let Some(map) = &self.map {
             const PAGE: usize = 4096;
-            let start = self.mapped / PAGE * PAGE;
-            let end = (self.mapped + self.len) / PAGE * PAGE;
-            if end > start {
+            let (start, end) = (self.mapped, self.mapped + self.len);
+            let block = |at: usize| at / RELEASE_BLOCK * RELEASE_BLOCK;
+            // Every block this chunk reached the end of (a chunk shorter than
+            // a block reaches one at most), and with the last chunk the rest.
+            let release = if self.last {
+                block(start)..end / PAGE * PAGE
+            } else {
+                block(start)..block(end)
+            };
+            if !release.is_empty() {
                 // SAFETY: MADV_DONTNEED on a read-only shared file mapping only drops
                 // resident pages; a later access reads them from the file again. No
                 // reference into these pages outlives this chunk except in chunks
                 // still in flight, which would simply fault the page back in.
                 let _ = unsafe {
-                    map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start)
+                    map.unchecked_advise_range(
+                        UncheckedAdvice::DontNeed,
+                        release.start,
+                        release.len(),
+                    )
                 };
             }
         }
