@@ -20,7 +20,7 @@ pub const MAX_CHUNK: usize = 4 << 20;
 /// The pages of a mapped input go back to the kernel this many bytes at a
 /// time (see [`Chunk::into_buffer`]).
 pub const RELEASE_BLOCK: usize = 4 << 20;
-const _: () = assert!(RELEASE_BLOCK % 4096 == 0);
+const _: () = assert!(RELEASE_BLOCK.is_multiple_of(4096));
 
 /// How a chunk begins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
