@@ -20,7 +20,9 @@ pub const MAX_CHUNK: usize = 4 << 20;
 /// The pages of a mapped input go back to the kernel this many bytes at a
 /// time (see [`Chunk::into_buffer`]).
 pub const RELEASE_BLOCK: usize = 4 << 20;
-const _: () = assert!(RELEASE_BLOCK.is_multiple_of(4096));
+const _: () = assert!(RELEASE_BLOCK.is_multiple_of(PAGE));
+/// The size of a memory page: what the kernel gives back at least.
+const PAGE: usize = 4096;
 
 /// How a chunk begins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +100,6 @@ impl Chunk {
 /// done (see [`Chunk::into_buffer`]): every block this chunk reached the end
 /// of, and with the last chunk the rest up to its last whole page.
 fn release_range(start: usize, end: usize, last: bool) -> std::ops::Range<usize> {
-    const PAGE: usize = 4096;
     let block = |at: usize| at / RELEASE_BLOCK * RELEASE_BLOCK;
     if last {
         block(start)..end / PAGE * PAGE
@@ -517,7 +518,7 @@ mod tests {
                 proptest::prop_assert_eq!(range.start, at);
                 at = range.end;
             }
-            proptest::prop_assert_eq!(at, start / 4096 * 4096);
+            proptest::prop_assert_eq!(at, start / PAGE * PAGE);
         }
     }
 }
