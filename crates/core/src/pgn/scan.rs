@@ -923,7 +923,7 @@ impl Scanner {
                 }
             }
             while !closed {
-                match memchr::memchr2(b'"', b'\\', &line[j..]) {
+                match find::value_stop(&buf[j..], n - j) {
                     None => return,
                     Some(o) if line[j + o] == b'"' => {
                         j += o;

@@ -85,6 +85,29 @@ pub(super) fn find_comment_end(hay: &[u8]) -> Option<usize> {
     }
 }
 
+/// The index of the first `"` or `\\` in `hay[..limit]`: where a tag value
+/// ends or escapes a byte. Bytes past `limit` may be read but do not count.
+/// Most values (names, dates, results, ratings) end within 16 bytes, where
+/// one SSE2 compare settles it; a call of `memchr2` per value cost more than
+/// the compare on short values (`export` reads every value).
+#[inline]
+pub(super) fn value_stop(hay: &[u8], limit: usize) -> Option<usize> {
+    let limit = limit.min(hay.len());
+    #[cfg(target_arch = "x86_64")]
+    if hay.len() >= 16 {
+        let m = sse2::value_stops(hay);
+        if m != 0 {
+            let k = m.trailing_zeros() as usize;
+            return (k < limit).then_some(k);
+        }
+        if limit <= 16 {
+            return None;
+        }
+        return memchr::memchr2(b'"', b'\\', &hay[16..limit]).map(|o| o + 16);
+    }
+    memchr::memchr2(b'"', b'\\', &hay[..limit])
+}
+
 /// The length of the tag name at the start of `hay`: the index of the first
 /// blank, `"` or `]`, but at most `limit` (the line end). Bytes past `limit`
 /// may be read but do not count.
@@ -214,6 +237,20 @@ mod sse2 {
             let a = _mm_or_si128(eq(b' '), eq(b'\t'));
             let b = _mm_or_si128(eq(b'"'), eq(b']'));
             _mm_movemask_epi8(_mm_or_si128(a, b)) as u32
+        }
+    }
+
+    /// Bit `k` is set when `hay[k]` is `"` or `\\`, for the first 16 bytes of
+    /// `hay`, which must hold at least 16.
+    #[inline(always)]
+    pub(super) fn value_stops(hay: &[u8]) -> u32 {
+        assert!(hay.len() >= 16);
+        // SAFETY: SSE2 is always available on x86_64; the load reads bytes
+        // 0..16 of `hay`, which has at least 16 (asserted).
+        unsafe {
+            let v = _mm_loadu_si128(hay.as_ptr() as *const __m128i);
+            let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+            _mm_movemask_epi8(_mm_or_si128(eq(b'"'), eq(b'\\'))) as u32
         }
     }
 
@@ -434,7 +471,7 @@ mod tests {
 
     #[test]
     fn simd_agrees_with_scalar() {
-        let alphabet = b"ab1-0*;{}()\n\r [%\t\"]";
+        let alphabet = b"ab1-0*;{}()\n\r [%\t\"]\\";
         let mut x: u32 = 12345;
         for len in (0..80).chain([100, 200]) {
             for _ in 0..200 {
@@ -483,6 +520,12 @@ mod tests {
                         .unwrap_or(len)
                         .min(limit);
                     assert_eq!(name_len(&v, limit), want, "{v:?} {limit}");
+                }
+                for limit in [0, 3, 16, 17, len] {
+                    let want = v[..limit.min(len)]
+                        .iter()
+                        .position(|&b| b == b'"' || b == b'\\');
+                    assert_eq!(value_stop(&v, limit), want, "{v:?} {limit}");
                 }
                 let ce = v
                     .iter()
@@ -588,6 +631,12 @@ mod tests {
                     .min(v.len());
                 assert_eq!(name_len(v, limit), want, "name_len {limit} {v:?}");
             }
+            for limit in [0, 1, 15, 16, 17, 31, 32, 33, v.len(), v.len() + 5] {
+                let want = v[..limit.min(v.len())]
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\');
+                assert_eq!(value_stop(v, limit), want, "value_stop {limit} {v:?}");
+            }
             #[cfg(target_arch = "x86_64")]
             {
                 assert_eq!(sse2::find(v), find_scalar(v), "sse2::find {v:?}");
@@ -607,6 +656,11 @@ mod tests {
                     for (k, &b) in v[..16].iter().enumerate() {
                         let stop = matches!(b, b' ' | b'\t' | b'"' | b']');
                         assert_eq!(m >> k & 1 == 1, stop, "name_stops {k} {v:?}");
+                    }
+                    let m = sse2::value_stops(v);
+                    for (k, &b) in v[..16].iter().enumerate() {
+                        let stop = b == b'"' || b == b'\\';
+                        assert_eq!(m >> k & 1 == 1, stop, "value_stops {k} {v:?}");
                     }
                 }
                 if std::arch::is_x86_feature_detected!("avx2") {
@@ -653,7 +707,7 @@ mod tests {
                 v in length().prop_flat_map(|n| prop::collection::vec(byte(), n)),
                 shift in 0usize..64,
                 needle_at in any::<prop::sample::Index>(),
-                needle in prop::sample::select(b"\n\r{}-*;()[\" ]".to_vec()),
+                needle in prop::sample::select(b"\n\r{}-*;()[\" ]\\".to_vec()),
             ) {
                 let mut guarded = Guarded::new();
                 // The haystack ending at the guard, and starting at it.
