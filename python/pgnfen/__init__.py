@@ -71,7 +71,7 @@ from ._pgnfen import (  # noqa: F401  (re-exported)
 _Mapping.register(Tags)
 
 
-def scan(*paths, tags=None, threads=None, encoding=None):
+def scan(*paths, tags=None, threads=None, encoding=None, where=None, speeds=None):
     """Every game's headers as Arrow record batches: the rows of ``pgnfen export``.
 
     Returns a ``pyarrow.RecordBatchReader`` with one row per game, in input
@@ -87,6 +87,9 @@ def scan(*paths, tags=None, threads=None, encoding=None):
     name met; the files are read twice). ``encoding``: how tag names and
     values are decoded, None or ``"auto"`` (UTF-8 when valid, else
     Windows-1252, the Latin-1 of old archives), ``"utf-8"`` or ``"latin-1"``.
+    ``where``: tag expressions every row's game satisfies (``["WhiteElo>=2500"]``,
+    as ``filter(tags=...)`` and ``export --tag``); ``speeds``: the speeds to
+    keep (``["blitz", "rapid"]``, as ``--speed``); None keeps every game.
 
     The reader implements the Arrow PyCapsule interface, so
     ``polars.from_arrow(reader)``, ``duckdb.sql("select ... from reader")`` and
@@ -109,7 +112,9 @@ def scan(*paths, tags=None, threads=None, encoding=None):
         raise ImportError(
             "pgnfen.scan() returns a pyarrow.RecordBatchReader: pip install pyarrow (or 'pgnfen[arrow]')"
         ) from e
-    stream = scan_stream(*paths, tags=tags, threads=threads, encoding=encoding)
+    stream = scan_stream(
+        *paths, tags=tags, threads=threads, encoding=encoding, where=where, speeds=speeds
+    )
     # Batch by batch through Python rather than pyarrow's import of the C
     # stream: pyarrow reads an imported stream without looking for signals,
     # so Ctrl-C would wait for the whole export; `next_batch` waits in slices

@@ -256,8 +256,12 @@ def export(
     tags: Union[None, str, Sequence[str]] = None,
     threads: Optional[int] = None,
     encoding: Optional[str] = None,
+    where: Optional[Sequence[str]] = None,
+    speeds: Optional[Sequence[SpeedName]] = None,
+    csv_raw: bool = False,
 ) -> ExportCounts:
-    """Write every game's headers as a table (the rows of ``scan()``); returns counts."""
+    """Write every game's headers as a table (the rows of ``scan()``); returns counts.
+    ``where`` and ``speeds`` select games as ``--tag`` and ``--speed``."""
 
 def games(
     *paths: _Path, threads: Optional[int] = None, encoding: Optional[str] = None
@@ -294,6 +298,8 @@ def scan_stream(
     tags: Union[None, str, Sequence[str]] = None,
     threads: Optional[int] = None,
     encoding: Optional[str] = None,
+    where: Optional[Sequence[str]] = None,
+    speeds: Optional[Sequence[SpeedName]] = None,
 ) -> ArrowStream:
     """The native half of ``scan``: the export's rows as an ``ArrowStream``."""
 
@@ -302,6 +308,8 @@ def scan(
     tags: Union[None, str, Sequence[str]] = None,
     threads: Optional[int] = None,
     encoding: Optional[str] = None,
+    where: Optional[Sequence[str]] = None,
+    speeds: Optional[Sequence[SpeedName]] = None,
 ) -> "pyarrow.RecordBatchReader":
     """The rows of ``pgnfen export`` as a ``pyarrow.RecordBatchReader``."""
 

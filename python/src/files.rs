@@ -12,7 +12,7 @@ use pgnfen::pipeline::check_inputs_exist;
 use pgnfen::pipeline::output::Output;
 use pgnfen::{Class, Error};
 
-use crate::{cancellable, command_error, errors, inputs, interrupt, paths};
+use crate::{StrList, cancellable, command_error, errors, inputs, interrupt, paths};
 
 /// Write every game to the file of its class or speed, byte for byte and in
 /// input order, like ``pgnfen split``.
@@ -113,8 +113,12 @@ fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
 /// .xz or .zst to compress). tags: None for the default tag columns, a list of tag
 /// names, or "all" (a column for every tag name met; the files are read
 /// twice). encoding: how tag names and values are decoded, as for ``scan()``
-/// (None or "auto", "utf-8", "latin-1"). The file appears under its name only
-/// when the export succeeds.
+/// (None or "auto", "utf-8", "latin-1"). where: tag expressions every
+/// exported game satisfies (``["WhiteElo>=2500"]``, as ``filter(tags=...)``
+/// and ``export --tag``); speeds: the speeds to export (``--speed``).
+/// csv_raw: CSV cells as they are, without neutralising formula starts or
+/// escaping control characters (``--csv-raw``). The file appears under its
+/// name only when the export succeeds.
 ///
 /// Returns ``{"games": N, "rows": n, "dropped_pairs": n,
 /// "games_with_dropped_pairs": n}``: tag pairs beyond the bounded header
@@ -129,7 +133,11 @@ fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
 /// an output name that does not tell the format; pgnfen.InputError (an
 /// OSError) when a file cannot be read or written.
 #[pyfunction(name = "export")]
-#[pyo3(signature = (*paths, output, format=None, tags=None, threads=None, encoding=None))]
+#[pyo3(signature = (*paths, output, format=None, tags=None, threads=None, encoding=None, r#where=None, speeds=None, csv_raw=false))]
+// Written out: PyO3 renders the default of a raw identifier as `...`.
+#[pyo3(
+    text_signature = "(*paths, output, format=None, tags=None, threads=None, encoding=None, where=None, speeds=None, csv_raw=False)"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn export_table(
     py: Python<'_>,
@@ -139,13 +147,18 @@ pub fn export_table(
     tags: Option<&Bound<'_, PyAny>>,
     threads: Option<crate::Threads>,
     encoding: Option<&str>,
+    r#where: Option<&Bound<'_, PyAny>>,
+    speeds: Option<StrList>,
+    csv_raw: bool,
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "export")?;
     let output = paths::path(output)?;
     let format = export_format(format, &output)?;
     let export_options = ExportOptions {
         tags: crate::scan::tag_columns(tags)?,
+        selector: crate::export_selector(r#where, speeds)?,
         encoding: crate::encoding_arg(encoding)?,
+        csv_raw,
         ..ExportOptions::default()
     };
     // Named columns are checked before anything is read or created.

@@ -490,6 +490,31 @@ pub(crate) fn selection(
     })
 }
 
+/// The games `export()` and `scan()` keep (``where=``, tag expressions as
+/// for ``filter(tags=...)``, and ``speeds=``: their `tags=` names columns):
+/// every game when both are None or empty.
+pub(crate) fn export_selector(
+    expressions: Option<&Bound<'_, PyAny>>,
+    speeds: Option<StrList>,
+) -> PyResult<Selector> {
+    // Taken as any object and converted here: PyO3 would name the argument
+    // by its Rust spelling (`r#where`) in a TypeError.
+    let expressions = match expressions.filter(|e| !e.is_none()) {
+        None => None,
+        Some(e) => Some(e.extract::<StrList>().map_err(|err| {
+            pyo3::exceptions::PyTypeError::new_err(format!(
+                "argument 'where': {}",
+                err.value(e.py())
+            ))
+        })?),
+    };
+    let tags = tag_expressions(names(expressions))?;
+    let speeds: Vec<Speed> = choices("speeds", names(speeds))?;
+    let selector = Selector::new(&tags).with_speeds(&speeds);
+    selector.validate().map_err(command_error)?;
+    Ok(selector)
+}
+
 /// The ``moves=`` argument: None, "first" or "all". Another string is a
 /// pgnfen.UsageError; another type (``True``, ``1``) a TypeError that names
 /// the values it may take, rather than PyO3's "cannot be converted to

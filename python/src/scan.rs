@@ -19,7 +19,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 
 use pgnfen::export::{self, Batches, ExportOptions, TagColumns};
-use pgnfen::select::Selector;
 
 use crate::iterators::Owner;
 use crate::{cancellable, command_error, inputs, interrupt};
@@ -287,20 +286,27 @@ pub(crate) fn tag_columns(tags: Option<&Bound<'_, PyAny>>) -> PyResult<TagColumn
 /// The native half of ``pgnfen.scan``: starts the export and returns its
 /// stream (``pgnfen.scan`` wraps it in a ``pyarrow.RecordBatchReader``).
 #[pyfunction]
-#[pyo3(signature = (*paths, tags=None, threads=None, encoding=None))]
+#[pyo3(signature = (*paths, tags=None, threads=None, encoding=None, r#where=None, speeds=None))]
+// Written out: PyO3 renders the default of a raw identifier as `...`.
+#[pyo3(
+    text_signature = "(*paths, tags=None, threads=None, encoding=None, where=None, speeds=None)"
+)]
 pub fn scan_stream(
     py: Python<'_>,
     paths: &Bound<'_, PyTuple>,
     tags: Option<&Bound<'_, PyAny>>,
     threads: Option<crate::Threads>,
     encoding: Option<&str>,
+    r#where: Option<&Bound<'_, PyAny>>,
+    speeds: Option<crate::StrList>,
 ) -> PyResult<ArrowStream> {
     let encoding = crate::encoding_arg(encoding)?;
     let inputs = inputs(paths, "scan")?;
+    let selector = crate::export_selector(r#where, speeds)?;
     let (pipeline, call) = cancellable(threads)?;
     let export_options = ExportOptions {
         tags: tag_columns(tags)?,
-        selector: Selector::default(),
+        selector,
         encoding,
         ..ExportOptions::default()
     };

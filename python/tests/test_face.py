@@ -457,3 +457,65 @@ def test_a_list_of_paths_in_one_argument_says_to_unpack_it():
     with pytest.raises(TypeError, match=r"games\(\*paths\)"):
         pgnfen.games((MIXED,))
     assert pgnfen.stats(*[MIXED, MIXED])["games"] == 2 * pgnfen.stats(MIXED)["games"]
+
+
+# Games whose speeds and values tell the selections apart, with values a
+# spreadsheet would run as formulas (neutralised in CSV unless csv_raw).
+SELECTABLE = b"".join(
+    b'[Event "%s"]\n[White "%s"]\n[Black "B"]\n[Result "%s"]\n[WhiteElo "%d"]\n'
+    b'[TimeControl "%s"]\n\n1. e4 e5 %s\n\n' % (event, white, result, elo, tc, result)
+    for event, white, result, elo, tc in [
+        (b"=1+2", b"@SUM(A1)", b"1-0", 2600, b"180+2"),
+        (b"Open", b"-Carlsen", b"0-1", 2400, b"600"),
+        (b"+Blitz", b"Tal", b"1/2-1/2", 2700, b"60"),
+        (b"Club", b"Petrosian", b"1-0", 1900, b"-"),
+        (b"Club", b"Smyslov", b"*", 2500, b"?"),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "where,speeds,csv_raw",
+    [
+        (["WhiteElo>=2500"], None, False),
+        (None, ["blitz", "bullet"], False),
+        (["Result!=1-0", "Event~^[+=C]"], ["bullet", "unknown", "correspondence"], False),
+        (None, None, True),
+        (["White~^[-@]"], ["rapid", "blitz"], True),
+        ([], [], False),
+    ],
+)
+def test_export_selects_and_writes_raw_csv_as_the_command_line_does(where, speeds, csv_raw, tmp_path):
+    pgn = tmp_path / "select.pgn"
+    pgn.write_bytes(SELECTABLE)
+    args = [a for expr in where or [] for a in ("--tag", expr)]
+    if speeds:
+        args += ["--speed", ",".join(speeds)]
+    if csv_raw:
+        args.append("--csv-raw")
+    cli("export", *args, "-o", tmp_path / "cli.csv", pgn)
+    counts = pgnfen.export(pgn, output=tmp_path / "py.csv", where=where, speeds=speeds, csv_raw=csv_raw)
+    expected = (tmp_path / "cli.csv").read_bytes()
+    assert (tmp_path / "py.csv").read_bytes() == expected
+    assert counts["games"] == 5
+    assert counts["rows"] == len(expected.splitlines()) - 1
+    # The first game's formula-like cells, as they are or neutralised.
+    first = b"SUM(A1)" in expected
+    assert (b",=1+2,,,,@SUM(A1)," in expected) == (first and csv_raw)
+    assert (b",'=1+2,,,,'@SUM(A1)," in expected) == (first and not csv_raw)
+    # scan() keeps the same rows.
+    rows = pgnfen.scan(pgn, where=where, speeds=speeds).read_all()
+    assert rows.num_rows == counts["rows"]
+
+
+def test_export_and_scan_selections_refuse_bad_arguments(tmp_path):
+    out = tmp_path / "h.csv"
+    with pytest.raises(pgnfen.UsageError, match="speeds"):
+        pgnfen.export(MIXED, output=out, speeds=["slow"])
+    with pytest.raises(pgnfen.UsageError, match="invalid tag expression"):
+        pgnfen.scan(MIXED, where=["White?"])
+    with pytest.raises(TypeError, match="argument 'where': expected a list of str, not one str"):
+        pgnfen.scan(MIXED, where="White=x")
+    with pytest.raises(TypeError, match="argument 'where'"):
+        pgnfen.export(MIXED, output=out, where=[3])
+    assert not out.exists()
