@@ -275,7 +275,7 @@ impl BatchBuilder {
         self.class.append_value(row.class.as_str());
         self.chess960_position
             .append_option(row.chess960_position.map(|n| n as i16));
-        let clock = &row.clock;
+        let clock = row.clock();
         self.speed
             .append_option((clock.speed != Speed::Unknown).then(|| clock.speed.as_str()));
         self.time_base.append_option(clock.base);
