@@ -584,12 +584,19 @@ def filter(
     return [os.path.join(out_dir, name) for name in names]
 
 
-def _meta(tags):
-    """The empty pandas frame of the rows' columns (for Dask's metadata)."""
+def _meta(tags, where=None, speeds=None):
+    """The empty pandas frame of the rows' columns (for Dask's metadata); also
+    checks the selection, on the client."""
     import pyarrow as pa
 
     stream = _pgnfen.partition_rows(
-        (os.devnull, "plain", 0, 0, 0, None), 0, (0, 0, 0), tags=tags, threads=1
+        (os.devnull, "plain", 0, 0, 0, None),
+        0,
+        (0, 0, 0),
+        tags=tags,
+        threads=1,
+        expressions=where,
+        speeds=speeds,
     )
     return _to_pandas(pa.RecordBatchReader.from_stream(stream).read_all())
 
@@ -605,15 +612,17 @@ def _to_pandas(table):
 def _rows(args):
     import pyarrow as pa
 
-    part, at, bases, tags = args
-    stream = _pgnfen.partition_rows(part, at, bases, tags=tags, threads=1)
+    part, at, bases, tags, where, speeds = args
+    stream = _pgnfen.partition_rows(
+        part, at, bases, tags=tags, threads=1, expressions=where, speeds=speeds
+    )
     table = pa.RecordBatchReader.from_stream(stream).read_all()
     # The rows are read: the file must still be the one planned.
     _pgnfen.partition_unchanged(part)
     return _to_pandas(table)
 
 
-def read_headers(paths, tags=None, client=None, partition_size=None):
+def read_headers(paths, tags=None, client=None, partition_size=None, where=None, speeds=None):
     """The rows of ``pgnfen export`` as a ``dask.dataframe``, one partition of
     the frame per partition of the input that owns games, in input order. The
     columns are Arrow-backed (``pandas.ArrowDtype``): ``problems`` a list of
@@ -623,6 +632,8 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
     number bases, are found first (a counting pass on the cluster, resolved as
     ``stats`` does); the frame's partitions then read their rows from there.
     ``tags``: None for the default tag columns, or a list of tag names.
+    ``where`` (tag expressions) and ``speeds`` keep only the rows of the games
+    that match, as in ``pgnfen.scan()`` and ``export --tag``/``--speed``.
     Each partition of the frame is held whole in a worker's memory, so the
     default ``partition_size`` stays within ``ROWS_PARTITION_SIZE`` (16 MiB
     as stored); a file that cannot be cut (gzip, a zstd file of one frame)
@@ -636,7 +647,7 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
     if isinstance(tags, bytes):
         raise TypeError(f"argument 'tags': a list of str, not bytes ({tags!r})")
     # The columns first: a bad tag name is found before any work.
-    meta = _meta(tags)
+    meta = _meta(tags, where, speeds)
     client = _client(client)
     # Listed once: a generator of paths (Path.glob) serves both calls.
     paths = _paths(paths)
@@ -650,7 +661,7 @@ def read_headers(paths, tags=None, client=None, partition_size=None):
         if part[2] == 0:
             bases = (0, 0, 0)
         if outcome["first"] is not None and outcome["games"] > 0:
-            pieces.append((part, outcome["first"], bases, tags))
+            pieces.append((part, outcome["first"], bases, tags, where, speeds))
         bases = _pgnfen.bases_after(bases, outcome)
     if not pieces:
         return dd.from_pandas(meta, npartitions=1)

@@ -56,8 +56,11 @@ def read_headers(
     tags: Optional[Sequence[str]] = None,
     client: Optional["distributed.Client"] = None,
     partition_size: Optional[int] = None,
+    where: Optional[Sequence[str]] = None,
+    speeds: Optional[Sequence[SpeedName]] = None,
 ) -> "dask.dataframe.DataFrame":
-    """The rows of ``pgnfen export`` as a dask dataframe, in input order."""
+    """The rows of ``pgnfen export`` as a dask dataframe, in input order
+    (``where`` and ``speeds`` as in ``pgnfen.scan()``)."""
 
 __all__ = [
     "stats",

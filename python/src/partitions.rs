@@ -327,8 +327,11 @@ pub fn partition_filter<'py>(
 
 /// The rows of `export` for the games a partition owns, from its resolved
 /// first game `at`, placed by `bases` (offset, line, game): an ArrowStream.
+/// `expressions` and `speeds` keep only the games that match (the `where=`
+/// and `speeds=` of `read_headers`, as `export --tag` and `--speed`).
 #[pyfunction]
-#[pyo3(signature = (part, at, bases, tags=None, threads=None))]
+#[pyo3(signature = (part, at, bases, tags=None, threads=None, expressions=None, speeds=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn partition_rows(
     py: Python<'_>,
     part: PartTuple,
@@ -336,7 +339,10 @@ pub fn partition_rows(
     bases: (u64, u64, u64),
     tags: Option<Vec<String>>,
     threads: Option<crate::Threads>,
+    expressions: Option<&Bound<'_, PyAny>>,
+    speeds: Option<crate::StrList>,
 ) -> PyResult<ArrowStream> {
+    let selector = crate::export_selector(expressions, speeds)?;
     let tuple = part;
     let part = partition(&tuple)?;
     py.detach(|| check_unchanged(&tuple))
@@ -344,6 +350,7 @@ pub fn partition_rows(
     let run = options(threads)?;
     let export_options = ExportOptions {
         tags: tags.map_or(TagColumns::Default, TagColumns::Named),
+        selector,
         ..ExportOptions::default()
     };
     let columns = py

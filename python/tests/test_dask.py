@@ -141,6 +141,41 @@ def test_read_headers_equals_the_rows_of_export(client, tmp_path, size):
         assert comparable(frame.reset_index(drop=True)) == comparable(expected)
 
 
+@pytest.mark.parametrize(
+    "where,speeds",
+    [
+        (["Result=1-0"], None),
+        (["Result!=1-0"], ["unknown"]),
+        (["White~^[A-M]", "Result!=*"], ["unknown", "blitz"]),
+        (["Event=none such"], None),
+    ],
+)
+def test_read_headers_selects_the_rows_of_scan(client, tmp_path, where, speeds):
+    files, zst = inputs(tmp_path)
+    for paths in (files, zst):
+        frame = pgnfen.dask.read_headers(
+            paths, client=client, partition_size=7 << 10, where=where, speeds=speeds
+        ).compute()
+        expected = pgnfen.scan(*paths, where=where, speeds=speeds).read_all()
+        if paths is files:
+            # A selection: some games but not all (none for the last).
+            games = pgnfen.stats(*paths)["games"]
+            assert (0 if where == ["Event=none such"] else 1) <= expected.num_rows < games
+        expected = expected.to_pandas(types_mapper=pd.ArrowDtype)
+        assert len(frame) == len(expected)
+        assert comparable(frame.reset_index(drop=True)) == comparable(expected)
+
+
+def test_read_headers_checks_the_selection_on_the_client(client, tmp_path):
+    files, _ = inputs(tmp_path)
+    with pytest.raises(pgnfen.UsageError, match="invalid tag expression"):
+        pgnfen.dask.read_headers(files, client=client, where=["White?"])
+    with pytest.raises(pgnfen.UsageError, match="speeds"):
+        pgnfen.dask.read_headers(files, client=client, speeds=["slow"])
+    with pytest.raises(TypeError, match="argument 'where'"):
+        pgnfen.dask.read_headers(files, client=client, where="White=x")
+
+
 def test_a_zip_of_several_members_as_on_one_machine(client, tmp_path):
     """Each member its own input (its name, its game numbers), as `export` has it."""
     import zipfile
