@@ -85,6 +85,12 @@ pub(super) fn find_comment_end(hay: &[u8]) -> Option<usize> {
     }
 }
 
+/// The bytes that end a tag name: a blank, the value's quote, or `]`.
+const NAME_STOPS: [u8; 4] = [b' ', b'\t', b'"', b']'];
+/// The bytes that stop the reading of a tag value: its closing quote, or a
+/// backslash that escapes the byte after it.
+const VALUE_STOPS: [u8; 2] = [b'"', b'\\'];
+
 /// The index of the first `"` or `\\` in `hay[..limit]`: where a tag value
 /// ends or escapes a byte. Bytes past `limit` may be read but do not count.
 /// Most values (names, dates, results, ratings) end within 16 bytes, where
@@ -95,7 +101,7 @@ pub(super) fn value_stop(hay: &[u8], limit: usize) -> Option<usize> {
     let limit = limit.min(hay.len());
     #[cfg(target_arch = "x86_64")]
     if hay.len() >= 16 {
-        let m = sse2::value_stops(hay);
+        let m = sse2::stops16(hay, VALUE_STOPS);
         if m != 0 {
             let k = m.trailing_zeros() as usize;
             return (k < limit).then_some(k);
@@ -103,9 +109,9 @@ pub(super) fn value_stop(hay: &[u8], limit: usize) -> Option<usize> {
         if limit <= 16 {
             return None;
         }
-        return memchr::memchr2(b'"', b'\\', &hay[16..limit]).map(|o| o + 16);
+        return memchr::memchr2(VALUE_STOPS[0], VALUE_STOPS[1], &hay[16..limit]).map(|o| o + 16);
     }
-    memchr::memchr2(b'"', b'\\', &hay[..limit])
+    memchr::memchr2(VALUE_STOPS[0], VALUE_STOPS[1], &hay[..limit])
 }
 
 /// The length of the tag name at the start of `hay`: the index of the first
@@ -118,7 +124,7 @@ pub(super) fn name_len(hay: &[u8], limit: usize) -> usize {
     {
         // Tag names are short: one 16-byte block almost always holds the end.
         while i + 16 <= hay.len() && i < limit {
-            let m = sse2::name_stops(&hay[i..]);
+            let m = sse2::stops16(&hay[i..], NAME_STOPS);
             if m != 0 {
                 return (i + m.trailing_zeros() as usize).min(limit);
             }
@@ -126,7 +132,7 @@ pub(super) fn name_len(hay: &[u8], limit: usize) -> usize {
         }
     }
     let limit = limit.min(hay.len());
-    while i < limit && !matches!(hay[i], b' ' | b'\t' | b'"' | b']') {
+    while i < limit && !NAME_STOPS.contains(&hay[i]) {
         i += 1;
     }
     i.min(limit)
@@ -224,33 +230,20 @@ mod sse2 {
         }
     }
 
-    /// Bit `k` is set when `hay[k]` ends a tag name (blank, `"` or `]`), for
-    /// the first 16 bytes of `hay`, which must hold at least 16.
+    /// Bit `k` is set when `hay[k]` is one of `bytes`, for the first 16 bytes
+    /// of `hay`, which must hold at least 16 ([`super::NAME_STOPS`],
+    /// [`super::VALUE_STOPS`]: one compare per byte, OR-ed).
     #[inline(always)]
-    pub(super) fn name_stops(hay: &[u8]) -> u32 {
+    pub(super) fn stops16<const N: usize>(hay: &[u8], bytes: [u8; N]) -> u32 {
         assert!(hay.len() >= 16);
         // SAFETY: SSE2 is always available on x86_64; the load reads bytes
         // 0..16 of `hay`, which has at least 16 (asserted).
         unsafe {
             let v = _mm_loadu_si128(hay.as_ptr() as *const __m128i);
-            let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-            let a = _mm_or_si128(eq(b' '), eq(b'\t'));
-            let b = _mm_or_si128(eq(b'"'), eq(b']'));
-            _mm_movemask_epi8(_mm_or_si128(a, b)) as u32
-        }
-    }
-
-    /// Bit `k` is set when `hay[k]` is `"` or `\\`, for the first 16 bytes of
-    /// `hay`, which must hold at least 16.
-    #[inline(always)]
-    pub(super) fn value_stops(hay: &[u8]) -> u32 {
-        assert!(hay.len() >= 16);
-        // SAFETY: SSE2 is always available on x86_64; the load reads bytes
-        // 0..16 of `hay`, which has at least 16 (asserted).
-        unsafe {
-            let v = _mm_loadu_si128(hay.as_ptr() as *const __m128i);
-            let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-            _mm_movemask_epi8(_mm_or_si128(eq(b'"'), eq(b'\\'))) as u32
+            let any = bytes.iter().fold(_mm_setzero_si128(), |any, &b| {
+                _mm_or_si128(any, _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)))
+            });
+            _mm_movemask_epi8(any) as u32
         }
     }
 
@@ -652,15 +645,15 @@ mod tests {
                     assert_eq!(r, (e, has), "short_eol_and {v:?}");
                 }
                 if v.len() >= 16 {
-                    let m = sse2::name_stops(v);
+                    let m = sse2::stops16(v, NAME_STOPS);
                     for (k, &b) in v[..16].iter().enumerate() {
                         let stop = matches!(b, b' ' | b'\t' | b'"' | b']');
-                        assert_eq!(m >> k & 1 == 1, stop, "name_stops {k} {v:?}");
+                        assert_eq!(m >> k & 1 == 1, stop, "name stops {k} {v:?}");
                     }
-                    let m = sse2::value_stops(v);
+                    let m = sse2::stops16(v, VALUE_STOPS);
                     for (k, &b) in v[..16].iter().enumerate() {
                         let stop = b == b'"' || b == b'\\';
-                        assert_eq!(m >> k & 1 == 1, stop, "value_stops {k} {v:?}");
+                        assert_eq!(m >> k & 1 == 1, stop, "value stops {k} {v:?}");
                     }
                 }
                 if std::arch::is_x86_feature_detected!("avx2") {
