@@ -427,7 +427,9 @@ fn long_values_cut_batches_and_row_groups_but_lose_nothing() {
     let mut pgn = Vec::new();
     let value = |i: usize| -> String {
         // Different per game and hard to compress, so that row groups grow.
-        let mut x = i as u64 * 0x9E37_79B9_7F4A_7C15 + 1;
+        let mut x = (i as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(1);
         (0..4_000)
             .map(|_| {
                 x ^= x << 13;

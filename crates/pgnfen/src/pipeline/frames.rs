@@ -864,7 +864,9 @@ mod tests {
             b"O-O ",
             b"\n",
         ];
-        let mut state = u64::from(seed) * 0x9E37_79B9_7F4A_7C15 + 1;
+        let mut state = u64::from(seed)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(1);
         let mut out = Vec::with_capacity(n + 16);
         while out.len() < n {
             state = state
