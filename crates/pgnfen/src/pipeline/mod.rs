@@ -1395,7 +1395,10 @@ mod cancel_tests {
     fn a_cancelled_run_stops_with_interrupted() {
         let (options, flag) = cancellable();
         let stopper = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(100));
+            // Time for a first chunk to go through, ten times more in an
+            // unoptimised build.
+            let ms = if cfg!(debug_assertions) { 1000 } else { 100 };
+            std::thread::sleep(Duration::from_millis(ms));
             flag.store(true, Ordering::Relaxed);
             std::time::Instant::now()
         });
