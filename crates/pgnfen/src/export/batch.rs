@@ -151,9 +151,10 @@ impl SlotColumn {
                 let mut next = Vec::with_capacity(offsets.len());
                 next.push(0);
                 let offsets = ScalarBuffer::from(std::mem::replace(offsets, next));
-                // SAFETY: see the array's below; `OffsetBuffer::new` checked
-                // the order of the offsets, one load after the other, 1 % of
-                // `export`'s CPU time.
+                // SAFETY: the offsets start at 0 and never decrease (the
+                // array's SAFETY below says why). `OffsetBuffer::new` checked
+                // that again, one load after the other: 1 % of `export`'s CPU
+                // time in a profile.
                 let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
                 let next = Vec::with_capacity(values.len());
                 let values = Buffer::from_vec(std::mem::replace(values, next));
