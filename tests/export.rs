@@ -761,3 +761,28 @@ fn other_tags_never_holds_a_key_twice() {
         assert_eq!(other_tag_keys(&out.stdout), vec![keys.to_vec()], "case {i}");
     }
 }
+
+/// More distinct tag names than one run can look for are a usage error before
+/// anything is read or written (the expressions past the scanner's limit would
+/// otherwise never match, and rows would be left out without a word).
+#[test]
+fn too_many_tag_names_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write_tmp(dir.path(), "a.pgn", b"[Event \"x\"]\n\n1. e4 *\n");
+    let out = dir.path().join("h.parquet");
+    let expressions: Vec<String> = (0..65).map(|i| format!("Tag{i}=x")).collect();
+    let mut args = vec!["-o", out.to_str().unwrap()];
+    for e in &expressions {
+        args.extend(["--tag", e.as_str()]);
+    }
+    args.push(pgn.to_str().unwrap());
+    let got = export(&args);
+    assert_eq!(got.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert!(
+        stderr.contains("--tag names 65 different tags; at most 64"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}

@@ -174,6 +174,8 @@ def test_read_headers_checks_the_selection_on_the_client(client, tmp_path):
         pgnfen.dask.read_headers(files, client=client, speeds=["slow"])
     with pytest.raises(TypeError, match="argument 'where'"):
         pgnfen.dask.read_headers(files, client=client, where="White=x")
+    with pytest.raises(pgnfen.UsageError, match="at most 64"):
+        pgnfen.dask.read_headers(files, client=client, where=[f"Tag{i}=x" for i in range(65)])
 
 
 def test_a_zip_of_several_members_as_on_one_machine(client, tmp_path):

@@ -518,4 +518,10 @@ def test_export_and_scan_selections_refuse_bad_arguments(tmp_path):
         pgnfen.scan(MIXED, where="White=x")
     with pytest.raises(TypeError, match="argument 'where'"):
         pgnfen.export(MIXED, output=out, where=[3])
+    # More tag names than one run can look for: refused, not silently unmatched.
+    many = [f"Tag{i}=x" for i in range(65)]
+    with pytest.raises(pgnfen.UsageError, match="65 different tags; at most 64"):
+        pgnfen.export(MIXED, output=out, where=many)
+    with pytest.raises(pgnfen.UsageError, match="at most 64"):
+        pgnfen.scan(MIXED, where=many)
     assert not out.exists()

@@ -49,7 +49,6 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         Some(arg) => TagColumns::parse(arg),
     };
     let selector = Selector::new(&args.tag).with_speeds(&args.speed);
-    selector.validate()?;
     let inputs = inputs(&args.inputs);
     let export_options = ExportOptions {
         tags,

@@ -194,6 +194,7 @@ impl From<crate::export::Error> for Error {
     fn from(e: crate::export::Error) -> Self {
         match e {
             crate::export::Error::Columns(columns) => Error::Usage(Usage::Export(columns)),
+            crate::export::Error::Selection(e) => *e,
             crate::export::Error::Run(e) => e.into(),
             crate::export::Error::Write(e) => sink_error(e),
         }

@@ -113,6 +113,11 @@ pub enum Error {
     /// read).
     #[error(transparent)]
     Columns(ColumnError),
+    /// A selection ([`ExportOptions::selector`]) that one run cannot apply:
+    /// more distinct tag names than the scanner can look for (exit status
+    /// 2, before anything is read).
+    #[error(transparent)]
+    Selection(Box<crate::Error>),
     /// Reading an input, or handing over the rows.
     #[error(transparent)]
     Run(#[from] RunError),
@@ -146,11 +151,18 @@ impl Summary {
 
 /// The columns of an export: for [`TagColumns::All`] this reads every input
 /// once (the first of two passes), so standard input cannot be used then.
+/// Every front end calls this first, so the selection is checked here too:
+/// with more tag names than the scanner looks for, the expressions on the
+/// names past them would never match.
 pub fn columns(
     inputs: &[Input],
     options: &ExportOptions,
     pipeline: &Options,
 ) -> Result<Columns, Error> {
+    options
+        .selector
+        .validate()
+        .map_err(|e| Error::Selection(Box::new(e)))?;
     match &options.tags {
         TagColumns::Default => Ok(Columns::default_tags()),
         TagColumns::Named(names) => Columns::named(names).map_err(Error::Columns),
