@@ -467,8 +467,7 @@ pub(crate) fn selection(
     chess960_positions: Option<Vec<i64>>,
     speeds: Option<Vec<String>>,
 ) -> PyResult<Selection> {
-    let tags = tag_expressions(tags)?;
-    let speeds: Vec<Speed> = choices("speeds", speeds)?;
+    let tags = selector(tags, speeds)?;
     let positions = chess960_positions
         .unwrap_or_default()
         .into_iter()
@@ -486,8 +485,16 @@ pub(crate) fn selection(
     Ok(Selection {
         classes,
         chess960_positions: positions,
-        tags: Selector::new(&tags).with_speeds(&speeds),
+        tags,
     })
+}
+
+/// The tag expressions and speeds every selected game satisfies, as
+/// `--tag` and `--speed` give them (None and an empty list: every game).
+fn selector(tags: Option<Vec<String>>, speeds: Option<Vec<String>>) -> PyResult<Selector> {
+    let tags = tag_expressions(tags)?;
+    let speeds: Vec<Speed> = choices("speeds", speeds)?;
+    Ok(Selector::new(&tags).with_speeds(&speeds))
 }
 
 /// The games `export()` and `scan()` keep (``where=``, tag expressions as
@@ -508,10 +515,9 @@ pub(crate) fn export_selector(
             ))
         })?),
     };
-    let tags = tag_expressions(names(expressions))?;
-    let speeds: Vec<Speed> = choices("speeds", names(speeds))?;
-    // Checked by `export::columns`, which every caller runs first.
-    Ok(Selector::new(&tags).with_speeds(&speeds))
+    // Its tag names are counted by `export::columns`, which every caller
+    // runs first.
+    selector(names(expressions), names(speeds))
 }
 
 /// The ``moves=`` argument: None, "first" or "all". Another string is a
