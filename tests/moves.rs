@@ -418,6 +418,21 @@ fn text_without_a_tag_line_is_one_game_whose_moves_are_replayed() {
         move_counts(b"1. e4 e5 2. Nf3 *\n"),
         serde_json::json!({"checked": 1, "illegal": 0, "not_checked": 0})
     );
+    // A byte order mark glued to the first move is not part of it.
+    assert_eq!(
+        move_counts(b"\xEF\xBB\xBFe4 e5 2. Nf3 *\n"),
+        serde_json::json!({"checked": 1, "illegal": 0, "not_checked": 0})
+    );
+    let out = run_stdin(
+        &["check", "--moves", "all", "--format", "json"],
+        b"\xEF\xBB\xBFKz9 *\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["ply"].as_u64(), v["move"].as_str(), v["column"].as_u64()),
+        (Some(1), Some("Kz9"), Some(1))
+    );
     // Larger than the piece the reader hands on at a time (64 KiB): its start
     // was passed before its end showed it to be movetext. Counted as not
     // checked, never replayed from the middle.

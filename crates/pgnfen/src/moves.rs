@@ -998,7 +998,14 @@ impl<'a> Lexer<'a> {
     fn new(bytes: &'a [u8], complete: bool) -> Self {
         Lexer {
             bytes,
-            at: 0,
+            // A byte order mark can only start the movetext of an input
+            // without tag lines; glued to the first word, it would make that
+            // word no move and hand every later move to the wrong side.
+            at: if bytes.starts_with(&crate::pgn::scan::BOM) {
+                crate::pgn::scan::BOM.len()
+            } else {
+                0
+            },
             line_start: true,
             complete,
             done: false,

@@ -12,8 +12,8 @@
 //! `=`/`!=` compare bytes. `~`/`!~` search the value for the regular expression
 //! (Rust `regex` syntax, unanchored: `^`/`$` anchor it). `<`, `<=`, `>`, `>=`
 //! compare numbers when both sides are decimal numbers (an optional sign,
-//! digits, optionally `.` and digits: `2500`, `-3`, `0.5`; compared exactly,
-//! however long), and bytes otherwise (which orders PGN dates `YYYY.MM.DD`; a
+//! digits, optionally `.` and digits: `2500`, `-3`, `0.5`; white space around
+//! it ignored; compared exactly, however long), and bytes otherwise (which orders PGN dates `YYYY.MM.DD`; a
 //! date with `??` sorts after the digits). A game without the tag satisfies
 //! only `!=` and `!~`. When a header holds the tag more than once, the first
 //! pair counts.
@@ -536,8 +536,9 @@ pub(crate) fn closest<'c>(
         .map(|(_, c)| c)
 }
 
-/// A decimal number `[+-]digits[.digits]`, normalised for exact comparison
-/// (borrowing its digits: no allocation per game).
+/// A decimal number `[+-]digits[.digits]`, ASCII white space around it
+/// ignored, normalised for exact comparison (borrowing its digits: no
+/// allocation per game).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Decimal<'a> {
     negative: bool,
@@ -549,6 +550,9 @@ struct Decimal<'a> {
 
 impl<'a> Decimal<'a> {
     fn parse(s: &'a [u8]) -> Option<Decimal<'a>> {
+        // `WhiteElo>= 2500` means the number: compared byte by byte, the
+        // space would sort before every digit and keep every game.
+        let s = s.trim_ascii();
         let (negative, s) = match s.first() {
             Some(b'-') => (true, &s[1..]),
             Some(b'+') => (false, &s[1..]),
@@ -635,6 +639,10 @@ mod tests {
         assert!(holds("WhiteElo<=2500", Some("02500")));
         assert!(holds("Score>-1.5", Some("-1.25")));
         assert!(holds("Score<0.5", Some("0.25")));
+        // White space around a number leaves it a number, on either side.
+        assert!(!holds("WhiteElo>= 2500", Some("900")));
+        assert!(holds("WhiteElo>= 2500 ", Some("2600")));
+        assert!(holds("WhiteElo<2500", Some(" 900")));
         assert!(holds(
             "X<99999999999999999999",
             Some("99999999999999999998")
@@ -806,7 +814,10 @@ mod tests {
         assert_eq!(d("1.50").cmp(&d("1.5")), Ordering::Equal);
         assert_eq!(d("-2").cmp(&d("-10")), Ordering::Greater);
         assert_eq!(d("10").cmp(&d("9.99")), Ordering::Greater);
-        for bad in ["", "-", "1.", ".5", "1e3", "12a", "+-1", "1.2.3"] {
+        assert_eq!(d(" 2500\t"), d("2500"));
+        for bad in [
+            "", " ", "-", "1.", ".5", "1e3", "12a", "+-1", "1.2.3", "- 1", "1 0",
+        ] {
             assert!(Decimal::parse(bad.as_bytes()).is_none(), "{bad}");
         }
     }

@@ -403,6 +403,20 @@ fn a_byte_order_mark_takes_no_column() {
     assert_eq!((m.line, m.column), (1, 4));
 }
 
+/// A byte order mark glued to the first move (an input of moves alone) is
+/// not part of it: the move is read, judged and placed as without the mark.
+#[test]
+fn a_byte_order_mark_before_the_first_move_is_not_part_of_it() {
+    assert_eq!(run(&standard(), "\u{feff}e4 e5 2. Nf3 *"), Replay::Passed);
+    let m = illegal(&standard(), "\u{feff}Kz9 *");
+    assert_eq!(
+        (m.ply, m.token.as_str(), m.line, m.column),
+        (1, "Kz9", 1, 1)
+    );
+    let m = illegal(&standard(), "\u{feff}e4 e5 Ke3 *");
+    assert_eq!((m.ply, m.column), (3, 7));
+}
+
 mod fast_path {
     //! The fast move finder against the plain one: wherever the fast path
     //! answers, the plain path gives the same move.
