@@ -184,6 +184,21 @@ fn all_with_many_and_colliding_names() {
     assert_eq!(rows[1]["T0x5"], Value::Null);
 }
 
+/// A device or a pipe has no ending to tell the format by: JSON lines, as
+/// on standard output (which `/dev/stdout` is, here a pipe).
+#[test]
+fn a_device_output_gets_json_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write_tmp(dir.path(), "t.pgn", TRICKY);
+    let p = pgn.to_str().unwrap();
+    let to_stdout = export_jsonl(&[p]);
+    assert_eq!(to_stdout.len(), 3);
+    assert_eq!(export_jsonl(&["-o", "/dev/stdout", p]), to_stdout);
+    let out = export(&["-o", "/dev/null", p]);
+    ok(&out);
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn usage_errors() {
     let dir = tempfile::tempdir().unwrap();

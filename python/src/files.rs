@@ -92,7 +92,7 @@ fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
                 "invalid value '{other}' for format [possible values: parquet, csv, jsonl]"
             )));
         }
-        None => Format::from_path(output).ok_or_else(|| {
+        None => Format::of_output(output).ok_or_else(|| {
             errors::usage(format!(
                 "export: cannot tell the format from the name {} (end it in .parquet, .csv or .jsonl, or give format=)",
                 output.display()

@@ -525,3 +525,12 @@ def test_export_and_scan_selections_refuse_bad_arguments(tmp_path):
     with pytest.raises(pgnfen.UsageError, match="at most 64"):
         pgnfen.scan(MIXED, where=many)
     assert not out.exists()
+
+
+def test_export_to_a_device_writes_json_lines(tmp_path):
+    # A device has no ending to tell the format by: JSON lines, as the
+    # command line writes them there. A file without an ending is refused.
+    counts = pgnfen.export(MIXED, output="/dev/null")
+    assert counts["games"] > 0
+    with pytest.raises(pgnfen.UsageError, match="cannot tell the format"):
+        pgnfen.export(MIXED, output=tmp_path / "h")

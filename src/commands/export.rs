@@ -12,14 +12,15 @@ use crate::commands::{
 };
 use crate::format::thousands;
 
-/// The format: `--format`, else `-o`'s ending, else JSON lines on standard output.
+/// The format: `--format`, else `-o`'s ending, else JSON lines (on standard
+/// output, a device or a pipe).
 fn format(args: &ExportArgs) -> Result<Format, Error> {
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     let format = match (args.format, output) {
         (Some(ExportFormat::Parquet), _) => Format::Parquet,
         (Some(ExportFormat::Csv), _) => Format::Csv,
         (Some(ExportFormat::Jsonl), _) => Format::Jsonl,
-        (None, Some(path)) => Format::from_path(path).ok_or_else(|| {
+        (None, Some(path)) => Format::of_output(path).ok_or_else(|| {
             Error::usage(format!(
                 "export: cannot tell the format from the name {} (end it in .parquet, .csv or .jsonl, or give --format)",
                 path.display()

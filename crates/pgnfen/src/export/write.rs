@@ -180,6 +180,18 @@ impl Format {
         }
         None
     }
+
+    /// The format of an output: its name's ([`Format::from_path`]), else JSON
+    /// lines when it is a device or a pipe (`/dev/stdout`, a shell's
+    /// `>(gzip > x.gz)`), which has no ending to go by, as standard output
+    /// gets JSON lines; `None` for any other name without a known ending.
+    pub fn of_output(path: &Path) -> Option<Format> {
+        Format::from_path(path).or_else(|| {
+            std::fs::metadata(path)
+                .is_ok_and(|m| !m.is_file() && !m.is_dir())
+                .then_some(Format::Jsonl)
+        })
+    }
 }
 
 impl Format {
@@ -343,6 +355,20 @@ pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Sum
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn devices_and_pipes_get_json_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = |p: &Path| Format::of_output(p);
+        assert_eq!(f(Path::new("/dev/null")), Some(Format::Jsonl));
+        // A name's ending wins; a file or a folder without one has no format.
+        assert_eq!(f(Path::new("/dev/x.csv")), Some(Format::Csv));
+        let file = dir.path().join("out");
+        std::fs::write(&file, b"").unwrap();
+        assert_eq!(f(&file), None);
+        assert_eq!(f(dir.path()), None);
+        assert_eq!(f(&dir.path().join("missing")), None);
+    }
 
     #[test]
     fn formats_from_names() {
