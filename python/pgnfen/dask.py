@@ -390,6 +390,8 @@ def _put_in_place(out_dir, staging, finals):
     # (part name, where its earlier file is kept, or None when it had none),
     # recorded before each step so that the rollback sees every step begun.
     kept = []
+    # What each replaced part file was (its mode, owner and group go to the new one).
+    replaced = {}
     try:
         for name in names + extras:
             target = os.path.join(out_dir, name)
@@ -400,6 +402,11 @@ def _put_in_place(out_dir, staging, finals):
                 continue
             if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
                 raise _in_the_way(target)
+            if name in wanted:
+                try:
+                    replaced[name] = os.stat(target)
+                except OSError:
+                    pass  # a dangling link, or gone meanwhile: nothing to keep
             earlier = os.path.join(previous, name)
             kept.append((name, earlier))
             try:
@@ -407,6 +414,8 @@ def _put_in_place(out_dir, staging, finals):
             except FileNotFoundError:
                 kept[-1] = (name, None)  # removed by someone else meanwhile
         for source, name in finals:
+            if name in replaced:
+                _take_over(source, replaced[name])
             os.replace(source, os.path.join(out_dir, name))
         for name in extras:
             try:
@@ -434,6 +443,20 @@ def _put_in_place(out_dir, staging, finals):
 
                     warnings.warn(message, RuntimeWarning, stacklevel=3)
         raise
+
+
+def _take_over(path, earlier):
+    """Gives the new file ``path`` the mode, owner and group of the file it
+    replaces (``earlier``, its ``os.stat``), as every pgnfen output keeps
+    them. Not the set-user-ID and set-group-ID bits: new contents must not
+    run with another's rights. The owner is kept where the system lets this
+    user (root, or the owner keeping a group of theirs)."""
+    if hasattr(os, "chown"):
+        try:
+            os.chown(path, earlier.st_uid, earlier.st_gid)
+        except OSError:
+            pass
+    os.chmod(path, stat.S_IMODE(earlier.st_mode) & 0o1777)
 
 
 def _keep_aside(target, earlier):
@@ -551,6 +574,8 @@ def filter(
             own_nothing=own_nothing,
             more_inputs_follow=more_inputs_follow[i],
             threads=1,
+            # Errors name the part file, not the staging file.
+            shown=os.path.join(out_dir, names[i]),
         )
         return outcome, staged
 

@@ -76,7 +76,9 @@ pub fn split(
         .map_err(command_error)?;
     let counts = PyDict::new(py);
     for (path, games) in &summary.files {
-        counts.set_item(path.display().to_string(), games)?;
+        // As `os.fsdecode` has it: a name that is not UTF-8 comes back as
+        // the `str` that opens the file (its bytes escaped), not a lossy one.
+        counts.set_item(path.as_os_str(), games)?;
     }
     Ok(counts.into_any().unbind())
 }

@@ -283,9 +283,11 @@ pub fn check_selection(
 
 /// Writes the games a partition owns that the selection keeps to `output`
 /// (nothing at all when `own_nothing`; a line end after a last game without
-/// one when `more_inputs_follow`): (outcome, kept games).
+/// one when `more_inputs_follow`): (outcome, kept games). Errors name the
+/// output `shown` (the part file the user will see) instead of `output` (a
+/// staging file) when it is given.
 #[pyfunction]
-#[pyo3(signature = (part, output, at=None, classes=None, tags=None, chess960_positions=None, speeds=None, own_nothing=false, more_inputs_follow=false, threads=None))]
+#[pyo3(signature = (part, output, at=None, classes=None, tags=None, chess960_positions=None, speeds=None, own_nothing=false, more_inputs_follow=false, threads=None, shown=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn partition_filter<'py>(
     py: Python<'py>,
@@ -299,13 +301,18 @@ pub fn partition_filter<'py>(
     own_nothing: bool,
     more_inputs_follow: bool,
     threads: Option<crate::Threads>,
+    shown: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<(Bound<'py, PyDict>, u64)> {
     let tuple = part;
     let part = partition(&tuple)?;
     let output = crate::paths::path(output)?;
     let run = options(threads)?;
     let selection = selection(classes, tags, chess960_positions, speeds)?;
-    let name = output.display().to_string();
+    let staged = output.display().to_string();
+    let name = match shown {
+        Some(shown) => crate::paths::path(shown)?.display().to_string(),
+        None => staged.clone(),
+    };
     let (o, kept) = py
         .detach(|| -> Result<(Outcome, u64), Error> {
             check_unchanged(&tuple)?;
@@ -321,7 +328,13 @@ pub fn partition_filter<'py>(
             out.commit().map_err(|e| Error::writing(&name, e))?;
             Ok((o, kept))
         })
-        .map_err(command_error)?;
+        .map_err(|e| match e {
+            // The pipeline names the file it writes: the staging file.
+            Error::Io { file, source } if file == staged => {
+                command_error(Error::Io { file: name, source })
+            }
+            e => command_error(e),
+        })?;
     Ok((outcome_dict(py, &o)?, kept))
 }
 

@@ -582,3 +582,44 @@ def test_arguments_are_checked_before_any_work(tmp_path):
     assert not (tmp_path / "never").exists()
     # A size beyond any file: one partition per file.
     assert len(pgnfen.dask.partitions([src, src], partition_size=2**64)) == 2
+
+
+def test_filter_keeps_the_mode_of_the_part_files_it_replaces(client, tmp_path):
+    import stat
+
+    src = tricky(tmp_path)
+    out = tmp_path / "out"
+    run = lambda: pgnfen.dask.filter([src], out, classes=["standard"], client=client, partition_size=3 << 10)  # noqa: E731
+    parts = run()
+    assert len(parts) > 2
+    os.chmod(parts[0], 0o600)
+    # The set-user-ID bit is not handed on to new contents.
+    os.chmod(parts[1], 0o4640)
+    os.remove(parts[2])
+    assert run() == parts
+    mode = lambda p: stat.S_IMODE(os.stat(p).st_mode)  # noqa: E731
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (mode(parts[0]), mode(parts[1]), mode(parts[2])) == (0o600, 0o640, 0o666 & ~umask)
+
+
+def test_a_filter_that_cannot_write_names_the_part_file(tmp_path):
+    # A write that fails (here past the process's file size limit) names the
+    # part file the user asked for, not the staging file it was written as.
+    import resource
+
+    src = tricky(tmp_path)
+    out = tmp_path / "out"
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256, hard))
+    try:
+        with pytest.raises(pgnfen.InputError) as e:
+            pgnfen.dask.filter([src], out, classes=["standard"], client=_RecomputingClient(), partition_size=1 << 20)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+    part = str(out / "part-00000.pgn")
+    assert e.value.filename == part and str(e.value).startswith(part + ":"), e.value
+    assert ".pgnfen-staging" not in str(e.value)
+    assert not out.exists()

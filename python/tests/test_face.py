@@ -210,6 +210,15 @@ def test_split_returns_counts_per_file_in_class_order(tmp_path):
     assert sum(counts.values()) == pgnfen.stats(MIXED)["games"]
 
 
+def test_split_names_files_that_are_not_utf8_as_os_fsdecode_does(tmp_path):
+    # The keys open the files written: a name's bytes that are not UTF-8 are
+    # escaped (surrogateescape), not replaced.
+    folder = os.fsencode(tmp_path) + b"/s\xe9"
+    counts = pgnfen.split(MIXED, template=folder + b"/{class}.pgn")
+    assert list(counts)[0] == os.fsdecode(folder + b"/standard.pgn")
+    assert all(os.path.getsize(name) > 0 for name in counts)
+
+
 @pytest.mark.parametrize("name,format", [("h.jsonl", None), ("h.csv", None), ("h.out", "csv"), ("h.jsonl.gz", None)])
 @pytest.mark.parametrize("tags", [None, ["White", "ECO"], "all"])
 def test_export_writes_the_table_of_the_command_line(name, format, tags, tmp_path):

@@ -79,7 +79,9 @@ fn positions_fen_matches_expectations() {
                 diffs.push(format!("{key}: got {} expected {}", got[key], exp[key]));
             }
         }
-        let codes = |v: &Value, nested: bool| -> BTreeSet<String> {
+        // In order, repeats included: the order is the one the record is
+        // judged in (docs/codes.md).
+        let codes = |v: &Value, nested: bool| -> Vec<String> {
             v["problems"]
                 .as_array()
                 .into_iter()

@@ -366,6 +366,7 @@ pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
     let board = &parsed.board;
     let castling = castling::resolve(board, fen, parsed.castling.clone(), &mut problems);
     let needs_chess960_castling = castling.needs_chess960(board);
+    let ep_from = problems.len();
     let ep_ok = match parsed.ep {
         Some(sq) => check_ep(
             board,
@@ -376,13 +377,19 @@ pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
         ),
         None => true,
     };
-    match board.size() {
+    let ep_to = problems.len();
+    let placed = match board.size() {
         BoardSize::Eight => {
             let chess960_mode = hint == VariantHint::Chess960 || needs_chess960_castling;
-            judge_8x8(parsed, &castling, ep_ok, chess960_mode, &mut problems);
+            judge_8x8(parsed, &castling, ep_ok, chess960_mode, &mut problems)
         }
         BoardSize::Ten => judge_10x8(board, parsed.turn, parsed.placement.clone(), &mut problems),
-    }
+    };
+    // Reported in the order the record is judged in: the men on the board
+    // (kings, pawns), then the en passant square, then what follows from
+    // both (checks, material). The square is judged first only because
+    // the board's judge needs its verdict.
+    problems[ep_from..ep_to + placed].rotate_left(ep_to - ep_from);
     let size = Some(board.size());
     if problems.iter().any(Problem::is_error) {
         return Analysis {
@@ -487,16 +494,18 @@ fn illegal(message: String) -> Problem {
 }
 
 /// Legality of an 8×8 position, as shakmaty's strict `from_setup` judges it.
+/// Returns how many of the problems it adds are about the men on the board
+/// (empty, kings, pawns on a back rank): they come first.
 fn judge_8x8(
     parsed: &parse::Parsed,
     castling: &CastlingRights,
     ep_ok: bool,
     chess960_mode: bool,
     problems: &mut Vec<Problem>,
-) {
+) -> usize {
     use shakmaty::{CastlingMode, Chess, FromSetup, PositionErrorKinds as K, Setup};
     let Some(board) = parsed.board.to_shakmaty() else {
-        return;
+        return 0;
     };
     let mut setup = Setup::empty();
     setup.board = board;
@@ -509,7 +518,7 @@ fn judge_8x8(
         CastlingMode::Standard
     };
     let Err(err) = Chess::from_setup(setup, mode) else {
-        return;
+        return 0;
     };
     let mut kinds = err.kinds();
     if problems.iter().any(|p| p.code == Code::CastlingRights) {
@@ -524,7 +533,8 @@ fn judge_8x8(
         kinds.remove(K::OPPOSITE_CHECK | K::IMPOSSIBLE_CHECK);
     }
     let placement = parsed.placement.clone();
-    let mut push = |kind: K, code: Code, msg: String| {
+    let before = problems.len();
+    let push = |problems: &mut Vec<Problem>, kind: K, code: Code, msg: String| {
         if kinds.contains(kind) {
             let mut p = illegal(msg);
             p.code = code;
@@ -547,11 +557,13 @@ fn judge_8x8(
             .join(" and ")
     };
     push(
+        problems,
         K::EMPTY_BOARD,
         Code::IllegalPosition,
         "the board is empty".into(),
     );
     push(
+        problems,
         K::MISSING_KING,
         Code::IllegalPosition,
         format!(
@@ -560,11 +572,13 @@ fn judge_8x8(
         ),
     );
     push(
+        problems,
         K::TOO_MANY_KINGS,
         Code::IllegalPosition,
         format!("{}; each side needs exactly one king", kings(|n| n > 1)),
     );
     push(
+        problems,
         K::PAWNS_ON_BACKRANK,
         Code::IllegalPosition,
         match board.pawns_on_back_ranks().next() {
@@ -575,7 +589,9 @@ fn judge_8x8(
             None => "a pawn stands on the first or last rank".into(),
         },
     );
+    let placed = problems.len() - before;
     push(
+        problems,
         K::OPPOSITE_CHECK,
         Code::IllegalPosition,
         match board
@@ -591,6 +607,7 @@ fn judge_8x8(
         },
     );
     push(
+        problems,
         K::IMPOSSIBLE_CHECK,
         Code::IllegalPosition,
         format!(
@@ -599,30 +616,37 @@ fn judge_8x8(
         ),
     );
     push(
+        problems,
         K::TOO_MUCH_MATERIAL,
         Code::IllegalPosition,
         "a side has more pieces than promotions of its missing pawns allow".into(),
     );
     push(
+        problems,
         K::INVALID_CASTLING_RIGHTS,
         Code::CastlingRights,
         "invalid castling rights".into(),
     );
     push(
+        problems,
         K::INVALID_EP_SQUARE,
         Code::EnPassant,
         "invalid en passant square".into(),
     );
+    placed
 }
 
 /// The checks for 10×8 positions (kings, pawns, check); castling rights and
-/// en passant are checked for both board sizes.
+/// en passant are checked for both board sizes. Returns how many of the
+/// problems it adds are about the men on the board (kings, pawns): they
+/// come first.
 fn judge_10x8(
     board: &Board,
     turn: Color,
     placement: std::ops::Range<usize>,
     problems: &mut Vec<Problem>,
-) {
+) -> usize {
+    let before = problems.len();
     let illegal = |message: String| Problem::new(Code::IllegalPosition, placement.clone(), message);
     let mut one_king_each = true;
     for color in [Color::White, Color::Black] {
@@ -641,6 +665,7 @@ fn judge_10x8(
             p.describe()
         )));
     }
+    let placed = problems.len() - before;
     let them = turn.other();
     // As on 8×8: a check is only judged when each side has its one king.
     if one_king_each && let Some(k) = board.kings(them).find(|&k| board.is_attacked(k, turn)) {
@@ -650,6 +675,7 @@ fn judge_10x8(
             turn.name()
         )));
     }
+    placed
 }
 
 #[cfg(test)]
@@ -786,6 +812,39 @@ mod tests {
             pos(fen)
                 .write(Dialect::Xfen, Some(EpPolicy::Legal))
                 .is_ok_and(|s| s.contains(" e6 "))
+        );
+    }
+
+    /// Problems come in the order the record is judged in: castling rights,
+    /// the men on the board, the en passant square, then checks and
+    /// material (as the corpus's expectations list them).
+    #[test]
+    fn problems_come_in_the_order_of_judgement() {
+        use Code::*;
+        let order = |fen: &str| codes(fen).into_iter().map(|(c, _)| c).collect::<Vec<_>>();
+        // Two white kings (one on the en passant square): kings before the square.
+        assert_eq!(
+            order("r1bqkbnr/pp1ppppp/n1K5/2p5/8/P4N2/1PPPPPPP/RNBQKB1R w KQkq c6 0 3"),
+            [CastlingRights, CastlingRights, IllegalPosition, EnPassant]
+        );
+        // A pawn on the last rank: before the square too.
+        assert_eq!(
+            order("P3k3/8/8/8/8/8/8/4K3 w - e6 0 1"),
+            [IllegalPosition, EnPassant]
+        );
+        // The side not to move in check, and too much material: after it.
+        assert_eq!(
+            order("r1bqkbnr/1ppppQpp/2n5/p4p2/8/1P6/P1PPPPPP/RNBQKBNR w KQkq f6 0 4"),
+            [EnPassant, IllegalPosition, IllegalPosition]
+        );
+        // 10×8 alike: two kings before the square, the check after it.
+        assert_eq!(
+            order("5k4/10/10/10/10/10/10/K4K4 w - e6 0 1"),
+            [IllegalPosition, EnPassant]
+        );
+        assert_eq!(
+            order("4k5/10/10/10/10/10/10/4RK4 w - e6 0 1"),
+            [EnPassant, IllegalPosition]
         );
     }
 

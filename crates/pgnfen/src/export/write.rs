@@ -160,22 +160,26 @@ impl Format {
     /// (or `.ndjson`), the last two also with a compression ending (`.csv.zst`,
     /// `.jsonl.xz`).
     pub fn from_path(path: &Path) -> Option<Format> {
-        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        // The name's bytes: a name need not be UTF-8 for its ending to be.
+        let name = path.file_name()?.as_encoded_bytes().to_ascii_lowercase();
         // The ending of a compression (one pgnfen writes, or one it names in
         // a refusal when the output is made) is not the format's.
         let base = match compression_of(path) {
             Ok(crate::pipeline::Compression::None) => &name[..],
-            _ => name.rsplit_once('.').map_or(&name[..], |(base, _)| base),
+            _ => name
+                .iter()
+                .rposition(|&b| b == b'.')
+                .map_or(&name[..], |dot| &name[..dot]),
         };
-        if base.ends_with(".parquet") {
+        if base.ends_with(b".parquet") {
             // A compressed Parquet file is no Parquet file for any reader:
             // `check_output` refuses the combination.
             return Some(Format::Parquet);
         }
-        if base.ends_with(".csv") {
+        if base.ends_with(b".csv") {
             return Some(Format::Csv);
         }
-        if base.ends_with(".jsonl") || base.ends_with(".ndjson") {
+        if base.ends_with(b".jsonl") || base.ends_with(b".ndjson") {
             return Some(Format::Jsonl);
         }
         None
@@ -386,6 +390,16 @@ mod tests {
         assert_eq!(f("dir/a.jsonl.gz"), Some(Format::Jsonl));
         assert_eq!(f("a.ndjson"), Some(Format::Jsonl));
         assert_eq!(f("a.txt"), None);
+        // A name that is not UTF-8 has its ending all the same.
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let g = |b: &[u8]| Format::from_path(Path::new(std::ffi::OsStr::from_bytes(b)));
+            assert_eq!(g(b"e\xe9.csv"), Some(Format::Csv));
+            assert_eq!(g(b"\xe9.PARQUET"), Some(Format::Parquet));
+            assert_eq!(g(b"e\xe9.jsonl.gz"), Some(Format::Jsonl));
+            assert_eq!(g(b"e\xe9.txt"), None);
+        }
         assert_eq!(f("a.pgn.zst"), None);
         let refused = check_output(Format::Parquet, Some(Path::new("a.parquet.zst"))).unwrap_err();
         assert_eq!(refused.path(), Path::new("a.parquet.zst"));
