@@ -20,7 +20,8 @@
 //!   warning.
 //! * `hmvc N;` and `fmvn N;` also set the position's clocks (as python-chess
 //!   does); they stay in the operations too. Their operand must be one integer
-//!   (≥ 0 for `hmvc`, ≥ 1 for `fmvn`), else the record is invalid.
+//!   (≥ 0; an `fmvn` of 0 is read as 1 with a `noncanonical` warning, as a
+//!   FEN's fullmove 0), else the record is invalid.
 //! * A line without `;` whose fifth field starts with a digit or `-`, or that
 //!   has six fields ending in a number (`... - x 2`), is a FEN whose clocks are
 //!   at fault, not an EPD, and gets the FEN's messages.
@@ -245,11 +246,8 @@ pub fn check_operations(
         }
         let clock = match opcode {
             b"hmvc" => Some((&mut clocks.halfmove, 0, "a halfmove clock (an integer ≥ 0)")),
-            b"fmvn" => Some((
-                &mut clocks.fullmove,
-                1,
-                "a fullmove number (an integer ≥ 1)",
-            )),
+            // 0 is read as 1, with a warning, as in a FEN's sixth field.
+            b"fmvn" => Some((&mut clocks.fullmove, 0, "a fullmove number (an integer)")),
             _ => None,
         };
         if let Some((slot, min, what)) = clock {
@@ -262,6 +260,17 @@ pub fn check_operations(
                 _ => None,
             };
             match value {
+                Some(0) if opcode == b"fmvn" => {
+                    problems.push(
+                        Problem::new(
+                            Code::Noncanonical,
+                            operands[0].clone(),
+                            "fullmove number 0; the fullmove number starts at 1",
+                        )
+                        .with_help("write 1"),
+                    );
+                    *slot = Some(1);
+                }
                 Some(n) => *slot = Some(n),
                 None => {
                     let span = match (operands.first(), operands.last()) {
@@ -474,7 +483,11 @@ mod tests {
         let line = format!("{START} hmvc 7; fmvn 23;");
         let p = rec(&line).analysis.position.unwrap();
         assert_eq!((p.halfmove, p.fullmove), (7, 23));
-        assert_eq!(codes(&format!("{START} fmvn 0;")), [(Code::FenSyntax, 59)]);
+        // fmvn 0 is read as 1 with a warning, as a FEN's fullmove 0 is.
+        let line = format!("{START} fmvn 0;");
+        assert_eq!(codes(&line), [(Code::Noncanonical, 59)]);
+        assert_eq!(rec(&line).analysis.position.unwrap().fullmove, 1);
+        assert_eq!(codes(&format!("{START} fmvn -1;")), [(Code::FenSyntax, 59)]);
         assert_eq!(codes(&format!("{START} hmvc x;")), [(Code::FenSyntax, 59)]);
         assert_eq!(codes(&format!("{START} hmvc;")), [(Code::FenSyntax, 54)]);
     }
