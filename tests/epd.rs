@@ -579,3 +579,42 @@ fn a_byte_order_mark_before_the_first_record_is_kept_apart() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// `--ep` writes the en passant square of all three dialects in the JSON
+/// objects: each string is the line `--to DIALECT --ep POLICY` writes.
+#[test]
+fn json_strings_follow_ep_as_to_does() {
+    // A pawn beside the pushed one (pseudo-legal, and legal), none (only
+    // as written), and a capture that would expose the king (not legal).
+    let book = "rnbqkbnr/pppp1ppp/8/8/3pP3/8/PPP2PPP/RNBQKBNR b KQkq e3 0 1\n\
+rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1\n\
+8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1\n\
+rnbqkbnr/pppp1ppp/8/8/3pP3/8/PPP2PPP/RNBQKBNR b KQkq e3 bm dxe3;\n";
+    for ep in [None, Some("as-is"), Some("pseudo-legal"), Some("legal")] {
+        let policy: Vec<&str> = ep.map(|p| vec!["--ep", p]).unwrap_or_default();
+        let mut args = vec!["fen", "--format", "json"];
+        args.extend(&policy);
+        let out = run_stdin(&args, book.as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{ep:?}");
+        let objects: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        for (key, dialect) in [("fen", "fen"), ("xfen", "xfen"), ("shredder", "shredder")] {
+            let mut args = vec!["fen", "--to", dialect];
+            args.extend(&policy);
+            let out = run_stdin(&args, book.as_bytes());
+            let text = String::from_utf8(out.stdout).unwrap();
+            let strings: Vec<&str> = objects.iter().map(|o| o[key].as_str().unwrap()).collect();
+            assert_eq!(strings, text.lines().collect::<Vec<_>>(), "{key} {ep:?}");
+        }
+    }
+    // The policies differ on these records (else the test proves nothing).
+    let xfen = |ep: &str| {
+        let out = run_stdin(&["fen", "--format", "json", "--ep", ep], book.as_bytes());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_ne!(xfen("as-is"), xfen("pseudo-legal"));
+    assert_ne!(xfen("pseudo-legal"), xfen("legal"));
+}

@@ -156,8 +156,9 @@ class GameIterator(Iterator[Game]):
         /,
     ) -> bool: ...
 
-def fen(record: str, /) -> FenReport:
-    """The object of ``pgnfen fen --format json`` for one bare FEN record."""
+def fen(record: str, /, *, ep: Optional[Literal["as-is", "pseudo-legal", "legal"]] = None) -> FenReport:
+    """The object of ``pgnfen fen --format json`` for one bare FEN record
+    (``ep`` as ``fen --ep``)."""
 
 # A native class: it cannot be subclassed.
 @final
@@ -177,8 +178,13 @@ class FenRecordIterator(Iterator[FenRecordReport]):
         /,
     ) -> bool: ...
 
-def fen_records(*paths: _Path, threads: Optional[int] = None) -> FenRecordIterator:
-    """The objects of ``pgnfen fen --format json`` for every record of these books, lazily."""
+def fen_records(
+    *paths: _Path,
+    threads: Optional[int] = None,
+    ep: Optional[Literal["as-is", "pseudo-legal", "legal"]] = None,
+) -> FenRecordIterator:
+    """The objects of ``pgnfen fen --format json`` for every record of these
+    books, lazily (``ep`` as ``fen --ep``)."""
 
 def stats(
     *paths: _Path,

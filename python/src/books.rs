@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use pgnfen::Error;
 use pgnfen::book::{self, Line, Render, Sink, StreamError};
-use pgnfen::fen::{self, VariantHint};
+use pgnfen::fen::{self, EpPolicy, VariantHint};
 use pgnfen::pipeline::check_inputs_exist;
 
 use crate::json_stream::{JsonStream, json_iterator_methods};
@@ -36,6 +36,8 @@ const BLOCK: usize = 256 << 10;
 /// file and line it was read from first (as `fen --format json` writes them).
 struct Reports {
     file: String,
+    /// `fen_records(ep=)`: one en passant policy for the three dialects.
+    ep: Option<EpPolicy>,
 }
 
 impl Render for Reports {
@@ -54,7 +56,7 @@ impl Render for Reports {
                 object.insert("line".into(), Value::from(number));
                 // A report of strings and numbers always serializes.
                 if let Ok(Value::Object(fields)) =
-                    serde_json::to_value(fen::report_record(text, &record))
+                    serde_json::to_value(fen::report_record(text, &record, self.ep))
                 {
                     object.extend(fields);
                 }
@@ -110,6 +112,7 @@ impl Sink<Vec<Value>> for Queue {
 fn read_books(
     inputs: &[pgnfen::pipeline::Input],
     threads: usize,
+    ep: Option<EpPolicy>,
     mut queue: Queue,
 ) -> Result<(), Error> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -125,7 +128,10 @@ fn read_books(
             .map_err(read_err(input.display_name()))?;
         while let Some(mut stream) = streams.next().map_err(read_err(input.display_name()))? {
             let file = stream.input.display_name();
-            let reports = Reports { file: file.clone() };
+            let reports = Reports {
+                file: file.clone(),
+                ep,
+            };
             match pool.install(|| {
                 book::stream_in_blocks(&mut *stream.reader, &reports, false, BLOCK, &mut queue)
             }) {
@@ -146,7 +152,8 @@ fn read_books(
 /// (an EPD record's dialect strings are EPD records, with ``operations``).
 /// paths: one or more files (str, bytes or os.PathLike; "-" is standard
 /// input), plain or compressed. The books are read as the loop goes, on
-/// ``threads`` worker threads, with bounded memory.
+/// ``threads`` worker threads, with bounded memory. ``ep`` writes the en
+/// passant square of the three dialects by one policy, as ``fen --ep``.
 ///
 /// >>> records = list(pgnfen.fen_records("samples/positions.fen"))
 /// >>> records[0]["class"], records[0]["valid"]
@@ -156,12 +163,16 @@ fn read_books(
 /// file; pgnfen.InputError (an OSError) from the loop when a file turns out
 /// unreadable (a corrupt .zst), after its readable records.
 #[pyfunction]
-#[pyo3(signature = (*paths, threads=None))]
+#[pyo3(signature = (*paths, threads=None, ep=None))]
 pub fn fen_records(
     paths: &Bound<'_, PyTuple>,
     threads: Option<crate::Threads>,
+    ep: Option<&str>,
 ) -> PyResult<FenRecordIterator> {
     let inputs = inputs(paths, "fen_records")?;
+    let ep = ep
+        .map(|ep| crate::choice::<EpPolicy>("ep", ep))
+        .transpose()?;
     let threads = options(threads)?.threads;
     check_inputs_exist(&inputs).map_err(command_error)?;
     // Books have no notes: the call's stay empty.
@@ -173,7 +184,7 @@ pub fn fen_records(
     };
     let handle = std::thread::Builder::new()
         .name("pgnfen-fen-records".into())
-        .spawn(move || read_books(&inputs, threads, queue))
+        .spawn(move || read_books(&inputs, threads, ep, queue))
         .map_err(|e| crate::io_error("<thread>", &e))?;
     Ok(FenRecordIterator {
         stream: JsonStream::new(rx, handle, call, "fen_records"),

@@ -288,12 +288,20 @@ fn output_name(path: &std::path::Path) -> String {
 /// part of it, as for the command line. A string of several lines is a
 /// ``pgnfen.UsageError``: ``fen_records()`` reads books. An empty string or a
 /// ``#`` comment, which a book skips, is analysed as a (malformed) record.
+/// ``ep`` (``"as-is"``, ``"pseudo-legal"``, ``"legal"``) writes the en
+/// passant square of all three dialects by that policy, as ``fen --ep``;
+/// without it each dialect keeps its own.
 ///
 /// >>> pgnfen.fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")["class"]
 /// 'standard'
 #[pyfunction(name = "fen")]
-#[pyo3(signature = (record, /))]
-fn fen_record(py: Python<'_>, record: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (record, /, *, ep=None))]
+fn fen_record(
+    py: Python<'_>,
+    record: &Bound<'_, PyString>,
+    ep: Option<&str>,
+) -> PyResult<Py<PyAny>> {
+    let ep = ep.map(|ep| choice::<EpPolicy>("ep", ep)).transpose()?;
     // (A lone surrogate is no text of any file: a usage error, not Python's
     // UnicodeEncodeError.)
     let record = record.to_cow().map_err(|_| {
@@ -313,7 +321,7 @@ fn fen_record(py: Python<'_>, record: &Bound<'_, PyString>) -> PyResult<Py<PyAny
     }
     let report = py.detach(|| {
         let parsed = pgnfen::fen::analyse_record(record.as_bytes(), VariantHint::StandardLike);
-        pgnfen::fen::report::report_record(record.as_bytes(), &parsed)
+        pgnfen::fen::report::report_record(record.as_bytes(), &parsed, ep)
     });
     to_py(py, &report)
 }

@@ -246,9 +246,9 @@ def test_export_parquet_holds_the_rows_of_the_command_line(tmp_path):
     assert counts["rows"] == pq.read_table(tmp_path / "h.parquet").num_rows
 
 
-def _cli_records(*paths):
+def _cli_records(*paths, options=()):
     out = subprocess.run(
-        [str(CLI), "fen", "--format", "json", *map(str, paths)], capture_output=True, check=False
+        [str(CLI), "fen", "--format", "json", *options, *map(str, paths)], capture_output=True, check=False
     )
     assert out.returncode in (0, 1), out.stderr.decode()
     return [json.loads(line) for line in out.stdout.splitlines()]
@@ -263,6 +263,25 @@ def test_fen_records_are_the_objects_of_the_command_line():
     for r in records:
         assert (r.pop("file"), type(r.pop("line"))) == (str(book), int)
     assert all(r == pgnfen.fen(r["input"]) for r in records if r["operations"] is None)
+
+
+@pytest.mark.parametrize("ep", ["as-is", "pseudo-legal", "legal"])
+def test_fen_records_and_fen_take_ep_as_the_command_line(ep, tmp_path):
+    book = tmp_path / "ep.fen"
+    book.write_text(
+        "rnbqkbnr/pppp1ppp/8/8/3pP3/8/PPP2PPP/RNBQKBNR b KQkq e3 0 1\n"
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1\n"
+        "8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1\n"
+    )
+    records = list(pgnfen.fen_records(book, ep=ep))
+    assert records == _cli_records(book, options=["--ep", ep])
+    for r in records:
+        del r["file"], r["line"]
+        assert r == pgnfen.fen(r["input"], ep=ep)
+    # Without ep, each dialect keeps its own policy.
+    assert [r["xfen"] for r in pgnfen.fen_records(book)] != [r["xfen"] for r in records] or ep == "pseudo-legal"
+    with pytest.raises(pgnfen.UsageError, match="possible values"):
+        pgnfen.fen_records(book, ep="sometimes")
 
 
 def test_fen_records_of_books_with_comments_line_ends_epd_and_a_line_too_long(tmp_path):

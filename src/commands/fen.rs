@@ -334,7 +334,7 @@ impl Converter<'_> {
                 let report = Located {
                     file,
                     line: no,
-                    report: fen::report_record(text, &record),
+                    report: fen::report_record(text, &record, self.args.ep),
                 };
                 // A report of strings and numbers always serializes.
                 if let Ok(json) = serde_json::to_string(&report) {

@@ -552,6 +552,7 @@ mod tests {
         let report = serde_json::to_value(crate::fen::report_record(
             b"8/8/8/8/8/8/8/8 w - - 0 1",
             &record,
+            None,
         ))
         .unwrap();
         let expected: Vec<&str> = report

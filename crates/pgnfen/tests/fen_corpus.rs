@@ -64,7 +64,7 @@ fn positions_fen_matches_expectations() {
         let exp: Value = serde_json::from_str(exp).expect("json line");
         let input = String::from_utf8_lossy(line);
         let analysis = analyse(line, VariantHint::StandardLike);
-        let got = serde_json::to_value(report(&input, &analysis)).expect("serializes");
+        let got = serde_json::to_value(report(&input, &analysis, None)).expect("serializes");
         let mut diffs = Vec::new();
         for key in [
             "valid",

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Analysis, Dialect, Record};
+use super::{Analysis, Dialect, EpPolicy, Record};
 
 /// One problem as `fen --format json` prints it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -42,23 +42,20 @@ pub struct Report {
     pub operations: Option<String>,
 }
 
-/// The report of the bare FEN `input`, analysed as `analysis`.
-pub fn report(input: &str, analysis: &Analysis) -> Report {
-    let write = |d: Dialect| {
-        analysis
-            .position
-            .as_ref()
-            .and_then(|p| p.write(d, None).ok())
-    };
+/// The report of the bare FEN `input`, analysed as `analysis`. Each dialect
+/// is written with its own en passant policy, or with `ep` for all three
+/// (`fen --ep`).
+pub fn report(input: &str, analysis: &Analysis, ep: Option<EpPolicy>) -> Report {
+    let write = |d: Dialect| analysis.position.as_ref().and_then(|p| p.write(d, ep).ok());
     build(input.as_bytes(), analysis, write, None)
 }
 
 /// The report of one line of a book, FEN or EPD: an EPD's strings are EPD
-/// records (four fields and its operations).
-pub fn report_record(line: &[u8], record: &Record) -> Report {
+/// records (four fields and its operations). `ep` as for [`report`].
+pub fn report_record(line: &[u8], record: &Record, ep: Option<EpPolicy>) -> Report {
     let write = |d: Dialect| {
         record
-            .write(line, d, None)
+            .write(line, d, ep)
             .and_then(Result::ok)
             .map(|v| String::from_utf8_lossy(&v).into_owned())
     };
@@ -106,7 +103,11 @@ mod tests {
     #[test]
     fn keys_in_spec_order() {
         let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
-        let r = report(fen, &analyse(fen.as_bytes(), VariantHint::StandardLike));
+        let r = report(
+            fen,
+            &analyse(fen.as_bytes(), VariantHint::StandardLike),
+            None,
+        );
         let json = serde_json::to_string(&r).expect("serializes");
         assert_eq!(
             json,
@@ -117,7 +118,11 @@ mod tests {
     #[test]
     fn invalid_record_has_no_strings() {
         let fen = "8/8/8/8/8/8/8/8 w - - 0 1";
-        let r = report(fen, &analyse(fen.as_bytes(), VariantHint::StandardLike));
+        let r = report(
+            fen,
+            &analyse(fen.as_bytes(), VariantHint::StandardLike),
+            None,
+        );
         assert!(!r.valid);
         assert_eq!(r.class, "malformed");
         assert_eq!(r.board, Some("8x8"));
@@ -131,6 +136,7 @@ mod tests {
         let r = report_record(
             line,
             &crate::fen::analyse_record(line, VariantHint::StandardLike),
+            None,
         );
         assert!(r.valid && r.problems.is_empty());
         assert_eq!(r.class, "chess960");
