@@ -656,7 +656,8 @@ def read_headers(paths, tags=None, client=None, partition_size=None, where=None,
     Where each partition's first game starts, and its offset, line and game
     number bases, are found first (a counting pass on the cluster, resolved as
     ``stats`` does); the frame's partitions then read their rows from there.
-    ``tags``: None for the default tag columns, or a list of tag names.
+    ``tags``: None for the default tag columns, or tag names (a list, or one
+    string of names joined by commas, as ``scan()`` takes them; not ``"all"``).
     ``where`` (tag expressions) and ``speeds`` keep only the rows of the games
     that match, as in ``pgnfen.scan()`` and ``export --tag``/``--speed``.
     Each partition of the frame is held whole in a worker's memory, so the
@@ -667,8 +668,13 @@ def read_headers(paths, tags=None, client=None, partition_size=None, where=None,
     _needs_dask("dataframe")
     import dask.dataframe as dd
 
+    if tags == "all":
+        # The columns must be known before any partition is read (the
+        # frame's meta), and "all" would need every header of every file.
+        raise UsageError('read_headers(tags="all") is not supported: name the tags (a list, or "White,Black")')
     if isinstance(tags, str):
-        raise UsageError('read_headers(tags=...) takes a list of tag names ("all" is not supported)')
+        # As scan() and `export --tags` take them.
+        tags = tags.split(",")
     if isinstance(tags, bytes):
         raise TypeError(f"argument 'tags': a list of str, not bytes ({tags!r})")
     # The columns first: a bad tag name is found before any work.

@@ -276,6 +276,9 @@ def test_named_tag_columns(client, tmp_path):
     assert list(frame.columns)[-3:] == ["White", "Black", "other_tags"]
     expected = pgnfen.scan(*files, tags=["White", "Black"]).read_all().to_pandas(types_mapper=pd.ArrowDtype)
     assert comparable(frame.compute().reset_index(drop=True)) == comparable(expected)
+    # One string of names joined by commas, as scan() takes it.
+    joined = pgnfen.dask.read_headers(files, tags="White,Black", client=client, partition_size=61 << 10)
+    assert comparable(joined.compute().reset_index(drop=True)) == comparable(expected)
 
 
 def test_errors(client, tmp_path):
@@ -570,6 +573,10 @@ def test_arguments_are_checked_before_any_work(tmp_path):
         pgnfen.dask.read_headers([src], tags=[""], client=none)
     with pytest.raises(TypeError, match="a list of str"):
         pgnfen.dask.read_headers([src], tags=b"White", client=none)
+    with pytest.raises(pgnfen.UsageError, match=r'tags="all"\) is not supported'):
+        pgnfen.dask.read_headers([src], tags="all", client=none)
+    with pytest.raises(pgnfen.UsageError, match="not a tag name"):
+        pgnfen.dask.read_headers([src], tags="White,,Black", client=none)
     for size in (True, 1.5, float("inf"), "4000"):
         with pytest.raises(pgnfen.UsageError, match="partition_size must be a number of bytes"):
             pgnfen.dask.stats([src], client=none, partition_size=size)
