@@ -668,11 +668,11 @@ def read_headers(paths, tags=None, client=None, partition_size=None, where=None,
     _needs_dask("dataframe")
     import dask.dataframe as dd
 
-    if tags == "all":
-        # The columns must be known before any partition is read (the
-        # frame's meta), and "all" would need every header of every file.
-        raise UsageError('read_headers(tags="all") is not supported: name the tags (a list, or "White,Black")')
     if isinstance(tags, str):
+        if tags == "all":
+            # The columns must be known before any partition is read (the
+            # frame's meta), and "all" would need every header of every file.
+            raise UsageError('read_headers(tags="all") is not supported: name the tags (a list, or "White,Black")')
         # As scan() and `export --tags` take them.
         tags = tags.split(",")
     if isinstance(tags, bytes):
