@@ -2,7 +2,8 @@
 //! `holds`) against a reference written from the rules of docs/commands.md:
 //! a name of letters, digits and `_`, an operator, a value; `=`/`!=` compare
 //! bytes after PGN unescaping, `<` `<=` `>` `>=` compare as decimal numbers
-//! when both sides are numbers (of any length: by padding), else as bytes; a
+//! when both sides are numbers (of any length: by padding; ASCII white space
+//! around a number does not count), else as bytes; a
 //! game without the tag satisfies only `!=` and `!~`. Input: the expression,
 //! then 0xFF and the raw tag value (none: the game lacks the tag).
 #![no_main]
@@ -27,7 +28,7 @@ fn decode(raw: &[u8]) -> Vec<u8> {
 
 /// (negative, int padded, frac) as strings; compare by padding.
 fn num(s: &[u8]) -> Option<(bool, String, String)> {
-    let s = std::str::from_utf8(s).ok()?;
+    let s = std::str::from_utf8(s).ok()?.trim_ascii();
     let (neg, body) = if let Some(r) = s.strip_prefix('-') {
         (true, r)
     } else if let Some(r) = s.strip_prefix('+') {
