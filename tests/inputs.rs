@@ -647,16 +647,40 @@ fn a_compressed_file_cut_short_says_which_format_and_why() {
             );
         }
     }
-    // Bytes after a whole gzip member that are no other member.
+    // Bytes after a whole gzip member that are no other member, also fewer
+    // than a member's header (they read as a header cut short before) and
+    // after zero bytes.
+    let zeros_then_text: &[u8] = b"\0\0\0\0x";
+    for tail in [&b"[Event \"not gzip\"]\n"[..], b"garbage", zeros_then_text] {
+        let mut data = compressed("gzip", &games);
+        data.extend_from_slice(tail);
+        let path = dir.path().join("trailing.pgn.gz");
+        std::fs::write(&path, &data).unwrap();
+        let run = bin().arg("stats").arg(&path).output().unwrap();
+        assert_eq!(run.status.code(), Some(2));
+        let err = stderr(&run);
+        assert!(
+            err.contains("gzip data cannot be read") && err.contains("trailing garbage"),
+            "{err}"
+        );
+    }
+    // Zero bytes after the last member are padding (`gzip -d` skips them):
+    // the games are read, as without them.
     let mut data = compressed("gzip", &games);
-    data.extend_from_slice(b"[Event \"not gzip\"]\n");
-    let path = dir.path().join("trailing.pgn.gz");
-    std::fs::write(&path, &data).unwrap();
-    let run = bin().arg("stats").arg(&path).output().unwrap();
-    assert_eq!(run.status.code(), Some(2));
-    let err = stderr(&run);
-    assert!(
-        err.contains("gzip data cannot be read") && err.contains("trailing garbage"),
-        "{err}"
-    );
+    let whole = data.clone();
+    data.extend_from_slice(&[0; 512]);
+    let padded = dir.path().join("padded.pgn.gz");
+    std::fs::write(&padded, &data).unwrap();
+    let unpadded = dir.path().join("unpadded.pgn.gz");
+    std::fs::write(&unpadded, &whole).unwrap();
+    let stats = |p: &std::path::Path| {
+        let run = bin()
+            .args(["stats", "--format", "json"])
+            .arg(p)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+        run.stdout
+    };
+    assert_eq!(stats(&padded), stats(&unpadded));
 }

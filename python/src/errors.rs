@@ -6,6 +6,8 @@
 
 use std::io;
 
+use pgnfen::pipeline::output::os_error_code;
+
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -75,7 +77,9 @@ pub fn io_error(file: &str, source: &io::Error) -> PyErr {
             Err(e) => return e,
         };
         let made = class.call1((message,)).and_then(|e| {
-            e.setattr("errno", source.raw_os_error())?;
+            // Also the code inside an error that wraps it (an output's
+            // folder that cannot take its temporary file).
+            e.setattr("errno", os_error_code(source))?;
             e.setattr("strerror", strerror(source))?;
             e.setattr("filename", crate::paths::file_name(py, file))?;
             Ok(e)
@@ -90,11 +94,8 @@ pub fn io_error(file: &str, source: &io::Error) -> PyErr {
 /// The error's words without Rust's ` (os error N)` ending (`errno` holds N).
 fn strerror(source: &io::Error) -> String {
     let text = source.to_string();
-    match source.raw_os_error() {
-        Some(n) => text
-            .strip_suffix(&format!(" (os error {n})"))
-            .unwrap_or(&text)
-            .to_string(),
+    match os_error_code(source) {
+        Some(n) => text.replace(&format!(" (os error {n})"), ""),
         None => text,
     }
 }

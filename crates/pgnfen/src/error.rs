@@ -71,7 +71,7 @@ pub enum Usage {
     /// More distinct tag names in the expressions than one run can look for.
     #[error(
         "--tag names {names} different tags{}; at most {MAX_EXTRA_TAGS} can be used in one run",
-        if *.speed_reads_time_control { " (the speed reads TimeControl, one of them)" } else { "" }
+        if *.speed_reads_time_control { " (with TimeControl, which the speeds are read from)" } else { "" }
     )]
     TooManyTags {
         /// The distinct tag names.

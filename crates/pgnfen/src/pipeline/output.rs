@@ -165,6 +165,67 @@ pub(crate) struct WriteError {
     pub source: io::Error,
 }
 
+/// An output's folder that cannot take the temporary file the output is
+/// written to first: the error is the folder's, which the system's own
+/// words (`Permission denied` about the output's name) would not say.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FolderError {
+    /// The folder is missing.
+    #[error("the folder {folder} does not exist")]
+    Missing {
+        folder: String,
+        #[source]
+        source: io::Error,
+    },
+    /// The folder refuses new files (permissions, a read-only file system).
+    #[error(
+        "cannot create a file in the folder {folder}: {source}; an output is written there \
+         under a temporary name, then renamed into place, so its folder must take new files"
+    )]
+    Closed {
+        folder: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl FolderError {
+    /// `e`, from creating a temporary file in `dir`, said of the folder when
+    /// it is the folder's fault.
+    fn of(dir: &Path, e: io::Error) -> io::Error {
+        let folder = dir.display().to_string();
+        let kind = e.kind();
+        match kind {
+            io::ErrorKind::NotFound if !dir.exists() => {
+                io::Error::new(kind, FolderError::Missing { folder, source: e })
+            }
+            io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
+                io::Error::new(kind, FolderError::Closed { folder, source: e })
+            }
+            _ => e,
+        }
+    }
+}
+
+/// The operating system's error code inside `e`, also when `e` wraps it
+/// (as [`FolderError`] does).
+pub fn os_error_code(e: &io::Error) -> Option<i32> {
+    if let Some(code) = e.raw_os_error() {
+        return Some(code);
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = e.get_ref().map(|r| r as _);
+    while let Some(s) = source {
+        if let Some(code) = s
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::raw_os_error)
+        {
+            return Some(code);
+        }
+        source = s.source();
+    }
+    None
+}
+
 /// An output stream; files appear under their name only after [`Output::commit`].
 pub struct Output {
     target: Target,
@@ -213,18 +274,10 @@ fn without_temp_path(e: io::Error) -> io::Error {
     if e.raw_os_error().is_some() {
         return e;
     }
-    let kind = e.kind();
-    let mut source: Option<&(dyn std::error::Error + 'static)> = e.get_ref().map(|r| r as _);
-    while let Some(s) = source {
-        if let Some(os) = s
-            .downcast_ref::<io::Error>()
-            .and_then(io::Error::raw_os_error)
-        {
-            return io::Error::from_raw_os_error(os);
-        }
-        source = s.source();
+    match os_error_code(&e) {
+        Some(code) => io::Error::from_raw_os_error(code),
+        None => io::Error::from(e.kind()),
     }
-    io::Error::from(kind)
 }
 
 /// Symbolic links followed at most, as the system's own calls do (ELOOP
@@ -426,7 +479,7 @@ impl Output {
                 }
                 file
             })
-            .map_err(without_temp_path)?;
+            .map_err(|e| FolderError::of(dir, without_temp_path(e)))?;
         let (file, temp_path) = temp.into_parts();
         if let Some(meta) = &existing {
             // A replaced file keeps its mode, owner and group (a chown is only
@@ -735,6 +788,43 @@ mod tests {
         assert!(!path.exists());
         out.commit().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"hello");
+    }
+
+    /// An output whose folder is missing or refuses new files says so of the
+    /// folder (the system's error names only the file), keeping the error's
+    /// code; an output whose folder exists but cannot take it (`/proc/self`)
+    /// keeps the system's words.
+    #[test]
+    fn a_folder_that_cannot_take_the_output_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nodir");
+        let e = Output::create(Some(&missing.join("x.pgn"))).err().unwrap();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        assert_eq!(
+            e.to_string(),
+            format!("the folder {} does not exist", missing.display())
+        );
+        assert_eq!(os_error_code(&e), Some(libc::ENOENT));
+        assert!(!missing.exists());
+        // Root may write anywhere: the refusal is made up, as the system gives it.
+        let e = FolderError::of(dir.path(), io::Error::from_raw_os_error(libc::EACCES));
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        assert!(
+            e.to_string().starts_with(&format!(
+                "cannot create a file in the folder {}: Permission denied (os error 13); ",
+                dir.path().display()
+            )),
+            "{e}"
+        );
+        assert_eq!(os_error_code(&e), Some(libc::EACCES));
+        let e = FolderError::of(dir.path(), io::Error::from_raw_os_error(libc::ENOENT));
+        assert_eq!(
+            e.raw_os_error(),
+            Some(libc::ENOENT),
+            "the folder exists: the system's words"
+        );
+        let e = FolderError::of(dir.path(), io::Error::from_raw_os_error(libc::ENOSPC));
+        assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
     }
 
     /// A file written past several writeback steps, in pieces of odd sizes,

@@ -488,7 +488,7 @@ fn decompress<R: BufRead + Send + 'static>(
     Ok(match compression {
         Compression::None | Compression::Zip => Box::new(input),
         Compression::Gzip => unnested(Box::new(DecoderErrors {
-            inner: flate2::bufread::MultiGzDecoder::new(input),
+            inner: GzMembers::new(input),
             format: "gzip",
         })),
         Compression::Bzip2 => unnested(Box::new(DecoderErrors {
@@ -595,6 +595,68 @@ pub(crate) fn refused(what: &str) -> io::Error {
              unpack it first"
         ),
     )
+}
+
+/// The members of a gzip file one after another, as `gzip -d` reads them.
+/// After a member comes another (its magic bytes), the end, or zero bytes
+/// to the end (padding, such as a tape's blocks, which `gzip -d` skips);
+/// anything else is refused, saying so: flate2's `MultiGzDecoder` read a
+/// few such bytes as a header cut short, and zeros as a damaged one.
+struct GzMembers<R: BufRead> {
+    /// The member being read; `None` once the input is done.
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: BufRead> GzMembers<R> {
+    fn new(input: R) -> Self {
+        GzMembers {
+            member: Some(flate2::bufread::GzDecoder::new(input)),
+        }
+    }
+
+    /// What follows a member that ended: the next member, or `None` at the
+    /// end of the input.
+    fn after(mut input: R) -> io::Result<Option<flate2::bufread::GzDecoder<R>>> {
+        let head = input.fill_buf()?;
+        if head.is_empty() {
+            return Ok(None);
+        }
+        if head.starts_with(&[0x1f, 0x8b]) || head == [0x1f] {
+            return Ok(Some(flate2::bufread::GzDecoder::new(input)));
+        }
+        loop {
+            let bytes = input.fill_buf()?;
+            if bytes.is_empty() {
+                return Ok(None);
+            }
+            if bytes.iter().any(|&b| b != 0) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "gzip data cannot be read: bytes that are not gzip follow the last \
+                     member (trailing garbage: the file holds something else after its \
+                     compressed data)",
+                ));
+            }
+            let n = bytes.len();
+            input.consume(n);
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while let Some(member) = self.member.as_mut() {
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let Some(member) = self.member.take() else {
+                break;
+            };
+            self.member = GzMembers::after(member.into_inner())?;
+        }
+        Ok(0)
+    }
 }
 
 /// An xz decoder whose errors say that the input is xz (liblzma's own
