@@ -562,3 +562,12 @@ def test_export_to_a_device_writes_json_lines(tmp_path):
     assert counts["games"] > 0
     with pytest.raises(pgnfen.UsageError, match="cannot tell the format"):
         pgnfen.export(MIXED, output=tmp_path / "h")
+
+
+def test_an_output_in_a_missing_folder_names_the_folder(tmp_path):
+    out = tmp_path / "nodir" / "x.pgn"
+    with pytest.raises(pgnfen.MissingFileError) as e:
+        pgnfen.filter(MIXED, output=out, classes=["standard"])
+    assert str(e.value) == f"{out}: the folder {out.parent} does not exist"
+    assert (e.value.errno, e.value.filename) == (errno.ENOENT, str(out))
+    assert not out.parent.exists()
