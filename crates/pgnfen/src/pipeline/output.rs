@@ -208,7 +208,7 @@ impl FolderError {
 }
 
 /// The operating system's error code inside `e`, also when `e` wraps it
-/// (as [`FolderError`] does).
+/// (as an output's error about its folder does).
 pub fn os_error_code(e: &io::Error) -> Option<i32> {
     if let Some(code) = e.raw_os_error() {
         return Some(code);
