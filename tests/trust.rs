@@ -598,9 +598,32 @@ fn an_input_without_tag_lines_is_warned_about_by_name() {
     );
     let quiet = run(&["-q", "stats", binary.to_str().unwrap()]);
     assert!(!stderr(&quiet).contains("warning"));
-    // Nor does an empty input or one of blank lines (it holds no game).
-    assert!(!stderr(&run_stdin(&["stats"], b"")).contains("warning"));
-    assert!(!stderr(&run_stdin(&["stats"], b"\n \r\n\n")).contains("warning"));
+    // An empty input, or one of blank lines, has no tag line either: it is
+    // warned about, the note saying that it holds no game.
+    for empty in [&b""[..], b"\n \r\n\n"] {
+        let out = run_stdin(&["stats", "--format", "json"], empty);
+        assert!(out.status.success());
+        assert!(
+            stderr(&out).contains("<stdin>: no PGN tag line found (it holds no text, so no game)"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let empty = dir.path().join("empty.pgn");
+    std::fs::write(&empty, b"").unwrap();
+    for command in [
+        &["stats"][..],
+        &["check"],
+        &["filter", "--class", "standard"],
+        &["export"],
+    ] {
+        let out = run(&[command, &[empty.to_str().unwrap()]].concat());
+        assert!(
+            stderr(&out).contains(&format!("{}: no PGN tag line found", empty.display())),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+    }
     // Text that is no PGN is warned about on standard input too.
     assert!(stderr(&run_stdin(&["stats"], b"hello\n")).contains("<stdin>: no PGN tag line found"));
     // Lines that begin with '[' but hold no tag pair cut it into games: said.

@@ -336,6 +336,19 @@ def test_an_input_without_a_tag_line_is_an_input_warning_in_every_call(tmp_path)
             pgnfen.stats(binary)
 
 
+def test_an_empty_input_is_warned_about_as_holding_no_game(tmp_path):
+    # No tag line is found in it either (an empty download, a wrong path).
+    empty = tmp_path / "empty.pgn"
+    empty.write_bytes(b"")
+    blank = tmp_path / "blank.pgn"
+    blank.write_bytes(b"\n  \r\n\n")
+    for path in (empty, blank):
+        with pytest.warns(pgnfen.InputWarning, match=rf"{path.name}: no PGN tag line found \(it holds no text, so no game\)"):
+            assert pgnfen.stats(path)["games"] == 0
+        with pytest.warns(pgnfen.InputWarning, match=rf"{path.name}: no PGN tag line found"):
+            assert list(pgnfen.games(path)) == []
+
+
 def test_a_call_gives_only_its_own_warnings(tmp_path):
     # A stream's warning waits for that stream: another call made meanwhile
     # (on this thread or another) neither gives nor swallows it.

@@ -489,7 +489,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
     let mut seen = Seen {
         // Whether a tag line was seen yet (a binary file or a wrong path has none).
         tag_line: !options.notes,
-        // An empty input (or blank lines only) holds no game and is not warned about.
+        // Whether it held any text (the note on an empty input says so).
         text: false,
     };
     let limits = Limits::of(options);
@@ -639,13 +639,18 @@ struct Seen {
 }
 
 impl Seen {
-    /// The note for an input of text with no tag line (a binary file, a wrong
-    /// path). Lines that begin with `[` but hold no tag pair still cut such an
-    /// input into several games: the note says so, or the count of games next
-    /// to "no tag line" would read as a contradiction.
+    /// The note for an input with no tag line (a binary file, a wrong path,
+    /// an empty file). Lines that begin with `[` but hold no tag pair still
+    /// cut such an input into several games: the note says so, or the count
+    /// of games next to "no tag line" would read as a contradiction. An
+    /// empty input, or one of blank lines, holds no game: the note says that
+    /// too, since an empty file given by mistake is as worth noticing as a
+    /// binary one.
     fn warn(&self, progress: &Reporter<'_>, name: &str, games: u64) {
-        if !self.tag_line && self.text {
-            let cut = if games > 1 {
+        if !self.tag_line {
+            let cut = if !self.text {
+                " (it holds no text, so no game)".to_string()
+            } else if games > 1 {
                 format!(" (its {games} games are its text cut at lines that begin with '[')")
             } else {
                 String::new()
