@@ -241,17 +241,29 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
                         .with_help(help),
                 });
             } else if family == VariantFamily::StandardLike && a.position.is_some() {
+                // A Variant tag that names standard chess (`Standard`,
+                // `From Position`) is named, so that the message does not say
+                // that a tag is missing which the header has.
+                let written = variant.map(|v| shown_value(tags[v].raw));
+                let verb = |name: &str| match &written {
+                    Some(_) => format!("write [Variant \"{name}\"] instead"),
+                    None => format!("add [Variant \"{name}\"]"),
+                };
+                let but = match &written {
+                    Some(value) => format!("but the Variant tag says \"{value}\""),
+                    None => "but there is no Variant tag".to_string(),
+                };
                 if board == BoardSize::Ten {
                     problems.push(missing_variant(
                         i,
-                        "a 10-file board needs a Variant tag",
-                        "add [Variant \"Capablanca\"] (or the variant played)",
+                        &format!("a 10-file board needs a 10×8 variant, {but}"),
+                        &format!("{} (or the variant played)", verb("Capablanca")),
                     ));
                 } else if a.needs_chess960_castling {
                     problems.push(missing_variant(
                         i,
-                        "a castling right needs Chess960 castling (king off the e-file or rook off the a/h-files), but there is no Chess960 Variant tag",
-                        "add [Variant \"Chess960\"]",
+                        &format!("a castling right needs Chess960 castling (king off the e-file or rook off the a/h-files), {but}"),
+                        &verb("Chess960"),
                     ));
                 }
             }
@@ -438,6 +450,48 @@ mod tests {
                     assert_eq!(format!("{a:?}"), format!("{b:?}"), "{fen} {hint:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn missing_variant_names_a_variant_tag_of_standard_chess() {
+        let fen = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1";
+        let capa = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1";
+        for (fen, variant, message, help) in [
+            (
+                fen,
+                None,
+                "but there is no Variant tag",
+                "add [Variant \"Chess960\"]",
+            ),
+            (
+                fen,
+                Some("Standard"),
+                "but the Variant tag says \"Standard\"",
+                "write [Variant \"Chess960\"] instead",
+            ),
+            (
+                capa,
+                None,
+                "needs a 10×8 variant, but there is no Variant tag",
+                "add [Variant \"Capablanca\"] (or the variant played)",
+            ),
+            (
+                capa,
+                Some("From Position"),
+                "but the Variant tag says \"From Position\"",
+                "write [Variant \"Capablanca\"] instead (or the variant played)",
+            ),
+        ] {
+            let mut list = vec![(TagName::SetUp, "1"), (TagName::Fen, fen)];
+            if let Some(variant) = variant {
+                list.push((TagName::Variant, variant));
+            }
+            let v = classify(&tags(&list));
+            assert_eq!(codes(&v), ["missing-variant"], "{variant:?}");
+            let problem = &v.problems[0].problem;
+            assert!(problem.message.ends_with(message), "{}", problem.message);
+            assert_eq!(problem.help.as_deref(), Some(help));
         }
     }
 
