@@ -367,3 +367,32 @@ fn readme_quotes_the_goldens() {
         );
     }
 }
+
+/// The README shows the first line pgnfen writes for each problem code: each
+/// such line is one the golden files hold (so a message changed in the code
+/// cannot leave the README behind).
+#[test]
+fn the_readme_shows_the_messages_pgnfen_writes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    let golden: Vec<String> = fs::read_dir(root.join("tests").join("golden"))
+        .unwrap()
+        .map(|e| fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    let shown: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("game.pgn:"))
+        .collect();
+    assert!(
+        shown.len() >= 14,
+        "{} lines found in the README",
+        shown.len()
+    );
+    for line in shown {
+        let written = format!("$DIR/{line}\n");
+        assert!(
+            golden.iter().any(|g| g.contains(&written)),
+            "README.md shows a line no golden file holds:\n{line}"
+        );
+    }
+}
