@@ -34,6 +34,11 @@ cargo test --release --no-fail-fast -- --show-output "${ignored[@]}" 2>&1 | tee 
 
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
+  if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+    echo "the Python package needs Python 3.10 or later; $PYTHON is $("$PYTHON" --version 2>&1) (give another with PYTHON=python3.x)" >&2
+    printf 'FAILED: %s\n' "${failed[@]}" "the Python tests (no Python 3.10 or later)" >&2
+    exit 1
+  fi
   echo "== creating .venv"
   "$PYTHON" -m venv .venv || { echo "cannot create .venv with $PYTHON" >&2; exit 1; }
 fi

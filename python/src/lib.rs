@@ -882,7 +882,7 @@ impl PyGame {
 
     /// The tags of ``headers`` as a read-only mapping (``Tags``) read from the
     /// game's bytes when asked: ``game.tags["White"]`` reads the header up to
-    /// that tag and decodes one value, much faster than making the dict.
+    /// that tag and decodes one value, without making the dict.
     #[getter]
     fn tags(slf: Bound<'_, Self>) -> tags::Tags {
         tags::Tags::new(slf.unbind())
