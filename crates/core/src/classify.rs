@@ -241,30 +241,24 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
                         .with_help(help),
                 });
             } else if family == VariantFamily::StandardLike && a.position.is_some() {
-                // A Variant tag that names standard chess (`Standard`,
-                // `From Position`) is named, so that the message does not say
-                // that a tag is missing which the header has.
-                let written = variant.map(|v| shown_value(tags[v].raw));
-                let verb = |name: &str| match &written {
-                    Some(_) => format!("write [Variant \"{name}\"] instead"),
-                    None => format!("add [Variant \"{name}\"]"),
-                };
-                let but = match &written {
-                    Some(value) => format!("but the Variant tag says \"{value}\""),
-                    None => "but there is no Variant tag".to_string(),
-                };
-                if board == BoardSize::Ten {
-                    problems.push(missing_variant(
-                        i,
-                        &format!("a 10-file board needs a 10×8 variant, {but}"),
-                        &format!("{} (or the variant played)", verb("Capablanca")),
-                    ));
+                let needed = if board == BoardSize::Ten {
+                    Some((
+                        "a 10-file board needs a 10×8 variant",
+                        "Capablanca",
+                        " (or the variant played)",
+                    ))
                 } else if a.needs_chess960_castling {
-                    problems.push(missing_variant(
-                        i,
-                        &format!("a castling right needs Chess960 castling (king off the e-file or rook off the a/h-files), {but}"),
-                        &verb("Chess960"),
-                    ));
+                    Some((
+                        "a castling right needs Chess960 castling (king off the e-file or rook off the a/h-files)",
+                        "Chess960",
+                        "",
+                    ))
+                } else {
+                    None
+                };
+                if let Some((what, name, or)) = needed {
+                    let written = variant.map(|v| tags[v].raw);
+                    problems.push(missing_variant(i, written, what, name, or));
                 }
             }
         }
@@ -305,10 +299,31 @@ pub fn analyse_cached(value: &[u8], hint: VariantHint) -> Analysis {
     })
 }
 
-fn missing_variant(tag: usize, message: &str, help: &str) -> TagProblem {
+/// `missing-variant` on the FEN tag `tag`: `what` its position needs, `name`
+/// the variant to write (`or`: what follows the help). A Variant tag that
+/// names standard chess (`written`: `Standard`, `From Position`) is quoted,
+/// so that the message does not say that a tag is missing which the header
+/// has. Made only when the problem is found: no text for the other games.
+fn missing_variant(
+    tag: usize,
+    written: Option<&[u8]>,
+    what: &str,
+    name: &str,
+    or: &str,
+) -> TagProblem {
+    let (but, help) = match written {
+        Some(raw) => (
+            format!("but the Variant tag says \"{}\"", shown_value(raw)),
+            format!("write [Variant \"{name}\"] instead{or}"),
+        ),
+        None => (
+            "but there is no Variant tag".to_string(),
+            format!("add [Variant \"{name}\"]{or}"),
+        ),
+    };
     TagProblem {
         tag,
-        problem: Problem::new(Code::MissingVariant, 0..0, message).with_help(help),
+        problem: Problem::new(Code::MissingVariant, 0..0, format!("{what}, {but}")).with_help(help),
     }
 }
 
