@@ -33,23 +33,36 @@ cargo test --release --no-fail-fast -- --show-output "${ignored[@]}" 2>&1 | tee 
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("cargo test")
 
 PYTHON="${PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
-  if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
-    echo "the Python package needs Python 3.10 or later; $PYTHON is $("$PYTHON" --version 2>&1) (give another with PYTHON=python3.x)" >&2
-    printf 'FAILED: %s\n' "${failed[@]}" "the Python tests (no Python 3.10 or later)" >&2
-    exit 1
+# The package needs CPython 3.10 or later: said plainly here, for the Python
+# that would make .venv or the one an older .venv was made with, rather than
+# left to fail inside pip.
+too_old() { ! "$1" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; }
+python_problem=
+if [ -x .venv/bin/python ]; then
+  if too_old .venv/bin/python; then
+    python_problem=".venv was made with $(.venv/bin/python --version 2>&1), and the Python package needs 3.10 or later: remove .venv (and give a newer Python with PYTHON=python3.x)"
   fi
-  echo "== creating .venv"
-  "$PYTHON" -m venv .venv || { echo "cannot create .venv with $PYTHON" >&2; exit 1; }
+elif too_old "$PYTHON"; then
+  python_problem="the Python package needs Python 3.10 or later; $PYTHON is $("$PYTHON" --version 2>&1) (give another with PYTHON=python3.x)"
 fi
-echo "== pip install ./python[test] (maturin builds the extension)"
-# pip always rebuilds and reinstalls a local directory, so this tests this tree.
-if .venv/bin/python -m pip install --quiet --disable-pip-version-check "./python[test]"; then
-  echo "== pytest python/tests"
-  # -rs lists every skipped test with its reason in the summary.
-  .venv/bin/python -m pytest python/tests -q -rs -p no:cacheprovider || failed+=("pytest")
+
+if [ -n "$python_problem" ]; then
+  echo "$python_problem" >&2
+  failed+=("the Python tests (no Python 3.10 or later)")
 else
-  failed+=("pip install ./python[test]")
+  if [ ! -x .venv/bin/python ]; then
+    echo "== creating .venv"
+    "$PYTHON" -m venv .venv || { echo "cannot create .venv with $PYTHON" >&2; exit 1; }
+  fi
+  echo "== pip install ./python[test] (maturin builds the extension)"
+  # pip always rebuilds and reinstalls a local directory, so this tests this tree.
+  if .venv/bin/python -m pip install --quiet --disable-pip-version-check "./python[test]"; then
+    echo "== pytest python/tests"
+    # -rs lists every skipped test with its reason in the summary.
+    .venv/bin/python -m pytest python/tests -q -rs -p no:cacheprovider || failed+=("pytest")
+  else
+    failed+=("pip install ./python[test]")
+  fi
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then
