@@ -454,6 +454,35 @@ fn closed_stdout_ends_quietly() {
 }
 
 #[test]
+fn closed_stdout_keeps_the_status_of_what_was_found() {
+    // `check | head`: problems were reported before the output closed, so
+    // the run fails as it would have run whole (1), quietly.
+    let mixed: Vec<u8> = std::fs::read(sample("mixed.pgn")).unwrap().repeat(3000);
+    let out = run_piped(&["check", "-q"], &mixed, true);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run_piped(&["check", "-q", "--format", "json"], &mixed, true);
+    assert_eq!(out.status.code(), Some(1));
+    // Only warnings: they fail the run with --deny-warnings alone.
+    let warned = b"[Event \"w\"]\n[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]\n\n*\n\n".repeat(20_000);
+    let out = run_piped(&["check", "-q", "--warnings"], &warned, true);
+    assert_eq!(out.status.code(), Some(0));
+    let out = run_piped(&["check", "-q", "--deny-warnings"], &warned, true);
+    assert_eq!(out.status.code(), Some(1));
+    // `fen | head` after an invalid record; and a book of valid ones.
+    let mut book = b"8/8/8/8/8/8/8/8 w - - 0 1\n".to_vec();
+    book.extend(b"8/8/8/8/8/8/8/K6k w - - 0 1\n".repeat(50_000));
+    let out = run_piped(&["fen", "-q"], &book, true);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run_piped(&["fen", "-q"], &book[26..], true);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
 fn same_output_with_one_or_two_threads_from_files_and_stdin() {
     let input: Vec<u8> = std::fs::read(sample("mixed.pgn")).unwrap().repeat(2000);
     let dir = tempfile::tempdir().unwrap();

@@ -442,6 +442,14 @@ fn text_without_a_tag_line_is_one_game_whose_moves_are_replayed() {
         move_counts(&input),
         serde_json::json!({"checked": 0, "illegal": 0, "not_checked": 1})
     );
+    // `check` finds no problem in it, and says that it did not replay it.
+    let out = run_stdin(&["check", "--moves", "all"], &input);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("note: 1 game was not replayed to the end"),
+        "{text}"
+    );
     // Text before the first tag line belongs to the first game, but is no movetext.
     assert_eq!(
         move_counts(b"Ke3 garbage\n[Event \"a\"]\n\n1. e4 *\n"),
@@ -462,6 +470,20 @@ fn a_game_beyond_the_replay_budget_is_not_checked() {
     );
     let out = run_stdin(&["stats", "--moves", "first", "--format", "json"], &input);
     assert_eq!(json(&out)["moves"]["checked"], 1);
+    // `check` says so; its report in JSON lines stays clean, the note going
+    // to standard error with the summary.
+    let out = run_stdin(&["check", "--moves", "all"], &input);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("note: 1 game was not replayed to the end"),
+        "{text}"
+    );
+    let out = run_stdin(&["check", "--moves", "all", "--format", "json"], &input);
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not replayed to the end"));
+    // A game replayed whole gets no such note.
+    let out = run_stdin(&["check", "--moves", "all"], b"[Event \"e\"]\n\n1. e4 *\n");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("note:"));
 }
 
 #[test]

@@ -258,6 +258,28 @@ fn chess960_positions_need_the_chess960_class() {
     let v = json(&run_stdin(&["stats", "--format", "json"], &out.stdout));
     assert_eq!(v["games"], 1);
     assert_eq!(v["chess960_positions"]["0"], 1);
+    // Every selection given must hold: with another class named beside
+    // chess960, a game of that class has no number and is not kept.
+    let mut input = std::fs::read(sample("mixed.pgn")).unwrap();
+    input.extend(std::fs::read(sample("chess960.pgn")).unwrap());
+    let both = run_stdin(
+        &[
+            "filter",
+            "-q",
+            "--class",
+            "standard,chess960",
+            "--chess960-position",
+            "0",
+        ],
+        &input,
+    );
+    let alone = run_stdin(&["filter", "-q", "--chess960-position", "0"], &input);
+    assert!(both.status.success() && alone.status.success());
+    assert_eq!(both.stdout, alone.stdout);
+    let v = json(&run_stdin(&["stats", "--format", "json"], &both.stdout));
+    assert_eq!(v["games"], v["classes"]["chess960"]);
+    assert_eq!(v["games"], v["chess960_positions"]["0"]);
+    assert!(v["games"].as_u64().unwrap() >= 2, "{v}");
 }
 
 /// The white back rank of Chess960 start position `n` (Scharnagl numbering).

@@ -232,8 +232,18 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
         moves: args.moves,
     };
     refuse_streams_among_inputs(&args.inputs, &[None])?;
-    let totals = check::run(&inputs(&args.inputs), &options, |d| report.add(d))?;
-    let write_err = |e| Error::writing("<stdout>", e);
+    // Whether a problem that fails the run was handed to the report: a
+    // standard output closed after it (`| head`) ends the run quietly, but
+    // with status 1, as the whole run would have.
+    let mut failed = false;
+    let totals = check::run(&inputs(&args.inputs), &options, |d| {
+        failed |= d.severity() == Severity::Error || args.deny_warnings;
+        report.add(d)
+    });
+    let totals = match totals {
+        Err(Error::BrokenPipe) if failed => return Ok(Outcome::Problems),
+        other => other?,
+    };
     let summary = summary(&totals, started.elapsed().as_secs_f64(), warnings);
     let failing = totals.errors()
         + if args.deny_warnings {
@@ -241,23 +251,40 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
         } else {
             0
         };
+    let outcome = if failing > 0 {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    };
+    match finish(report, global, &summary, &totals, args.format, warnings) {
+        Err(Error::BrokenPipe) => Ok(outcome),
+        other => other.map(|()| outcome),
+    }
+}
+
+/// Ends the report and writes the summary: after the problems in the text
+/// report, on standard error beside the others.
+fn finish<W: Write>(
+    report: Report<W>,
+    global: &Global,
+    summary: &str,
+    totals: &Summary,
+    format: CheckFormat,
+    warnings: bool,
+) -> Result<(), Error> {
+    let write_err = |e| Error::writing("<stdout>", e);
     let mut out = report.into_inner().map_err(write_err)?;
-    if args.format == CheckFormat::Text {
+    if format == CheckFormat::Text {
         if !global.quiet {
             out.write_all(summary.as_bytes()).map_err(write_err)?;
-            if let Some(hint) = explain_hint(&totals, warnings) {
+            if let Some(hint) = explain_hint(totals, warnings) {
                 out.write_all(hint.as_bytes()).map_err(write_err)?;
             }
         }
     } else if !global.quiet {
         say_raw!("{summary}");
     }
-    out.flush().map_err(write_err)?;
-    Ok(if failing > 0 {
-        Outcome::Problems
-    } else {
-        Outcome::Clean
-    })
+    out.flush().map_err(write_err)
 }
 
 fn summary(r: &Summary, seconds: f64, warnings: bool) -> String {
@@ -282,6 +309,14 @@ fn summary(r: &Summary, seconds: f64, warnings: bool) -> String {
                 thousands(n)
             ));
         }
+    }
+    if r.moves_unfinished > 0 {
+        // Not a problem of the game, but a promise not kept: say so.
+        s.push_str(&format!(
+            "note: {} not replayed to the end: the movetext passes what the replay holds \
+             (8 MiB; 64 KiB for an input without a tag line); the moves before were legal\n",
+            count(r.moves_unfinished, "game was", "games were")
+        ));
     }
     s
 }

@@ -69,6 +69,9 @@ struct Converter<'a> {
     /// after its last record). Before the next input's first byte a `\n` is
     /// written, else the two records would be glued into one line.
     open_line: std::sync::atomic::AtomicBool,
+    /// An invalid record was reported: a standard output closed after it
+    /// (`| head`) still ends the run with status 1, as the whole run would.
+    invalid_seen: std::sync::atomic::AtomicBool,
 }
 
 pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
@@ -107,59 +110,81 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
         args,
         notes: !global.quiet,
         open_line: std::sync::atomic::AtomicBool::new(false),
+        invalid_seen: std::sync::atomic::AtomicBool::new(false),
     };
-    let mut counts = Counts::default();
+    match converter.run(global, &inputs, &in_place, &pool) {
+        // A closed output ends the run quietly, with the status of what it
+        // found until then.
+        Err(Error::BrokenPipe) if converter.invalid_seen.load(Relaxed) => Ok(Outcome::Problems),
+        result => result,
+    }
+}
 
-    if args.in_place {
-        for path in &in_place {
-            let name = path.display().to_string();
+impl Converter<'_> {
+    /// The run once its inputs are checked: every input converted into the
+    /// output (or each book rewritten in place), then the summary.
+    fn run(
+        &self,
+        global: &Global,
+        inputs: &[Input],
+        in_place: &[&std::path::Path],
+        pool: &rayon::ThreadPool,
+    ) -> Result<Outcome, Error> {
+        let (converter, args) = (self, self.args);
+        let mut counts = Counts::default();
+
+        if args.in_place {
+            for path in in_place {
+                let name = path.display().to_string();
+                let write_err = |e| Error::writing(&name, e);
+                let mut out = Output::in_place(path).map_err(write_err)?;
+                // Each file is an output of its own: the line end the last file
+                // lacked is not owed to this one.
+                converter
+                    .open_line
+                    .store(false, std::sync::atomic::Ordering::Relaxed);
+                let input = Input::File(path.to_path_buf());
+                counts.add(pool.install(|| converter.input(&input, &mut out, &name))?);
+                out.commit().map_err(write_err)?;
+            }
+        } else {
+            let name = args
+                .output
+                .as_ref()
+                .map_or("<stdout>".to_string(), |p| p.display().to_string());
             let write_err = |e| Error::writing(&name, e);
-            let mut out = Output::in_place(path).map_err(write_err)?;
-            // Each file is an output of its own: the line end the last file
-            // lacked is not owed to this one.
-            converter
-                .open_line
-                .store(false, std::sync::atomic::Ordering::Relaxed);
-            let input = Input::File(path.to_path_buf());
-            counts.add(pool.install(|| converter.input(&input, &mut out, &name))?);
+            let mut out = Output::create(args.output.as_deref()).map_err(write_err)?;
+            // Literal records come first, in the order given, then the files.
+            if !args.records.is_empty() {
+                let mut text = Vec::new();
+                for r in &args.records {
+                    text.extend_from_slice(r.as_bytes());
+                    text.push(b'\n');
+                }
+                let c = pool.install(|| {
+                    converter.stream(&mut text.as_slice(), "<argument>", &mut out, false)
+                });
+                counts.add(c.map_err(|e| match e {
+                    StreamError::Read(e) | StreamError::Sink(e) => write_err(e),
+                })?);
+            }
+            for input in inputs {
+                counts.add(pool.install(|| converter.input(input, &mut out, &name))?);
+            }
             out.commit().map_err(write_err)?;
         }
-    } else {
-        let name = args
-            .output
-            .as_ref()
-            .map_or("<stdout>".to_string(), |p| p.display().to_string());
-        let write_err = |e| Error::writing(&name, e);
-        let mut out = Output::create(args.output.as_deref()).map_err(write_err)?;
-        // Literal records come first, in the order given, then the files.
-        if !args.records.is_empty() {
-            let mut text = Vec::new();
-            for r in &args.records {
-                text.extend_from_slice(r.as_bytes());
-                text.push(b'\n');
-            }
-            let c = pool
-                .install(|| converter.stream(&mut text.as_slice(), "<argument>", &mut out, false));
-            counts.add(c.map_err(|e| match e {
-                StreamError::Read(e) | StreamError::Sink(e) => write_err(e),
-            })?);
+        if !global.quiet {
+            // Only text output is rewritten: the JSON objects hold all three
+            // dialects whatever `--to` says, so nothing is "written as" one.
+            let to = args.to.filter(|_| args.format == Format::Text);
+            say!("{}", summary(counts, to, in_place.len()));
         }
-        for input in &inputs {
-            counts.add(pool.install(|| converter.input(input, &mut out, &name))?);
-        }
-        out.commit().map_err(write_err)?;
+        Ok(if counts.invalid > 0 {
+            Outcome::Problems
+        } else {
+            Outcome::Clean
+        })
     }
-    if !global.quiet {
-        // Only text output is rewritten: the JSON objects hold all three
-        // dialects whatever `--to` says, so nothing is "written as" one.
-        let to = args.to.filter(|_| args.format == Format::Text);
-        say!("{}", summary(counts, to, in_place.len()));
-    }
-    Ok(if counts.invalid > 0 {
-        Outcome::Problems
-    } else {
-        Outcome::Clean
-    })
 }
 
 /// The last words of a run on standard error, as `convert` says them: the
@@ -256,6 +281,7 @@ impl Converter<'_> {
         let copies_line_ends = self.args.to.is_some() && self.args.format == Format::Text;
         let mut sink = Emitter {
             out,
+            invalid_seen: &self.invalid_seen,
             counts: Counts::default(),
             open_line: copies_line_ends && self.open_line.load(Relaxed),
             last: None,
@@ -446,6 +472,8 @@ impl Render for StreamRenderer<'_> {
 /// Writes the rendered runs and their diagnostics in order, and counts them.
 struct Emitter<'a> {
     out: &'a mut Output,
+    /// Set once an invalid record is handed on (before it is written).
+    invalid_seen: &'a std::sync::atomic::AtomicBool,
     counts: Counts,
     /// The input before this one ended inside a line, and line ends are
     /// copied: a `\n` goes before this stream's first byte.
@@ -458,6 +486,9 @@ impl book::Sink<Rendered> for Emitter<'_> {
     type Error = io::Error;
 
     fn emit(&mut self, r: Rendered) -> io::Result<()> {
+        if r.counts.invalid > 0 {
+            self.invalid_seen.store(true, Relaxed);
+        }
         if !r.diagnostics.is_empty() {
             say_raw!("{}", r.diagnostics);
         }

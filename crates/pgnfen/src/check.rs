@@ -230,6 +230,10 @@ pub struct Summary {
     pub counts: [u64; Code::ALL.len()],
     /// With `--moves`: games whose mainline was replayed.
     pub moves_checked: u64,
+    /// With `--moves`: games of a replayed class whose movetext passed the
+    /// replay's limits, so that their later moves were not judged
+    /// ([`crate::moves::Replay::Unfinished`]).
+    pub moves_unfinished: u64,
 }
 
 impl Summary {
@@ -329,6 +333,7 @@ where
             findings.findings.push(Finding::illegal_move(m));
         }
         self.summary.moves_checked += u64::from(game.replay.checked());
+        self.summary.moves_unfinished += u64::from(game.replay.unfinished());
         self.game(info, findings)
     }
 

@@ -40,7 +40,9 @@ pub(crate) use job::{FilterJob, Split};
 pub struct Selection {
     /// Classes to keep; every class when empty.
     pub classes: Vec<Class>,
-    /// When not empty, Chess960 games are kept only from these start positions.
+    /// When not empty, only games with one of these start-position numbers
+    /// are kept: Chess960 games from those start arrays (no other game has a
+    /// number).
     pub chess960_positions: Vec<u16>,
     /// The `--tag` expressions, all of which must hold, and the `--speed`
     /// list ([`Selector::with_speeds`]).
@@ -54,16 +56,11 @@ impl Selection {
         if !self.classes.is_empty() && !self.classes.contains(&class) {
             return false;
         }
-        if !self.chess960_positions.is_empty() {
-            // Only Chess960 games have a position: with a position list, the
-            // games of other classes are kept only when their class was asked
-            // for by name.
-            if class == Class::Chess960 {
-                return position.is_some_and(|n| self.chess960_positions.contains(&n));
-            }
-            return self.classes.contains(&class);
-        }
-        true
+        // Every selection given must hold, the position list too: only games
+        // of class chess960 that start from a start array have a number.
+        self.chess960_positions.is_empty()
+            || class == Class::Chess960
+                && position.is_some_and(|n| self.chess960_positions.contains(&n))
     }
 
     /// The class of the game and whether it is kept (class, position, tags
@@ -211,15 +208,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn position_lists_keep_other_named_classes() {
+    fn a_position_list_must_hold_as_the_class_list_must() {
         let s = Selection {
             classes: vec![Class::Chess960, Class::Standard],
             chess960_positions: vec![518],
             ..Selection::default()
         };
-        assert!(s.keeps(Class::Standard, None));
+        // A standard game has no start-position number: not listed.
+        assert!(!s.keeps(Class::Standard, None));
         assert!(s.keeps(Class::Chess960, Some(518)));
         assert!(!s.keeps(Class::Chess960, Some(0)));
+        assert!(!s.keeps(Class::Chess960, None));
         assert!(!s.keeps(Class::Setup, None));
         let s = Selection {
             chess960_positions: vec![518],

@@ -110,12 +110,25 @@ pub enum Replay {
     Passed,
     /// The first move that could not be played.
     Illegal(Box<IllegalMove>),
+    /// The game's class is replayed, but the moves that were judged (all
+    /// legal) stop short of its end: its movetext passed what the replay
+    /// holds in memory (8 MiB for a game finished by the merging thread;
+    /// one read piece for an input without a tag line). Counted with the
+    /// games not checked; `check` says how many there were.
+    Unfinished,
 }
 
 impl Replay {
     /// Whether the game was replayed (passed or illegal).
     pub fn checked(&self) -> bool {
         matches!(self, Replay::Passed | Replay::Illegal(_))
+    }
+
+    /// Whether the game should have been replayed but was not to its end
+    /// ([`Replay::Unfinished`], or still [`Replay::Pending`]: its movetext
+    /// never reached the replay).
+    pub fn unfinished(&self) -> bool {
+        matches!(self, Replay::Unfinished | Replay::Pending(_))
     }
 
     /// The illegal move, if one was found.
@@ -400,7 +413,7 @@ fn replay_from<P: FindMove + Clone>(
     }
     if lexer.cut {
         // Moves past the cut were not judged: the game was not fully checked.
-        return Replay::NotChecked;
+        return Replay::Unfinished;
     }
     Replay::Passed
 }
@@ -617,6 +630,15 @@ fn parse_san(word: &[u8]) -> Lenient {
             let n = word.len();
             buf[..n].copy_from_slice(word);
             buf[n - 1] = p.to_ascii_uppercase();
+            &buf[..n]
+        }
+        // `p@d5`: a dropped piece in lower case, as the promotion piece
+        // above (python-chess reads it too); `@` after it leaves no doubt
+        // that `b` is a bishop, not the b-file.
+        [p, b'@', ..] if matches!(p, b'p' | b'n' | b'b' | b'r' | b'q' | b'k') => {
+            let n = word.len();
+            buf[..n].copy_from_slice(word);
+            buf[0] = p.to_ascii_uppercase();
             &buf[..n]
         }
         _ => word,

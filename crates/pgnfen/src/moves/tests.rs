@@ -209,6 +209,18 @@ fn variants_are_played_by_their_rules() {
         run(&zh, "1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@d5"),
         Replay::Passed
     );
+    // The dropped piece in lower case, as a promotion's may be.
+    assert_eq!(
+        run(
+            &zh,
+            "1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. p@d5 Qb4 5. a3 p@e4"
+        ),
+        Replay::Passed
+    );
+    assert!(matches!(
+        run(&zh, "1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. x@d5"),
+        Replay::Illegal(_)
+    ));
     // The same drop in chess is not a move.
     assert!(matches!(
         run(&standard(), "1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@d5"),
@@ -297,12 +309,13 @@ fn hostile_movetext_is_bounded() {
     };
     assert_eq!(
         replay(&standard(), &cut(b"1. e4 e5 2. Ke"), MovesMode::All),
-        Replay::NotChecked
+        Replay::Unfinished
     );
     assert_eq!(
         replay(&standard(), &cut(b""), MovesMode::All),
-        Replay::NotChecked
+        Replay::Unfinished
     );
+    assert!(Replay::Unfinished.unfinished() && !Replay::Unfinished.checked());
     assert!(matches!(
         replay(&standard(), &cut(b"1. e4 e5 2. Ke3 Nf"), MovesMode::All),
         Replay::Illegal(_)
