@@ -242,6 +242,17 @@ fn lossy_castling() {
     assert_golden("lossy-castling", &have);
 }
 
+#[test]
+fn illegal_move() {
+    // Only with `--moves`: the movetext is replayed from the FEN.
+    let pgn = b"[Event \"illegal-move\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n1. O-O-O Kd8 *\n";
+    let have = run(
+        &[("game.pgn", pgn.to_vec())],
+        &["check", "--moves", "all", "{game.pgn}"],
+    );
+    assert_golden("illegal-move", &have);
+}
+
 // LINE and COLUMN.
 
 #[test]
@@ -352,6 +363,7 @@ fn readme_quotes_the_goldens() {
         "missing-clocks",
         "noncanonical",
         "lossy-castling",
+        "illegal-move",
     ] {
         let Ok(golden) = fs::read_to_string(golden_path(code)) else {
             continue; // reported by the golden test itself
