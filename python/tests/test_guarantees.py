@@ -416,6 +416,29 @@ def test_check_memory_is_bounded_on_a_file_dense_with_problems(tmp_path):
     assert rss_kib < 100 * 1024, f"{rss_kib} KiB"
 
 
+def test_games_memory_is_bounded_on_tiny_games_that_are_all_problems(tmp_path):
+    # 11 bytes a game, each with a problem: a chunk of the input holds 95,000
+    # games, which took batches of 50 MB and a loop to 500 MiB before the
+    # batches were cut by weight.
+    path = tmp_path / "tiny.pgn"
+    path.write_bytes(b'[FEN "x"]\n\n' * 1_000_000)
+    code = textwrap.dedent(
+        """
+        import sys, pgnfen, warnings
+        warnings.simplefilter("ignore")
+        n = 0
+        for g in pgnfen.games(sys.argv[1]):
+            n += len(g.problems)
+        peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+        print(n, peak.split()[1])
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, check=True)
+    count, rss_kib = map(int, out.stdout.split())
+    assert count >= 1_000_000
+    assert rss_kib < 100 * 1024, f"{rss_kib} KiB"
+
+
 # ---- paths: str, bytes, os.PathLike, not UTF-8 ----
 
 

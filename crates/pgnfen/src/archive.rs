@@ -74,6 +74,13 @@ const SPARE_BYTES: usize = 8 << 20;
 const SPARE_GAMES: usize = 64 << 10;
 const SPARE_PAIRS: usize = 256 << 10;
 
+/// A batch goes to the consumer before its chunk is done once what its games
+/// hold besides their bytes (their slots, problems and tag spans) passes
+/// this. A chunk of ordinary games stays well under it (one batch a chunk);
+/// a chunk of tiny games that are all problems (95,000 of 11 bytes in 1 MiB)
+/// made batches of 50 MB, and the batches in flight held 500 MiB.
+const BATCH_WEIGHT: usize = 1 << 20;
+
 /// One or more PGN inputs to read game by game.
 #[derive(Clone, Debug)]
 pub struct Archive {
@@ -172,6 +179,7 @@ impl Archive {
                     current: None,
                     keep_raw,
                     index_tags: sink_index_tags,
+                    problems_weight: 0,
                 };
                 let result = pipeline::run(&inputs, &ArchiveJob, &mut sink, &options)
                     .and_then(|_| sink.flush().map_err(RunError::Sink));
@@ -854,11 +862,14 @@ struct GameSink {
     keep_raw: bool,
     /// [`Games::index_tags`] asked for.
     index_tags: Arc<AtomicBool>,
+    /// The heap of the problems of the batch's games ([`BATCH_WEIGHT`]).
+    problems_weight: usize,
 }
 
 impl GameSink {
-    /// The current game is complete: into the batch.
-    fn end_game(&mut self) {
+    /// The current game is complete: into the batch, which goes on at once
+    /// when its games hold more than [`BATCH_WEIGHT`] besides their bytes.
+    fn end_game(&mut self) -> io::Result<()> {
         if let Some(mut slot) = self.current.take() {
             slot.raw.end = self.batch.bytes.len();
             if self.keep_raw && self.index_tags.load(Ordering::Relaxed) {
@@ -869,7 +880,14 @@ impl GameSink {
                 }
             }
             self.batch.games.push(slot);
+            let weight = self.batch.games.len() * std::mem::size_of::<Slot>()
+                + self.batch.pairs.len() * std::mem::size_of::<PairSpan>()
+                + self.problems_weight;
+            if weight > BATCH_WEIGHT {
+                return self.send();
+            }
         }
+        Ok(())
     }
 
     /// Hands the batch's complete games to the consumer; the bytes read so
@@ -878,6 +896,7 @@ impl GameSink {
         if self.batch.games.is_empty() {
             return Ok(());
         }
+        self.problems_weight = 0;
         let mut next = self.spare.try_recv().unwrap_or_default();
         next.files.push(Arc::clone(
             self.batch.files.last().expect("a game has a file"),
@@ -903,21 +922,21 @@ impl GameSink {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.end_game();
+        self.end_game()?;
         self.send()
     }
 }
 
 impl Sink<Facts> for GameSink {
     fn begin_input(&mut self, input: &Input) -> io::Result<()> {
-        self.end_game();
+        self.end_game()?;
         self.batch.files.push(input.display_name().into());
         Ok(())
     }
 
     fn begin_game(&mut self, info: &GameInfo, facts: Facts) -> io::Result<()> {
-        self.end_game();
-        let problems = facts
+        self.end_game()?;
+        let problems: Vec<GameProblem> = facts
             .findings
             .into_iter()
             .map(|f| GameProblem {
@@ -931,6 +950,15 @@ impl Sink<Facts> for GameSink {
                 help: f.help,
             })
             .collect();
+        self.problems_weight += problems
+            .iter()
+            .map(|p| {
+                std::mem::size_of::<GameProblem>()
+                    + p.message.capacity()
+                    + p.help.as_ref().map_or(0, String::capacity)
+                    + 2 * crate::check::HEAP_BLOCK
+            })
+            .sum::<usize>();
         let start = self.batch.bytes.len();
         self.current = Some(Slot {
             file: self.batch.files.len() - 1,
@@ -1592,6 +1620,28 @@ mod tests {
                 assert_eq!(offset, data.len() as u64);
             }
         }
+    }
+
+    #[test]
+    fn batches_of_tiny_games_with_problems_stay_small() {
+        // 11 bytes a game, each with a problem: a chunk of 1 MiB holds
+        // 95,000 of them, whose slots and problems are 50 MB.
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(&dir, "tiny.pgn", &b"[FEN \"x\"]\n\n".repeat(200_000));
+        let stream = Archive::open([&path]).unwrap().threads(2).games();
+        let rx = stream.rx.clone().unwrap();
+        let (mut games, mut batches) = (0, 0);
+        while let Ok(batch) = rx.recv() {
+            let batch = batch.unwrap();
+            assert!(batch.games.iter().all(|g| !g.problems.is_empty()));
+            // The weight of its games passed the limit with its last game.
+            let most = BATCH_WEIGHT / std::mem::size_of::<GameProblem>() + 1;
+            assert!(batch.games.len() <= most, "{} games", batch.games.len());
+            games += batch.games.len();
+            batches += 1;
+        }
+        assert_eq!(games, 200_000);
+        assert!(batches >= 20, "{batches} batches");
     }
 
     #[test]
