@@ -39,12 +39,15 @@ at least two partitions, within ``MIN_PARTITION_SIZE`` (1 MiB) and
     pgnfen.dask.filter(paths, "out/", classes=["chess960"])  # one file per partition
 """
 
+import contextlib
 import errno
 import operator
 import os
 import re
 import shutil
+import signal
 import stat
+import threading
 import uuid
 
 from . import _pgnfen
@@ -341,6 +344,95 @@ def _remove_tree(path):
     shutil.rmtree(path, ignore_errors=True)
 
 
+class _EndingSignal(BaseException):
+    """SIGTERM or SIGHUP during a distributed ``filter``, raised in the main
+    thread so that the run removes its staging folder before the process ends
+    by that signal (a ``BaseException``, as ``KeyboardInterrupt`` is: nothing
+    may take it for an error of the run and go on)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _ending_signals_clean_up():
+    """While a distributed ``filter`` runs on the main thread, SIGTERM and
+    SIGHUP left to their default action, which would end the process at once
+    and leave the staging folder in ``out_dir``, raise ``_EndingSignal``
+    there instead; once the run has removed what it wrote, the process ends by
+    the signal as it would have. A handler the program set is left alone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def note(signum, _frame):
+        raise _EndingSignal(signum)
+
+    replaced = []
+    for ending in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(ending) == signal.SIG_DFL:
+            signal.signal(ending, note)
+            replaced.append(ending)
+    try:
+        yield
+    except _EndingSignal as e:
+        for ending in replaced:
+            signal.signal(ending, signal.SIG_DFL)
+        os.kill(os.getpid(), e.signum)
+        raise
+    finally:
+        for ending in replaced:
+            if signal.getsignal(ending) is note:
+                signal.signal(ending, signal.SIG_DFL)
+
+
+#: The prefix of a staging folder's name in ``out_dir``.
+_STAGING = ".pgnfen-staging-"
+#: The file in a staging folder that its run holds locked while it lives.
+_STAGING_LOCK = ".lock"
+
+
+def _hold_staging_lock(staging):
+    """Opens and locks the staging folder's lock file for the run: a later
+    run into the same ``out_dir`` removes a staging folder only when nobody
+    holds its lock (its run was killed, by SIGKILL or a power cut)."""
+    import fcntl
+
+    fd = os.open(os.path.join(staging, _STAGING_LOCK), os.O_CREAT | os.O_WRONLY, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        pass  # a file system without locks: the folder is only not swept later
+    return fd
+
+
+def _sweep_dead_staging(out_dir):
+    """Removes the staging folders of earlier runs into ``out_dir`` that ended
+    without removing them (killed at once): those whose lock nobody holds."""
+    import fcntl
+
+    try:
+        names = os.listdir(out_dir)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(_STAGING):
+            continue
+        folder = os.path.join(out_dir, name)
+        try:
+            fd = os.open(os.path.join(folder, _STAGING_LOCK), os.O_RDONLY)
+        except OSError:
+            continue  # not a run's folder, or one just being made
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # its run is alive
+        finally:
+            os.close(fd)
+        _remove_tree(folder)
+
+
 def _refuse_folders_in_the_way(out_dir, names):
     """A ``pgnfen.UsageError`` when something other than a file has the name
     of a part file in ``out_dir`` (one of ``names``, or one of an earlier
@@ -543,8 +635,10 @@ def filter(
         made.append(folder)
         folder = os.path.dirname(folder)
     os.makedirs(out_dir, exist_ok=True)
-    staging = os.path.join(out_dir, f".pgnfen-staging-{uuid.uuid4().hex}")
+    _sweep_dead_staging(out_dir)
+    staging = os.path.join(out_dir, f"{_STAGING}{uuid.uuid4().hex}")
     os.mkdir(staging)
+    lock = _hold_staging_lock(staging)
 
     # Whether another file follows each partition's: a last game without a
     # final line end then gets one, as on one machine, so that it does not
@@ -580,33 +674,42 @@ def filter(
         return outcome, staged
 
     succeeded = False
-    try:
-        # A first run's part that a second run replaces goes at once: the
-        # staging folder then holds about one output's worth. (Should the
-        # scheduler run it again, it comes back, and goes with the folder.)
-        staged = [path for _, path in _resolve(client, parts, task, discard=_remove_if_there)]
-        _put_in_place(out_dir, staging, list(zip(staged, names)))
-        succeeded = True
-    finally:
-        if not succeeded:
-            # Tasks already running on the workers when the run was cancelled
-            # go on: renamed away, the folder can no longer receive their
-            # part files (their temporary file or its renaming fails), so
-            # that removing it is not a race against them.
-            abandoned = staging + ".abandoned"
-            try:
-                os.rename(staging, abandoned)
-                staging = abandoned
-            except OSError:
-                pass
-        _remove_tree(staging)
-        # A failed run removes the (empty) folders it made for out_dir.
-        for folder in [] if succeeded else made:
-            try:
-                os.rmdir(folder)
-            except OSError:
-                break
+    with _ending_signals_clean_up():
+        try:
+            # A first run's part that a second run replaces goes at once:
+            # the staging folder then holds about one output's worth. (Should
+            # the scheduler run it again, it comes back, and goes with the
+            # folder.)
+            staged = [path for _, path in _resolve(client, parts, task, discard=_remove_if_there)]
+            _put_in_place(out_dir, staging, list(zip(staged, names)))
+            succeeded = True
+        finally:
+            _clean_up(staging, succeeded, made)
+            os.close(lock)
     return [os.path.join(out_dir, name) for name in names]
+
+
+def _clean_up(staging, succeeded, made):
+    """Removes a distributed filter's staging folder, and after a failure
+    the empty folders the run made for ``out_dir``."""
+    if not succeeded:
+        # Tasks already running on the workers when the run was cancelled
+        # go on: renamed away, the folder can no longer receive their part
+        # files (their temporary file or its renaming fails), so that
+        # removing it is not a race against them.
+        abandoned = staging + ".abandoned"
+        try:
+            os.rename(staging, abandoned)
+            staging = abandoned
+        except OSError:
+            pass
+    _remove_tree(staging)
+    # A failed run removes the (empty) folders it made for out_dir.
+    for folder in [] if succeeded else made:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            break
 
 
 def _meta(tags, where=None, speeds=None):

@@ -344,7 +344,8 @@ def test_an_interrupted_filter_leaves_nothing_behind(client, tmp_path):
     def writing():
         for folder in out_dir.glob(".pgnfen-staging-*"):
             try:
-                if next(folder.iterdir(), None) is not None:
+                # (Its lock file is made with it.)
+                if any(p.name != ".lock" for p in folder.iterdir()):
                     return True
             except FileNotFoundError:
                 pass
@@ -370,6 +371,67 @@ def test_an_interrupted_filter_leaves_nothing_behind(client, tmp_path):
     # The workers' running tasks end within a partition's work; give them time.
     time.sleep(2)
     assert not (tmp_path / "made").exists(), list((tmp_path / "made").rglob("*"))
+
+
+TERMINATED = '''
+import sys, warnings
+import pgnfen.dask
+from dask.distributed import Client
+warnings.simplefilter("ignore")
+if __name__ == "__main__":
+    client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    print("started", flush=True)
+    pgnfen.dask.filter([sys.argv[1]], sys.argv[2], classes=["standard"], client=client, partition_size=64 << 10)
+'''
+
+
+@pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGHUP])
+def test_a_filter_ended_by_sigterm_or_sighup_removes_its_staging_folder(tmp_path, ending):
+    # Neither signal is handled by Python: the process would end at once,
+    # leaving the staging folder and its parts in out_dir.
+    import subprocess
+    import sys
+    import time
+
+    src = tmp_path / "big.pgn"
+    block = b"".join(p.read_bytes() for p in sorted(SAMPLES.glob("*.pgn")))
+    src.write_bytes(block * ((16 << 20) // len(block)))
+    out_dir = tmp_path / "parts"
+    out_dir.mkdir()
+    script = tmp_path / "run.py"
+    script.write_text(TERMINATED)
+    child = subprocess.Popen([sys.executable, str(script), str(src), str(out_dir)], stdout=subprocess.PIPE)
+    assert child.stdout.readline() == b"started\n"
+    deadline = time.monotonic() + 60
+    while not any(out_dir.glob(".pgnfen-staging-*/*.pgn")) and time.monotonic() < deadline:
+        time.sleep(0.002)
+    child.send_signal(ending)
+    assert child.wait(timeout=60) == -ending
+    assert list(out_dir.iterdir()) == []
+
+
+def test_a_later_filter_removes_the_staging_folders_of_killed_runs(client, tmp_path):
+    import fcntl
+
+    out_dir = tmp_path / "parts"
+    dead, alive, other = (out_dir / f".pgnfen-staging-{name}" for name in ("dead", "alive", "other"))
+    for folder in (dead, alive, other):
+        folder.mkdir(parents=True)
+        (folder / "0.0.pgn").write_bytes(b"games")
+    (dead / ".lock").touch()
+    (alive / ".lock").touch()
+    # A run under way holds its folder's lock (a SIGKILLed one no longer does).
+    held = os.open(alive / ".lock", os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        pgnfen.dask.filter([SAMPLES / "mixed.pgn"], out_dir, classes=["standard"], client=client)
+    finally:
+        os.close(held)
+    # The dead run's folder went; one alive, and one without a lock (not a
+    # run's, or one being made), are left alone.
+    assert not dead.exists()
+    assert (alive / "0.0.pgn").exists() and (other / "0.0.pgn").exists()
+    assert sorted(p.name for p in out_dir.glob("part-*")) == ["part-00000.pgn"]
 
 
 def test_partitions_are_the_tuples_the_stubs_name(tmp_path):
