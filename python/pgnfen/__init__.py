@@ -23,7 +23,7 @@ same Rust code (no subprocess). Results mirror the JSON of the commands:
 to one machine's.
 
 Paths are ``str``, ``bytes`` or ``os.PathLike`` (a file name need not be
-UTF-8), plain or compressed (gzip, bzip2, zstd). Every error is a
+UTF-8), plain or compressed (gzip, bzip2, xz, zstd) or a zip archive. Every error is a
 ``pgnfen.Error``: I/O errors a ``pgnfen.InputError``, which is an ``OSError``
 (a missing file a ``pgnfen.MissingFileError``, also a ``FileNotFoundError``),
 bad arguments a ``pgnfen.UsageError``, which is a ``ValueError``; the messages

@@ -134,7 +134,8 @@ class Stats(TypedDict):
     speeds: SpeedCounts
     #: Games per Chess960 start position number (as a string key, as in JSON).
     chess960_positions: Dict[str, int]
-    #: Games per problem code.
+    #: Occurrences per problem code (a game with two wrong castling letters
+    #: counts twice), warnings included.
     problems: Dict[str, int]
     #: Only with ``moves=``.
     moves: NotRequired[MoveCounts]
