@@ -743,18 +743,35 @@ fn a_corrupt_zip_or_a_member_that_is_no_text_fails_by_name() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     gz.write_all(&games(10)).unwrap();
     let gz = gz.finish().unwrap();
+    let z = dir.path().join("mixed.zip");
+    zip_of(&z, &[("first.pgn", &games(5)), ("inner.pgn.gz", &gz)]);
+    let out = run(&["stats", z.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("{}:inner.pgn.gz:", z.display())),
+        "{}",
+        stderr(&out)
+    );
+    // Binary data and NUL bytes are read as a file's are: games with NUL
+    // bytes as in a plain file, and a member with no tag line with the
+    // warning a file gets, named ARCHIVE:MEMBER.
+    let mut nul = games(3);
+    nul.splice(20..20, *b"\0\0");
+    let plain = dir.path().join("nul.pgn");
+    std::fs::write(&plain, &nul).unwrap();
     let binary = [0u8, 1, 2, 3, 0, 0, 7];
-    for (member, data) in [("inner.pgn.gz", &gz[..]), ("blob.bin", &binary[..])] {
-        let z = dir.path().join("mixed.zip");
-        zip_of(&z, &[("first.pgn", &games(5)), (member, data)]);
-        let out = run(&["stats", z.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(2), "{member}");
-        assert!(
-            stderr(&out).contains(&format!("{}:{member}:", z.display())),
-            "{}",
-            stderr(&out)
-        );
-    }
+    zip_of(&z, &[("nul.pgn", &nul), ("blob.bin", &binary)]);
+    let out = run(&["stats", "--format", "json", z.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("{}:blob.bin: no PGN tag line found", z.display())),
+        "{}",
+        stderr(&out)
+    );
+    let zipped: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let alone = run(&["stats", "--format", "json", plain.to_str().unwrap()]);
+    let alone: serde_json::Value = serde_json::from_slice(&alone.stdout).unwrap();
+    assert_eq!(zipped["games"], alone["games"].as_u64().unwrap() + 1);
 }
 
 #[test]

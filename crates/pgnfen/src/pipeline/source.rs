@@ -1297,8 +1297,11 @@ fn send_member<R: Read + ?Sized>(
         }
         piece.truncate(filled);
         if first {
-            // A member must be text: PGN or EPD, not an archive inside the
-            // archive nor a binary file.
+            // A member is read as a file is: a compressed file or an
+            // archive inside the archive is refused (its bytes are no
+            // text), anything else is read as text, binary data and NUL
+            // bytes too (a member with no tag line gets the warning that a
+            // file without one gets).
             let head = &piece[..piece.len().min(SNIFF)];
             let inner = Compression::sniff(head);
             let refusal = if inner != Compression::None {
@@ -1306,8 +1309,6 @@ fn send_member<R: Read + ?Sized>(
                     "{} inside a zip is not read; unpack it first",
                     inner.describe()
                 ))
-            } else if memchr::memchr(0, head).is_some() {
-                Some("binary data (NUL bytes), not PGN or EPD text".to_string())
             } else if let Err(cut) = refuse_cut_magic(&piece, ended) {
                 Some(cut.to_string())
             } else {
