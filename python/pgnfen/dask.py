@@ -49,9 +49,10 @@ import signal
 import stat
 import threading
 import uuid
+import warnings
 
 from . import _pgnfen
-from ._errors import UsageError
+from ._errors import InputWarning, UsageError
 
 #: The largest partition size chosen by default (and the size used when no
 #: cluster is known): big enough that a partition's fixed costs vanish.
@@ -249,6 +250,26 @@ def _walk(client, parts, futures, run, discard):
     return final
 
 
+def _warn_about_files_without_tags(parts, resolved):
+    """The warning one machine gives about a file in which no tag line is
+    found (a binary file, a wrong path), once a file: when none of its
+    partitions saw one. Worded as there."""
+    files = {}
+    for part, (outcome, _) in zip(parts, resolved):
+        seen, games = files.get(part[0], (False, 0))
+        files[part[0]] = (seen or outcome.get("tag_line", False), games + outcome["games"])
+    for path, (seen, games) in files.items():
+        if seen:
+            continue
+        if games == 0:
+            why = " (it holds no text, so no game)"
+        elif games > 1:
+            why = f" (its {games} games are its text cut at lines that begin with '[')"
+        else:
+            why = ""
+        warnings.warn(InputWarning(f"{os.fsdecode(path)}: no PGN tag line found{why}"), stacklevel=3)
+
+
 def _stats_task(slot, part, at, own_nothing):
     import json
 
@@ -280,7 +301,9 @@ def stats(paths, client=None, partition_size=None):
         "chess960_positions": {},
         "problems": {},
     }
-    for _, counts in _resolve(client, parts, _stats_task):
+    resolved = _resolve(client, parts, _stats_task)
+    _warn_about_files_without_tags(parts, resolved)
+    for _, counts in resolved:
         if counts is not None:
             _add_stats(total, counts)
     # The order `stats --format json` uses: most common first, ties by number.
@@ -680,12 +703,14 @@ def filter(
             # the staging folder then holds about one output's worth. (Should
             # the scheduler run it again, it comes back, and goes with the
             # folder.)
-            staged = [path for _, path in _resolve(client, parts, task, discard=_remove_if_there)]
+            resolved = _resolve(client, parts, task, discard=_remove_if_there)
+            staged = [path for _, path in resolved]
             _put_in_place(out_dir, staging, list(zip(staged, names)))
             succeeded = True
         finally:
             _clean_up(staging, succeeded, made)
             os.close(lock)
+    _warn_about_files_without_tags(parts, resolved)
     return [os.path.join(out_dir, name) for name in names]
 
 
@@ -789,6 +814,7 @@ def read_headers(paths, tags=None, client=None, partition_size=None, where=None,
         partition_size = _default_size(paths, client, ROWS_PARTITION_SIZE)
     parts = partitions(paths, partition_size, client)
     resolved = _resolve(client, parts, _stats_task)
+    _warn_about_files_without_tags(parts, resolved)
     pieces = []
     bases = (0, 0, 0)
     for part, (outcome, _) in zip(parts, resolved):

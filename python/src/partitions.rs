@@ -111,6 +111,7 @@ fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict
     d.set_item("decoded_len", o.decoded_len)?;
     d.set_item("lines", o.lines)?;
     d.set_item("games", o.games)?;
+    d.set_item("tag_line", o.tag_line)?;
     Ok(d)
 }
 
@@ -125,6 +126,11 @@ fn outcome(d: &Bound<'_, PyDict>) -> PyResult<Outcome> {
         decoded_len: get("decoded_len")?.extract()?,
         lines: get("lines")?.extract()?,
         games: get("games")?.extract()?,
+        // (Not needed to judge the next partition.)
+        tag_line: match d.get_item("tag_line")? {
+            Some(seen) => seen.extract()?,
+            None => false,
+        },
     })
 }
 

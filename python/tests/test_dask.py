@@ -373,6 +373,38 @@ def test_an_interrupted_filter_leaves_nothing_behind(client, tmp_path):
     assert not (tmp_path / "made").exists(), list((tmp_path / "made").rglob("*"))
 
 
+def test_files_without_a_tag_line_are_warned_about_as_on_one_machine(client, tmp_path):
+    import warnings
+
+    text = tmp_path / "notes.txt"
+    text.write_bytes(b"not a game, line %d\n" % 0 + b"".join(b"more text %d\n" % i for i in range(3000)))
+    empty = tmp_path / "empty.pgn"
+    empty.write_bytes(b"")
+    games = SAMPLES / "mixed.pgn"
+    paths = [text, games, empty]
+
+    def given(call):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        return sorted(str(w.message) for w in caught if issubclass(w.category, pgnfen.InputWarning))
+
+    one_machine = given(lambda: pgnfen.stats(*paths))
+    assert len(one_machine) == 2, one_machine
+    # Partitions of 3 KiB: the text is several, none of which sees a tag
+    # line; one warning a file all the same, and none for the games.
+    assert given(lambda: pgnfen.dask.stats(paths, client=client, partition_size=3 << 10)) == one_machine
+    assert given(lambda: pgnfen.dask.read_headers(paths, client=client, partition_size=3 << 10)) == one_machine
+    assert (
+        given(
+            lambda: pgnfen.dask.filter(
+                paths, tmp_path / "out", classes=["standard"], client=client, partition_size=3 << 10
+            )
+        )
+        == one_machine
+    )
+
+
 TERMINATED = '''
 import sys, warnings
 import pgnfen.dask

@@ -230,6 +230,11 @@ pub struct Outcome {
     pub lines: u64,
     /// Games it owns.
     pub games: u64,
+    /// Whether a tag line was seen in what it read (its own bytes, and those
+    /// past them that it read to finish its last game): a file in which no
+    /// partition saw one gets the warning that one machine gives ("no PGN
+    /// tag line found"). Always true for a zip, read whole.
+    pub tag_line: bool,
 }
 
 impl Outcome {
@@ -242,6 +247,7 @@ impl Outcome {
             decoded_len,
             lines: 0,
             games: 0,
+            tag_line: false,
         }
     }
 }
@@ -356,6 +362,7 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
                 decoded_len: 0,
                 lines: 0,
                 games,
+                tag_line: true,
             });
         }
     }
@@ -377,6 +384,7 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
         next: None,
         games: 0,
         lines: 0,
+        tag_line: false,
     };
     match pipeline::run_reader(&input, stream, job, &mut bounded, options) {
         Ok(_) => {}
@@ -390,6 +398,7 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
         decoded_len: decoded_len(&own),
         lines,
         games,
+        tag_line: bounded.tag_line,
     })
 }
 
@@ -552,6 +561,7 @@ struct Bounded<'s, S> {
     next: Option<u64>,
     games: u64,
     lines: u64,
+    tag_line: bool,
 }
 
 impl<G, S: Sink<G>> Sink<G> for Bounded<'_, S> {
@@ -605,6 +615,14 @@ impl<G, S: Sink<G>> Sink<G> for Bounded<'_, S> {
 
     fn wants_bytes(&self) -> bool {
         self.inner.wants_bytes()
+    }
+
+    fn tag_line(&mut self) {
+        self.tag_line = true;
+    }
+
+    fn watches_tag_lines(&self) -> bool {
+        true
     }
 }
 

@@ -487,8 +487,10 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
         })
     };
     let mut seen = Seen {
-        // Whether a tag line was seen yet (a binary file or a wrong path has none).
-        tag_line: !options.notes,
+        // Whether a tag line was seen yet (a binary file or a wrong path has
+        // none), when someone wants to know.
+        tag_line: !options.notes && !sink.watches_tag_lines(),
+        notes: options.notes,
         // Whether it held any text (the note on an empty input says so).
         text: false,
     };
@@ -635,6 +637,8 @@ fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
 /// What an input showed so far, for the "no PGN tag line" note.
 struct Seen {
     tag_line: bool,
+    /// [`Options::notes`]: the note is given.
+    notes: bool,
     text: bool,
 }
 
@@ -647,7 +651,7 @@ impl Seen {
     /// too, since an empty file given by mistake is as worth noticing as a
     /// binary one.
     fn warn(&self, progress: &Reporter<'_>, name: &str, games: u64) {
-        if !self.tag_line {
+        if !self.tag_line && self.notes {
             let cut = if !self.text {
                 " (it holds no text, so no game)".to_string()
             } else if games > 1 {
@@ -682,6 +686,9 @@ fn merge_one<J: Job, S: Sink<J::Game>>(
         let bytes = scanned.chunk.bytes();
         seen.tag_line = has_tag_line(bytes);
         seen.text |= bytes.iter().any(|b| !b.is_ascii_whitespace());
+        if seen.tag_line {
+            sink.tag_line();
+        }
     }
     let buf = merger.merge(scanned, sink).map_err(RunError::Sink)?;
     sink.chunk_merged().map_err(RunError::Sink)?;

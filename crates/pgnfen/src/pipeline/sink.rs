@@ -46,6 +46,17 @@ pub trait Sink<G> {
     fn chunk_merged(&mut self) -> io::Result<()> {
         Ok(())
     }
+    /// A tag line was seen in the current input (once an input, and only
+    /// when [`Sink::watches_tag_lines`]): a run over part of a file (a
+    /// partition on a cluster) tells its caller, which warns about a file in
+    /// which no part saw one.
+    fn tag_line(&mut self) {}
+
+    /// Whether [`Sink::tag_line`] is wanted.
+    fn watches_tag_lines(&self) -> bool {
+        false
+    }
+
     /// Whether the sink looks at bytes at all (statistics do not).
     fn wants_bytes(&self) -> bool {
         true
