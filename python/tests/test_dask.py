@@ -406,11 +406,15 @@ def test_files_without_a_tag_line_are_warned_about_as_on_one_machine(client, tmp
 
 
 TERMINATED = '''
-import sys, warnings
+import signal, sys, warnings
 import pgnfen.dask
 from dask.distributed import Client
 warnings.simplefilter("ignore")
 if __name__ == "__main__":
+    # Under nohup (as CI may run) SIGHUP comes ignored, and would then rightly
+    # not end the run: the test is about a process the signal ends.
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
     print("started", flush=True)
     pgnfen.dask.filter([sys.argv[1]], sys.argv[2], classes=["standard"], client=client, partition_size=64 << 10)
