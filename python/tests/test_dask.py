@@ -415,6 +415,15 @@ if __name__ == "__main__":
     # not end the run: the test is about a process the signal ends.
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # Each partition takes a while, so that the run is still under way when
+    # the signal comes, however busy the machine (the whole run takes a
+    # second otherwise, and could end before the test sends it).
+    import time
+    real = pgnfen.dask._pgnfen.partition_filter
+    def slow(*args, **kwargs):
+        time.sleep(0.05)
+        return real(*args, **kwargs)
+    pgnfen.dask._pgnfen.partition_filter = slow
     client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
     print("started", flush=True)
     pgnfen.dask.filter([sys.argv[1]], sys.argv[2], classes=["standard"], client=client, partition_size=64 << 10)
@@ -441,6 +450,7 @@ def test_a_filter_ended_by_sigterm_or_sighup_removes_its_staging_folder(tmp_path
     deadline = time.monotonic() + 60
     while not any(out_dir.glob(".pgnfen-staging-*/*.pgn")) and time.monotonic() < deadline:
         time.sleep(0.002)
+    assert child.poll() is None, "the run ended before the signal"
     child.send_signal(ending)
     assert child.wait(timeout=60) == -ending
     assert list(out_dir.iterdir()) == []
