@@ -120,73 +120,6 @@ pub fn run(global: &Global, args: &FenArgs) -> Result<Outcome, Error> {
     }
 }
 
-impl Converter<'_> {
-    /// The run once its inputs are checked: every input converted into the
-    /// output (or each book rewritten in place), then the summary.
-    fn run(
-        &self,
-        global: &Global,
-        inputs: &[Input],
-        in_place: &[&std::path::Path],
-        pool: &rayon::ThreadPool,
-    ) -> Result<Outcome, Error> {
-        let (converter, args) = (self, self.args);
-        let mut counts = Counts::default();
-
-        if args.in_place {
-            for path in in_place {
-                let name = path.display().to_string();
-                let write_err = |e| Error::writing(&name, e);
-                let mut out = Output::in_place(path).map_err(write_err)?;
-                // Each file is an output of its own: the line end the last file
-                // lacked is not owed to this one.
-                converter
-                    .open_line
-                    .store(false, std::sync::atomic::Ordering::Relaxed);
-                let input = Input::File(path.to_path_buf());
-                counts.add(pool.install(|| converter.input(&input, &mut out, &name))?);
-                out.commit().map_err(write_err)?;
-            }
-        } else {
-            let name = args
-                .output
-                .as_ref()
-                .map_or("<stdout>".to_string(), |p| p.display().to_string());
-            let write_err = |e| Error::writing(&name, e);
-            let mut out = Output::create(args.output.as_deref()).map_err(write_err)?;
-            // Literal records come first, in the order given, then the files.
-            if !args.records.is_empty() {
-                let mut text = Vec::new();
-                for r in &args.records {
-                    text.extend_from_slice(r.as_bytes());
-                    text.push(b'\n');
-                }
-                let c = pool.install(|| {
-                    converter.stream(&mut text.as_slice(), "<argument>", &mut out, false)
-                });
-                counts.add(c.map_err(|e| match e {
-                    StreamError::Read(e) | StreamError::Sink(e) => write_err(e),
-                })?);
-            }
-            for input in inputs {
-                counts.add(pool.install(|| converter.input(input, &mut out, &name))?);
-            }
-            out.commit().map_err(write_err)?;
-        }
-        if !global.quiet {
-            // Only text output is rewritten: the JSON objects hold all three
-            // dialects whatever `--to` says, so nothing is "written as" one.
-            let to = args.to.filter(|_| args.format == Format::Text);
-            say!("{}", summary(counts, to, in_place.len()));
-        }
-        Ok(if counts.invalid > 0 {
-            Outcome::Problems
-        } else {
-            Outcome::Clean
-        })
-    }
-}
-
 /// The last words of a run on standard error, as `convert` says them: the
 /// records read, the invalid ones and, with `--to`, how many were written in
 /// the dialect and how many left as they were.
@@ -239,6 +172,69 @@ fn listed(text: &[u8], out: &mut Vec<u8>) {
 }
 
 impl Converter<'_> {
+    /// The run once its inputs are checked: every input converted into the
+    /// output (or each book rewritten in place), then the summary.
+    fn run(
+        &self,
+        global: &Global,
+        inputs: &[Input],
+        in_place: &[&std::path::Path],
+        pool: &rayon::ThreadPool,
+    ) -> Result<Outcome, Error> {
+        let mut counts = Counts::default();
+
+        if self.args.in_place {
+            for path in in_place {
+                let name = path.display().to_string();
+                let write_err = |e| Error::writing(&name, e);
+                let mut out = Output::in_place(path).map_err(write_err)?;
+                // Each file is an output of its own: the line end the last file
+                // lacked is not owed to this one.
+                self.open_line
+                    .store(false, std::sync::atomic::Ordering::Relaxed);
+                let input = Input::File(path.to_path_buf());
+                counts.add(pool.install(|| self.input(&input, &mut out, &name))?);
+                out.commit().map_err(write_err)?;
+            }
+        } else {
+            let name = self
+                .args
+                .output
+                .as_ref()
+                .map_or("<stdout>".to_string(), |p| p.display().to_string());
+            let write_err = |e| Error::writing(&name, e);
+            let mut out = Output::create(self.args.output.as_deref()).map_err(write_err)?;
+            // Literal records come first, in the order given, then the files.
+            if !self.args.records.is_empty() {
+                let mut text = Vec::new();
+                for r in &self.args.records {
+                    text.extend_from_slice(r.as_bytes());
+                    text.push(b'\n');
+                }
+                let c = pool
+                    .install(|| self.stream(&mut text.as_slice(), "<argument>", &mut out, false));
+                counts.add(c.map_err(|e| match e {
+                    StreamError::Read(e) | StreamError::Sink(e) => write_err(e),
+                })?);
+            }
+            for input in inputs {
+                counts.add(pool.install(|| self.input(input, &mut out, &name))?);
+            }
+            out.commit().map_err(write_err)?;
+        }
+        if !global.quiet {
+            // Only text output is rewritten: the JSON objects hold all three
+            // dialects whatever `--to` says, so nothing is "written as" one.
+            let to = self.args.to.filter(|_| self.args.format == Format::Text);
+            say!("{}", summary(counts, to, in_place.len()));
+        }
+        Ok(if counts.invalid > 0 {
+            Outcome::Problems
+        } else {
+            Outcome::Clean
+        })
+    }
+
     /// Converts one input into `out` (named `out_name` in messages): each
     /// stream of it on its own, so that a zip member is named as
     /// `ARCHIVE:MEMBER` and its lines are counted from 1, as `check` does.

@@ -936,7 +936,9 @@ impl Sink<Facts> for GameSink {
 
     fn begin_game(&mut self, info: &GameInfo, facts: Facts) -> io::Result<()> {
         self.end_game()?;
-        let problems: Vec<GameProblem> = facts
+        // As the pipeline weighs a chunk's results (`ArchiveJob::weight`).
+        self.problems_weight += crate::check::findings_weight(&facts.findings);
+        let problems = facts
             .findings
             .into_iter()
             .map(|f| GameProblem {
@@ -950,15 +952,6 @@ impl Sink<Facts> for GameSink {
                 help: f.help,
             })
             .collect();
-        self.problems_weight += problems
-            .iter()
-            .map(|p| {
-                std::mem::size_of::<GameProblem>()
-                    + p.message.capacity()
-                    + p.help.as_ref().map_or(0, String::capacity)
-                    + 2 * crate::check::HEAP_BLOCK
-            })
-            .sum::<usize>();
         let start = self.batch.bytes.len();
         self.current = Some(Slot {
             file: self.batch.files.len() - 1,
