@@ -351,6 +351,46 @@ fn sarif_and_github_escape_file_names_and_messages() {
     assert_eq!(from_sarif(&log), json);
 }
 
+/// A SARIF result names its file by a URI made of the path's own bytes: a
+/// name that is not UTF-8, or that holds a control character, is shown
+/// replaced or escaped in messages, but its URI is that of the very file.
+#[test]
+fn sarif_uris_are_made_of_the_paths_bytes() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let game = "[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*\n";
+    for (name, uri) in [
+        (&b"caf\xE9.pgn"[..], "caf%E9.pgn"),
+        (&b"a\x1B[31mb.pgn"[..], "a%1B%5B31mb.pgn"),
+    ] {
+        std::fs::write(dir.path().join(OsStr::from_bytes(name)), game).unwrap();
+        let out = bin()
+            .current_dir(dir.path())
+            .args(["check", "--format", "sarif"])
+            .arg(OsStr::from_bytes(name))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let result = &log["runs"][0]["results"][0];
+        assert_eq!(
+            result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            uri
+        );
+        // The name in the other formats stays the one shown to people.
+        let out = bin()
+            .current_dir(dir.path())
+            .args(["check", "--format", "json"])
+            .arg(OsStr::from_bytes(name))
+            .output()
+            .unwrap();
+        let shown: Value =
+            serde_json::from_slice(out.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
+        assert!(!shown["file"].as_str().unwrap().contains('\x1b'), "{shown}");
+    }
+}
+
 /// The SARIF logs of the tests above, checked against the SARIF 2.1.0 schema.
 #[test]
 #[ignore = "needs python3 with jsonschema"]

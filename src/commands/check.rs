@@ -185,7 +185,8 @@ impl<W: Write> Report<W> {
             }
             CheckFormat::Sarif => self.sarif.result_at(
                 &mut self.out,
-                &file,
+                // The URI of the very file, from its path's bytes.
+                d.input.name_bytes(),
                 pgnfen::ci::Region {
                     line,
                     column: f.column,

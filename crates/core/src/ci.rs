@@ -135,7 +135,7 @@ pub struct Sarif {
     /// Results written so far.
     results: u64,
     /// The file of the last result and its URI (most runs name few files).
-    file: String,
+    file: Vec<u8>,
     uri: String,
     /// The last result's JSON, kept for its room.
     buffer: Vec<u8>,
@@ -260,7 +260,7 @@ impl Sarif {
     pub fn result<W: Write>(
         &mut self,
         out: &mut W,
-        file: &str,
+        file: impl AsRef<[u8]>,
         line: u64,
         column: usize,
         code: Code,
@@ -278,18 +278,23 @@ impl Sarif {
     /// this very problem (the rule's help is generic): the advice goes in the
     /// message, which is what dashboards show, and on its own in the
     /// result's properties for tools.
+    ///
+    /// `file` is the file's name as bytes ([`uri_reference`]): give the path's
+    /// own bytes where there is a path, so that a name that is not UTF-8, or
+    /// that holds control characters, still makes the URI of that very file.
     pub fn result_at<W: Write>(
         &mut self,
         out: &mut W,
-        file: &str,
+        file: impl AsRef<[u8]>,
         region: Region,
         code: Code,
         message: &str,
         help: Option<&str>,
     ) -> io::Result<()> {
         self.head(out)?;
+        let file = file.as_ref();
         if self.results == 0 || self.file != file {
-            self.file = file.to_string();
+            self.file = file.to_vec();
             self.uri = uri_reference(file);
         }
         let text = match help {
@@ -345,16 +350,18 @@ impl Sarif {
 }
 
 /// A file name as a URI reference: bytes other than unreserved characters
-/// and `/` are percent-encoded, so `my games.pgn` becomes `my%20games.pgn`.
+/// and `/` are percent-encoded, so `my games.pgn` becomes `my%20games.pgn`
+/// (and a name's bytes that are not UTF-8 keep their values: `\xE9` is `%E9`).
 /// A relative name stays relative (code-scanning tools resolve it against
 /// the repository); an absolute one becomes a `file://` URI
 /// (`/data/a.pgn` → `file:///data/a.pgn`), as SARIF wants absolute URIs.
-pub fn uri_reference(file: &str) -> String {
+pub fn uri_reference(file: impl AsRef<[u8]>) -> String {
+    let file = file.as_ref();
     let mut out = String::with_capacity(file.len() + 7);
-    if file.starts_with('/') {
+    if file.starts_with(b"/") {
         out.push_str("file://");
     }
-    for &b in file.as_bytes() {
+    for &b in file {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
             out.push(b as char);
         } else {
@@ -382,6 +389,7 @@ mod tests {
         assert_eq!(uri_reference("é.pgn"), "%C3%A9.pgn");
         assert_eq!(uri_reference("/data/my a.pgn"), "file:///data/my%20a.pgn");
         assert_eq!(uri_reference("./a.pgn"), "./a.pgn");
+        assert_eq!(uri_reference(b"caf\xE9\x1B.pgn"), "caf%E9%1B.pgn");
     }
 
     /// The streamed log, parsed and printed again in one piece, gives the same

@@ -137,8 +137,11 @@ impl Default for Options {
 /// A problem as the caller of [`run`] receives it: where it is and what it is.
 #[derive(Clone, Copy, Debug)]
 pub struct Diagnostic<'a> {
-    /// The input, as named by the caller (`A.zip:MEMBER` for a zip member).
+    /// The input, as named in messages (`A.zip:MEMBER` for a zip member;
+    /// [`Input::display_name`]).
     pub file: &'a str,
+    /// The input itself (its path's own bytes: [`Input::name_bytes`]).
+    pub input: &'a Input,
     /// The game, 1-based in its input.
     pub game: u64,
     /// The line, 1-based in the input.
@@ -272,6 +275,7 @@ where
     let mut sink = Reporter {
         report,
         file: String::new(),
+        input: Input::Stdin,
         summary: Summary::default(),
     };
     let job = CheckJob {
@@ -291,7 +295,9 @@ where
 /// Counts findings and hands them to the caller's function.
 struct Reporter<F> {
     report: F,
+    /// The input being read, and its display name.
     file: String,
+    input: Input,
     summary: Summary,
 }
 
@@ -301,6 +307,7 @@ where
 {
     fn begin_input(&mut self, input: &Input) -> io::Result<()> {
         self.file = input.display_name();
+        self.input = input.clone();
         Ok(())
     }
 
@@ -323,6 +330,7 @@ where
 {
     fn begin_input(&mut self, input: &Input) -> io::Result<()> {
         self.file = input.display_name();
+        self.input = input.clone();
         Ok(())
     }
 
@@ -364,6 +372,7 @@ where
             summary.counts[finding.code as usize] += finding.count;
             (self.report)(&Diagnostic {
                 file: &self.file,
+                input: &self.input,
                 game: info.index,
                 line: finding.line + info.line_delta,
                 finding,

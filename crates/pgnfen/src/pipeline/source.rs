@@ -178,6 +178,17 @@ impl Input {
         }
     }
 
+    /// The name as bytes to make a reference of (a SARIF log's file URI): a
+    /// file's path as it is, bytes that are not UTF-8 and control characters
+    /// included, where [`Input::display_name`] shows them replaced or
+    /// escaped; the display name for the others.
+    pub fn name_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        match self {
+            Input::File(p) => std::borrow::Cow::Borrowed(p.as_os_str().as_encoded_bytes()),
+            _ => std::borrow::Cow::Owned(self.display_name().into_bytes()),
+        }
+    }
+
     /// Size of the raw (possibly compressed) input, when known: regular files only.
     pub fn raw_len(&self) -> Option<u64> {
         match self {
