@@ -257,7 +257,7 @@ pub enum Command {
     /// Print the manual page (roff)
     #[command(after_help = concat!(
         "Examples:\n",
-        "  pgnfen man > ~/.local/share/man/man1/pgnfen.1\n",
+        "  pgnfen man > ~/.cargo/share/man/man1/pgnfen.1   (man finds it beside ~/.cargo/bin on PATH)\n",
         "  pgnfen man | man -l -\n",
         "\n",
         exit_status_plain!()
@@ -293,7 +293,7 @@ pub struct FilterArgs {
     /// Classes to keep: standard, setup, chess960, crc, other, malformed (any class when only other selections are given; filter needs at least one)
     #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = choice_parser::<Class>())]
     pub class: Vec<Class>,
-    /// Of the chess960 games, keep only those from these start positions (0 to 959); games of other classes are not restricted by it
+    /// Keep only Chess960 games from these start positions (0 to 959); a game of another class has no start position, so it is not kept (--class must include chess960)
     #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = parse_chess960_position)]
     pub chess960_position: Vec<u16>,
     /// Keep only games whose tag satisfies EXPR: NAME OP VALUE, OP one of = != ~ !~ < <= > >= (repeatable, all must hold)

@@ -399,7 +399,7 @@ fn stats(
 /// each game's mainline; a game with an illegal move goes to ``rest``. At
 /// least one of classes, chess960_positions, tags, speeds, moves must be
 /// given; all that are given must hold.
-/// output, rest: paths; an ending .gz, .bz2 or .zst compresses. Files appear
+/// output, rest: paths; an ending .gz, .bz2, .xz or .zst compresses. Files appear
 /// under their name only when the run succeeds.
 ///
 /// Returns ``{"games": N, "kept": n, "rest": n}``.
@@ -554,7 +554,7 @@ fn moves_mode(moves: Option<&Bound<'_, PyAny>>) -> PyResult<Option<pgnfen::moves
 ///
 /// ep: en passant square policy, "as-is", "pseudo-legal" or "legal" (default:
 /// the dialect's). repair: also insert a missing [SetUp "1"] before the FEN
-/// tag. output: a path; an ending .gz, .bz2 or .zst compresses. A FEN that
+/// tag. output: a path; an ending .gz, .bz2, .xz or .zst compresses. A FEN that
 /// cannot be read or written in the dialect is left as it was and counted.
 ///
 /// Returns ``{"games": N, "converted": n, "unchanged": n}`` (FEN tags).
