@@ -257,7 +257,7 @@ pub enum Command {
     /// Print the manual page (roff)
     #[command(after_help = concat!(
         "Examples:\n",
-        "  pgnfen man > ~/.cargo/share/man/man1/pgnfen.1   (man finds it beside ~/.cargo/bin on PATH)\n",
+        "  pgnfen man > ~/.cargo/share/man/man1/pgnfen.1\n",
         "  pgnfen man | man -l -\n",
         "\n",
         exit_status_plain!()

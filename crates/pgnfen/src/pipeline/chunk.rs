@@ -47,7 +47,9 @@ pub struct Chunk {
     /// the chunks in flight) and the bytes are `map[mapped..mapped + len]`.
     buffer: Vec<u8>,
     len: usize,
-    map: Option<Arc<Mmap>>,
+    /// The bytes the chunk is a window of, when it is one (a mapped file, a
+    /// decoded zstd frame): the chunk is `shared[mapped..mapped + len]`.
+    shared: Option<Shared>,
     mapped: usize,
     pub start: Start,
     /// The input ends with this chunk.
@@ -57,10 +59,17 @@ pub struct Chunk {
 impl Chunk {
     /// The chunk's bytes.
     pub fn bytes(&self) -> &[u8] {
-        match &self.map {
-            Some(map) => &map[self.mapped..self.mapped + self.len],
+        match &self.shared {
+            Some(Shared::Map(map)) => &map[self.mapped..self.mapped + self.len],
+            Some(Shared::Lent(lent)) => &(**lent).as_ref()[self.mapped..self.mapped + self.len],
             None => &self.buffer[..self.len],
         }
+    }
+
+    /// Whether the chunk is a window of bytes a reader lent.
+    #[cfg(test)]
+    pub fn is_lent(&self) -> bool {
+        matches!(self.shared, Some(Shared::Lent(_)))
     }
 
     /// The buffer, for reuse. A mapped chunk's pages are given back to the
@@ -76,7 +85,7 @@ impl Chunk {
     /// 4 MiB blocks hold 3 to 6 MiB more at the peak than that, 8 MiB blocks
     /// 7 to 10 MiB and were no faster.
     pub fn into_buffer(self) -> Vec<u8> {
-        if let Some(map) = &self.map {
+        if let Some(Shared::Map(map)) = &self.shared {
             let release = release_range(self.mapped, self.mapped + self.len, self.last);
             if !release.is_empty() {
                 // SAFETY: MADV_DONTNEED on a read-only shared file mapping only drops
@@ -108,6 +117,41 @@ fn release_range(start: usize, end: usize, last: bool) -> std::ops::Range<usize>
     }
 }
 
+/// What a chunk that is a window holds on to.
+#[derive(Debug)]
+enum Shared {
+    /// A memory-mapped file.
+    Map(Arc<Mmap>),
+    /// Bytes a reader lent ([`Lend`]): a decoded zstd frame.
+    Lent(Arc<dyn LentBytes>),
+}
+
+/// The bytes a reader lends and the range of them not read yet.
+pub type Lent = (Arc<dyn LentBytes>, std::ops::Range<usize>);
+
+/// Bytes lent by a reader for chunks to share (freed, or recycled, when the
+/// last chunk holding them is done).
+pub trait LentBytes: AsRef<[u8]> + Send + Sync + std::fmt::Debug {}
+
+/// A reader that can lend the bytes it would copy out next, so that a chunk
+/// lying wholly inside them needs no copy: a multi-frame zstd file lends
+/// each decoded frame (see [`Chunker::next_chunk`]). Readers that cannot
+/// lend keep the default.
+pub trait Lend: Read {
+    /// The unread bytes of the reader's current block, `bytes[range]`, if it
+    /// has such a block (none at the end, nor for a reader that only copies).
+    fn lend(&mut self) -> io::Result<Option<Lent>> {
+        Ok(None)
+    }
+
+    /// Takes the first `n` bytes lent as read.
+    fn consume(&mut self, _n: usize) {}
+}
+
+impl Lend for Box<dyn Read + Send + '_> {}
+impl Lend for io::Empty {}
+impl Lend for &[u8] {}
+
 /// Where a chunker's bytes come from.
 pub enum Source<R> {
     /// A stream (standard input, a decompressor, a file read with `read`).
@@ -137,7 +181,16 @@ pub struct Chunker<R> {
     failed: Option<io::Error>,
 }
 
-impl<R: Read> Chunker<R> {
+impl<R: Lend> Chunker<R> {
+    /// The reader (of a chunker that has one).
+    #[cfg(test)]
+    pub fn reader(&mut self) -> &mut R {
+        match &mut self.source {
+            Source::Read(r) => r,
+            Source::Map(_) => panic!("a mapped input has no reader"),
+        }
+    }
+
     /// A chunker with other sizes (small ones exercise the cut logic in tests).
     pub fn with_sizes(source: Source<R>, target: usize, max: usize) -> Self {
         Chunker {
@@ -173,6 +226,9 @@ impl<R: Read> Chunker<R> {
         if let Source::Map(map) = &self.source {
             let map = map.clone();
             return Ok(Some(self.next_mapped(map, buf)));
+        }
+        if let Some(chunk) = self.next_lent(&mut buf)? {
+            return Ok(Some(chunk));
         }
         let mut filled = self.carry.len();
         if buf.len() < filled {
@@ -223,6 +279,63 @@ impl<R: Read> Chunker<R> {
         Ok(Some(self.emit(buf, None, 0, len, start, last)))
     }
 
+    /// The next chunk as a window of the bytes the reader lends, when the
+    /// cut that reading would find lies in them: the very chunk reading
+    /// gives, without copying its bytes. The carry (what the last chunk read
+    /// past its cut) is the lent bytes' own when the reader read it from
+    /// them: the window then begins with it. `None` (nothing read)
+    /// otherwise: when the search for a cut would read past the lent bytes
+    /// (the next block, or the end of the input) or force a cut, the chunk is
+    /// read, copying, as from any reader.
+    fn next_lent(&mut self, token: &mut Vec<u8>) -> io::Result<Option<Chunk>> {
+        let Source::Read(reader) = &mut self.source else {
+            return Ok(None);
+        };
+        let Some((lent, range)) = reader.lend()? else {
+            return Ok(None);
+        };
+        // The reader's last `range.start` bytes came from the lent bytes, so a
+        // carry no longer than that is their bytes just before `range`.
+        let back = self.carry.len();
+        if back > range.start {
+            return Ok(None);
+        }
+        let from = range.start - back;
+        let rest = &(*lent).as_ref()[from..range.end];
+        // The search of the reading path, step for step.
+        let mut want = self.target.max(back);
+        let len = loop {
+            if want >= rest.len() {
+                return Ok(None);
+            }
+            if let Some(p) = find_cut(&rest[..want], want / 2) {
+                break p;
+            }
+            if want >= self.max {
+                return Ok(None);
+            }
+            want += self.target;
+        };
+        if len >= back {
+            reader.consume(len - back);
+            self.carry.clear();
+        } else {
+            // A cut inside the carry: the rest of it is still the bytes just
+            // before `range`.
+            self.carry.drain(..len);
+        }
+        let start = std::mem::replace(&mut self.next_start, Start::Cut);
+        let token = std::mem::take(token);
+        Ok(Some(self.emit(
+            token,
+            Some(Shared::Lent(lent)),
+            from,
+            len,
+            start,
+            false,
+        )))
+    }
+
     /// The next chunk of a mapped file: the same cuts, found in place.
     fn next_mapped(&mut self, map: Arc<Mmap>, token: Vec<u8>) -> Chunk {
         let pos = self.offset as usize;
@@ -243,13 +356,13 @@ impl<R: Read> Chunker<R> {
             want += self.target;
         };
         let start = std::mem::replace(&mut self.next_start, next);
-        self.emit(token, Some(map), pos, len, start, last)
+        self.emit(token, Some(Shared::Map(map)), pos, len, start, last)
     }
 
     fn emit(
         &mut self,
         buffer: Vec<u8>,
-        map: Option<Arc<Mmap>>,
+        shared: Option<Shared>,
         mapped: usize,
         len: usize,
         start: Start,
@@ -260,7 +373,7 @@ impl<R: Read> Chunker<R> {
             offset: self.offset,
             buffer,
             len,
-            map,
+            shared,
             mapped,
             start,
             last,
@@ -398,10 +511,119 @@ mod tests {
                 assert_eq!(cuts(&read), cuts(&mapped));
             }
         }
+        // Lent in blocks, as a multi-frame zstd file is: the very same chunks.
+        for block in [7, target / 2 + 1, 3 * target + 5, input.len().max(1)] {
+            let lent = collect(Chunker::with_sizes(
+                Source::Read(Blocks::new(input, &[block])),
+                target,
+                max,
+            ));
+            assert_eq!(described(&lent), described(&read), "blocks of {block}");
+        }
         read
     }
 
-    fn collect<R: Read>(mut c: Chunker<R>) -> Vec<Chunk> {
+    /// A chunk as (offset, bytes, start, last).
+    fn described(cs: &[Chunk]) -> Vec<(u64, Vec<u8>, Start, bool)> {
+        cs.iter()
+            .map(|c| (c.offset, c.bytes().to_vec(), c.start, c.last))
+            .collect()
+    }
+
+    /// Bytes lent in blocks, as a multi-frame zstd file's decoded frames are
+    /// (`ParallelFrames`): reading copies them out, a block at a time.
+    struct Blocks {
+        blocks: Vec<Arc<Block>>,
+        /// The block being read and how much of it was.
+        i: usize,
+        at: usize,
+    }
+
+    #[derive(Debug)]
+    struct Block(Vec<u8>);
+
+    impl AsRef<[u8]> for Block {
+        fn as_ref(&self) -> &[u8] {
+            &self.0
+        }
+    }
+
+    impl LentBytes for Block {}
+
+    impl Blocks {
+        /// `data` cut into blocks of `sizes` (in turn, again and again).
+        fn new(data: &[u8], sizes: &[usize]) -> Blocks {
+            let mut blocks = Vec::new();
+            let mut rest = data;
+            for &size in sizes.iter().cycle() {
+                if rest.is_empty() {
+                    break;
+                }
+                let (block, tail) = rest.split_at(size.clamp(1, rest.len()));
+                blocks.push(Arc::new(Block(block.to_vec())));
+                rest = tail;
+            }
+            Blocks {
+                blocks,
+                i: 0,
+                at: 0,
+            }
+        }
+    }
+
+    impl Read for Blocks {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            while let Some(block) = self.blocks.get(self.i) {
+                if self.at < block.0.len() {
+                    let n = buf.len().min(block.0.len() - self.at);
+                    buf[..n].copy_from_slice(&block.0[self.at..self.at + n]);
+                    self.at += n;
+                    return Ok(n);
+                }
+                (self.i, self.at) = (self.i + 1, 0);
+            }
+            Ok(0)
+        }
+    }
+
+    impl Lend for Blocks {
+        fn lend(&mut self) -> io::Result<Option<Lent>> {
+            while let Some(block) = self.blocks.get(self.i) {
+                if self.at < block.0.len() {
+                    let lent: Arc<dyn LentBytes> = block.clone();
+                    return Ok(Some((lent, self.at..block.0.len())));
+                }
+                (self.i, self.at) = (self.i + 1, 0);
+            }
+            Ok(None)
+        }
+
+        fn consume(&mut self, n: usize) {
+            self.at += n;
+        }
+    }
+
+    #[test]
+    fn lent_blocks_give_windows_without_copies() {
+        let game = b"[Event \"a\"]\n[Site \"b\"]\n\n1. e4 e5 1-0\n\n";
+        let input: Vec<u8> = game
+            .iter()
+            .cycle()
+            .take(game.len() * 400)
+            .copied()
+            .collect();
+        let lent = collect(Chunker::with_sizes(
+            Source::Read(Blocks::new(&input, &[4096])),
+            256,
+            1024,
+        ));
+        let windows = lent.iter().filter(|c| c.is_lent()).count();
+        // Most chunks lie inside a block (16 chunks a block, one across).
+        assert!(windows * 10 > lent.len() * 8, "{windows} of {}", lent.len());
+        assert_eq!(described(&lent), described(&chunks(&input, 256, 1024)));
+    }
+
+    fn collect<R: Lend>(mut c: Chunker<R>) -> Vec<Chunk> {
         let mut out = Vec::new();
         while let Some(chunk) = c.next_chunk(Vec::new()).unwrap() {
             out.push(chunk);
@@ -431,6 +653,8 @@ mod tests {
 
     /// A stream that gives `data`, then fails (a truncated `.gz`).
     struct Failing<'a>(&'a [u8]);
+
+    impl Lend for Failing<'_> {}
 
     impl Read for Failing<'_> {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -495,6 +719,37 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Chunks read from bytes lent in blocks of any sizes are those read
+        /// by copying: the same offsets, bytes, starts and ends, forced cuts
+        /// and cuts inside the carry included.
+        #[test]
+        fn lent_chunks_are_the_chunks_read(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(&b"[Event \"x\"]\n"[..]),
+                    proptest::strategy::Just(&b"[Site \"y\"]\n"[..]),
+                    proptest::strategy::Just(&b"\n"[..]),
+                    proptest::strategy::Just(&b"\r\n"[..]),
+                    proptest::strategy::Just(&b"1. e4 {a [b} e5 1-0 "[..]),
+                    proptest::strategy::Just(&b"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"[..]),
+                ],
+                0..400,
+            ),
+            sizes in proptest::collection::vec(1usize..700, 1..6),
+            target in 16usize..300,
+            extra in 0usize..600,
+        ) {
+            let input: Vec<u8> = pieces.concat();
+            let max = target + extra;
+            let read = collect(Chunker::with_sizes(Source::Read(&input[..]), target, max));
+            let lent = collect(Chunker::with_sizes(
+                Source::Read(Blocks::new(&input, &sizes)),
+                target,
+                max,
+            ));
+            proptest::prop_assert_eq!(described(&lent), described(&read));
+        }
+
         /// Chunks done in input order give back every whole page of the file
         /// once, each only once the chunk holding its last byte is done.
         #[test]

@@ -22,6 +22,12 @@
 //! several times the decoding's (`export`, the library's game reader) asks for
 //! [`LEAN_BUDGET`] instead ([`Job::frames_ahead`](super::game::Job::frames_ahead)):
 //! frames of level 3 one at a time.
+//! The chunks that lie inside a decoded frame are windows of it, not copies
+//! ([`Lend`]; only the chunk across two frames is copied), so a frame read
+//! out stays held while chunks in flight hold it: such frames count in the
+//! budget too, and no frame is decoded ahead while they fill it. Frames of
+//! more than half the budget are not lent (their chunks are copied): with
+//! [`LEAN_BUDGET`], pzstd's frames of level 3 are still held one at a time.
 //! The compressed bytes of the frames being decoded come on top (a fifth to
 //! a third of their size for PGN), and the recycled buffers (as many as were
 //! in use at once). A frame bigger than its reservation (a frame with no size
@@ -43,6 +49,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use crossbeam_channel::{Receiver, bounded};
+
+use super::chunk::{Lend, Lent, LentBytes};
 use zstd::zstd_safe;
 
 const ZSTD_MAGIC: u32 = 0xFD2F_B528;
@@ -528,11 +536,16 @@ pub struct ParallelFrames<'p> {
     reserved: usize,
     /// The bytes of the frame being read out (0 when none is).
     held: usize,
+    /// Frames read out that chunks still hold (windows of them, [`Lend`]),
+    /// with their sizes: they count in the budget until they are freed.
+    pinned: Vec<(std::sync::Weak<DecodedFrame>, usize)>,
     /// The reservation for the next frame of unknown size: the largest frame
     /// seen so far (pzstd's frames all have the same size but the last).
     reserve: usize,
     largest: usize,
-    current: Vec<u8>,
+    /// The frame being read out (shared with the chunks that are windows of
+    /// it: [`Lend`]) and how much of it was.
+    current: Option<Arc<DecodedFrame>>,
     at: usize,
     free: FreeList,
     /// A frame decoded by streaming on this thread.
@@ -555,6 +568,7 @@ impl<'p> ParallelFrames<'p> {
             max_in_flight: 2 * pool.current_num_threads() + 2,
             budget: BUDGET,
             held: 0,
+            pinned: Vec::new(),
             pool,
             file: Arc::new(file),
             len,
@@ -566,7 +580,7 @@ impl<'p> ParallelFrames<'p> {
             reserved: 0,
             reserve: FRAME_CAP,
             largest: 0,
-            current: Vec::new(),
+            current: None,
             at: 0,
             free: FreeList::default(),
             streaming: None,
@@ -610,7 +624,7 @@ impl<'p> ParallelFrames<'p> {
                 None => self.reserve,
             };
             let alone = self.queue.is_empty() && self.held == 0;
-            if !alone && self.held + self.reserved + reserve > self.budget {
+            if !alone && self.held + self.reserved + self.pinned() + reserve > self.budget {
                 // Its own reservation is what must fit (a frame bigger than
                 // those before it, such as a file's last frames of another
                 // level, waits for room).
@@ -647,8 +661,12 @@ impl<'p> ParallelFrames<'p> {
     /// Makes the next frame's bytes current; `false` at the end. The current
     /// frame has been read out: its buffer is free for the next ones.
     fn next_frame(&mut self) -> io::Result<bool> {
-        let done = std::mem::take(&mut self.current);
-        self.recycle(done);
+        // Its buffer goes back to the free list once no chunk holds it.
+        if let Some(done) = self.current.take()
+            && Arc::strong_count(&done) > 1
+        {
+            self.pinned.push((Arc::downgrade(&done), done.bytes.len()));
+        }
         self.held = 0;
         self.at = 0;
         self.submit()?;
@@ -681,7 +699,10 @@ impl<'p> ParallelFrames<'p> {
                 // Only the pages written are resident: a frame of unknown
                 // size holds its length, not its reservation.
                 self.held = bytes.len();
-                self.current = bytes;
+                self.current = Some(Arc::new(DecodedFrame {
+                    bytes,
+                    free: self.free.clone(),
+                }));
             }
             Decoded::TooBig => {
                 self.reserve = FRAME_CAP;
@@ -702,10 +723,10 @@ impl<'p> ParallelFrames<'p> {
         Ok(true)
     }
 
-    fn recycle(&self, buf: Vec<u8>) {
-        if let Ok(mut free) = self.free.lock() {
-            put_back(&mut free.out, buf, FREE_MAX);
-        }
+    /// The bytes of the frames read out that chunks still hold.
+    fn pinned(&mut self) -> usize {
+        self.pinned.retain(|(frame, _)| frame.strong_count() > 0);
+        self.pinned.iter().map(|(_, n)| n).sum()
     }
 
     /// The file must not have changed under the run (as for plain files).
@@ -790,15 +811,76 @@ impl Read for ParallelFrames<'_> {
                 }
                 self.streaming = None;
             }
-            if self.at < self.current.len() {
-                let n = buf.len().min(self.current.len() - self.at);
-                buf[..n].copy_from_slice(&self.current[self.at..self.at + n]);
+            let current = self.current.as_deref().map_or(&[][..], |f| &f.bytes[..]);
+            if self.at < current.len() {
+                let n = buf.len().min(current.len() - self.at);
+                buf[..n].copy_from_slice(&current[self.at..self.at + n]);
                 self.at += n;
                 return Ok(n);
             }
             if !self.next_frame()? {
                 return Ok(0);
             }
+        }
+    }
+}
+
+impl Lend for ParallelFrames<'_> {
+    /// The unread rest of the frame being read out (the next frame's when it
+    /// is read out); none for a frame streamed on this thread, and at the end.
+    /// Nor for a frame of more than half the budget: chunks may hold it
+    /// while the next is read out, and a lean budget (one frame at a time)
+    /// would then hold two; its chunks are copied, as they were.
+    fn lend(&mut self) -> io::Result<Option<Lent>> {
+        loop {
+            if self.streaming.is_some() {
+                return Ok(None);
+            }
+            if let Some(frame) = &self.current
+                && self.at < frame.bytes.len()
+            {
+                if 2 * frame.bytes.len() > self.budget {
+                    return Ok(None);
+                }
+                let lent: Arc<dyn LentBytes> = frame.clone();
+                return Ok(Some((lent, self.at..frame.bytes.len())));
+            }
+            if !self.next_frame()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at += n;
+    }
+}
+
+/// A frame's decoded bytes, shared by the chunks that are windows of it; its
+/// buffer goes back to the free list when the last of them is done.
+pub struct DecodedFrame {
+    bytes: Vec<u8>,
+    free: FreeList,
+}
+
+impl std::fmt::Debug for DecodedFrame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DecodedFrame({} bytes)", self.bytes.len())
+    }
+}
+
+impl AsRef<[u8]> for DecodedFrame {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl LentBytes for DecodedFrame {}
+
+impl Drop for DecodedFrame {
+    fn drop(&mut self) {
+        if let Ok(mut free) = self.free.lock() {
+            put_back(&mut free.out, std::mem::take(&mut self.bytes), FREE_MAX);
         }
     }
 }
@@ -1081,6 +1163,67 @@ mod tests {
         assert_eq!(most(2 << 20), (1, 2 << 20));
         // Less than a frame: each frame alone, decoded when it is needed.
         assert_eq!(most(1 << 19), (0, 1 << 20));
+    }
+
+    /// Chunked with the frames lent: the chunks of the plain bytes, most of
+    /// them windows of the frames, and the frames that chunks in flight
+    /// still hold count in the budget: no frame is decoded ahead while they
+    /// fill it (the frame read out is always allowed, so the chunks in
+    /// flight, 2.5 MiB here, can hold three frames besides it).
+    #[test]
+    fn lent_frames_give_the_plain_chunks_within_the_budget() {
+        use crate::pipeline::chunk::{Chunker, Source};
+        // Twelve frames of 1 MiB of games, the frames cutting games anywhere.
+        let games: Vec<u8> = (0..300_000)
+            .flat_map(|i| format!("[Event \"{i}\"]\n[Site \"x\"]\n\n1. e4 e5 1-0\n\n").into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = games.chunks(1 << 20).take(12).collect();
+        let data = pzstd_like(&refs, true);
+        let plain = refs.concat();
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, &data).unwrap();
+        let meta = file.metadata().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let budget = 3 << 20;
+        let frames = ParallelFrames::new(
+            &pool,
+            file,
+            meta.len(),
+            meta.modified().ok(),
+            Arc::new(AtomicU64::new(0)),
+        )
+        .with_budget(budget);
+        let (target, max) = (64 << 10, 256 << 10);
+        let mut chunker = Chunker::with_sizes(Source::Read(frames), target, max);
+        let mut expected = Chunker::with_sizes(Source::Read(&plain[..]), target, max);
+        // Chunks in flight: the last forty stay alive.
+        let mut in_flight = VecDeque::new();
+        let (mut chunks, mut lent, mut held) = (0, 0, 0);
+        while let Some(chunk) = chunker.next_chunk(Vec::new()).unwrap() {
+            let want = expected.next_chunk(Vec::new()).unwrap().unwrap();
+            assert_eq!(
+                (chunk.offset, chunk.bytes(), chunk.start, chunk.last),
+                (want.offset, want.bytes(), want.start, want.last)
+            );
+            let r = chunker.reader();
+            held = held.max(r.held + r.reserved + r.pinned());
+            lent += usize::from(chunk.is_lent());
+            chunks += 1;
+            in_flight.push_back(chunk);
+            if in_flight.len() > 40 {
+                in_flight.pop_front();
+            }
+        }
+        assert!(expected.next_chunk(Vec::new()).unwrap().is_none());
+        assert!(chunks > 150, "{chunks}");
+        assert!(lent > chunks * 3 / 4, "{lent} of {chunks} lent");
+        assert!(
+            held <= budget + (2 << 20),
+            "{held} held under a budget of {budget}"
+        );
     }
 
     /// A frame bigger than those before it (its size declared) is held

@@ -466,7 +466,7 @@ struct Scanned<G> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn run_one<J: Job, S: Sink<J::Game>, R: io::Read + Send>(
+fn run_one<J: Job, S: Sink<J::Game>, R: chunk::Lend + Send>(
     input: &Input,
     source: Source<R>,
     mapped: Option<&Arc<AtomicU64>>,

@@ -576,6 +576,21 @@ impl<R: Read> Unnested<R> {
     }
 }
 
+/// Lends what the reader lends once the first bytes were checked and handed
+/// out (the first chunk is read, so copied).
+impl<R: super::chunk::Lend> super::chunk::Lend for Unnested<R> {
+    fn lend(&mut self) -> io::Result<Option<super::chunk::Lent>> {
+        if self.outer != Compression::None || self.head.is_some() {
+            return Ok(None);
+        }
+        self.inner.lend()
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.inner.consume(n);
+    }
+}
+
 impl<R: Read> Read for Unnested<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.outer != Compression::None {
