@@ -826,29 +826,23 @@ impl Read for ParallelFrames<'_> {
 }
 
 impl Lend for ParallelFrames<'_> {
-    /// The unread rest of the frame being read out (the next frame's when it
-    /// is read out); none for a frame streamed on this thread, and at the end.
-    /// Nor for a frame of more than half the budget: chunks may hold it
-    /// while the next is read out, and a lean budget (one frame at a time)
-    /// would then hold two; its chunks are copied, as they were.
+    /// The unread rest of the frame being read out. None once it is read
+    /// out: the next frame comes through `read`, which hands on the games
+    /// before a frame that fails to decode, as for any reader; nor for a frame
+    /// streamed on this thread, nor for a frame of more than half the budget
+    /// (chunks may hold it while the next is read out, and a lean budget, one
+    /// frame at a time, would then hold two: its chunks are copied).
     fn lend(&mut self) -> io::Result<Option<Lent>> {
-        loop {
-            if self.streaming.is_some() {
-                return Ok(None);
-            }
-            if let Some(frame) = &self.current
-                && self.at < frame.bytes.len()
-            {
-                if 2 * frame.bytes.len() > self.budget {
-                    return Ok(None);
-                }
-                let lent: Arc<dyn LentBytes> = frame.clone();
-                return Ok(Some((lent, self.at..frame.bytes.len())));
-            }
-            if !self.next_frame()? {
-                return Ok(None);
-            }
+        if self.streaming.is_some() {
+            return Ok(None);
         }
+        Ok(match &self.current {
+            Some(frame) if self.at < frame.bytes.len() && 2 * frame.bytes.len() <= self.budget => {
+                let lent: Arc<dyn LentBytes> = frame.clone();
+                Some((lent, self.at..frame.bytes.len()))
+            }
+            _ => None,
+        })
     }
 
     fn consume(&mut self, n: usize) {
@@ -1224,6 +1218,79 @@ mod tests {
             held <= budget + (2 << 20),
             "{held} held under a budget of {budget}"
         );
+    }
+
+    /// A frame that fails to decode: the lent chunks before the error are
+    /// those of a reader that fails where the frame begins (every complete
+    /// game before it handed on first), then the error.
+    #[test]
+    fn lent_frames_hand_on_the_games_before_a_corrupt_frame() {
+        use crate::pipeline::chunk::{Chunker, Lend, Source};
+        let games: Vec<u8> = (0..60_000)
+            .flat_map(|i| format!("[Event \"{i}\"]\n\n1. e4 e5 1-0\n\n").into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = games.chunks(256 << 10).take(8).collect();
+        let mut data = Vec::new();
+        let mut starts = Vec::new();
+        for part in &refs {
+            starts.push(data.len());
+            data.extend_from_slice(&frame_with(part, true, true));
+        }
+        // Frame 5's block damaged (past its header).
+        for b in &mut data[starts[5] + 40..starts[5] + 56] {
+            *b ^= 0x5A;
+        }
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, &data).unwrap();
+        let meta = file.metadata().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let frames = ParallelFrames::new(
+            &pool,
+            file,
+            meta.len(),
+            meta.modified().ok(),
+            Arc::new(AtomicU64::new(0)),
+        );
+        /// The bytes, then an error.
+        struct Failing<'a>(&'a [u8]);
+        impl Read for Failing<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() {
+                    return Err(io::Error::other("failed"));
+                }
+                let n = buf.len().min(self.0.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        impl Lend for Failing<'_> {}
+        let good = refs[..5].concat();
+        let (target, max) = (32 << 10, 128 << 10);
+        let mut lent = Chunker::with_sizes(Source::Read(frames), target, max);
+        let mut expected = Chunker::with_sizes(Source::Read(Failing(&good)), target, max);
+        let mut chunks = 0;
+        loop {
+            match (lent.next_chunk(Vec::new()), expected.next_chunk(Vec::new())) {
+                (Ok(Some(a)), Ok(Some(b))) => {
+                    assert_eq!((a.offset, a.bytes()), (b.offset, b.bytes()));
+                    chunks += 1;
+                }
+                (Err(e), Err(_)) => {
+                    assert!(e.to_string().contains("zstd frame at byte"), "{e}");
+                    break;
+                }
+                (a, b) => panic!(
+                    "{:?} against {:?}",
+                    a.map(|c| c.map(|c| c.offset)),
+                    b.map(|c| c.map(|c| c.offset))
+                ),
+            }
+        }
+        assert!(chunks > 30, "{chunks}");
     }
 
     /// A frame bigger than those before it (its size declared) is held
