@@ -365,12 +365,15 @@ fn sarif_uris_are_made_of_the_paths_bytes() {
         (&b"a\x1B[31mb.pgn"[..], "a%1B%5B31mb.pgn"),
     ] {
         std::fs::write(dir.path().join(OsStr::from_bytes(name)), game).unwrap();
-        let out = bin()
-            .current_dir(dir.path())
-            .args(["check", "--format", "sarif"])
-            .arg(OsStr::from_bytes(name))
-            .output()
-            .unwrap();
+        let check = |format: &str| {
+            bin()
+                .current_dir(dir.path())
+                .args(["check", "--format", format])
+                .arg(OsStr::from_bytes(name))
+                .output()
+                .unwrap()
+        };
+        let out = check("sarif");
         assert_eq!(out.status.code(), Some(1), "{out:?}");
         let log: Value = serde_json::from_slice(&out.stdout).unwrap();
         let result = &log["runs"][0]["results"][0];
@@ -379,12 +382,7 @@ fn sarif_uris_are_made_of_the_paths_bytes() {
             uri
         );
         // The name in the other formats stays the one shown to people.
-        let out = bin()
-            .current_dir(dir.path())
-            .args(["check", "--format", "json"])
-            .arg(OsStr::from_bytes(name))
-            .output()
-            .unwrap();
+        let out = check("json");
         let shown: Value =
             serde_json::from_slice(out.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
         assert!(!shown["file"].as_str().unwrap().contains('\x1b'), "{shown}");

@@ -1093,7 +1093,14 @@ mod tests {
         assert!(decode_frame(&bad, 4 << 20, Vec::new()).is_err());
     }
 
-    fn read_parallel(data: &[u8], threads: usize) -> io::Result<Vec<u8>> {
+    /// Calls `f` with the frames of `data` (a zstd file) read on a pool of
+    /// `threads` under `budget`.
+    fn with_frames<T>(
+        data: &[u8],
+        threads: usize,
+        budget: usize,
+        f: impl FnOnce(ParallelFrames<'_>) -> T,
+    ) -> T {
         let mut file = tempfile::tempfile().unwrap();
         std::io::Write::write_all(&mut file, data).unwrap();
         let meta = file.metadata().unwrap();
@@ -1101,43 +1108,42 @@ mod tests {
             .num_threads(threads)
             .build()
             .unwrap();
-        let mut r = ParallelFrames::new(
+        let frames = ParallelFrames::new(
             &pool,
             file,
             meta.len(),
             meta.modified().ok(),
             Arc::new(AtomicU64::new(0)),
-        );
-        let mut out = Vec::new();
-        r.read_to_end(&mut out)?;
-        Ok(out)
+        )
+        .with_budget(budget);
+        f(frames)
+    }
+
+    fn read_parallel(data: &[u8], threads: usize) -> io::Result<Vec<u8>> {
+        with_frames(data, threads, BUDGET, |mut r| {
+            let mut out = Vec::new();
+            r.read_to_end(&mut out)?;
+            Ok(out)
+        })
     }
 
     /// Reads `data` (a zstd file) on 4 threads under `budget`: the bytes,
     /// and the most frames in flight and bytes held (read out and in
     /// flight) seen between reads.
     fn read_watching(data: &[u8], budget: usize) -> (Vec<u8>, usize, usize) {
-        let mut file = tempfile::tempfile().unwrap();
-        std::io::Write::write_all(&mut file, data).unwrap();
-        let meta = file.metadata().unwrap();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(4)
-            .build()
-            .unwrap();
-        let raw_read = Arc::new(AtomicU64::new(0));
-        let mut r = ParallelFrames::new(&pool, file, meta.len(), meta.modified().ok(), raw_read)
-            .with_budget(budget);
-        let (mut frames, mut held, mut out, mut buf) = (0, 0, Vec::new(), vec![0; 64 << 10]);
-        loop {
-            let n = r.read(&mut buf).unwrap();
-            if n == 0 {
-                break;
+        with_frames(data, 4, budget, |mut r| {
+            let (mut frames, mut held, mut out, mut buf) = (0, 0, Vec::new(), vec![0; 64 << 10]);
+            loop {
+                let n = r.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+                frames = frames.max(r.queue.len());
+                held = held.max(r.held + r.reserved);
             }
-            out.extend_from_slice(&buf[..n]);
-            frames = frames.max(r.queue.len());
-            held = held.max(r.held + r.reserved);
-        }
-        (out, frames, held)
+            (out, frames, held)
+        })
     }
 
     #[test]
@@ -1159,6 +1165,13 @@ mod tests {
         assert_eq!(most(1 << 19), (0, 1 << 20));
     }
 
+    /// `n` small games, numbered.
+    fn numbered_games(n: usize) -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| format!("[Event \"{i}\"]\n[Site \"x\"]\n\n1. e4 e5 1-0\n\n").into_bytes())
+            .collect()
+    }
+
     /// Chunked with the frames lent: the chunks of the plain bytes, most of
     /// them windows of the frames, and the frames that chunks in flight
     /// still hold count in the budget: no frame is decoded ahead while they
@@ -1168,50 +1181,35 @@ mod tests {
     fn lent_frames_give_the_plain_chunks_within_the_budget() {
         use crate::pipeline::chunk::{Chunker, Source};
         // Twelve frames of 1 MiB of games, the frames cutting games anywhere.
-        let games: Vec<u8> = (0..300_000)
-            .flat_map(|i| format!("[Event \"{i}\"]\n[Site \"x\"]\n\n1. e4 e5 1-0\n\n").into_bytes())
-            .collect();
+        let games = numbered_games(300_000);
         let refs: Vec<&[u8]> = games.chunks(1 << 20).take(12).collect();
-        let data = pzstd_like(&refs, true);
         let plain = refs.concat();
-        let mut file = tempfile::tempfile().unwrap();
-        std::io::Write::write_all(&mut file, &data).unwrap();
-        let meta = file.metadata().unwrap();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(4)
-            .build()
-            .unwrap();
         let budget = 3 << 20;
-        let frames = ParallelFrames::new(
-            &pool,
-            file,
-            meta.len(),
-            meta.modified().ok(),
-            Arc::new(AtomicU64::new(0)),
-        )
-        .with_budget(budget);
         let (target, max) = (64 << 10, 256 << 10);
-        let mut chunker = Chunker::with_sizes(Source::Read(frames), target, max);
-        let mut expected = Chunker::with_sizes(Source::Read(&plain[..]), target, max);
-        // Chunks in flight: the last forty stay alive.
-        let mut in_flight = VecDeque::new();
-        let (mut chunks, mut lent, mut held) = (0, 0, 0);
-        while let Some(chunk) = chunker.next_chunk(Vec::new()).unwrap() {
-            let want = expected.next_chunk(Vec::new()).unwrap().unwrap();
-            assert_eq!(
-                (chunk.offset, chunk.bytes(), chunk.start, chunk.last),
-                (want.offset, want.bytes(), want.start, want.last)
-            );
-            let r = chunker.reader();
-            held = held.max(r.held + r.reserved + r.pinned());
-            lent += usize::from(chunk.is_lent());
-            chunks += 1;
-            in_flight.push_back(chunk);
-            if in_flight.len() > 40 {
-                in_flight.pop_front();
+        let (chunks, lent, held) = with_frames(&pzstd_like(&refs, true), 4, budget, |frames| {
+            let mut chunker = Chunker::with_sizes(Source::Read(frames), target, max);
+            let mut expected = Chunker::with_sizes(Source::Read(&plain[..]), target, max);
+            // Chunks in flight: the last forty stay alive.
+            let mut in_flight = VecDeque::new();
+            let (mut chunks, mut lent, mut held) = (0, 0, 0);
+            while let Some(chunk) = chunker.next_chunk(Vec::new()).unwrap() {
+                let want = expected.next_chunk(Vec::new()).unwrap().unwrap();
+                assert_eq!(
+                    (chunk.offset, chunk.bytes(), chunk.start, chunk.last),
+                    (want.offset, want.bytes(), want.start, want.last)
+                );
+                let r = chunker.reader();
+                held = held.max(r.held + r.reserved + r.pinned());
+                lent += usize::from(chunk.is_lent());
+                chunks += 1;
+                in_flight.push_back(chunk);
+                if in_flight.len() > 40 {
+                    in_flight.pop_front();
+                }
             }
-        }
-        assert!(expected.next_chunk(Vec::new()).unwrap().is_none());
+            assert!(expected.next_chunk(Vec::new()).unwrap().is_none());
+            (chunks, lent, held)
+        });
         assert!(chunks > 150, "{chunks}");
         assert!(lent > chunks * 3 / 4, "{lent} of {chunks} lent");
         assert!(
@@ -1226,34 +1224,6 @@ mod tests {
     #[test]
     fn lent_frames_hand_on_the_games_before_a_corrupt_frame() {
         use crate::pipeline::chunk::{Chunker, Lend, Source};
-        let games: Vec<u8> = (0..60_000)
-            .flat_map(|i| format!("[Event \"{i}\"]\n\n1. e4 e5 1-0\n\n").into_bytes())
-            .collect();
-        let refs: Vec<&[u8]> = games.chunks(256 << 10).take(8).collect();
-        let mut data = Vec::new();
-        let mut starts = Vec::new();
-        for part in &refs {
-            starts.push(data.len());
-            data.extend_from_slice(&frame_with(part, true, true));
-        }
-        // Frame 5's block damaged (past its header).
-        for b in &mut data[starts[5] + 40..starts[5] + 56] {
-            *b ^= 0x5A;
-        }
-        let mut file = tempfile::tempfile().unwrap();
-        std::io::Write::write_all(&mut file, &data).unwrap();
-        let meta = file.metadata().unwrap();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let frames = ParallelFrames::new(
-            &pool,
-            file,
-            meta.len(),
-            meta.modified().ok(),
-            Arc::new(AtomicU64::new(0)),
-        );
         /// The bytes, then an error.
         struct Failing<'a>(&'a [u8]);
         impl Read for Failing<'_> {
@@ -1268,28 +1238,43 @@ mod tests {
             }
         }
         impl Lend for Failing<'_> {}
+
+        let games = numbered_games(60_000);
+        let refs: Vec<&[u8]> = games.chunks(256 << 10).take(8).collect();
+        let mut data = Vec::new();
+        let mut starts = Vec::new();
+        for part in &refs {
+            starts.push(data.len());
+            data.extend_from_slice(&frame_with(part, true, true));
+        }
+        // Frame 5's block damaged (past its header).
+        for b in &mut data[starts[5] + 40..starts[5] + 56] {
+            *b ^= 0x5A;
+        }
         let good = refs[..5].concat();
         let (target, max) = (32 << 10, 128 << 10);
-        let mut lent = Chunker::with_sizes(Source::Read(frames), target, max);
-        let mut expected = Chunker::with_sizes(Source::Read(Failing(&good)), target, max);
-        let mut chunks = 0;
-        loop {
-            match (lent.next_chunk(Vec::new()), expected.next_chunk(Vec::new())) {
-                (Ok(Some(a)), Ok(Some(b))) => {
-                    assert_eq!((a.offset, a.bytes()), (b.offset, b.bytes()));
-                    chunks += 1;
+        let chunks = with_frames(&data, 2, BUDGET, |frames| {
+            let mut lent = Chunker::with_sizes(Source::Read(frames), target, max);
+            let mut expected = Chunker::with_sizes(Source::Read(Failing(&good)), target, max);
+            let mut chunks = 0;
+            loop {
+                match (lent.next_chunk(Vec::new()), expected.next_chunk(Vec::new())) {
+                    (Ok(Some(a)), Ok(Some(b))) => {
+                        assert_eq!((a.offset, a.bytes()), (b.offset, b.bytes()));
+                        chunks += 1;
+                    }
+                    (Err(e), Err(_)) => {
+                        assert!(e.to_string().contains("zstd frame at byte"), "{e}");
+                        return chunks;
+                    }
+                    (a, b) => panic!(
+                        "{:?} against {:?}",
+                        a.map(|c| c.map(|c| c.offset)),
+                        b.map(|c| c.map(|c| c.offset))
+                    ),
                 }
-                (Err(e), Err(_)) => {
-                    assert!(e.to_string().contains("zstd frame at byte"), "{e}");
-                    break;
-                }
-                (a, b) => panic!(
-                    "{:?} against {:?}",
-                    a.map(|c| c.map(|c| c.offset)),
-                    b.map(|c| c.map(|c| c.offset))
-                ),
             }
-        }
+        });
         assert!(chunks > 30, "{chunks}");
     }
 
