@@ -82,7 +82,7 @@ fuzz_target!(|data: &[u8]| {
     let mut out = Vec::new();
     let mut sarif = Sarif::default();
     sarif
-        .result(&mut out, &file_shown, 3, 4, Code::FenSyntax, &message_shown)
+        .result(&mut out, &*file_shown, 3, 4, Code::FenSyntax, &message_shown)
         .unwrap();
     sarif
         .result(&mut out, "b.pgn", 5, 6, Code::Noncanonical, &message_shown)
@@ -98,7 +98,7 @@ fuzz_target!(|data: &[u8]| {
     let uri = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         .as_str()
         .unwrap();
-    assert_eq!(uri, uri_reference(&file_shown));
+    assert_eq!(uri, uri_reference(&*file_shown));
     // An absolute name is a `file://` URI, a relative one a URI reference.
     let path = match file_shown.starts_with('/') {
         true => uri

@@ -322,8 +322,10 @@ pub struct MoveText<'a> {
     pub complete: bool,
 }
 
-/// Replays `text` from `start`: [`Replay::Passed`], [`Replay::Illegal`], or
-/// [`Replay::NotChecked`] when the start position cannot be read.
+/// Replays `text` from `start`: [`Replay::Passed`], [`Replay::Illegal`],
+/// [`Replay::Unfinished`] when a cut movetext (`complete` false) ends before
+/// an illegal move was found, or [`Replay::NotChecked`] when the start
+/// position cannot be read.
 pub fn replay(start: &Start, text: &MoveText<'_>, mode: MovesMode) -> Replay {
     // Chess is played on its own type, not through the variant enum: a move
     // list returned through the enum is copied once more per move (2 KiB).
