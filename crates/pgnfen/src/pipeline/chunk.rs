@@ -140,8 +140,12 @@ pub trait LentBytes: AsRef<[u8]> + Send + Sync + std::fmt::Debug {}
 pub trait Lend: Read {
     /// The unread bytes of the reader's current block, `bytes[range]`, if it
     /// has such a block (none at the end, nor for a reader that only copies).
-    fn lend(&mut self) -> io::Result<Option<Lent>> {
-        Ok(None)
+    ///
+    /// Infallible: a reader that must do work that can fail (decode the next
+    /// block) does it in `read`, whose failure the chunker handles (the
+    /// games before it are handed on first).
+    fn lend(&mut self) -> Option<Lent> {
+        None
     }
 
     /// Takes the first `n` bytes lent as read.
@@ -291,7 +295,7 @@ impl<R: Lend> Chunker<R> {
         let Source::Read(reader) = &mut self.source else {
             return Ok(None);
         };
-        let Some((lent, range)) = reader.lend()? else {
+        let Some((lent, range)) = reader.lend() else {
             return Ok(None);
         };
         // The reader's last `range.start` bytes came from the lent bytes, so a
@@ -587,15 +591,15 @@ mod tests {
     }
 
     impl Lend for Blocks {
-        fn lend(&mut self) -> io::Result<Option<Lent>> {
+        fn lend(&mut self) -> Option<Lent> {
             while let Some(block) = self.blocks.get(self.i) {
                 if self.at < block.0.len() {
                     let lent: Arc<dyn LentBytes> = block.clone();
-                    return Ok(Some((lent, self.at..block.0.len())));
+                    return Some((lent, self.at..block.0.len()));
                 }
                 (self.i, self.at) = (self.i + 1, 0);
             }
-            Ok(None)
+            None
         }
 
         fn consume(&mut self, n: usize) {

@@ -832,17 +832,17 @@ impl Lend for ParallelFrames<'_> {
     /// streamed on this thread, nor for a frame of more than half the budget
     /// (chunks may hold it while the next is read out, and a lean budget, one
     /// frame at a time, would then hold two: its chunks are copied).
-    fn lend(&mut self) -> io::Result<Option<Lent>> {
+    fn lend(&mut self) -> Option<Lent> {
         if self.streaming.is_some() {
-            return Ok(None);
+            return None;
         }
-        Ok(match &self.current {
+        match &self.current {
             Some(frame) if self.at < frame.bytes.len() && 2 * frame.bytes.len() <= self.budget => {
                 let lent: Arc<dyn LentBytes> = frame.clone();
                 Some((lent, self.at..frame.bytes.len()))
             }
             _ => None,
-        })
+        }
     }
 
     fn consume(&mut self, n: usize) {

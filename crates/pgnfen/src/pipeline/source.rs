@@ -579,9 +579,9 @@ impl<R: Read> Unnested<R> {
 /// Lends what the reader lends once the first bytes were checked and handed
 /// out (the first chunk is read, so copied).
 impl<R: super::chunk::Lend> super::chunk::Lend for Unnested<R> {
-    fn lend(&mut self) -> io::Result<Option<super::chunk::Lent>> {
+    fn lend(&mut self) -> Option<super::chunk::Lent> {
         if self.outer != Compression::None || self.head.is_some() {
-            return Ok(None);
+            return None;
         }
         self.inner.lend()
     }
