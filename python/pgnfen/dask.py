@@ -737,7 +737,7 @@ def _clean_up(staging, succeeded, made):
             break
 
 
-def _meta(tags, where=None, speeds=None):
+def _meta(tags, where=None, speeds=None, encoding=None):
     """The empty pandas frame of the rows' columns (for Dask's metadata); also
     checks the selection, on the client."""
     import pyarrow as pa
@@ -750,6 +750,7 @@ def _meta(tags, where=None, speeds=None):
         threads=1,
         expressions=where,
         speeds=speeds,
+        encoding=encoding,
     )
     return _to_pandas(pa.RecordBatchReader.from_stream(stream).read_all())
 
@@ -765,9 +766,9 @@ def _to_pandas(table):
 def _rows(args):
     import pyarrow as pa
 
-    part, at, bases, tags, where, speeds = args
+    part, at, bases, tags, where, speeds, encoding = args
     stream = _pgnfen.partition_rows(
-        part, at, bases, tags=tags, threads=1, expressions=where, speeds=speeds
+        part, at, bases, tags=tags, threads=1, expressions=where, speeds=speeds, encoding=encoding
     )
     table = pa.RecordBatchReader.from_stream(stream).read_all()
     # The rows are read: the file must still be the one planned.
@@ -775,7 +776,7 @@ def _rows(args):
     return _to_pandas(table)
 
 
-def read_headers(paths, tags=None, client=None, partition_size=None, where=None, speeds=None):
+def read_headers(paths, tags=None, client=None, partition_size=None, where=None, speeds=None, encoding=None):
     """The rows of ``pgnfen export`` as a ``dask.dataframe``, one partition of
     the frame per partition of the input that owns games, in input order. The
     columns are Arrow-backed (``pandas.ArrowDtype``): ``problems`` a list of
@@ -788,6 +789,8 @@ def read_headers(paths, tags=None, client=None, partition_size=None, where=None,
     string of names joined by commas, as ``scan()`` takes them; not ``"all"``).
     ``where`` (tag expressions) and ``speeds`` keep only the rows of the games
     that match, as in ``pgnfen.scan()`` and ``export --tag``/``--speed``.
+    ``encoding`` decodes tag names and values as ``scan(encoding=...)`` and
+    ``export --encoding`` do (``"auto"`` when None).
     Each partition of the frame is held whole in a worker's memory, so the
     default ``partition_size`` stays within ``ROWS_PARTITION_SIZE`` (16 MiB
     as stored); a file that cannot be cut (gzip, a zstd file of one frame)
@@ -805,8 +808,8 @@ def read_headers(paths, tags=None, client=None, partition_size=None, where=None,
         tags = tags.split(",")
     if isinstance(tags, bytes):
         raise TypeError(f"argument 'tags': a list of str, not bytes ({tags!r})")
-    # The columns first: a bad tag name is found before any work.
-    meta = _meta(tags, where, speeds)
+    # The columns first: a bad tag name or encoding is found before any work.
+    meta = _meta(tags, where, speeds, encoding)
     client = _client(client)
     # Listed once: a generator of paths (Path.glob) serves both calls.
     paths = _paths(paths)
@@ -821,7 +824,7 @@ def read_headers(paths, tags=None, client=None, partition_size=None, where=None,
         if part[2] == 0:
             bases = (0, 0, 0)
         if outcome["first"] is not None and outcome["games"] > 0:
-            pieces.append((part, outcome["first"], bases, tags, where, speeds))
+            pieces.append((part, outcome["first"], bases, tags, where, speeds, encoding))
         bases = _pgnfen.bases_after(bases, outcome)
     if not pieces:
         return dd.from_pandas(meta, npartitions=1)

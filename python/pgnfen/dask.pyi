@@ -58,9 +58,10 @@ def read_headers(
     partition_size: Optional[int] = None,
     where: Optional[Sequence[str]] = None,
     speeds: Optional[Sequence[SpeedName]] = None,
+    encoding: Optional[str] = None,
 ) -> "dask.dataframe.DataFrame":
     """The rows of ``pgnfen export`` as a dask dataframe, in input order
-    (``where`` and ``speeds`` as in ``pgnfen.scan()``)."""
+    (``where``, ``speeds`` and ``encoding`` as in ``pgnfen.scan()``)."""
 
 __all__ = [
     "stats",

@@ -347,9 +347,10 @@ pub fn partition_filter<'py>(
 /// The rows of `export` for the games a partition owns, from its resolved
 /// first game `at`, placed by `bases` (offset, line, game): an ArrowStream.
 /// `expressions` and `speeds` keep only the games that match (the `where=`
-/// and `speeds=` of `read_headers`, as `export --tag` and `--speed`).
+/// and `speeds=` of `read_headers`, as `export --tag` and `--speed`);
+/// `encoding` decodes names and values as `export --encoding` does.
 #[pyfunction]
-#[pyo3(signature = (part, at, bases, tags=None, threads=None, expressions=None, speeds=None))]
+#[pyo3(signature = (part, at, bases, tags=None, threads=None, expressions=None, speeds=None, encoding=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn partition_rows(
     py: Python<'_>,
@@ -360,7 +361,9 @@ pub fn partition_rows(
     threads: Option<crate::Threads>,
     expressions: Option<&Bound<'_, PyAny>>,
     speeds: Option<crate::StrList>,
+    encoding: Option<&str>,
 ) -> PyResult<ArrowStream> {
+    let encoding = crate::encoding_arg(encoding)?;
     let selector = crate::export_selector(expressions, speeds)?;
     let tuple = part;
     let part = partition(&tuple)?;
@@ -370,6 +373,7 @@ pub fn partition_rows(
     let export_options = ExportOptions {
         tags: tags.map_or(TagColumns::Default, TagColumns::Named),
         selector,
+        encoding,
         ..ExportOptions::default()
     };
     let columns = py

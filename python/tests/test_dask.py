@@ -178,6 +178,38 @@ def test_read_headers_checks_the_selection_on_the_client(client, tmp_path):
         pgnfen.dask.read_headers(files, client=client, where=[f"Tag{i}=x" for i in range(65)])
 
 
+@pytest.mark.parametrize("encoding", [None, "auto", "utf-8", "latin-1"])
+def test_read_headers_decodes_as_scan_does(client, tmp_path, encoding):
+    """Windows-1252 names beside UTF-8 ones, and a Latin-1 value that happens
+    to be valid UTF-8 (\xc3\xa9): each encoding reads them as `scan` does,
+    in a file cut into partitions inside the games."""
+    games = []
+    for i in range(60):
+        white = ["R\xe9ti, Richard", "Caf\xc3\xa9", "Nimzowitsch"][i % 3].encode("latin-1")
+        games.append(b'[Event "g%d"]\n[White "' % i + white + b'"]\n[Black "?"]\n\n1. e4 e5 *\n\n')
+    path = tmp_path / "latin.pgn"
+    path.write_bytes(b"".join(games))
+    frame = pgnfen.dask.read_headers([path], client=client, partition_size=3 << 10, encoding=encoding)
+    assert frame.npartitions > 1
+    frame = frame.compute()
+    expected = pgnfen.scan(path, encoding=encoding).read_all().to_pandas(types_mapper=pd.ArrowDtype)
+    assert comparable(frame.reset_index(drop=True)) == comparable(expected)
+    # The choice shows: `auto` reads the valid UTF-8 as UTF-8, `latin-1` as two letters.
+    whites = set(frame["White"])
+    if encoding == "latin-1":
+        assert {"R\xe9ti, Richard", "Caf\xc3\xa9"} <= whites
+    elif encoding == "utf-8":
+        assert {"R\ufffdti, Richard", "Caf\xe9"} <= whites
+    else:
+        assert {"R\xe9ti, Richard", "Caf\xe9"} <= whites
+
+
+def test_read_headers_refuses_an_unknown_encoding_on_the_client(client, tmp_path):
+    files, _ = inputs(tmp_path)
+    with pytest.raises(pgnfen.UsageError, match="encoding"):
+        pgnfen.dask.read_headers(files, client=client, encoding="ebcdic")
+
+
 def test_a_zip_of_several_members_as_on_one_machine(client, tmp_path):
     """Each member its own input (its name, its game numbers), as `export` has it."""
     import zipfile
