@@ -250,24 +250,36 @@ def _walk(client, parts, futures, run, discard):
     return final
 
 
-def _warn_about_files_without_tags(parts, resolved):
-    """The warning one machine gives about a file in which no tag line is
-    found (a binary file, a wrong path), once a file: when none of its
-    partitions saw one. Worded as there."""
-    files = {}
-    for part, (outcome, _) in zip(parts, resolved):
-        seen, games = files.get(part[0], (False, 0))
-        files[part[0]] = (seen or outcome.get("tag_line", False), games + outcome["games"])
-    for path, (seen, games) in files.items():
+def _warn_as_one_machine(parts, resolved):
+    """The warnings one machine gives as it reads, in input order, worded as
+    there: the notes the workers' runs kept (about a zip's members, read
+    whole by one partition), and about a file in which no tag line is found
+    (a binary file, a wrong path), once a file: when none of its partitions
+    saw one."""
+
+    def no_tag_line(path, seen, games):
         if seen:
-            continue
+            return
         if games == 0:
             why = " (it holds no text, so no game)"
         elif games > 1:
             why = f" (its {games} games are its text cut at lines that begin with '[')"
         else:
             why = ""
-        warnings.warn(InputWarning(f"{os.fsdecode(path)}: no PGN tag line found{why}"), stacklevel=3)
+        warnings.warn(InputWarning(f"{os.fsdecode(path)}: no PGN tag line found{why}"), stacklevel=4)
+
+    # The file being summed up: (path, a tag line seen, games).
+    current = None
+    for part, (outcome, _) in zip(parts, resolved):
+        if current is not None and (current[0] != part[0] or part[2] == 0):
+            no_tag_line(*current)
+            current = None
+        for note in outcome.get("notes", ()):
+            warnings.warn(InputWarning(note), stacklevel=3)
+        seen, games = (False, 0) if current is None else current[1:]
+        current = (part[0], seen or outcome.get("tag_line", False), games + outcome["games"])
+    if current is not None:
+        no_tag_line(*current)
 
 
 def _stats_task(slot, part, at, own_nothing):
@@ -302,7 +314,7 @@ def stats(paths, client=None, partition_size=None):
         "problems": {},
     }
     resolved = _resolve(client, parts, _stats_task)
-    _warn_about_files_without_tags(parts, resolved)
+    _warn_as_one_machine(parts, resolved)
     for _, counts in resolved:
         if counts is not None:
             _add_stats(total, counts)
@@ -710,7 +722,7 @@ def filter(
         finally:
             _clean_up(staging, succeeded, made)
             os.close(lock)
-    _warn_about_files_without_tags(parts, resolved)
+    _warn_as_one_machine(parts, resolved)
     return [os.path.join(out_dir, name) for name in names]
 
 
@@ -817,7 +829,7 @@ def read_headers(paths, tags=None, client=None, partition_size=None, where=None,
         partition_size = _default_size(paths, client, ROWS_PARTITION_SIZE)
     parts = partitions(paths, partition_size, client)
     resolved = _resolve(client, parts, _stats_task)
-    _warn_about_files_without_tags(parts, resolved)
+    _warn_as_one_machine(parts, resolved)
     pieces = []
     bases = (0, 0, 0)
     for part, (outcome, _) in zip(parts, resolved):

@@ -56,6 +56,21 @@ impl Notes {
         Arc::new(Notes::default())
     }
 
+    /// The notes kept so far as lines, and the count of those left out as a
+    /// last one: for a cluster's worker, which hands them to the client
+    /// (`pgnfen.dask`) to be given there.
+    pub(crate) fn take_lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = {
+            let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            std::mem::take(&mut *queue).into()
+        };
+        let left_out = self.left_out.swap(0, Ordering::Relaxed);
+        if left_out > 0 {
+            lines.push(format!("{left_out} more notes left out"));
+        }
+        lines
+    }
+
     /// Gives the notes kept so far as `pgnfen.InputWarning`s; the error of
     /// the first the `warnings` module turns into an exception (`-W error`).
     pub(crate) fn give(&self, py: Python<'_>) -> PyResult<()> {

@@ -104,8 +104,16 @@ fn start(at: Option<u64>) -> Start {
     at.map_or(Start::Guess, Start::At)
 }
 
-fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
+/// The outcome as a dict, with the run's `notes`: what one machine would
+/// warn about as it read (a zip's members in which no tag line is found),
+/// for the client to give.
+fn outcome_dict<'py>(
+    py: Python<'py>,
+    o: &Outcome,
+    notes: &crate::notes::Notes,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
+    d.set_item("notes", notes.take_lines())?;
     d.set_item("first", o.first)?;
     d.set_item("next", o.next)?;
     d.set_item("decoded_len", o.decoded_len)?;
@@ -240,7 +248,7 @@ pub fn partition_stats<'py>(
 ) -> PyResult<(Bound<'py, PyDict>, String)> {
     let tuple = part;
     let part = partition(&tuple)?;
-    let run = options(threads)?;
+    let (run, notes) = crate::with_notes(options(threads)?);
     let (o, json) = py
         .detach(|| -> Result<(Outcome, Vec<u8>), Error> {
             check_unchanged(&tuple)?;
@@ -254,7 +262,7 @@ pub fn partition_stats<'py>(
         })
         .map_err(command_error)?;
     Ok((
-        outcome_dict(py, &o)?,
+        outcome_dict(py, &o, &notes)?,
         String::from_utf8_lossy(&json).into_owned(),
     ))
 }
@@ -312,7 +320,7 @@ pub fn partition_filter<'py>(
     let tuple = part;
     let part = partition(&tuple)?;
     let output = crate::paths::path(output)?;
-    let run = options(threads)?;
+    let (run, notes) = crate::with_notes(options(threads)?);
     let selection = selection(classes, tags, chess960_positions, speeds)?;
     let staged = output.display().to_string();
     let name = match shown {
@@ -341,7 +349,7 @@ pub fn partition_filter<'py>(
             }
             e => command_error(e),
         })?;
-    Ok((outcome_dict(py, &o)?, kept))
+    Ok((outcome_dict(py, &o, &notes)?, kept))
 }
 
 /// The rows of `export` for the games a partition owns, from its resolved

@@ -406,23 +406,33 @@ def test_an_interrupted_filter_leaves_nothing_behind(client, tmp_path):
 
 
 def test_files_without_a_tag_line_are_warned_about_as_on_one_machine(client, tmp_path):
+    """Also a zip's members, which one machine reads as inputs of their own
+    (the zip is one partition, read whole on a worker): the same warnings, in
+    the same order."""
     import warnings
+    import zipfile
 
     text = tmp_path / "notes.txt"
     text.write_bytes(b"not a game, line %d\n" % 0 + b"".join(b"more text %d\n" % i for i in range(3000)))
     empty = tmp_path / "empty.pgn"
     empty.write_bytes(b"")
     games = SAMPLES / "mixed.pgn"
-    paths = [text, games, empty]
+    book = tmp_path / "book.zip"
+    with zipfile.ZipFile(book, "w") as z:
+        z.writestr("readme.txt", "The games of the club, 1990 to 1999.\n")
+        z.writestr("games.pgn", games.read_bytes())
+        z.writestr("none.pgn", "")
+    paths = [text, games, book, empty]
 
     def given(call):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             call()
-        return sorted(str(w.message) for w in caught if issubclass(w.category, pgnfen.InputWarning))
+        return [str(w.message) for w in caught if issubclass(w.category, pgnfen.InputWarning)]
 
     one_machine = given(lambda: pgnfen.stats(*paths))
-    assert len(one_machine) == 2, one_machine
+    assert len(one_machine) == 4, one_machine
+    assert "book.zip:readme.txt: no PGN tag line found" in one_machine[1]
     # Partitions of 3 KiB: the text is several, none of which sees a tag
     # line; one warning a file all the same, and none for the games.
     assert given(lambda: pgnfen.dask.stats(paths, client=client, partition_size=3 << 10)) == one_machine

@@ -316,7 +316,10 @@ impl Bases {
 /// The sink sees the partition's file as its input and each game with its
 /// offset, line and number in the whole input when `bases` are given
 /// (relative to the partition's first game otherwise). The offsets handed to
-/// the sink are counted from the partition's first game.
+/// the sink are counted from the partition's first game. Notes
+/// ([`pipeline::Options::notes`]) are given for a zip's members, as on one
+/// machine; a file in which no tag line is found is the caller's to judge,
+/// from every partition's [`Outcome::tag_line`].
 ///
 /// # Errors
 ///
@@ -366,6 +369,12 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
             });
         }
     }
+    // Whether the file holds a tag line is judged over all its partitions
+    // (`Outcome::tag_line`): a part of it gives no note of its own.
+    let options = &pipeline::Options {
+        notes: false,
+        ..options.clone()
+    };
     let own = Arc::new(AtomicU64::new(0));
     let (reader, own_len) = open_all(part, own.clone()).map_err(io_err)?;
     let (stream, skipped) = skip(reader, first).map_err(io_err)?;

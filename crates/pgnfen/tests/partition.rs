@@ -218,3 +218,71 @@ fn standard_input_cannot_be_partitioned() {
         Err(pgnfen::Error::Io { .. })
     ));
 }
+
+/// The notes of a run kept, as the Python binding keeps them for a
+/// cluster's client.
+#[derive(Default)]
+struct Kept(std::sync::Mutex<Vec<String>>);
+
+impl pipeline::Watch for Kept {
+    fn note(&self, line: &str) {
+        self.0.lock().unwrap().push(line.to_owned());
+    }
+}
+
+/// Runs `stats` over each partition of `path` with notes on: the notes given.
+fn partition_notes(path: &Path, size: u64) -> Vec<String> {
+    let kept = std::sync::Arc::new(Kept::default());
+    let options = pipeline::Options {
+        notes: true,
+        watch: Some(kept.clone()),
+        ..options()
+    };
+    for part in partition::plan(&[path], size).unwrap() {
+        part.stats(Start::Guess, &options).unwrap();
+    }
+    std::mem::take(&mut *kept.0.lock().unwrap())
+}
+
+/// A zip, read whole by one partition, notes its members as one machine
+/// does (the client of a cluster gives them); a part of a plain file notes
+/// nothing, since whether the file holds a tag line is judged over all its
+/// partitions ([`partition::Outcome::tag_line`]).
+#[test]
+fn only_a_zips_partition_gives_notes() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&book).unwrap());
+    for (name, text) in [
+        ("readme.txt", "The club's games.\n"),
+        ("games.pgn", "[Event \"a\"]\n\n1. e4 *\n"),
+        ("none.pgn", ""),
+    ] {
+        zip.start_file(name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap();
+    let notes = partition_notes(&book, 1 << 20);
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].ends_with("book.zip:readme.txt: no PGN tag line found"),
+        "{notes:?}"
+    );
+    assert!(
+        notes[1].contains("book.zip:none.pgn: no PGN tag line found (it holds no text"),
+        "{notes:?}"
+    );
+
+    // Text without a tag line (its first partition reads it all), and text
+    // followed by games: the caller warns about the first file alone.
+    for games in [0, 50] {
+        let plain = dir.path().join("words.pgn");
+        let mut data = b"a line of words\n".repeat(2000);
+        data.extend(b"[Event \"a\"]\n\n1. e4 *\n\n".repeat(games));
+        std::fs::write(&plain, &data).unwrap();
+        assert!(partition::plan(&[&plain], 4 << 10).unwrap().len() > 4);
+        assert_eq!(partition_notes(&plain, 4 << 10), Vec::<String>::new());
+    }
+}
