@@ -41,6 +41,7 @@ at least two partitions, within ``MIN_PARTITION_SIZE`` (1 MiB) and
 
 import contextlib
 import errno
+import functools
 import operator
 import os
 import re
@@ -282,29 +283,45 @@ def _warn_as_one_machine(parts, resolved):
         no_tag_line(*current)
 
 
-def _stats_task(slot, part, at, own_nothing):
+def _stats_task(slot, part, at, own_nothing, tags=None, speeds=None):
     import json
 
     if own_nothing:
         return None, None
-    outcome, text = _pgnfen.partition_stats(part, at, threads=1)
+    outcome, text = _pgnfen.partition_stats(part, at, threads=1, tags=tags, speeds=speeds)
     return outcome, json.loads(text)
 
 
 def _add_stats(total, counts):
     total["games"] += counts["games"]
+    if "unmatched" in total:
+        total["unmatched"] += counts["unmatched"]
     for group in ("classes", "speeds", "chess960_positions", "problems"):
         for key, n in counts[group].items():
             total[group][key] = total[group].get(key, 0) + n
 
 
-def stats(paths, client=None, partition_size=None):
+def stats(paths, client=None, partition_size=None, tags=None, speeds=None):
     """Counts by class, speed, Chess960 start position and problem code: the dict
-    ``pgnfen.stats(*paths)`` returns, computed on the cluster."""
+    ``pgnfen.stats(*paths)`` returns, computed on the cluster. ``tags`` (tag
+    expressions) and ``speeds`` count only the games that match, the others
+    in ``unmatched``, as ``pgnfen.stats(tags=..., speeds=...)`` and ``stats
+    --tag``/``--speed`` count them; a bad one is refused on the client."""
+    for argument, value in (("tags", tags), ("speeds", speeds)):
+        if isinstance(value, (str, bytes)):
+            raise TypeError(f"argument '{argument}': a list of str, not one str ({value!r})")
+    tags = list(tags) if tags is not None else None
+    speeds = list(speeds) if speeds is not None else None
+    selected = bool(tags or speeds)
+    if selected:
+        # Refused here, before any work, as on one machine.
+        _pgnfen.check_selection(tags=tags, speeds=speeds)
     client = _client(client)
     parts = partitions(paths, partition_size, client)
-    total = {
-        "games": 0,
+    total = {"games": 0}
+    if selected:
+        total["unmatched"] = 0
+    total |= {
         "classes": {c: 0 for c in ("standard", "setup", "chess960", "crc", "other", "malformed")},
         "speeds": {
             s: 0
@@ -313,7 +330,8 @@ def stats(paths, client=None, partition_size=None):
         "chess960_positions": {},
         "problems": {},
     }
-    resolved = _resolve(client, parts, _stats_task)
+    task = functools.partial(_stats_task, tags=tags, speeds=speeds) if selected else _stats_task
+    resolved = _resolve(client, parts, task)
     _warn_as_one_machine(parts, resolved)
     for _, counts in resolved:
         if counts is not None:

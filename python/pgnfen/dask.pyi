@@ -36,8 +36,11 @@ def stats(
     paths: _Paths,
     client: Optional["distributed.Client"] = None,
     partition_size: Optional[int] = None,
+    tags: Optional[Sequence[str]] = None,
+    speeds: Optional[Sequence[SpeedName]] = None,
 ) -> Stats:
-    """``pgnfen.stats`` of the inputs, partition by partition on the cluster."""
+    """``pgnfen.stats`` of the inputs, partition by partition on the cluster
+    (``tags`` and ``speeds`` as there)."""
 
 def filter(
     paths: _Paths,

@@ -237,22 +237,27 @@ pub fn bases_after(
     Ok((b.offset, b.line, b.game))
 }
 
-/// Counts the games a partition owns: (outcome, stats JSON text).
+/// Counts the games a partition owns: (outcome, stats JSON text). `tags`
+/// and `speeds` count only the games that match, as `stats --tag` and
+/// `--speed` (the others in `unmatched`).
 #[pyfunction]
-#[pyo3(signature = (part, at=None, threads=None))]
+#[pyo3(signature = (part, at=None, threads=None, tags=None, speeds=None))]
 pub fn partition_stats<'py>(
     py: Python<'py>,
     part: PartTuple,
     at: Option<u64>,
     threads: Option<crate::Threads>,
+    tags: Option<Vec<String>>,
+    speeds: Option<Vec<String>>,
 ) -> PyResult<(Bound<'py, PyDict>, String)> {
+    let selector = crate::selector(tags, speeds)?;
     let tuple = part;
     let part = partition(&tuple)?;
     let (run, notes) = crate::with_notes(options(threads)?);
     let (o, json) = py
         .detach(|| -> Result<(Outcome, Vec<u8>), Error> {
             check_unchanged(&tuple)?;
-            let (counts, o) = part.stats(start(at), &run)?;
+            let (counts, o) = part.stats_selected(start(at), &selector, &run)?;
             check_unchanged(&tuple)?;
             let mut json = Vec::new();
             counts

@@ -77,6 +77,43 @@ def test_stats_equal_one_machine(client, tmp_path, size):
         assert pgnfen.dask.stats(paths, client=client, partition_size=size) == pgnfen.stats(*paths)
 
 
+@pytest.mark.parametrize(
+    "tags,speeds",
+    [
+        (["Result=1-0"], None),
+        (None, ["unknown", "blitz"]),
+        (["White~^[A-M]", "Result!=*"], ["unknown"]),
+        (["Event=none such"], None),
+        ([], []),
+    ],
+)
+def test_stats_of_a_selection_equal_one_machine(client, tmp_path, tags, speeds):
+    """`tags` and `speeds` as `pgnfen.stats` takes them: the games that match
+    are counted, the others in `unmatched`; empty lists select nothing."""
+    files, zst = inputs(tmp_path)
+    for paths in (files, zst):
+        expected = pgnfen.stats(*paths, tags=tags, speeds=speeds)
+        got = pgnfen.dask.stats(paths, client=client, partition_size=7 << 10, tags=tags, speeds=speeds)
+        assert got == expected
+        assert list(got) == list(expected)
+        if tags or speeds:
+            assert "unmatched" in got
+            if tags == ["Result=1-0"]:
+                assert 0 < got["games"] and 0 < got["unmatched"]
+        else:
+            assert "unmatched" not in got
+
+
+def test_stats_checks_the_selection_on_the_client(client, tmp_path):
+    files, _ = inputs(tmp_path)
+    with pytest.raises(pgnfen.UsageError, match="invalid tag expression"):
+        pgnfen.dask.stats(files, client=client, tags=["White?"])
+    with pytest.raises(pgnfen.UsageError, match="speeds"):
+        pgnfen.dask.stats(files, client=client, speeds=["slow"])
+    with pytest.raises(TypeError, match="argument 'tags'"):
+        pgnfen.dask.stats(files, client=client, tags="White=x")
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_filter_outputs_concatenate_to_pgnfen_filter(client, tmp_path, size):
     files, zst = inputs(tmp_path)

@@ -95,15 +95,39 @@ impl Partition {
         start: Start,
         options: &pipeline::Options,
     ) -> Result<(crate::stats::Counts, Outcome), Error> {
-        let mut counts = crate::stats::Counts::default();
-        let outcome = run(
-            self,
-            start,
-            None,
-            &crate::stats::StatsJob,
-            &mut counts,
-            options,
-        )?;
+        self.stats_selected(start, &crate::select::Selector::default(), options)
+    }
+
+    /// [`Partition::stats`] of the games `selector` keeps (`stats --tag`
+    /// and `--speed`): the others are counted in
+    /// [`crate::stats::Counts::unmatched`], as one machine counts them. An
+    /// empty selector counts every game, and the counts say nothing of a
+    /// selection.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Usage`] for a selector that names too many tags;
+    /// [`Error::Io`] when the file cannot be read.
+    pub fn stats_selected(
+        &self,
+        start: Start,
+        selector: &crate::select::Selector,
+        options: &pipeline::Options,
+    ) -> Result<(crate::stats::Counts, Outcome), Error> {
+        let mut counts = crate::stats::Counts {
+            tagged: !selector.is_empty(),
+            ..crate::stats::Counts::default()
+        };
+        let outcome = if selector.is_empty() {
+            let job = crate::stats::StatsJob;
+            run(self, start, None, &job, &mut counts, options)?
+        } else {
+            // The speed of every game is counted: its tag is read.
+            let selector = selector.clone().with_time_control();
+            selector.validate()?;
+            let job = crate::stats::TaggedStatsJob(&selector);
+            run(self, start, None, &job, &mut counts, options)?
+        };
         Ok((counts, outcome))
     }
 
