@@ -283,12 +283,12 @@ def _warn_as_one_machine(parts, resolved):
         no_tag_line(*current)
 
 
-def _stats_task(slot, part, at, own_nothing, tags=None, speeds=None):
+def _stats_task(slot, part, at, own_nothing, tags=None, speeds=None, moves=None):
     import json
 
     if own_nothing:
         return None, None
-    outcome, text = _pgnfen.partition_stats(part, at, threads=1, tags=tags, speeds=speeds)
+    outcome, text = _pgnfen.partition_stats(part, at, threads=1, tags=tags, speeds=speeds, moves=moves)
     return outcome, json.loads(text)
 
 
@@ -299,23 +299,28 @@ def _add_stats(total, counts):
     for group in ("classes", "speeds", "chess960_positions", "problems"):
         for key, n in counts[group].items():
             total[group][key] = total[group].get(key, 0) + n
+    if "moves" in total:
+        for key, n in counts["moves"].items():
+            total["moves"][key] += n
 
 
-def stats(paths, client=None, partition_size=None, tags=None, speeds=None):
+def stats(paths, client=None, partition_size=None, tags=None, speeds=None, moves=None):
     """Counts by class, speed, Chess960 start position and problem code: the dict
     ``pgnfen.stats(*paths)`` returns, computed on the cluster. ``tags`` (tag
     expressions) and ``speeds`` count only the games that match, the others
-    in ``unmatched``, as ``pgnfen.stats(tags=..., speeds=...)`` and ``stats
-    --tag``/``--speed`` count them; a bad one is refused on the client."""
+    in ``unmatched``; ``moves`` ("first" or "all") replays each game's
+    mainline and counts the games checked, with an illegal move and not
+    checked: as ``pgnfen.stats(tags=..., speeds=..., moves=...)`` and
+    ``stats --tag``/``--speed``/``--moves`` count them. A bad one is refused
+    on the client."""
     for argument, value in (("tags", tags), ("speeds", speeds)):
         if isinstance(value, (str, bytes)):
             raise TypeError(f"argument '{argument}': a list of str, not one str ({value!r})")
     tags = list(tags) if tags is not None else None
     speeds = list(speeds) if speeds is not None else None
     selected = bool(tags or speeds)
-    if selected:
-        # Refused here, before any work, as on one machine.
-        _pgnfen.check_selection(tags=tags, speeds=speeds)
+    # Refused here, before any work, as on one machine.
+    _pgnfen.check_stats_selection(tags=tags, speeds=speeds, moves=moves)
     client = _client(client)
     parts = partitions(paths, partition_size, client)
     total = {"games": 0}
@@ -330,7 +335,11 @@ def stats(paths, client=None, partition_size=None, tags=None, speeds=None):
         "chess960_positions": {},
         "problems": {},
     }
-    task = functools.partial(_stats_task, tags=tags, speeds=speeds) if selected else _stats_task
+    if moves is not None:
+        total["moves"] = {"checked": 0, "illegal": 0, "not_checked": 0}
+    task = _stats_task
+    if selected or moves is not None:
+        task = functools.partial(_stats_task, tags=tags, speeds=speeds, moves=moves)
     resolved = _resolve(client, parts, task)
     _warn_as_one_machine(parts, resolved)
     for _, counts in resolved:
@@ -646,10 +655,11 @@ def filter(
     partition_size=None,
     chess960_positions=None,
     speeds=None,
+    moves=None,
 ):
     """Writes the games that match (``classes``, ``tags``,
-    ``chess960_positions`` and ``speeds`` as in ``pgnfen.filter``; every one
-    given must hold) to one file per partition in ``out_dir``, named
+    ``chess960_positions``, ``speeds`` and ``moves`` as in ``pgnfen.filter``;
+    every one given must hold) to one file per partition in ``out_dir``, named
     ``part-00000.pgn``, ``part-00001.pgn``, ... in input order (a partition
     that keeps no game gets an empty file). Returns the list of paths: their
     contents, concatenated in this order, are byte for byte what ``pgnfen
@@ -669,9 +679,9 @@ def filter(
         if isinstance(value, (str, bytes)):
             raise TypeError(f"argument '{argument}': a list of str, not one str ({value!r})")
     # By length, as pgnfen.filter has it (a numpy array has no truth value).
-    if all(v is None or len(v) == 0 for v in (classes, tags, chess960_positions, speeds)):
-        raise UsageError("filter() needs classes, chess960_positions, tags or speeds")
-    _pgnfen.check_selection(classes, tags, chess960_positions, speeds)
+    if moves is None and all(v is None or len(v) == 0 for v in (classes, tags, chess960_positions, speeds)):
+        raise UsageError("filter() needs classes, chess960_positions, tags, speeds or moves")
+    _pgnfen.check_selection(classes, tags, chess960_positions, speeds, moves)
     out_dir = os.fsdecode(os.fspath(out_dir))
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"{out_dir}: not a folder (out_dir is the folder the part files go to)")
@@ -721,6 +731,7 @@ def filter(
             own_nothing=own_nothing,
             more_inputs_follow=more_inputs_follow[i],
             threads=1,
+            moves=moves,
             # Errors name the part file, not the staging file.
             shown=os.path.join(out_dir, names[i]),
         )

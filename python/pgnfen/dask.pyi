@@ -1,7 +1,7 @@
 """Type stubs of pgnfen.dask (dask and pandas are imported for type checking only)."""
 
 import os
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, List, Literal, Optional, Sequence, Tuple, Union
 
 from .types import ClassName, SpeedName, Stats
 
@@ -38,9 +38,10 @@ def stats(
     partition_size: Optional[int] = None,
     tags: Optional[Sequence[str]] = None,
     speeds: Optional[Sequence[SpeedName]] = None,
+    moves: Optional[Literal["first", "all"]] = None,
 ) -> Stats:
     """``pgnfen.stats`` of the inputs, partition by partition on the cluster
-    (``tags`` and ``speeds`` as there)."""
+    (``tags``, ``speeds`` and ``moves`` as there)."""
 
 def filter(
     paths: _Paths,
@@ -51,6 +52,7 @@ def filter(
     partition_size: Optional[int] = None,
     chess960_positions: Optional[Sequence[int]] = None,
     speeds: Optional[Sequence[SpeedName]] = None,
+    moves: Optional[Literal["first", "all"]] = None,
 ) -> List[str]:
     """``pgnfen.filter`` to one file per partition in ``out_dir``: their paths, in order."""
 

@@ -239,9 +239,11 @@ pub fn bases_after(
 
 /// Counts the games a partition owns: (outcome, stats JSON text). `tags`
 /// and `speeds` count only the games that match, as `stats --tag` and
-/// `--speed` (the others in `unmatched`).
+/// `--speed` (the others in `unmatched`); `moves` replays each game's
+/// mainline, as `stats --moves`.
 #[pyfunction]
-#[pyo3(signature = (part, at=None, threads=None, tags=None, speeds=None))]
+#[pyo3(signature = (part, at=None, threads=None, tags=None, speeds=None, moves=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn partition_stats<'py>(
     py: Python<'py>,
     part: PartTuple,
@@ -249,15 +251,17 @@ pub fn partition_stats<'py>(
     threads: Option<crate::Threads>,
     tags: Option<Vec<String>>,
     speeds: Option<Vec<String>>,
+    moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<(Bound<'py, PyDict>, String)> {
     let selector = crate::selector(tags, speeds)?;
+    let moves = crate::moves_mode(moves)?;
     let tuple = part;
     let part = partition(&tuple)?;
     let (run, notes) = crate::with_notes(options(threads)?);
     let (o, json) = py
         .detach(|| -> Result<(Outcome, Vec<u8>), Error> {
             check_unchanged(&tuple)?;
-            let (counts, o) = part.stats_selected(start(at), &selector, &run)?;
+            let (counts, o) = part.stats_selected(start(at), &selector, moves, &run)?;
             check_unchanged(&tuple)?;
             let mut json = Vec::new();
             counts
@@ -273,40 +277,65 @@ pub fn partition_stats<'py>(
 }
 
 /// The selection of `partition_filter`: `classes` and `tags` as
-/// `pgnfen.filter` takes them, a `UsageError` for a bad one or for neither.
+/// `pgnfen.filter` takes them, a `UsageError` for a bad one or for none at
+/// all (`moves` alone selects, as `filter --moves` does: the games whose
+/// moves fit their start).
 fn selection(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
     chess960_positions: Option<Vec<i64>>,
     speeds: Option<Vec<String>>,
+    moves: Option<pgnfen::moves::MovesMode>,
 ) -> PyResult<Selection> {
     let selection = crate::selection(classes, tags, chess960_positions, speeds)?;
-    selection
-        .validate("filter")
-        .map_err(|e| crate::errors::usage(e.to_string()))?;
+    let checked = if moves.is_some() && selection.is_empty() {
+        selection.tags.validate()
+    } else {
+        selection.validate("filter")
+    };
+    checked.map_err(|e| crate::errors::usage(e.to_string()))?;
     Ok(selection)
 }
 
 /// Checks a selection as `partition_filter` takes it, so that a mistake is
 /// found on the client before any partition runs.
 #[pyfunction]
-#[pyo3(signature = (classes=None, tags=None, chess960_positions=None, speeds=None))]
+#[pyo3(signature = (classes=None, tags=None, chess960_positions=None, speeds=None, moves=None))]
 pub fn check_selection(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
     chess960_positions: Option<Vec<i64>>,
     speeds: Option<Vec<String>>,
+    moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
-    selection(classes, tags, chess960_positions, speeds).map(drop)
+    let moves = crate::moves_mode(moves)?;
+    selection(classes, tags, chess960_positions, speeds, moves).map(drop)
 }
 
-/// Writes the games a partition owns that the selection keeps to `output`
+/// Checks the `tags`, `speeds` and `moves` of `partition_stats`, so that a
+/// mistake is found on the client before any partition runs.
+#[pyfunction]
+#[pyo3(signature = (tags=None, speeds=None, moves=None))]
+pub fn check_stats_selection(
+    tags: Option<Vec<String>>,
+    speeds: Option<Vec<String>>,
+    moves: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    crate::moves_mode(moves)?;
+    crate::selector(tags, speeds)?
+        .with_time_control()
+        .validate()
+        .map_err(|e| crate::errors::usage(e.to_string()))
+}
+
+/// Writes the games a partition owns that the selection keeps (with
+/// `moves`, as `filter --moves`) to `output`
 /// (nothing at all when `own_nothing`; a line end after a last game without
 /// one when `more_inputs_follow`): (outcome, kept games). Errors name the
 /// output `shown` (the part file the user will see) instead of `output` (a
 /// staging file) when it is given.
 #[pyfunction]
-#[pyo3(signature = (part, output, at=None, classes=None, tags=None, chess960_positions=None, speeds=None, own_nothing=false, more_inputs_follow=false, threads=None, shown=None))]
+#[pyo3(signature = (part, output, at=None, classes=None, tags=None, chess960_positions=None, speeds=None, own_nothing=false, more_inputs_follow=false, threads=None, shown=None, moves=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn partition_filter<'py>(
     py: Python<'py>,
@@ -321,12 +350,14 @@ pub fn partition_filter<'py>(
     more_inputs_follow: bool,
     threads: Option<crate::Threads>,
     shown: Option<&Bound<'_, PyAny>>,
+    moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<(Bound<'py, PyDict>, u64)> {
+    let moves = crate::moves_mode(moves)?;
     let tuple = part;
     let part = partition(&tuple)?;
     let output = crate::paths::path(output)?;
     let (run, notes) = crate::with_notes(options(threads)?);
-    let selection = selection(classes, tags, chess960_positions, speeds)?;
+    let selection = selection(classes, tags, chess960_positions, speeds, moves)?;
     let staged = output.display().to_string();
     let name = match shown {
         Some(shown) => crate::paths::path(shown)?.display().to_string(),
@@ -341,7 +372,7 @@ pub fn partition_filter<'py>(
                 return Ok((Outcome::default(), 0));
             }
             let (o, kept, out) =
-                part.filter(start(at), &selection, out, more_inputs_follow, &run)?;
+                part.filter(start(at), &selection, moves, out, more_inputs_follow, &run)?;
             // Checked before the output appears: a changed input leaves none.
             check_unchanged(&tuple)?;
             out.commit().map_err(|e| Error::writing(&name, e))?;

@@ -114,6 +114,65 @@ def test_stats_checks_the_selection_on_the_client(client, tmp_path):
         pgnfen.dask.stats(files, client=client, tags="White=x")
 
 
+def moves_file(tmp_path):
+    """Games whose movetext crosses partitions of a few KiB (long comments
+    holding blank lines and [Event lines), some from a FEN their first move
+    does not fit, some with an illegal move late in the game."""
+    parts = []
+    for i in range(60):
+        if i % 4 == 1:
+            # A final position given as the start: 1. e4 cannot be played.
+            parts.append('[Event "f%d"]\n[SetUp "1"]\n[FEN "8/8/8/4k3/8/8/8/4K2R w K - 0 60"]\n\n' % i)
+        else:
+            parts.append('[Event "g%d"]\n\n' % i)
+        comment = "".join(f"\n\n[Event \"not a game {j}\"]\n\nwords {j} " for j in range(i % 5 * 20))
+        late = "Qxh7" if i % 7 == 3 else "Nxe5"  # the queen cannot reach h7
+        parts.append(f"1. e4 {{{comment}}} e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. {late} *\n\n")
+    path = tmp_path / "moves.pgn"
+    path.write_text("".join(parts))
+    return path
+
+
+@pytest.mark.parametrize("moves", ["first", "all"])
+def test_stats_and_filter_with_moves_equal_one_machine(client, tmp_path, moves):
+    """`moves` as `pgnfen.stats`/`pgnfen.filter` take it: the same counts,
+    and the part files concatenate to one machine's output, whatever the
+    partitions (a game's movetext read past its partition's end)."""
+    path = moves_file(tmp_path)
+    zst = frames(path, tmp_path / "moves.pgn.zst", frame=3 << 10)
+    expected = pgnfen.stats(path, moves=moves)
+    assert expected["moves"]["illegal"] > 0 and expected["moves"]["checked"] > expected["moves"]["illegal"]
+    for paths in ([path], [zst], [path, zst]):
+        assert pgnfen.dask.stats(paths, client=client, partition_size=3 << 10, moves=moves) == pgnfen.stats(
+            *paths, moves=moves
+        )
+        tagged = pgnfen.dask.stats(
+            paths, client=client, partition_size=3 << 10, moves=moves, tags=["Event~^g"]
+        )
+        assert tagged == pgnfen.stats(*paths, moves=moves, tags=["Event~^g"])
+        for k, classes in enumerate((None, ["setup"])):
+            out = pgnfen.dask.filter(
+                paths, tmp_path / f"out-{moves}-{len(paths)}-{k}", classes=classes, client=client,
+                partition_size=3 << 10, moves=moves,
+            )
+            ref = tmp_path / "ref.pgn"
+            summary = pgnfen.filter(*paths, output=ref, classes=classes, moves=moves)
+            assert summary["kept"] < summary["games"]
+            assert classes or summary["kept"] > 0
+            assert b"".join(open(p, "rb").read() for p in out) == ref.read_bytes()
+
+
+def test_moves_are_checked_on_the_client(client, tmp_path):
+    path = moves_file(tmp_path)
+    with pytest.raises(pgnfen.UsageError, match="moves"):
+        pgnfen.dask.stats([path], client=client, moves="some")
+    with pytest.raises(pgnfen.UsageError, match="moves"):
+        pgnfen.dask.filter([path], tmp_path / "out", client=client, moves="some")
+    with pytest.raises(TypeError, match="moves"):
+        pgnfen.dask.stats([path], client=client, moves=True)
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_filter_outputs_concatenate_to_pgnfen_filter(client, tmp_path, size):
     files, zst = inputs(tmp_path)

@@ -95,14 +95,17 @@ impl Partition {
         start: Start,
         options: &pipeline::Options,
     ) -> Result<(crate::stats::Counts, Outcome), Error> {
-        self.stats_selected(start, &crate::select::Selector::default(), options)
+        self.stats_selected(start, &crate::select::Selector::default(), None, options)
     }
 
     /// [`Partition::stats`] of the games `selector` keeps (`stats --tag`
     /// and `--speed`): the others are counted in
     /// [`crate::stats::Counts::unmatched`], as one machine counts them. An
     /// empty selector counts every game, and the counts say nothing of a
-    /// selection.
+    /// selection. With `moves`, each game's mainline is replayed (`stats
+    /// --moves`; [`crate::stats::Counts::moves`]): a partition reads on
+    /// past its end to its last game's end, so that game's movetext is
+    /// whole.
     ///
     /// # Errors
     ///
@@ -112,26 +115,46 @@ impl Partition {
         &self,
         start: Start,
         selector: &crate::select::Selector,
+        moves: Option<crate::moves::MovesMode>,
         options: &pipeline::Options,
     ) -> Result<(crate::stats::Counts, Outcome), Error> {
+        use crate::moves::WithMoves;
+        use crate::stats::{StatsJob, TaggedStatsJob};
         let mut counts = crate::stats::Counts {
             tagged: !selector.is_empty(),
+            moves: moves.map(|_| crate::stats::MoveCounts::default()),
             ..crate::stats::Counts::default()
         };
-        let outcome = if selector.is_empty() {
-            let job = crate::stats::StatsJob;
-            run(self, start, None, &job, &mut counts, options)?
-        } else {
-            // The speed of every game is counted: its tag is read.
-            let selector = selector.clone().with_time_control();
-            selector.validate()?;
-            let job = crate::stats::TaggedStatsJob(&selector);
-            run(self, start, None, &job, &mut counts, options)?
+        let c = &mut counts;
+        // The speed of every game is counted: its tag is read.
+        let selector = selector.clone().with_time_control();
+        selector.validate()?;
+        let tagged = TaggedStatsJob(&selector);
+        // As `stats::run` chooses the job.
+        let outcome = match (selector.is_empty(), moves) {
+            (true, None) => run(self, start, None, &StatsJob, c, options)?,
+            (false, None) => run(self, start, None, &tagged, c, options)?,
+            (true, Some(mode)) => {
+                let job = WithMoves {
+                    inner: StatsJob,
+                    mode,
+                };
+                run(self, start, None, &job, c, options)?
+            }
+            (false, Some(mode)) => {
+                let job = WithMoves {
+                    inner: tagged,
+                    mode,
+                };
+                run(self, start, None, &job, c, options)?
+            }
         };
         Ok((counts, outcome))
     }
 
-    /// Writes the games this partition owns that `selection` keeps, byte for
+    /// Writes the games this partition owns that `selection` keeps (with
+    /// `moves`, those whose mainline replays without an illegal move, as
+    /// `filter --moves`), byte for
     /// byte, to `kept`, and hands it back uncommitted (the caller commits it
     /// once the run is resolved): the outcome, the number of games kept, and
     /// the output. With `more_inputs_follow` (the file is not the last of the
@@ -145,13 +168,20 @@ impl Partition {
         &self,
         start: Start,
         selection: &crate::filter::Selection,
+        moves: Option<crate::moves::MovesMode>,
         kept: crate::pipeline::output::Output,
         more_inputs_follow: bool,
         options: &pipeline::Options,
     ) -> Result<(Outcome, u64, crate::pipeline::output::Output), Error> {
         let mut split = crate::filter::Split::new(kept, None);
         let job = crate::filter::FilterJob(selection);
-        let outcome = run(self, start, None, &job, &mut split, options)?;
+        let outcome = match moves {
+            None => run(self, start, None, &job, &mut split, options)?,
+            Some(mode) => {
+                let job = crate::moves::WithMoves { inner: job, mode };
+                run(self, start, None, &job, &mut split, options)?
+            }
+        };
         if more_inputs_follow {
             // As on one machine, where the next input's start ends the line
             // (only the partition that ends its file can have one open).
