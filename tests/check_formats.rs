@@ -406,6 +406,85 @@ fn sarif_logs_validate_against_the_schema() {
     )
     .unwrap();
     validate_sarif(&run(&["check", "--format", "sarif", path.to_str().unwrap()]).stdout);
+    // With the run's notes as the invocation's notifications, after results.
+    let words = dir.path().join("words.txt");
+    std::fs::write(&words, "no games here\n").unwrap();
+    let noted = run(&[
+        "check",
+        "--format",
+        "sarif",
+        "samples/malformed.pgn",
+        words.to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&noted.stdout).contains("toolExecutionNotifications"));
+    validate_sarif(&noted.stdout);
+}
+
+/// What the run warns about beside the problems (an input in which no tag
+/// line is found) reaches a CI service too: a `::warning::` annotation, a
+/// notification of the SARIF log's run; standard error shows it as ever.
+/// `--quiet`, which silences the warnings, leaves them out.
+#[test]
+fn ci_formats_give_the_runs_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let words = dir.path().join("notes, 100%.txt");
+    std::fs::write(&words, "no games here\n").unwrap();
+    let empty = dir.path().join("empty.pgn");
+    std::fs::write(&empty, "").unwrap();
+    let (words, empty) = (words.to_str().unwrap(), empty.to_str().unwrap());
+    let note = format!("{words}: no PGN tag line found");
+    let empty_note = format!("{empty}: no PGN tag line found (it holds no text, so no game)");
+
+    let github = check(&["--format", "github", "samples/malformed.pgn", words, empty]);
+    let out = String::from_utf8(github.stdout).unwrap();
+    let annotations: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("::warning::"))
+        .collect();
+    // The message's `%` escaped as the runner wants it.
+    assert_eq!(
+        annotations,
+        [
+            format!("::warning::{}", note.replace('%', "%25")),
+            format!("::warning::{}", empty_note)
+        ]
+    );
+    assert!(
+        out.lines().any(|l| l.starts_with("::error file=")),
+        "the problems as before"
+    );
+    assert!(String::from_utf8_lossy(&github.stderr).contains(&format!("pgnfen: warning: {note}")));
+
+    let sarif = check(&["--format", "sarif", "samples/malformed.pgn", words, empty]);
+    let log: Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let run = &log["runs"][0];
+    assert!(!run["results"].as_array().unwrap().is_empty());
+    let invocation = &run["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], true);
+    let texts: Vec<&str> = invocation["toolExecutionNotifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            assert_eq!(n["level"], "warning");
+            n["message"]["text"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(texts, [note.as_str(), empty_note.as_str()]);
+
+    // Without notes, no invocation; under --quiet, none either.
+    let clean = check(&["--format", "sarif", "samples/standard.pgn"]);
+    let log: Value = serde_json::from_slice(&clean.stdout).unwrap();
+    assert!(log["runs"][0].get("invocations").is_none());
+    for format in ["sarif", "github"] {
+        let quiet = bin()
+            .current_dir(manifest())
+            .args(["--quiet", "check", "--format", format, words])
+            .output()
+            .unwrap();
+        let out = String::from_utf8(quiet.stdout).unwrap();
+        assert!(!out.contains("no PGN tag line"), "{out}");
+    }
 }
 
 const WARNING_ONLY: &str = "[Event \"w\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n\n1. Kd2 *\n";

@@ -5,10 +5,12 @@
 
 use std::borrow::Cow;
 use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use pgnfen::check::{self, Diagnostic, Summary};
+use pgnfen::pipeline::Watch;
 use pgnfen::{Code, Severity};
 
 use crate::cli::{CheckArgs, CheckFormat, Global};
@@ -200,13 +202,78 @@ impl<W: Write> Report<W> {
     }
 
     /// Ends the report (the CSV header of an empty report, the SARIF log) and
-    /// gives back the writer.
-    pub fn into_inner(mut self) -> io::Result<W> {
+    /// gives back the writer. `notes`, what the run warned about beside the
+    /// problems (an input in which no tag line is found), which standard
+    /// error showed already, are also given where a CI service looks: as
+    /// `::warning::` annotations, and in the SARIF log as notifications of
+    /// the run.
+    pub fn into_inner(mut self, notes: &[String]) -> io::Result<W> {
         self.write_csv_header()?;
-        if self.format == CheckFormat::Sarif {
-            self.sarif.finish(&mut self.out)?;
+        match self.format {
+            CheckFormat::Sarif => self.sarif.finish_noting(&mut self.out, notes)?,
+            CheckFormat::Github => {
+                for note in notes {
+                    writeln!(self.out, "::warning::{}", github_data(note))?;
+                }
+            }
+            _ => {}
         }
         Ok(self.out)
+    }
+}
+
+/// Most notes kept for the report: past them, standard error alone shows
+/// them, so that memory stays bounded for a run of many empty inputs.
+const NOTES_KEPT: usize = 1000;
+
+/// The run's watch for the CI formats: shows each note as every run does
+/// (through the progress display, else on standard error) and keeps it,
+/// without the `pgnfen: warning: ` of the line, for the report's end.
+struct KeepNotes {
+    inner: Option<Arc<dyn Watch>>,
+    notes: Mutex<Vec<String>>,
+}
+
+impl Watch for KeepNotes {
+    fn start(&self, total: Option<u64>) {
+        if let Some(w) = &self.inner {
+            w.start(total);
+        }
+    }
+
+    fn input(&self, raw_read: Arc<std::sync::atomic::AtomicU64>) {
+        if let Some(w) = &self.inner {
+            w.input(raw_read);
+        }
+    }
+
+    fn games(&self, games: u64) {
+        if let Some(w) = &self.inner {
+            w.games(games);
+        }
+    }
+
+    fn note(&self, line: &str) {
+        {
+            let mut notes = self.notes.lock().unwrap_or_else(|e| e.into_inner());
+            if notes.len() < NOTES_KEPT {
+                let text = line.strip_prefix("pgnfen: ").unwrap_or(line);
+                let text = text.strip_prefix("warning: ").unwrap_or(text);
+                notes.push(text.to_owned());
+            }
+        }
+        match &self.inner {
+            Some(w) => w.note(line),
+            None => {
+                let _ = writeln!(io::stderr(), "{line}");
+            }
+        }
+    }
+
+    fn finish(&self, completed: bool) {
+        if let Some(w) = &self.inner {
+            w.finish(completed);
+        }
     }
 }
 
@@ -227,8 +294,19 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     // --deny-warnings makes warnings fail the run, so they must be shown too.
     let warnings = args.warnings || args.deny_warnings;
     let mut report = Report::new(out, args.format, color, args.csv_raw);
+    let mut run = options(global);
+    // The CI formats also give the run's notes where the service shows them.
+    let kept = matches!(args.format, CheckFormat::Github | CheckFormat::Sarif).then(|| {
+        Arc::new(KeepNotes {
+            inner: run.watch.take(),
+            notes: Mutex::new(Vec::new()),
+        })
+    });
+    if let Some(kept) = &kept {
+        run.watch = Some(kept.clone());
+    }
     let options = check::Options {
-        run: options(global),
+        run,
         warnings,
         moves: args.moves,
     };
@@ -257,7 +335,18 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     } else {
         Outcome::Clean
     };
-    match finish(report, global, &summary, &totals, args.format, warnings) {
+    let notes = kept.map_or_else(Vec::new, |k| {
+        std::mem::take(&mut *k.notes.lock().unwrap_or_else(|e| e.into_inner()))
+    });
+    match finish(
+        report,
+        &notes,
+        global,
+        &summary,
+        &totals,
+        args.format,
+        warnings,
+    ) {
         Err(Error::BrokenPipe) => Ok(outcome),
         other => other.map(|()| outcome),
     }
@@ -267,6 +356,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
 /// report, on standard error beside the others.
 fn finish<W: Write>(
     report: Report<W>,
+    notes: &[String],
     global: &Global,
     summary: &str,
     totals: &Summary,
@@ -274,7 +364,7 @@ fn finish<W: Write>(
     warnings: bool,
 ) -> Result<(), Error> {
     let write_err = |e| Error::writing("<stdout>", e);
-    let mut out = report.into_inner().map_err(write_err)?;
+    let mut out = report.into_inner(notes).map_err(write_err)?;
     if format == CheckFormat::Text {
         if !global.quiet {
             out.write_all(summary.as_bytes()).map_err(write_err)?;

@@ -337,6 +337,15 @@ impl Sarif {
 
     /// Closes the results, the run and the log.
     pub fn finish<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.finish_noting(out, &[])
+    }
+
+    /// Closes the results, the run and the log, with `notes` (what the run
+    /// warned about beside the problems, such as an input in which no tag
+    /// line is found) as the warnings of the run's invocation
+    /// (`invocations[0].toolExecutionNotifications`), where SARIF keeps what
+    /// a tool says about its run rather than about the code.
+    pub fn finish_noting<W: Write>(&mut self, out: &mut W, notes: &[String]) -> io::Result<()> {
         self.head(out)?;
         let tail = self.tail.take().unwrap_or_default();
         if self.results > 0 {
@@ -344,7 +353,30 @@ impl Sarif {
             out.write_all(b"\n")?;
             out.write_all(&SARIF_RESULT_INDENT.as_bytes()[2..])?;
         }
-        out.write_all(tail.as_bytes())?;
+        // The tail closes the results first: `]`, then the run and the log.
+        let (close, rest) = tail.split_at(tail.find(']').map_or(0, |i| i + 1));
+        out.write_all(close.as_bytes())?;
+        if !notes.is_empty() {
+            let notifications: Vec<serde_json::Value> = notes
+                .iter()
+                .map(|note| serde_json::json!({"level": "warning", "message": {"text": note}}))
+                .collect();
+            let invocations = serde_json::json!([{
+                "executionSuccessful": true,
+                "toolExecutionNotifications": notifications,
+            }]);
+            let text = serde_json::to_string_pretty(&invocations)?;
+            // At the results' key's depth in the run object.
+            let indent = &SARIF_RESULT_INDENT[2..];
+            write!(out, ",\n{indent}\"invocations\": ")?;
+            for (i, line) in text.split('\n').enumerate() {
+                if i > 0 {
+                    write!(out, "\n{indent}")?;
+                }
+                out.write_all(line.as_bytes())?;
+            }
+        }
+        out.write_all(rest.as_bytes())?;
         out.write_all(b"\n")
     }
 }
