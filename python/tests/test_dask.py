@@ -104,16 +104,6 @@ def test_stats_of_a_selection_equal_one_machine(client, tmp_path, tags, speeds):
             assert "unmatched" not in got
 
 
-def test_stats_checks_the_selection_on_the_client(client, tmp_path):
-    files, _ = inputs(tmp_path)
-    with pytest.raises(pgnfen.UsageError, match="invalid tag expression"):
-        pgnfen.dask.stats(files, client=client, tags=["White?"])
-    with pytest.raises(pgnfen.UsageError, match="speeds"):
-        pgnfen.dask.stats(files, client=client, speeds=["slow"])
-    with pytest.raises(TypeError, match="argument 'tags'"):
-        pgnfen.dask.stats(files, client=client, tags="White=x")
-
-
 def moves_file(tmp_path):
     """Games whose movetext crosses partitions of a few KiB (long comments
     holding blank lines and [Event lines), some from a FEN their first move
@@ -262,16 +252,20 @@ def test_read_headers_selects_the_rows_of_scan(client, tmp_path, where, speeds):
         assert comparable(frame.reset_index(drop=True)) == comparable(expected)
 
 
-def test_read_headers_checks_the_selection_on_the_client(client, tmp_path):
+@pytest.mark.parametrize("call,expressions", [("read_headers", "where"), ("stats", "tags")])
+def test_the_selection_is_checked_on_the_client(client, tmp_path, call, expressions):
+    """A bad selection of `read_headers` (`where=`) or `stats` (`tags=`) is
+    refused before any work, as on one machine."""
     files, _ = inputs(tmp_path)
+    run = getattr(pgnfen.dask, call)
     with pytest.raises(pgnfen.UsageError, match="invalid tag expression"):
-        pgnfen.dask.read_headers(files, client=client, where=["White?"])
+        run(files, client=client, **{expressions: ["White?"]})
     with pytest.raises(pgnfen.UsageError, match="speeds"):
-        pgnfen.dask.read_headers(files, client=client, speeds=["slow"])
-    with pytest.raises(TypeError, match="argument 'where'"):
-        pgnfen.dask.read_headers(files, client=client, where="White=x")
+        run(files, client=client, speeds=["slow"])
+    with pytest.raises(TypeError, match=f"argument '{expressions}'"):
+        run(files, client=client, **{expressions: "White=x"})
     with pytest.raises(pgnfen.UsageError, match="at most 64"):
-        pgnfen.dask.read_headers(files, client=client, where=[f"Tag{i}=x" for i in range(65)])
+        run(files, client=client, **{expressions: [f"Tag{i}=x" for i in range(65)]})
 
 
 @pytest.mark.parametrize("encoding", [None, "auto", "utf-8", "latin-1"])
