@@ -154,12 +154,12 @@ impl Partition {
 
     /// Writes the games this partition owns that `selection` keeps (with
     /// `moves`, those whose mainline replays without an illegal move, as
-    /// `filter --moves`), byte for
-    /// byte, to `kept`, and hands it back uncommitted (the caller commits it
-    /// once the run is resolved): the outcome, the number of games kept, and
-    /// the output. With `more_inputs_follow` (the file is not the last of the
-    /// run), a last game without a final line end gets one, as on one
-    /// machine, where the next input adds it.
+    /// `filter --moves`), byte for byte, to `kept`, and hands it back
+    /// uncommitted (the caller commits it once the run is resolved): the
+    /// outcome, the number of games kept, and the output. With
+    /// `more_inputs_follow` (the file is not the last of the run), a last
+    /// game without a final line end gets one, as on one machine, where the
+    /// next input adds it.
     ///
     /// # Errors
     ///
