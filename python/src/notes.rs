@@ -41,9 +41,7 @@ impl Watch for Notes {
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         if queue.len() < QUEUED {
             // The command line's prefix says who speaks; a warning's class does.
-            let text = line.strip_prefix("pgnfen: ").unwrap_or(line);
-            let text = text.strip_prefix("warning: ").unwrap_or(text);
-            queue.push_back(text.to_owned());
+            queue.push_back(pgnfen::pipeline::note_message(line).to_owned());
         } else {
             self.left_out.fetch_add(1, Ordering::Relaxed);
         }

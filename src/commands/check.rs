@@ -257,9 +257,7 @@ impl Watch for KeepNotes {
         {
             let mut notes = self.notes.lock().unwrap_or_else(|e| e.into_inner());
             if notes.len() < NOTES_KEPT {
-                let text = line.strip_prefix("pgnfen: ").unwrap_or(line);
-                let text = text.strip_prefix("warning: ").unwrap_or(text);
-                notes.push(text.to_owned());
+                notes.push(pgnfen::pipeline::note_message(line).to_owned());
             }
         }
         match &self.inner {

@@ -69,7 +69,7 @@ pub(crate) use game::{Header, HeaderTag};
 pub(crate) use sink::{GameInfo, Sink};
 pub use source::{Compression, Input, Stream, Streams, UnwritableEnding};
 use watch::Reporter;
-pub use watch::Watch;
+pub use watch::{Watch, note_message};
 
 pub use crate::error::{check_inputs_exist, descriptor_metadata};
 use spool::Spool;

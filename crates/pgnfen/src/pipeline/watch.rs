@@ -59,6 +59,21 @@ pub trait Watch: Send + Sync {
     }
 }
 
+/// The message of a note ([`Watch::note`]) without the `pgnfen: ` and
+/// `warning: ` the command line shows it with: for a front end that gives
+/// notes its own way (a Python warning, a CI annotation), where the kind of
+/// the message says who speaks.
+///
+/// ```
+/// use pgnfen::pipeline::note_message;
+/// assert_eq!(note_message("pgnfen: warning: a.txt: no PGN tag line found"), "a.txt: no PGN tag line found");
+/// assert_eq!(note_message("a note"), "a note");
+/// ```
+pub fn note_message(line: &str) -> &str {
+    let text = line.strip_prefix("pgnfen: ").unwrap_or(line);
+    text.strip_prefix("warning: ").unwrap_or(text)
+}
+
 /// The run's side of a [`Watch`]: reports to it if there is one, and writes
 /// notes to standard error if not. Ends the watch once, when dropped at the
 /// latest (a failed run too).
