@@ -584,6 +584,27 @@ impl Board {
         (filled == 0xFF).then_some(array)
     }
 
+    /// The white back rank as one mask of files per role (knight to king),
+    /// when the placement has the start shape ([`Self::has_start_shape`])
+    /// and the black back rank mirrors it piece for piece.
+    pub fn mirrored_back_rank_masks(&self) -> Option<super::chess960::BackRank> {
+        if !self.has_start_shape() {
+            return None;
+        }
+        let white = |role: Role| {
+            let board = self.by_role[role as usize];
+            let (white, black) = (board as u8, (board >> 56) as u8);
+            (white == black).then_some(white)
+        };
+        Some(super::chess960::BackRank {
+            knights: white(Role::Knight)?,
+            bishops: white(Role::Bishop)?,
+            rooks: white(Role::Rook)?,
+            queens: white(Role::Queen)?,
+            kings: white(Role::King)?,
+        })
+    }
+
     /// [`Board::standard`] as a constant, for comparisons (a test holds the two equal).
     pub(crate) const STANDARD: Board = Board {
         size: BoardSize::Eight,

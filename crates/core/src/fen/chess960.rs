@@ -106,9 +106,137 @@ pub fn number(rank: &[Role; 8]) -> Option<u16> {
     u16::try_from(n).ok()
 }
 
+/// The files of one role on a back rank, bit `f` for file `f` (a = 0), as
+/// a board holds them: knights, bishops, rooks, queens, kings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BackRank {
+    /// The knights' files.
+    pub knights: u8,
+    /// The bishops' files.
+    pub bishops: u8,
+    /// The rooks' files.
+    pub rooks: u8,
+    /// The queens' files.
+    pub queens: u8,
+    /// The kings' files.
+    pub kings: u8,
+}
+
+impl BackRank {
+    /// [`number`] read off the masks with bit operations: the same answer
+    /// (tested on every array and on arbitrary ranks), without turning the
+    /// boards into an array of roles first. The rank holds only these five
+    /// roles; a square none of them covers is no array.
+    pub fn number(self) -> Option<u16> {
+        let BackRank {
+            knights,
+            bishops,
+            rooks,
+            queens,
+            kings,
+        } = self;
+        let all = [knights, bishops, rooks, queens, kings];
+        let count = |m: u8| m.count_ones();
+        // Every square filled exactly once, with two bishops (one on each
+        // colour), two knights, two rooks, a queen and a king.
+        if all.iter().fold(0, |a, &m| a | m) != 0xFF
+            || all.iter().map(|&m| count(m)).sum::<u32>() != 8
+            || count(bishops & 0xAA) != 1
+            || count(bishops & 0x55) != 1
+            || count(knights) != 2
+            || count(rooks) != 2
+            || count(queens) != 1
+        {
+            return None;
+        }
+        // The king between the rooks.
+        let king = kings.trailing_zeros();
+        if !(rooks.trailing_zeros() < king && king < 7 - rooks.leading_zeros()) {
+            return None;
+        }
+        // Light squares are the odd files (b1, d1, …), dark the even ones.
+        let light = (bishops & 0xAA).trailing_zeros() / 2;
+        let dark = (bishops & 0x55).trailing_zeros() / 2;
+        // The queen's place among the six squares left by the bishops, the
+        // knights' among the five left by the queen too.
+        let below = |m: u8| (1u8 << m.trailing_zeros()) - 1;
+        let queen = count(!bishops & below(queens));
+        let five = !bishops & !queens;
+        let first = count(five & below(knights)) as usize;
+        let second = count(five & below(knights & (knights - 1))) as usize;
+        let kn = KNIGHTS.iter().position(|&k| k == (first, second))? as u32;
+        u16::try_from(light + 4 * dark + 16 * queen + 96 * kn).ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn masks(rank: &[Role; 8]) -> BackRank {
+        let of = |role: Role| {
+            rank.iter()
+                .enumerate()
+                .filter(|(_, r)| **r == role)
+                .fold(0u8, |m, (f, _)| m | 1 << f)
+        };
+        BackRank {
+            knights: of(Role::Knight),
+            bishops: of(Role::Bishop),
+            rooks: of(Role::Rook),
+            queens: of(Role::Queen),
+            kings: of(Role::King),
+        }
+    }
+
+    #[test]
+    fn masks_give_every_number() {
+        for n in 0..960 {
+            let arr = array(n).expect("valid number");
+            assert_eq!(masks(&arr).number(), Some(n));
+        }
+    }
+
+    proptest! {
+        /// On any back rank (other roles, pawns and archbishops included,
+        /// which the masks leave out) the masks give what the array gives.
+        #[test]
+        fn masks_agree_with_the_array(
+            rank in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    Role::Pawn, Role::Knight, Role::Bishop, Role::Rook,
+                    Role::Queen, Role::King, Role::Archbishop,
+                ]),
+                8,
+            ),
+        ) {
+            let rank: [Role; 8] = rank.try_into().expect("8 squares");
+            prop_assert_eq!(masks(&rank).number(), number(&rank));
+        }
+
+        /// Near-arrays: a real array with two squares swapped or one
+        /// square changed, where the rules (colours, king between the
+        /// rooks, counts) decide.
+        #[test]
+        fn masks_agree_near_arrays(
+            n in 0u16..960,
+            a in 0usize..8,
+            b in 0usize..8,
+            role in proptest::sample::select(vec![
+                Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King,
+            ]),
+            swap in any::<bool>(),
+        ) {
+            let mut rank = array(n).expect("valid number");
+            if swap {
+                rank.swap(a, b);
+            } else {
+                rank[a] = role;
+            }
+            prop_assert_eq!(masks(&rank).number(), number(&rank));
+        }
+    }
 
     #[test]
     fn standard_array_is_518() {

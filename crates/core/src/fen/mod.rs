@@ -267,10 +267,11 @@ impl Position {
         }
         // Pawns on ranks 2 and 7, nothing on ranks 3-6, the black back rank the
         // mirror of the white one: read off the bitboards at once.
-        let array = self.board.mirrored_back_rank()?;
-        let n = chess960::number(&array)?;
-        let first = array.iter().position(|r| *r == Role::Rook)? as u8;
-        let last = array.iter().rposition(|r| *r == Role::Rook)? as u8;
+        let rank = self.board.mirrored_back_rank_masks()?;
+        let n = rank.number()?;
+        // A number means two rooks: the outer files of the rook mask.
+        let first = rank.rooks.trailing_zeros() as u8;
+        let last = 7 - rank.rooks.leading_zeros() as u8;
         for color in [Color::White, Color::Black] {
             if self.castling.get(color, Side::Queen) != Some(first)
                 || self.castling.get(color, Side::King) != Some(last)

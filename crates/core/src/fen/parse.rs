@@ -65,12 +65,19 @@ fn show(bytes: &[u8]) -> String {
 /// Parses `fen`. On a syntax fault the problem is pushed and the board size is
 /// returned when the placement itself was readable.
 pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<BoardSize>> {
-    // One pass over every byte (no early exit, so it vectorises); the
-    // position of a bad byte only when there is one.
-    if fen
-        .iter()
-        .fold(false, |bad, &b| bad | !(0x20..0x7f).contains(&b))
-    {
+    // A record of at most 96 bytes (nearly every FEN) is read a vector at
+    // a time: where its spaces are, and whether any byte is not printable
+    // ASCII. A longer one: one pass over every byte (no early exit, so it
+    // vectorises) and a search from each space to the next.
+    let short = short_record(fen);
+    let bad = match short {
+        Some((_, bad)) => bad,
+        None => fen
+            .iter()
+            .fold(false, |bad, &b| bad | !(0x20..0x7f).contains(&b)),
+    };
+    if bad {
+        // The position of a bad byte only when there is one.
         let pos = fen.iter().position(|&b| !(0x20..0x7f).contains(&b));
         problems.push(bad_byte(fen, pos.unwrap_or(0)));
         return Err(None);
@@ -81,10 +88,9 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
     let mut count = 0usize;
     let mut spaces = 0usize;
     let mut extra: Option<Range<usize>> = None;
-    // The fields lie between the spaces (found a vector at a time; a FEN
-    // has five) and the ends.
+    // The fields lie between the spaces and the ends.
     let mut start = 0;
-    for end in memchr::memchr_iter(b' ', fen).chain(std::iter::once(fen.len())) {
+    let mut field_ends_at = |end: usize| {
         if end > start {
             if let Some(slot) = fields.get_mut(count) {
                 *slot = start..end;
@@ -95,7 +101,17 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
         }
         spaces += usize::from(end < fen.len());
         start = end + 1;
+    };
+    match short {
+        Some((mut mask, _)) => {
+            while mask != 0 {
+                field_ends_at(mask.trailing_zeros() as usize);
+                mask &= mask - 1;
+            }
+        }
+        None => memchr::memchr_iter(b' ', fen).for_each(&mut field_ends_at),
     }
+    field_ends_at(fen.len());
     // Regular spacing: one space between each two fields and no other.
     if spaces != count.saturating_sub(1)
         && let Some(p) = spacing(fen)
@@ -230,6 +246,67 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
     })
 }
 
+/// For a record of at most [`SHORT`] bytes: a mask of its spaces (bit `i`
+/// for byte `i`), and whether a byte of it lies outside printable ASCII
+/// (`0x20..0x7f`). `None` for a longer record.
+fn short_record(fen: &[u8]) -> Option<(u128, bool)> {
+    if fen.len() > SHORT {
+        return None;
+    }
+    // Padded with a printable byte that is no space.
+    let mut bytes = [b'x'; SHORT];
+    bytes[..fen.len()].copy_from_slice(fen);
+    #[cfg(target_arch = "x86_64")]
+    {
+        Some(short_record_sse2(&bytes))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Some(short_record_scalar(&bytes))
+    }
+}
+
+/// [`short_record`] a byte at a time, which the SSE2 one must agree with (tested).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn short_record_scalar(bytes: &[u8; SHORT]) -> (u128, bool) {
+    let spaces = bytes
+        .iter()
+        .enumerate()
+        .fold(0u128, |m, (i, &b)| m | u128::from(b == b' ') << i);
+    (spaces, bytes.iter().any(|b| !(0x20..0x7f).contains(b)))
+}
+
+/// [`short_record`] with SSE2: 6 vectors of 16 bytes.
+#[cfg(target_arch = "x86_64")]
+fn short_record_sse2(bytes: &[u8; SHORT]) -> (u128, bool) {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of x86-64; the six loads read 16 bytes each of a
+    // 96-byte array, at offsets 0, 16, …, 80.
+    unsafe {
+        let v: [__m128i; SHORT / 16] =
+            std::array::from_fn(|i| _mm_loadu_si128(bytes.as_ptr().add(16 * i).cast()));
+        let space = _mm_set1_epi8(b' ' as i8);
+        let low = _mm_set1_epi8(0x20);
+        let del = _mm_set1_epi8(0x7f);
+        let mut spaces = 0u128;
+        let mut bad = 0i32;
+        for (i, &x) in v.iter().enumerate() {
+            spaces |= u128::from(_mm_movemask_epi8(_mm_cmpeq_epi8(x, space)) as u16) << (16 * i);
+            // Signed: bytes from 0x80 up are negative, so below 0x20 too.
+            let outside = _mm_or_si128(_mm_cmplt_epi8(x, low), _mm_cmpeq_epi8(x, del));
+            bad |= _mm_movemask_epi8(outside);
+        }
+        (spaces, bad != 0)
+    }
+}
+
+/// The longest record [`short_record`] reads (a FEN of a full 10×8 board
+/// with long clocks is about 80 bytes).
+const SHORT: usize = 96;
+
 fn bad_byte(fen: &[u8], pos: usize) -> Problem {
     let b = fen[pos];
     if b == b'\t' {
@@ -324,19 +401,6 @@ const PLACEMENT10: [u16; 256] = {
     t[b'0' as usize] = ZERO | 9 << ADVANCE;
     t
 };
-
-/// The boards of a fast reader, indexed by `colour << 3 | role`, as one
-/// board per colour and one per role (the first `R` roles).
-fn by_color_and_role<T, const R: usize>(boards: &[T; 16]) -> ([T; 2], [T; R])
-where
-    T: Copy + Default + std::ops::BitOr<Output = T>,
-{
-    let any = |pieces: &[T]| pieces.iter().fold(T::default(), |a, &b| a | b);
-    (
-        [any(&boards[..R]), any(&boards[8..8 + R])],
-        std::array::from_fn(|role| boards[role] | boards[8 + role]),
-    )
-}
 
 /// The common case of [`placement`]: 8 ranks of 8 squares, piece letters
 /// `PNBRQKpnbrqk` and single digits 1–8, read straight into 64-bit boards.
@@ -472,19 +536,33 @@ fn boards8_sse2(squares: &[u8; 64]) -> ([u64; 2], [u64; 6]) {
 
 /// [`placement8`] for 10×8 boards (the Capablanca family): 8 ranks of 10
 /// squares, `PNBRQKAC` either case, single digits 1–9 and `10`; `None` for
-/// anything else, which the general reader reads and reports.
+/// anything else, which the general reader then reads and reports.
+///
+/// As in [`placement8`], each byte is stored at the square it starts and the
+/// boards are read off the squares at once ([`boards10`]); here the square
+/// is the board's own index (`rank * 10 + file`), since the ranks of 10
+/// files cannot be reordered by a byte swap. A 128-bit board per piece,
+/// updated byte by byte, took a variable 128-bit shift per byte: twice
+/// the work of this loop.
 fn placement10(field: &[u8]) -> Option<Board> {
-    let mut boards = [0u128; 16];
+    // Board order; a slash lands on the next rank's first square and is
+    // overwritten by its first byte. Indices of a faulty placement wrap
+    // into the spare squares (or anywhere: the result is dropped).
+    let mut squares = [0u8; 128];
+    // Squares read so far, in FEN order (a8 = 0, j8 = 9, a7 = 10, …). As in
+    // [`placement8`], a rank that runs long needs no test of its own: the
+    // count only grows, so the slash that ends it (or, for the last rank,
+    // the total) cannot match.
     let mut n = 0u32;
     let mut rank_end = 10u32;
-    // Bit index of the current rank's a-file square (a8 = 70).
-    let mut rank_base = 70u32;
+    // Board index minus FEN index: `rank * 10 + file` against `(7 - rank)
+    // * 10 + file`, 70 on the eighth rank and 20 less on each rank below.
+    let mut to_board = 70u32;
     let mut after_one = 0u32;
     let mut after_digit = 0u32;
     let mut bad = 0u32;
     for &b in field {
         let e = u32::from(PLACEMENT10[usize::from(b)]);
-        let piece = e >> 8 & 1;
         let digit = e >> 9 & 1;
         let slash = e >> 10 & 1;
         let zero = e >> 11 & 1;
@@ -494,19 +572,93 @@ fn placement10(field: &[u8]) -> Option<Board> {
         // A `0` only ends the `10` of ten empty squares.
         bad |= zero & (after_one ^ 1);
         rank_end += slash * 10;
-        rank_base = rank_base.wrapping_sub(slash * 10);
+        to_board = to_board.wrapping_sub(slash * 20);
         after_one = u32::from(e == u32::from(DIGIT) | 1 << ADVANCE);
         after_digit = digit | zero;
-        let index = rank_base.wrapping_add(n + 10).wrapping_sub(rank_end);
-        boards[(e & 15) as usize] |= u128::from(piece) << (index & 127);
+        squares[(n.wrapping_add(to_board) & 127) as usize] = b;
         n += e >> ADVANCE & 15;
-        bad |= u32::from(n > rank_end);
     }
     if bad != 0 || n != 80 || rank_end != 80 {
         return None;
     }
-    let (by_color, by_role) = by_color_and_role(&boards);
+    let squares: &[u8; 80] = squares[..80].try_into().expect("80 squares");
+    let (by_color, by_role) = boards10(squares);
     Some(Board::from_10x8(by_color, by_role))
+}
+
+/// The boards of the squares [`placement10`] filled (board order; piece
+/// letters of `PNBRQKAC` either case, digits, `/` and 0 only): one per
+/// colour and one per role, in [`Board`]'s role order.
+fn boards10(squares: &[u8; 80]) -> ([u128; 2], [u128; 8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        boards10_sse2(squares)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        boards10_scalar(squares)
+    }
+}
+
+/// [`boards10`] a square at a time: the plain version, which the SSE2 one
+/// must agree with (tested).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn boards10_scalar(squares: &[u8; 80]) -> ([u128; 2], [u128; 8]) {
+    let mut by_color = [0u128; 2];
+    let mut by_role = [0u128; 8];
+    for (n, &b) in squares.iter().enumerate() {
+        let e = PLACEMENT10[usize::from(b)];
+        if e & PIECE != 0 {
+            let bit = 1u128 << n;
+            by_color[usize::from(e >> 3 & 1)] |= bit;
+            by_role[usize::from(e & 7)] |= bit;
+        }
+    }
+    (by_color, by_role)
+}
+
+/// [`boards10`] with SSE2: 5 vectors of 16 squares, a comparison and a byte
+/// mask per role.
+#[cfg(target_arch = "x86_64")]
+fn boards10_sse2(squares: &[u8; 80]) -> ([u128; 2], [u128; 8]) {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    /// The squares where `f` of the vector has its byte's top bit set.
+    #[inline(always)]
+    fn mask(v: &[__m128i; 5], f: impl Fn(__m128i) -> __m128i) -> u128 {
+        // SAFETY: SSE2 is part of x86-64.
+        v.iter().enumerate().fold(0u128, |m, (i, &x)| {
+            m | u128::from(unsafe { _mm_movemask_epi8(f(x)) } as u16) << (16 * i)
+        })
+    }
+    // SAFETY: SSE2 is part of x86-64; the five loads read 16 bytes each of
+    // an 80-byte array, at offsets 0, 16, 32, 48 and 64.
+    unsafe {
+        let v: [__m128i; 5] =
+            std::array::from_fn(|i| _mm_loadu_si128(squares.as_ptr().add(16 * i).cast()));
+        let lower = _mm_set1_epi8(0x20);
+        let role = |letter: u8| {
+            let want = _mm_set1_epi8(letter as i8);
+            mask(&v, |x| _mm_cmpeq_epi8(_mm_or_si128(x, lower), want))
+        };
+        let by_role = [
+            role(b'p'),
+            role(b'n'),
+            role(b'b'),
+            role(b'r'),
+            role(b'q'),
+            role(b'k'),
+            role(b'a'),
+            role(b'c'),
+        ];
+        let case = _mm_set1_epi8(0x60);
+        let upper = _mm_set1_epi8(0x40);
+        let white = mask(&v, |x| _mm_cmpeq_epi8(_mm_and_si128(x, case), upper));
+        let occupied = by_role.iter().fold(0, |a, b| a | b);
+        ([white & occupied, occupied & !white], by_role)
+    }
 }
 
 fn placement(fen: &[u8], range: Range<usize>) -> Result<Board, Problem> {
@@ -732,7 +884,37 @@ fn en_passant(fen: &[u8], range: Range<usize>, files: u8) -> Result<Option<Squar
     }))
 }
 
+/// A clock written the usual way: 1 to 9 digits, without leading zeros
+/// (a lone `0` included). `None` for anything else, which [`clock`] then
+/// reads and judges: this only skips work, it never decides.
+#[inline]
+fn plain_clock(field: &[u8]) -> Option<u32> {
+    if field.is_empty() || field.len() > 9 || (field[0] == b'0' && field.len() > 1) {
+        return None;
+    }
+    let mut value = 0u32;
+    for &b in field {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        // At most 9 digits: below 10^9, no overflow.
+        value = value * 10 + u32::from(digit);
+    }
+    Some(value)
+}
+
 fn clock(fen: &[u8], range: Range<usize>, what: &str, problems: &mut Vec<Problem>) -> Option<u32> {
+    plain_clock(&fen[range.clone()]).or_else(|| clock_general(fen, range, what, problems))
+}
+
+/// Any clock field: its value, or the problem with it.
+fn clock_general(
+    fen: &[u8],
+    range: Range<usize>,
+    what: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<u32> {
     let field = &fen[range.clone()];
     if !field.iter().all(u8::is_ascii_digit) {
         problems.push(syntax(
@@ -871,6 +1053,62 @@ mod tests {
             #[cfg(target_arch = "x86_64")]
             prop_assert_eq!(boards8_sse2(&squares), boards8_scalar(&squares));
             prop_assert_eq!(boards8(&squares), boards8_scalar(&squares));
+        }
+
+        /// The same for 10 files, on every byte [`placement10`] can leave
+        /// in a square.
+        #[test]
+        fn boards10_sse2_agrees_with_the_scalar_one(
+            squares in proptest::collection::vec(
+                proptest::sample::select(b"PNBRQKACpnbrqkac1234567890/\0".to_vec()),
+                80,
+            ),
+        ) {
+            let squares: [u8; 80] = squares.try_into().expect("80 squares");
+            #[cfg(target_arch = "x86_64")]
+            prop_assert_eq!(boards10_sse2(&squares), boards10_scalar(&squares));
+            prop_assert_eq!(boards10(&squares), boards10_scalar(&squares));
+        }
+
+        /// The fast clock reader agrees with the general one: whenever it
+        /// reads a value, the general reader reads the same value and has
+        /// nothing to say about it.
+        #[test]
+        fn plain_clock_agrees_with_the_general_reader(
+            field in proptest::collection::vec(
+                proptest::sample::select(b"0123456789-+ x".to_vec()),
+                0..12,
+            ),
+        ) {
+            let mut problems = Vec::new();
+            let general = clock_general(&field, 0..field.len(), "clock", &mut problems);
+            if let Some(value) = plain_clock(&field) {
+                prop_assert_eq!(Some(value), general);
+                prop_assert!(problems.is_empty());
+            }
+        }
+
+        /// The SSE2 reading of a short record agrees with the plain one, and
+        /// both with the definition: the spaces, and any byte outside
+        /// printable ASCII.
+        #[test]
+        fn short_records_read_alike(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(b"rnbqkRNBQK12345678/ -wb0\t\x7f\x80\xff\x1f~".to_vec()),
+                0..=SHORT,
+            ),
+        ) {
+            let mut padded = [b'x'; SHORT];
+            padded[..bytes.len()].copy_from_slice(&bytes);
+            #[cfg(target_arch = "x86_64")]
+            prop_assert_eq!(short_record_sse2(&padded), short_record_scalar(&padded));
+            let (spaces, bad) = short_record_scalar(&padded);
+            let want_spaces = bytes
+                .iter()
+                .enumerate()
+                .fold(0u128, |m, (i, &b)| m | u128::from(b == b' ') << i);
+            prop_assert_eq!(spaces, want_spaces);
+            prop_assert_eq!(bad, bytes.iter().any(|b| !(0x20..0x7f).contains(b)));
         }
 
         /// Placements that are valid or one byte away from valid, on both widths.
