@@ -163,7 +163,8 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
     }
 
     let field = &fen[fields[0].clone()];
-    let board = placement8(field)
+    let board = start_array(field)
+        .or_else(|| placement8(field))
         .or_else(|| placement10(field))
         .map_or_else(|| placement(fen, fields[0].clone()), Ok)
         .map_err(|p| {
@@ -401,6 +402,56 @@ const PLACEMENT10: [u16; 256] = {
     t[b'0' as usize] = ZERO | 9 << ADVANCE;
     t
 };
+
+/// The placement of a start array: a back rank of pieces on each side of
+/// full pawn ranks and empty middle ranks, as every Chess960 game (and each
+/// Capablanca-family start) begins, 8 or 10 files wide. Only the two back
+/// ranks are read byte by byte; the rest is one comparison. `None` for any
+/// other placement, which the other readers then read: this only skips
+/// work, it never decides (tested against them).
+fn start_array(field: &[u8]) -> Option<Board> {
+    const MIDDLE8: &[u8] = b"/pppppppp/8/8/8/8/PPPPPPPP/";
+    const MIDDLE10: &[u8] = b"/pppppppppp/10/10/10/10/PPPPPPPPPP/";
+    // Each back-rank byte a piece letter of the width's set.
+    let pieces = |rank: &[u8], table: &[u16; 256]| {
+        rank.iter()
+            .fold(PIECE, |all, &b| all & table[usize::from(b)])
+            != 0
+    };
+    match field.len() {
+        43 => {
+            let (black, rest) = field.split_at(8);
+            let (middle, white) = rest.split_at(MIDDLE8.len());
+            if middle != MIDDLE8 || !pieces(black, &PLACEMENT8) || !pieces(white, &PLACEMENT8) {
+                return None;
+            }
+            // FEN order, as `placement8` fills it.
+            let mut squares = [0u8; 64];
+            squares[..8].copy_from_slice(black);
+            squares[8..16].fill(b'p');
+            squares[48..56].fill(b'P');
+            squares[56..].copy_from_slice(white);
+            let (by_color, by_role) = boards8(&squares);
+            Some(Board::from_8x8(by_color, by_role))
+        }
+        55 => {
+            let (black, rest) = field.split_at(10);
+            let (middle, white) = rest.split_at(MIDDLE10.len());
+            if middle != MIDDLE10 || !pieces(black, &PLACEMENT10) || !pieces(white, &PLACEMENT10) {
+                return None;
+            }
+            // Board order, as `placement10` fills it.
+            let mut squares = [0u8; 80];
+            squares[..10].copy_from_slice(white);
+            squares[10..20].fill(b'P');
+            squares[60..70].fill(b'p');
+            squares[70..].copy_from_slice(black);
+            let (by_color, by_role) = boards10(&squares);
+            Some(Board::from_10x8(by_color, by_role))
+        }
+        _ => None,
+    }
+}
 
 /// The common case of [`placement`]: 8 ranks of 8 squares, piece letters
 /// `PNBRQKpnbrqk` and single digits 1–8, read straight into 64-bit boards.
@@ -968,6 +1019,9 @@ mod tests {
     fn same_as_general(field: &str) {
         let general = placement(field.as_bytes(), 0..field.len()).ok();
         let of_size = |size| general.filter(|b| b.size() == size);
+        if let Some(board) = start_array(field.as_bytes()) {
+            assert_eq!(Some(board), general, "{field:?}");
+        }
         assert_eq!(
             placement8(field.as_bytes()),
             of_size(BoardSize::Eight),
@@ -1109,6 +1163,51 @@ mod tests {
                 .fold(0u128, |m, (i, &b)| m | u128::from(b == b' ') << i);
             prop_assert_eq!(spaces, want_spaces);
             prop_assert_eq!(bad, bytes.iter().any(|b| !(0x20..0x7f).contains(b)));
+        }
+
+        /// Start arrays of any back ranks (valid letters of either width,
+        /// and bytes no placement holds), on both widths: what the
+        /// start-array reader reads, the others read alike, and it reads
+        /// every start array whose back ranks hold only pieces.
+        #[test]
+        fn start_array_agrees_with_the_other_readers(
+            ten in any::<bool>(),
+            black in proptest::collection::vec(
+                proptest::sample::select(b"pnbrqkacPNBRQKAC1/x".to_vec()),
+                10,
+            ),
+            white in proptest::collection::vec(
+                proptest::sample::select(b"PNBRQKACpnbrqkac1/x".to_vec()),
+                10,
+            ),
+            valid in any::<bool>(),
+        ) {
+            let width = if ten { 10 } else { 8 };
+            let letters: &[u8] = if ten { b"PNBRQKACpnbrqkac" } else { b"PNBRQKpnbrqk" };
+            // Half the cases only letters of the width, so that most are valid.
+            let rank = |r: &[u8]| -> String {
+                r[..width]
+                    .iter()
+                    .map(|&b| char::from(if valid { letters[usize::from(b) % letters.len()] } else { b }))
+                    .collect()
+            };
+            let (pawns, empty) = if ten { ("pppppppppp", "10") } else { ("pppppppp", "8") };
+            let field = format!(
+                "{}/{pawns}/{empty}/{empty}/{empty}/{empty}/{}/{}",
+                rank(&black),
+                pawns.to_uppercase(),
+                rank(&white)
+            );
+            let others = placement8(field.as_bytes()).or_else(|| placement10(field.as_bytes()));
+            let start = start_array(field.as_bytes());
+            if start.is_some() {
+                prop_assert_eq!(start, others, "{}", field);
+            }
+            // Back ranks of pieces only: always a start array.
+            if valid {
+                prop_assert!(start.is_some(), "{}", field);
+            }
+            same_as_general(&field);
         }
 
         /// Placements that are valid or one byte away from valid, on both widths.
