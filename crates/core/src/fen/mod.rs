@@ -494,20 +494,56 @@ fn illegal(message: String) -> Problem {
     Problem::new(Code::IllegalPosition, 0..0, message)
 }
 
-/// Legality of an 8×8 position, as shakmaty's strict `from_setup` judges it.
-/// Returns how many of the problems it adds are about the men on the board
-/// (empty, kings, pawns on a back rank): they come first.
-fn judge_8x8(
+/// A Chess960 start array (the standard one included) with no en passant
+/// square, whose castling rights shakmaty accepts in `chess960_mode`: legal,
+/// as shakmaty's `from_setup` would find it, without building its position
+/// (a seventh of the work of a FEN). Every game of a Chess960 archive
+/// starts from one. `false` says nothing: shakmaty then judges.
+///
+/// Such a position is legal by its shape: one king each, the material of a
+/// full army, pawns only on the second and seventh ranks, and no check (the
+/// pawn ranks stand between every piece and the other king). Its castling
+/// rights are what shakmaty takes from the outermost rook on each side of
+/// the king: on a start array that is the one rook on that side, and outside
+/// Chess960 mode only for the king on e1 or e8 with that rook in a corner.
+/// A property test holds this to shakmaty on every array.
+fn start_array_is_legal(
     parsed: &parse::Parsed,
     castling: &CastlingRights,
     ep_ok: bool,
     chess960_mode: bool,
-    problems: &mut Vec<Problem>,
-) -> usize {
-    use shakmaty::{CastlingMode, Chess, FromSetup, PositionErrorKinds as K, Setup};
-    let Some(board) = parsed.board.to_shakmaty() else {
-        return 0;
+) -> bool {
+    if parsed.ep.filter(|_| ep_ok).is_some() {
+        return false;
+    }
+    let Some(rank) = parsed.board.mirrored_back_rank_masks() else {
+        return false;
     };
+    if rank.number().is_none() {
+        return false;
+    }
+    let king = rank.kings.trailing_zeros() as u8;
+    let queen_rook = rank.rooks.trailing_zeros() as u8;
+    let king_rook = 7 - rank.rooks.leading_zeros() as u8;
+    castling.iter().all(|(_, side, file)| {
+        let (rook, corner) = match side {
+            Side::Queen => (queen_rook, 0),
+            Side::King => (king_rook, 7),
+        };
+        file == rook && (chess960_mode || (king == 4 && file == corner))
+    })
+}
+
+/// shakmaty's strict `from_setup` of an 8×8 position (`None` for a board
+/// shakmaty cannot hold).
+fn shakmaty_verdict(
+    parsed: &parse::Parsed,
+    castling: &CastlingRights,
+    ep_ok: bool,
+    chess960_mode: bool,
+) -> Option<Result<(), shakmaty::PositionError<shakmaty::Chess>>> {
+    use shakmaty::{CastlingMode, Chess, FromSetup, Setup};
+    let board = parsed.board.to_shakmaty()?;
     let mut setup = Setup::empty();
     setup.board = board;
     setup.turn = parsed.turn.to_shakmaty();
@@ -518,7 +554,24 @@ fn judge_8x8(
     } else {
         CastlingMode::Standard
     };
-    let Err(err) = Chess::from_setup(setup, mode) else {
+    Some(Chess::from_setup(setup, mode).map(|_| ()))
+}
+
+/// Legality of an 8×8 position, as shakmaty's strict `from_setup` judges it.
+/// Returns how many of the problems it adds are about the men on the board
+/// (empty, kings, pawns on a back rank): they come first.
+fn judge_8x8(
+    parsed: &parse::Parsed,
+    castling: &CastlingRights,
+    ep_ok: bool,
+    chess960_mode: bool,
+    problems: &mut Vec<Problem>,
+) -> usize {
+    use shakmaty::PositionErrorKinds as K;
+    if start_array_is_legal(parsed, castling, ep_ok, chess960_mode) {
+        return 0;
+    }
+    let Some(Err(err)) = shakmaty_verdict(parsed, castling, ep_ok, chess960_mode) else {
         return 0;
     };
     let mut kinds = err.kinds();
@@ -682,6 +735,99 @@ fn judge_10x8(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// A start array's FEN: Chess960 number `n` (with one back-rank square
+    /// changed to `edit`'s role when given), castling rights `rights` (bits:
+    /// white king side, white queen side, black king side, black queen side)
+    /// written as the rooks' files, and the side to move.
+    fn start_array_fen(n: u16, edit: Option<(usize, u8)>, rights: u8, black: bool) -> String {
+        let mut back: Vec<u8> = chess960::array(n)
+            .expect("valid number")
+            .iter()
+            .map(|r| r.upper())
+            .collect();
+        if let Some((file, letter)) = edit {
+            back[file] = letter;
+        }
+        let rooks: Vec<usize> = (0..8).filter(|&f| back[f] == b'R').collect();
+        let mut castling = String::new();
+        for (bit, upper, outer) in [
+            (1, true, rooks.last()),
+            (2, true, rooks.first()),
+            (4, false, rooks.last()),
+            (8, false, rooks.first()),
+        ] {
+            if rights & bit != 0
+                && let Some(&file) = outer
+            {
+                let letter = char::from(b'A' + file as u8);
+                castling.push(if upper {
+                    letter
+                } else {
+                    letter.to_ascii_lowercase()
+                });
+            }
+        }
+        if castling.is_empty() {
+            castling.push('-');
+        }
+        let white = String::from_utf8(back.clone()).expect("ASCII");
+        format!(
+            "{}/pppppppp/8/8/8/8/PPPPPPPP/{white} {} {castling} - 0 1",
+            white.to_ascii_lowercase(),
+            if black { 'b' } else { 'w' }
+        )
+    }
+
+    proptest! {
+        /// What the start-array shortcut calls legal, shakmaty finds legal,
+        /// on every array and edits of it (a second king, a missing rook, a
+        /// third bishop), with any castling rights, in both modes; and the
+        /// shortcut takes every unedited array whose rights are the rooks.
+        #[test]
+        fn start_arrays_judged_legal_are_legal_to_shakmaty(
+            n in 0u16..960,
+            edit in proptest::option::of((0usize..8, proptest::sample::select(b"KQRBNP".to_vec()))),
+            rights in 0u8..16,
+            black in any::<bool>(),
+            chess960_mode in any::<bool>(),
+        ) {
+            let fen = start_array_fen(n, edit, rights, black);
+            let mut problems = Vec::new();
+            let Ok(parsed) = parse::parse(fen.as_bytes(), &mut problems) else {
+                return Err(TestCaseError::fail(format!("{fen} does not parse")));
+            };
+            let castling = castling::resolve(&parsed.board, fen.as_bytes(), parsed.castling.clone(), &mut problems);
+            let fast = start_array_is_legal(&parsed, &castling, true, chess960_mode);
+            let shakmaty = shakmaty_verdict(&parsed, &castling, true, chess960_mode);
+            if fast {
+                prop_assert!(matches!(shakmaty, Some(Ok(()))), "{} in {} mode", fen, if chess960_mode { "Chess960" } else { "standard" });
+            }
+            if edit.is_none() && chess960_mode {
+                prop_assert!(fast, "{}", fen);
+            }
+        }
+    }
+
+    #[test]
+    fn the_standard_start_takes_the_start_array_shortcut() {
+        for mode in [false, true] {
+            let fen = start_array_fen(518, None, 15, false);
+            let mut problems = Vec::new();
+            let parsed = parse::parse(fen.as_bytes(), &mut problems).expect("parses");
+            let castling = castling::resolve(
+                &parsed.board,
+                fen.as_bytes(),
+                parsed.castling.clone(),
+                &mut problems,
+            );
+            assert!(
+                start_array_is_legal(&parsed, &castling, true, mode),
+                "{fen}"
+            );
+        }
+    }
 
     fn a(fen: &str) -> Analysis {
         analyse(fen.as_bytes(), VariantHint::StandardLike)
