@@ -584,6 +584,38 @@ impl Board {
         (filled == 0xFF).then_some(array)
     }
 
+    /// The letters of the two back ranks (white's upper case, black's lower
+    /// case, a-file first; the first [`Self::files`] of each) when the
+    /// placement has the start shape on either width: full back ranks, full
+    /// pawn ranks in front of them, nothing between.
+    pub(crate) fn start_back_ranks(&self) -> Option<([u8; 10], [u8; 10])> {
+        let width = u32::from(self.files());
+        let full = (1u128 << width) - 1;
+        let row = |rank: u32| full << (rank * width);
+        if self.by_color[0] != row(0) | row(1)
+            || self.by_color[1] != row(6) | row(7)
+            || self.by_role[Role::Pawn as usize] != row(1) | row(6)
+        {
+            return None;
+        }
+        // Every back-rank square holds a piece other than a pawn.
+        let mut white = [0u8; 10];
+        let mut black = [0u8; 10];
+        for role in ROLES.into_iter().skip(1) {
+            let board = self.by_role[role as usize];
+            for (letters, mut files, case) in [
+                (&mut white, (board & full) as u32, 0),
+                (&mut black, (board >> (7 * width) & full) as u32, 0x20),
+            ] {
+                while files != 0 {
+                    letters[files.trailing_zeros() as usize] = role.upper() | case;
+                    files &= files - 1;
+                }
+            }
+        }
+        Some((white, black))
+    }
+
     /// The white back rank as one mask of files per role (knight to king),
     /// when the placement has the start shape ([`Self::has_start_shape`])
     /// and the black back rank mirrors it piece for piece.

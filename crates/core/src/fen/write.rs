@@ -46,6 +46,35 @@ const RANK10: [([u8; 10], u8); 1024] = rank_patterns();
 
 /// Appends the placement field of `board`.
 pub fn write_placement(board: &Board, out: &mut String) {
+    if !write_start_array(board, out) {
+        write_placement_general(board, out);
+    }
+}
+
+/// [`write_placement`] of a placement of the start shape (every Chess960
+/// game and every Capablanca-family game starts from one): the back ranks'
+/// letters around the fixed middle, without reading the other squares.
+/// `false` (nothing written) for any other placement.
+fn write_start_array(board: &Board, out: &mut String) -> bool {
+    let Some((white, black)) = board.start_back_ranks() else {
+        return false;
+    };
+    let (width, middle) = match board.size() {
+        BoardSize::Eight => (8, "/pppppppp/8/8/8/8/PPPPPPPP/"),
+        BoardSize::Ten => (10, "/pppppppppp/10/10/10/10/PPPPPPPPPP/"),
+    };
+    // Piece letters: ASCII, so this never fails.
+    fn letters(rank: &[u8]) -> &str {
+        std::str::from_utf8(rank).unwrap_or_default()
+    }
+    out.push_str(letters(&black[..width]));
+    out.push_str(middle);
+    out.push_str(letters(&white[..width]));
+    true
+}
+
+/// [`write_placement`] of any placement.
+fn write_placement_general(board: &Board, out: &mut String) {
     // 80 squares and 7 slashes at most, plus the bytes written ahead.
     let mut buf = [0u8; 96];
     let len = match board.size() {
@@ -279,4 +308,61 @@ pub fn write(pos: &Position, dialect: Dialect, ep: Option<EpPolicy>) -> Result<S
     out.push(' ');
     push_number(&mut out, pos.fullmove);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A start array's placement is written as the general writer writes
+        /// it, which is the placement it was read from, on both widths; a
+        /// placement one square away from the start shape is left to the
+        /// general writer.
+        #[test]
+        fn start_arrays_are_written_as_the_general_writer_writes_them(
+            ten in any::<bool>(),
+            back in proptest::collection::vec(0usize..8, 20),
+            moved in proptest::option::of(0usize..10),
+        ) {
+            let width = if ten { 10 } else { 8 };
+            let roles: &[u8] = if ten { b"NBRQKACN" } else { b"NBRQKNBR" };
+            let rank = |r: &[usize]| -> String {
+                r[..width].iter().map(|&i| char::from(roles[i])).collect()
+            };
+            let (pawns, empty) = if ten { ("pppppppppp", "10") } else { ("pppppppp", "8") };
+            let mut white_pawns = pawns.to_uppercase();
+            let mut third = empty.to_string();
+            // A pawn pushed one square: no longer the start shape.
+            if let Some(file) = moved.filter(|&f| f < width) {
+                white_pawns.replace_range(file..=file, "1");
+                let left = file;
+                let right = width - 1 - file;
+                third = format!(
+                    "{}P{}",
+                    if left > 0 { left.to_string() } else { String::new() },
+                    if right > 0 { right.to_string() } else { String::new() }
+                );
+            }
+            let field = format!(
+                "{}/{pawns}/{empty}/{empty}/{empty}/{third}/{white_pawns}/{}",
+                rank(&back[..10]).to_lowercase(),
+                rank(&back[10..]),
+            );
+            let fen = format!("{field} w - - 0 1");
+            let mut problems = Vec::new();
+            let parsed = super::super::parse::parse(fen.as_bytes(), &mut problems)
+                .map_err(|_| TestCaseError::fail(format!("{fen} does not parse")))?;
+            let mut fast = String::new();
+            let took = write_start_array(&parsed.board, &mut fast);
+            let mut general = String::new();
+            write_placement_general(&parsed.board, &mut general);
+            prop_assert_eq!(took, moved.filter(|&f| f < width).is_none(), "{}", field);
+            if took {
+                prop_assert_eq!(&fast, &general);
+                prop_assert_eq!(&fast, &field);
+            }
+        }
+    }
 }
