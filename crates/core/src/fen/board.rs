@@ -584,20 +584,28 @@ impl Board {
         (filled == 0xFF).then_some(array)
     }
 
+    /// The start shape on either width: full back ranks, full pawn ranks in
+    /// front of them, nothing between ([`Self::has_start_shape`] for 8 files
+    /// is this on 8 files).
+    pub(crate) fn has_start_shape_any_width(&self) -> bool {
+        let width = u32::from(self.files());
+        let full = (1u128 << width) - 1;
+        let row = |rank: u32| full << (rank * width);
+        self.by_color[0] == row(0) | row(1)
+            && self.by_color[1] == row(6) | row(7)
+            && self.by_role[Role::Pawn as usize] == row(1) | row(6)
+    }
+
     /// The letters of the two back ranks (white's upper case, black's lower
     /// case, a-file first; the first [`Self::files`] of each) when the
     /// placement has the start shape on either width: full back ranks, full
     /// pawn ranks in front of them, nothing between.
     pub(crate) fn start_back_ranks(&self) -> Option<([u8; 10], [u8; 10])> {
-        let width = u32::from(self.files());
-        let full = (1u128 << width) - 1;
-        let row = |rank: u32| full << (rank * width);
-        if self.by_color[0] != row(0) | row(1)
-            || self.by_color[1] != row(6) | row(7)
-            || self.by_role[Role::Pawn as usize] != row(1) | row(6)
-        {
+        if !self.has_start_shape_any_width() {
             return None;
         }
+        let width = u32::from(self.files());
+        let full = (1u128 << width) - 1;
         // Every back-rank square holds a piece other than a pawn.
         let mut white = [0u8; 10];
         let mut black = [0u8; 10];
@@ -703,6 +711,40 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// In the start shape, with any pieces on the back ranks, no square
+        /// of either side's back rank is attacked by the other side: the
+        /// 10×8 judge needs not look for a check there.
+        #[test]
+        fn the_start_shape_attacks_no_back_rank(
+            ten in any::<bool>(),
+            white in proptest::collection::vec(1usize..8, 10),
+            black in proptest::collection::vec(1usize..8, 10),
+        ) {
+            let size = if ten { BoardSize::Ten } else { BoardSize::Eight };
+            let mut board = Board::empty(size);
+            let files = board.files();
+            for file in 0..files {
+                for (color, rank, role) in [
+                    (Color::White, 0, ROLES[white[usize::from(file)]]),
+                    (Color::White, 1, Role::Pawn),
+                    (Color::Black, 6, Role::Pawn),
+                    (Color::Black, 7, ROLES[black[usize::from(file)]]),
+                ] {
+                    // The compounds only on 10 files.
+                    let role = if ten || (role as usize) < 6 { role } else { Role::Knight };
+                    board.set(Square::new(file, rank), Some(Piece { color, role }));
+                }
+            }
+            prop_assert!(board.has_start_shape_any_width());
+            for file in 0..files {
+                prop_assert!(!board.is_attacked(Square::new(file, 7), Color::White));
+                prop_assert!(!board.is_attacked(Square::new(file, 0), Color::Black));
+            }
+        }
+    }
 
     fn put(board: &mut Board, sq: &str, c: u8) {
         let b = sq.as_bytes();
