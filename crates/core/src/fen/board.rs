@@ -627,7 +627,7 @@ impl Board {
     /// The white back rank as one mask of files per role (knight to king),
     /// when the placement has the start shape ([`Self::has_start_shape`])
     /// and the black back rank mirrors it piece for piece.
-    pub fn mirrored_back_rank_masks(&self) -> Option<super::chess960::BackRank> {
+    pub(crate) fn mirrored_back_rank_masks(&self) -> Option<super::chess960::BackRank> {
         if !self.has_start_shape() {
             return None;
         }

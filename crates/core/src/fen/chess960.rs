@@ -109,17 +109,17 @@ pub fn number(rank: &[Role; 8]) -> Option<u16> {
 /// The files of one role on a back rank, bit `f` for file `f` (a = 0), as
 /// a board holds them: knights, bishops, rooks, queens, kings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BackRank {
+pub(crate) struct BackRank {
     /// The knights' files.
-    pub knights: u8,
+    pub(crate) knights: u8,
     /// The bishops' files.
-    pub bishops: u8,
+    pub(crate) bishops: u8,
     /// The rooks' files.
-    pub rooks: u8,
+    pub(crate) rooks: u8,
     /// The queens' files.
-    pub queens: u8,
+    pub(crate) queens: u8,
     /// The kings' files.
-    pub kings: u8,
+    pub(crate) kings: u8,
 }
 
 impl BackRank {
@@ -127,7 +127,7 @@ impl BackRank {
     /// (tested on every array and on arbitrary ranks), without turning the
     /// boards into an array of roles first. The rank holds only these five
     /// roles; a square none of them covers is no array.
-    pub fn number(self) -> Option<u16> {
+    pub(crate) fn number(self) -> Option<u16> {
         let BackRank {
             knights,
             bishops,

@@ -593,8 +593,8 @@ fn boards8_sse2(squares: &[u8; 64]) -> ([u64; 2], [u64; 6]) {
 /// boards are read off the squares at once ([`boards10`]); here the square
 /// is the board's own index (`rank * 10 + file`), since the ranks of 10
 /// files cannot be reordered by a byte swap. A 128-bit board per piece,
-/// updated byte by byte, took a variable 128-bit shift per byte: twice
-/// the work of this loop.
+/// updated byte by byte, took a variable 128-bit shift per byte: about a
+/// third more instructions than this loop and its SSE2 reading together.
 fn placement10(field: &[u8]) -> Option<Board> {
     // Board order; a slash lands on the next rank's first square and is
     // overwritten by its first byte. Indices of a faulty placement wrap
