@@ -537,51 +537,58 @@ fn boards8_scalar(squares: &[u8; 64]) -> ([u64; 2], [u64; 6]) {
     (by_color, by_role)
 }
 
-/// [`boards8`] with SSE2 (every x86-64 has it): 4 vectors of 16 squares, a
-/// comparison and a byte mask per role.
+/// [`boards8`] with SSE2 (every x86-64 has it): [`letter_masks`] of the 64
+/// squares, each board's byte order swapped from FEN order to the board's.
 #[cfg(target_arch = "x86_64")]
 fn boards8_sse2(squares: &[u8; 64]) -> ([u64; 2], [u64; 6]) {
+    let (white, by_role) = letter_masks::<4, 6>(squares, *b"pnbrqk");
+    // 64 squares: the masks fit in their low 64 bits.
+    let (white, by_role) = (white as u64, by_role.map(|m| m as u64));
+    let occupied = by_role.iter().fold(0, |a, b| a | b);
+    (
+        [
+            (white & occupied).swap_bytes(),
+            (occupied & !white).swap_bytes(),
+        ],
+        by_role.map(u64::swap_bytes),
+    )
+}
+
+/// The squares (`V` vectors of 16 bytes) holding each of the lower-case
+/// `letters` in either case, and those holding an upper-case letter: bit `i`
+/// for byte `i`. A comparison and a byte mask per letter and vector (SSE2 is
+/// part of x86-64).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn letter_masks<const V: usize, const R: usize>(
+    squares: &[u8],
+    letters: [u8; R],
+) -> (u128, [u128; R]) {
     use std::arch::x86_64::{
         __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
     };
-    /// The squares where `f` of the vector has its byte's top bit set, FEN order.
-    #[inline(always)]
-    fn mask(v: &[__m128i; 4], f: impl Fn(__m128i) -> __m128i) -> u64 {
-        // SAFETY: SSE2 is part of x86-64.
-        v.iter().enumerate().fold(0u64, |m, (i, &x)| {
-            m | u64::from(unsafe { _mm_movemask_epi8(f(x)) } as u16) << (16 * i)
-        })
-    }
-    // SAFETY: SSE2 is part of x86-64; the four loads read 16 bytes each of a
-    // 64-byte array, at offsets 0, 16, 32 and 48.
+    assert!(squares.len() >= 16 * V);
+    // SAFETY: SSE2 is part of x86-64; the V loads read 16 bytes each, at
+    // offsets 0, 16, …, 16 * (V - 1), inside `squares` (asserted).
     unsafe {
-        let v: [__m128i; 4] =
+        let v: [__m128i; V] =
             std::array::from_fn(|i| _mm_loadu_si128(squares.as_ptr().add(16 * i).cast()));
-        let lower = _mm_set1_epi8(0x20);
-        let role = |letter: u8| {
-            let want = _mm_set1_epi8(letter as i8);
-            mask(&v, |x| _mm_cmpeq_epi8(_mm_or_si128(x, lower), want))
+        // The bytes where `f` of their vector has the top bit set.
+        let mask = |f: &dyn Fn(__m128i) -> __m128i| {
+            v.iter().enumerate().fold(0u128, |m, (i, &x)| {
+                m | u128::from(_mm_movemask_epi8(f(x)) as u16) << (16 * i)
+            })
         };
-        let by_role = [
-            role(b'p'),
-            role(b'n'),
-            role(b'b'),
-            role(b'r'),
-            role(b'q'),
-            role(b'k'),
-        ];
+        let lower = _mm_set1_epi8(0x20);
+        let by_letter = letters.map(|letter| {
+            let want = _mm_set1_epi8(letter as i8);
+            mask(&|x| _mm_cmpeq_epi8(_mm_or_si128(x, lower), want))
+        });
         let case = _mm_set1_epi8(0x60);
         let upper = _mm_set1_epi8(0x40);
-        let white = mask(&v, |x| _mm_cmpeq_epi8(_mm_and_si128(x, case), upper));
-        let occupied = by_role.iter().fold(0, |a, b| a | b);
-        (
-            [
-                (white & occupied).swap_bytes(),
-                (occupied & !white).swap_bytes(),
-            ],
-            by_role.map(u64::swap_bytes),
-        )
+        let white = mask(&|x| _mm_cmpeq_epi8(_mm_and_si128(x, case), upper));
+        (white, by_letter)
     }
 }
 
@@ -668,48 +675,12 @@ fn boards10_scalar(squares: &[u8; 80]) -> ([u128; 2], [u128; 8]) {
     (by_color, by_role)
 }
 
-/// [`boards10`] with SSE2: 5 vectors of 16 squares, a comparison and a byte
-/// mask per role.
+/// [`boards10`] with SSE2: [`letter_masks`] of the 80 squares.
 #[cfg(target_arch = "x86_64")]
 fn boards10_sse2(squares: &[u8; 80]) -> ([u128; 2], [u128; 8]) {
-    use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    /// The squares where `f` of the vector has its byte's top bit set.
-    #[inline(always)]
-    fn mask(v: &[__m128i; 5], f: impl Fn(__m128i) -> __m128i) -> u128 {
-        // SAFETY: SSE2 is part of x86-64.
-        v.iter().enumerate().fold(0u128, |m, (i, &x)| {
-            m | u128::from(unsafe { _mm_movemask_epi8(f(x)) } as u16) << (16 * i)
-        })
-    }
-    // SAFETY: SSE2 is part of x86-64; the five loads read 16 bytes each of
-    // an 80-byte array, at offsets 0, 16, 32, 48 and 64.
-    unsafe {
-        let v: [__m128i; 5] =
-            std::array::from_fn(|i| _mm_loadu_si128(squares.as_ptr().add(16 * i).cast()));
-        let lower = _mm_set1_epi8(0x20);
-        let role = |letter: u8| {
-            let want = _mm_set1_epi8(letter as i8);
-            mask(&v, |x| _mm_cmpeq_epi8(_mm_or_si128(x, lower), want))
-        };
-        let by_role = [
-            role(b'p'),
-            role(b'n'),
-            role(b'b'),
-            role(b'r'),
-            role(b'q'),
-            role(b'k'),
-            role(b'a'),
-            role(b'c'),
-        ];
-        let case = _mm_set1_epi8(0x60);
-        let upper = _mm_set1_epi8(0x40);
-        let white = mask(&v, |x| _mm_cmpeq_epi8(_mm_and_si128(x, case), upper));
-        let occupied = by_role.iter().fold(0, |a, b| a | b);
-        ([white & occupied, occupied & !white], by_role)
-    }
+    let (white, by_role) = letter_masks::<5, 8>(squares, *b"pnbrqkac");
+    let occupied = by_role.iter().fold(0, |a, b| a | b);
+    ([white & occupied, occupied & !white], by_role)
 }
 
 fn placement(fen: &[u8], range: Range<usize>) -> Result<Board, Problem> {
