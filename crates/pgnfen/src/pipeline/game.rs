@@ -417,6 +417,21 @@ pub struct Builder {
     header_done: bool,
 }
 
+/// Where the line that starts at `data[ls]` ends (its first `\n` or `\r`, or
+/// the end of `data`). `value_end` is where a complete value of a pair on that
+/// line closes: the scanner found it on the line, so no line end comes before
+/// it, and the usual `"]` and line end just after it are checked directly
+/// instead of searching the whole line (a FEN tag's line is 70 bytes).
+fn line_end_after(data: &[u8], ls: usize, value_end: Option<usize>) -> usize {
+    if let Some(ve) = value_end
+        && let Some([b'"', b']', eol]) = data.get(ve..ve + 3)
+        && matches!(eol, b'\n' | b'\r')
+    {
+        return ve + 2;
+    }
+    memchr::memchr2(b'\n', b'\r', &data[ls..]).map_or(data.len(), |i| ls + i)
+}
+
 impl Builder {
     /// Adds `by` to the line numbers of the open header's tags: the merger makes a
     /// worker's relative lines absolute when it adopts the worker's state, so that
@@ -471,7 +486,11 @@ impl Builder {
         let le = match self.line_end {
             Some((start, e)) if start == line_start => (e - offset) as usize,
             _ => {
-                let e = memchr::memchr2(b'\n', b'\r', &data[ls..]).map_or(data.len(), |i| ls + i);
+                let e = line_end_after(
+                    data,
+                    ls,
+                    complete.then(|| (tag.value.end - offset) as usize),
+                );
                 self.line_end = Some((line_start, offset + e as u64));
                 e
             }
@@ -846,6 +865,43 @@ pub fn finish_moves_within<J: Job>(job: &J, data: &[u8], offset: u64, out: &mut 
         }
         if !entry.continued {
             next_start = Some(entry.start);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The check after a value finds the line end the search from the
+        /// line's start finds, on lines of pairs, blanks, `\r` and `\n`,
+        /// wherever the value closes on its line (`close`: at the line's
+        /// last pair, followed by `"]` and a line end, the usual case).
+        #[test]
+        fn the_line_end_after_a_value_is_the_searched_one(
+            line in proptest::collection::vec(
+                proptest::sample::select(b"ab \"]\\[".to_vec()),
+                0..40,
+            ),
+            close in proptest::option::of(proptest::sample::select(b"\r\nx".to_vec())),
+            after in proptest::collection::vec(proptest::sample::select(b"\"]\r\nx".to_vec()), 0..4),
+            ls in 0usize..4,
+            ve in 0usize..44,
+        ) {
+            // A line (no line end in it) from `ls`, then any bytes.
+            let mut data = vec![b'x'; ls];
+            data.extend_from_slice(&line);
+            if let Some(eol) = close {
+                data.extend_from_slice(&[b'"', b']', eol]);
+            }
+            data.extend_from_slice(&after);
+            let searched = memchr::memchr2(b'\n', b'\r', &data[ls..]).map_or(data.len(), |i| ls + i);
+            // A value closes only inside the line.
+            let ve = if close.is_some() { ls + line.len() } else { (ls + ve).min(searched) };
+            prop_assert_eq!(line_end_after(&data, ls, Some(ve)), searched);
+            prop_assert_eq!(line_end_after(&data, ls, None), searched);
         }
     }
 }
