@@ -874,7 +874,9 @@ impl Scanner {
         events: &mut Vec<Event>,
     ) {
         let line = &buf[..n];
-        let blank = |b: u8| b == b' ' || b == b'\t';
+        // Most bytes tested are a name's or a bracket: above the space, one
+        // comparison tells them.
+        let blank = |b: u8| b <= b' ' && (b == b' ' || b == b'\t');
         loop {
             // `j` is just after a pair's `[`.
             while j < n && blank(line[j]) {
