@@ -555,10 +555,7 @@ impl Board {
     /// pawns exactly on ranks 2 and 7. Three comparisons that rule out almost
     /// every other position before a square-by-square test.
     pub fn has_start_shape(&self) -> bool {
-        self.size == BoardSize::Eight
-            && self.by_color[0] == 0xFFFF
-            && self.by_color[1] == 0xFFFF << 48
-            && self.by_role[Role::Pawn as usize] == (0xFF << 8 | 0xFF << 48)
+        self.size == BoardSize::Eight && self.has_start_shape_any_width()
     }
 
     /// The roles of the white back rank, a-file first, when the placement has
@@ -585,8 +582,8 @@ impl Board {
     }
 
     /// The start shape on either width: full back ranks, full pawn ranks in
-    /// front of them, nothing between ([`Self::has_start_shape`] for 8 files
-    /// is this on 8 files).
+    /// front of them, nothing between ([`Self::has_start_shape`] is this on 8
+    /// files).
     pub(crate) fn has_start_shape_any_width(&self) -> bool {
         let width = u32::from(self.files());
         let full = (1u128 << width) - 1;
