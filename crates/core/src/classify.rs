@@ -3,6 +3,9 @@
 //!
 //! Pure and allocation-free for the common game without FEN or Variant tag
 //! (FEN analyses go through a small per-thread cache, which changes no result).
+//! [`summarize`] applies the same rules (one implementation, reporting to
+//! either) for callers that only count: it writes no message, copies no
+//! analysis, and allocates nothing for any game.
 //!
 //! ```
 //! use pgnfen_core::classify::{TagInput, classify};
@@ -26,7 +29,7 @@ use crate::fen::{self, Analysis, BoardSize, VariantHint};
 use crate::memo::Memo;
 use crate::pgn::scan::TagName;
 use crate::pgn::tags::decode_value;
-use crate::problem::{Code, Problem};
+use crate::problem::{Code, Problem, Severity};
 
 /// A SetUp, FEN or Variant tag of a game, with its raw value (escapes not decoded).
 #[derive(Clone, Copy, Debug)]
@@ -136,22 +139,145 @@ impl Verdict {
 
 /// The class and problems of a game's SetUp, FEN and Variant tags.
 pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
-    if tags.is_empty() {
-        return Verdict {
-            class: Class::Standard,
-            chess960_position: None,
-            problems: Vec::new(),
-            fen: None,
-            unlisted_duplicates: 0,
-        };
+    let mut report = Kept::default();
+    let (class, chess960_position) = classify_into(tags, &mut report);
+    Verdict {
+        class,
+        chess960_position,
+        problems: report.problems,
+        fen: report.fen,
+        unlisted_duplicates: 0,
     }
-    let mut problems = Vec::new();
+}
+
+/// What [`summarize`] tells of a game's SetUp, FEN and Variant tags: what
+/// [`classify`] tells, without the problems' text or the FEN's analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The class of the game.
+    pub class: Class,
+    /// The Scharnagl number, for games of class `chess960` that start from a start array.
+    pub chess960_position: Option<u16>,
+    /// How many problems of each code (indexed by `Code as usize`, in the
+    /// order of [`Code::ALL`]), at most `u16::MAX` each.
+    pub problems: [u16; Code::ALL.len()],
+    /// The codes found, each once, in the order [`classify`] reports them
+    /// first: the index in [`Code::ALL`] plus 1 per 4 bits, the first in
+    /// the lowest bits (15 codes fit in 60 bits).
+    order: u64,
+}
+
+impl Summary {
+    /// The codes found, each once, in the order [`classify`] first reports
+    /// them (as `check` lists a game's problems).
+    pub fn codes(&self) -> impl Iterator<Item = Code> + use<> {
+        let mut rest = self.order;
+        std::iter::from_fn(move || {
+            let n = rest & 0xF;
+            rest >>= 4;
+            (n != 0).then(|| Code::ALL[n as usize - 1])
+        })
+    }
+}
+
+/// [`classify`] for a caller that only counts: the class, the Chess960
+/// number and the number of problems of each code, the same as
+/// [`classify`]'s, with no message written and nothing allocated (the
+/// FEN's analysis is read where the per-thread cache keeps it). `stats`,
+/// `filter` and `export` take this.
+///
+/// ```
+/// use pgnfen_core::classify::{TagInput, classify, summarize};
+/// use pgnfen_core::pgn::scan::TagName;
+/// use pgnfen_core::{Class, Code};
+///
+/// let tags = [TagInput { name: TagName::Fen, raw: b"8/8/8/8/8/8/8/K6k w - - 0 1" }];
+/// let summary = summarize(&tags);
+/// assert_eq!(summary.class, classify(&tags).class);
+/// assert_eq!(summary.problems[Code::FenWithoutSetup as usize], 1);
+/// ```
+pub fn summarize(tags: &[TagInput<'_>]) -> Summary {
+    let mut report = Counted {
+        problems: [0; Code::ALL.len()],
+        order: 0,
+        found: 0,
+    };
+    let (class, chess960_position) = classify_into(tags, &mut report);
+    Summary {
+        class,
+        chess960_position,
+        problems: report.problems,
+        order: report.order,
+    }
+}
+
+/// Where [`classify_into`] puts what it finds, in order.
+trait Report {
+    /// A problem of `code` on the tag at index `tag`; `problem` writes it (a
+    /// report that only counts never calls it, so no message is formatted).
+    fn problem(&mut self, tag: usize, code: Code, problem: impl FnOnce() -> Problem);
+    /// The analysis of the FEN tag at index `tag` that gives the start.
+    fn analysis(&mut self, tag: usize, analysis: &Analysis);
+}
+
+/// The report of [`classify`]: every problem and the analysis.
+#[derive(Default)]
+struct Kept {
+    problems: Vec<TagProblem>,
+    fen: Option<(usize, Analysis)>,
+}
+
+impl Report for Kept {
+    fn problem(&mut self, tag: usize, _: Code, problem: impl FnOnce() -> Problem) {
+        self.problems.push(TagProblem {
+            tag,
+            problem: problem(),
+        });
+    }
+
+    fn analysis(&mut self, tag: usize, analysis: &Analysis) {
+        self.fen = Some((tag, analysis.clone()));
+    }
+}
+
+/// The report of [`summarize`]: counts by code, and the order of the codes.
+struct Counted {
+    problems: [u16; Code::ALL.len()],
+    /// [`Summary::order`].
+    order: u64,
+    /// Codes in `order`.
+    found: u32,
+}
+
+impl Report for Counted {
+    fn problem(&mut self, _: usize, code: Code, _: impl FnOnce() -> Problem) {
+        let n = &mut self.problems[code as usize];
+        if *n == 0 {
+            self.order |= (code as u64 + 1) << (4 * self.found);
+            self.found += 1;
+        }
+        *n = n.saturating_add(1);
+    }
+
+    fn analysis(&mut self, _: usize, _: &Analysis) {}
+}
+
+/// The rules of [`classify`], reporting each problem to `report` as it is
+/// found; returns the class and the Chess960 number.
+fn classify_into(tags: &[TagInput<'_>], report: &mut impl Report) -> (Class, Option<u16>) {
+    if tags.is_empty() {
+        return (Class::Standard, None);
+    }
+    let mut report = Judged {
+        report,
+        error: false,
+    };
     let first = |name: TagName| tags.iter().position(|t| t.name == name);
     let setup = first(TagName::SetUp);
     let fen_tag = first(TagName::Fen);
     let variant = first(TagName::Variant);
 
-    report_duplicates(tags, &mut problems);
+    report_duplicates(tags, &mut report);
 
     let family = variant.map_or(VariantFamily::StandardLike, |i| {
         VariantFamily::of(&decode_value(tags[i].raw))
@@ -160,125 +286,140 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
 
     if let Some(i) = setup {
         match tags[i].raw {
-            b"1" if fen_tag.is_none() => problems.push(TagProblem {
-                tag: i,
-                problem: Problem::new(Code::SetupWithoutFen, 0..1, "SetUp \"1\" says the game starts from a set-up position, but there is no FEN tag")
-                    .with_help("add the start position as a [FEN \"...\"] tag, or remove [SetUp \"1\"]"),
+            b"1" if fen_tag.is_none() => report.problem(i, Code::SetupWithoutFen, || {
+                Problem::new(Code::SetupWithoutFen, 0..1, "SetUp \"1\" says the game starts from a set-up position, but there is no FEN tag")
+                    .with_help("add the start position as a [FEN \"...\"] tag, or remove [SetUp \"1\"]")
             }),
-            b"0" if fen_tag.is_some() => problems.push(TagProblem {
-                tag: i,
-                problem: Problem::new(Code::SetupValue, 0..1, "SetUp \"0\" says the game starts from the initial position, but a FEN tag is present")
-                    .with_help("write [SetUp \"1\"] when a FEN tag gives the start position"),
+            b"0" if fen_tag.is_some() => report.problem(i, Code::SetupValue, || {
+                Problem::new(Code::SetupValue, 0..1, "SetUp \"0\" says the game starts from the initial position, but a FEN tag is present")
+                    .with_help("write [SetUp \"1\"] when a FEN tag gives the start position")
             }),
             b"0" | b"1" => {}
-            other => problems.push(TagProblem {
-                tag: i,
-                problem: Problem::new(
+            other => report.problem(i, Code::SetupValue, || {
+                Problem::new(
                     Code::SetupValue,
                     0..other.len(),
                     format!("SetUp value \"{}\" is not allowed; expected \"0\" or \"1\"", shown_value(other)),
                 )
-                .with_help(if fen_tag.is_some() { "write [SetUp \"1\"]" } else { "write [SetUp \"0\"] or remove the tag" }),
+                .with_help(if fen_tag.is_some() { "write [SetUp \"1\"]" } else { "write [SetUp \"0\"] or remove the tag" })
             }),
         }
     } else if let Some(i) = fen_tag {
-        problems.push(TagProblem {
-            tag: i,
-            problem: Problem::new(
+        report.problem(i, Code::FenWithoutSetup, || {
+            Problem::new(
                 Code::FenWithoutSetup,
                 0..0,
                 "a FEN tag gives the start position, but there is no [SetUp \"1\"] tag",
             )
-            .with_help("add [SetUp \"1\"] before the FEN tag"),
+            .with_help("add [SetUp \"1\"] before the FEN tag")
         });
     }
 
     if needs_start && fen_tag.is_none() {
         let i = variant.unwrap_or(0);
-        problems.push(TagProblem {
-            tag: i,
-            problem: Problem::new(
+        report.problem(i, Code::VariantWithoutFen, || {
+            Problem::new(
                 Code::VariantWithoutFen,
                 0..tags[i].raw.len(),
                 "a Chess960 or 10×8 game must record its start position, but there is no FEN tag",
             )
-            .with_help("add [SetUp \"1\"] and the start position as a [FEN \"...\"] tag"),
+            .with_help("add [SetUp \"1\"] and the start position as a [FEN \"...\"] tag")
         });
     }
 
     let mut chess960_position = None;
-    let mut analysis = None;
     let mut class = match family {
         VariantFamily::Other => Class::Other,
         _ => Class::Standard,
     };
     if let (Some(i), true) = (fen_tag, family != VariantFamily::Other) {
         let value = decode_value(tags[i].raw);
-        let a = analyse_cached(&value, family.hint());
-        problems.extend(
-            a.problems
-                .iter()
-                .cloned()
-                .map(|problem| TagProblem { tag: i, problem }),
-        );
-        if let Some(board) = a.board {
-            let v = variant.unwrap_or(i);
-            let mismatch = match (family, board) {
-                (VariantFamily::Chess960, BoardSize::Ten) => Some((
-                    "the Variant tag names Chess960, which is played on 8 files, but the FEN has 10 files",
-                    "for a 10×8 game write its variant, e.g. [Variant \"Capablanca\"]; otherwise fix the FEN",
-                )),
-                (VariantFamily::Capablanca, BoardSize::Eight) => Some((
-                    "the Variant tag names a Capablanca-family variant, which is played on 10 files, but the FEN has 8 files",
-                    "for an 8×8 game write [Variant \"Chess960\"] or remove the Variant tag; otherwise fix the FEN",
-                )),
-                _ => None,
-            };
-            if let Some((message, help)) = mismatch {
-                problems.push(TagProblem {
-                    tag: v,
-                    problem: Problem::new(Code::VariantMismatch, 0..tags[v].raw.len(), message)
-                        .with_help(help),
-                });
-            } else if family == VariantFamily::StandardLike && a.position.is_some() {
-                let needed = if board == BoardSize::Ten {
-                    Some((
-                        "a 10-file board needs a 10×8 variant",
-                        "Capablanca",
-                        " (or the variant played)",
-                    ))
-                } else if a.needs_chess960_castling {
-                    Some((
-                        "a castling right needs Chess960 castling (king off the e-file or rook off the a/h-files)",
-                        "Chess960",
-                        "",
-                    ))
-                } else {
-                    None
-                };
-                if let Some((what, name, or)) = needed {
-                    let written = variant.map(|v| tags[v].raw);
-                    problems.push(missing_variant(i, written, what, name, or));
-                }
+        // The analysis is read where the memo keeps it: a report that does
+        // not keep it copies nothing.
+        (class, chess960_position) = with_analysis(&value, family.hint(), |a| {
+            for p in &a.problems {
+                report.problem(i, p.code, || p.clone());
             }
-        }
-        class = a.class;
-        chess960_position = a.chess960_position;
-        analysis = Some((i, a));
+            judge_board(tags, i, variant, family, a, &mut report);
+            report.report.analysis(i, a);
+            (a.class, a.chess960_position)
+        });
     }
 
-    if problems.iter().any(|p| p.problem.is_error()) {
+    if report.error {
         class = Class::Malformed;
     }
     if class != Class::Chess960 {
         chess960_position = None;
     }
-    Verdict {
-        class,
-        chess960_position,
-        problems,
-        fen: analysis,
-        unlisted_duplicates: 0,
+    (class, chess960_position)
+}
+
+/// The problems of the FEN tag at `i` that come of its board and the Variant
+/// tag (`variant`, of `family`): a board of the wrong width for the variant,
+/// or a position that needs a variant the header does not name.
+fn judge_board<R: Report>(
+    tags: &[TagInput<'_>],
+    i: usize,
+    variant: Option<usize>,
+    family: VariantFamily,
+    a: &Analysis,
+    report: &mut Judged<'_, R>,
+) {
+    let Some(board) = a.board else {
+        return;
+    };
+    let v = variant.unwrap_or(i);
+    let mismatch = match (family, board) {
+        (VariantFamily::Chess960, BoardSize::Ten) => Some((
+            "the Variant tag names Chess960, which is played on 8 files, but the FEN has 10 files",
+            "for a 10×8 game write its variant, e.g. [Variant \"Capablanca\"]; otherwise fix the FEN",
+        )),
+        (VariantFamily::Capablanca, BoardSize::Eight) => Some((
+            "the Variant tag names a Capablanca-family variant, which is played on 10 files, but the FEN has 8 files",
+            "for an 8×8 game write [Variant \"Chess960\"] or remove the Variant tag; otherwise fix the FEN",
+        )),
+        _ => None,
+    };
+    if let Some((message, help)) = mismatch {
+        report.problem(v, Code::VariantMismatch, || {
+            Problem::new(Code::VariantMismatch, 0..tags[v].raw.len(), message).with_help(help)
+        });
+    } else if family == VariantFamily::StandardLike && a.position.is_some() {
+        let needed = if board == BoardSize::Ten {
+            Some((
+                "a 10-file board needs a 10×8 variant",
+                "Capablanca",
+                " (or the variant played)",
+            ))
+        } else if a.needs_chess960_castling {
+            Some((
+                "a castling right needs Chess960 castling (king off the e-file or rook off the a/h-files)",
+                "Chess960",
+                "",
+            ))
+        } else {
+            None
+        };
+        if let Some((what, name, or)) = needed {
+            let written = variant.map(|v| tags[v].raw);
+            report.problem(i, Code::MissingVariant, || {
+                missing_variant(written, what, name, or)
+            });
+        }
+    }
+}
+
+/// A [`Report`] and whether a problem of error severity went to it.
+struct Judged<'r, R> {
+    report: &'r mut R,
+    error: bool,
+}
+
+impl<R: Report> Judged<'_, R> {
+    fn problem(&mut self, tag: usize, code: Code, problem: impl FnOnce() -> Problem) {
+        self.error |= code.severity() == Severity::Error;
+        self.report.problem(tag, code, problem);
     }
 }
 
@@ -292,10 +433,19 @@ thread_local! {
 /// `fen::analyse`, through this thread's memo (same result, computed once per
 /// distinct string while it stays in the memo).
 pub fn analyse_cached(value: &[u8], hint: VariantHint) -> Analysis {
+    with_analysis(value, hint, Analysis::clone)
+}
+
+/// [`analyse_cached`] handed to `f` where the memo keeps it (no copy).
+fn with_analysis<R>(value: &[u8], hint: VariantHint, f: impl FnOnce(&Analysis) -> R) -> R {
     FEN_MEMO.with_borrow_mut(|memo| {
-        memo.get_or_compute(FEN_MEMO_SLOTS, value, hint as u64, || {
-            fen::analyse(value, hint)
-        })
+        memo.with_or_compute(
+            FEN_MEMO_SLOTS,
+            value,
+            hint as u64,
+            || fen::analyse(value, hint),
+            f,
+        )
     })
 }
 
@@ -304,13 +454,7 @@ pub fn analyse_cached(value: &[u8], hint: VariantHint) -> Analysis {
 /// names standard chess (`written`: `Standard`, `From Position`) is quoted,
 /// so that the message does not say that a tag is missing which the header
 /// has. Made only when the problem is found: no text for the other games.
-fn missing_variant(
-    tag: usize,
-    written: Option<&[u8]>,
-    what: &str,
-    name: &str,
-    or: &str,
-) -> TagProblem {
+fn missing_variant(written: Option<&[u8]>, what: &str, name: &str, or: &str) -> Problem {
     let (but, help) = match written {
         Some(raw) => (
             format!("but the Variant tag says \"{}\"", shown_value(raw)),
@@ -321,16 +465,13 @@ fn missing_variant(
             format!("add [Variant \"{name}\"]{or}"),
         ),
     };
-    TagProblem {
-        tag,
-        problem: Problem::new(Code::MissingVariant, 0..0, format!("{what}, {but}")).with_help(help),
-    }
+    Problem::new(Code::MissingVariant, 0..0, format!("{what}, {but}")).with_help(help)
 }
 
 /// A repeated SetUp, FEN or Variant tag with another value than the first is a
 /// `duplicate-tag` (one per extra tag). Variant values compare loosely ([`same_tag_value`]).
 /// Linear in the number of tags: each is compared with the first of its name only.
-fn report_duplicates(tags: &[TagInput<'_>], problems: &mut Vec<TagProblem>) {
+fn report_duplicates<R: Report>(tags: &[TagInput<'_>], report: &mut Judged<'_, R>) {
     let mut first: [Option<&TagInput<'_>>; 3] = [None; 3];
     for (i, tag) in tags.iter().enumerate() {
         let slot = &mut first[match tag.name {
@@ -343,14 +484,13 @@ fn report_duplicates(tags: &[TagInput<'_>], problems: &mut Vec<TagProblem>) {
             continue;
         };
         if !same_tag_value(tag.name, first.raw, tag.raw) {
-            problems.push(TagProblem {
-                tag: i,
-                problem: Problem::new(
+            report.problem(i, Code::DuplicateTag, || {
+                Problem::new(
                     Code::DuplicateTag,
                     0..tag.raw.len(),
                     duplicate_message(tag.name.as_str(), first.raw),
                 )
-                .with_help(format!("remove one of the two {} tags", tag.name.as_str())),
+                .with_help(format!("remove one of the two {} tags", tag.name.as_str()))
             });
         }
     }
@@ -443,6 +583,83 @@ mod tests {
         assert_eq!(VariantFamily::of(b"Seirawan960"), VariantFamily::Other);
         assert_eq!(VariantFamily::of(b"Crazyhouse"), VariantFamily::Other);
         assert_eq!(VariantFamily::of(&[b'x'; 100]), VariantFamily::Other);
+    }
+
+    /// Tag values that reach every rule: both SetUp values and a bad one, FENs
+    /// valid and not on both widths (a start array, Chess960 castling, an
+    /// EPD-like record, castling letters out of order, escapes, junk), and
+    /// Variant names of each family.
+    const VALUES: [(TagName, &str); 21] = [
+        (TagName::SetUp, "1"),
+        (TagName::SetUp, "0"),
+        (TagName::SetUp, "yes"),
+        (
+            TagName::Fen,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ),
+        (
+            TagName::Fen,
+            "rknnbbrq/pppppppp/8/8/8/8/PPPPPPPP/RKNNBBRQ w KQkq - 0 1",
+        ),
+        (
+            TagName::Fen,
+            "rknnbbrq/pppppppp/8/8/8/8/PPPPPPPP/RKNNBBRQ w GAga - 0 1",
+        ),
+        (
+            TagName::Fen,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w qkQK - 0 1",
+        ),
+        (
+            TagName::Fen,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+        ),
+        (
+            TagName::Fen,
+            "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1",
+        ),
+        (TagName::Fen, "8/8/8/8/8/8/8/K6k w - - 0 1"),
+        (TagName::Fen, "8/8/8/8/8/8/8/KK5k w - - 0 1"),
+        (TagName::Fen, "4k3/8/8/8/8/8/8/4K2R w K e3 0 1"),
+        (TagName::Fen, "r\\nb"),
+        (TagName::Fen, "junk"),
+        (TagName::Variant, "Chess960"),
+        (TagName::Variant, "Capablanca"),
+        (TagName::Variant, "Standard"),
+        (TagName::Variant, "From Position"),
+        (TagName::Variant, "Crazyhouse"),
+        (TagName::Variant, "fischerandom"),
+        (TagName::Variant, ""),
+    ];
+
+    proptest::proptest! {
+        /// `summarize` is `classify` counted: the same class and number, each
+        /// code as often, and the codes in the order of their first report.
+        #[test]
+        fn summaries_count_the_verdicts_problems(
+            picks in proptest::collection::vec(0..VALUES.len(), 0..6),
+        ) {
+            let tags: Vec<TagInput<'_>> = picks
+                .iter()
+                .map(|&k| TagInput { name: VALUES[k].0, raw: VALUES[k].1.as_bytes() })
+                .collect();
+            // Twice: the FEN's analysis computed, then taken from the memo.
+            for _ in 0..2 {
+                let verdict = classify(&tags);
+                let summary = summarize(&tags);
+                proptest::prop_assert_eq!(summary.class, verdict.class);
+                proptest::prop_assert_eq!(summary.chess960_position, verdict.chess960_position);
+                let mut counts = [0u16; Code::ALL.len()];
+                let mut order = Vec::new();
+                for p in &verdict.problems {
+                    if counts[p.problem.code as usize] == 0 {
+                        order.push(p.problem.code);
+                    }
+                    counts[p.problem.code as usize] += 1;
+                }
+                proptest::prop_assert_eq!(summary.problems, counts);
+                proptest::prop_assert_eq!(summary.codes().collect::<Vec<_>>(), order);
+            }
+        }
     }
 
     #[test]

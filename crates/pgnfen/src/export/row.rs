@@ -385,15 +385,15 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
     let (class, chess960_position, problems) = if header.is_empty() {
         (Class::Standard, None, Problems::default())
     } else {
-        let verdict = header.verdict();
+        let summary = header.summary();
         let mut problems = Problems::default();
-        for p in &verdict.problems {
-            problems.add(p.problem.code);
+        for code in summary.codes() {
+            problems.add(code);
         }
-        if verdict.unlisted_duplicates > 0 {
+        if header.unlisted() > 0 {
             problems.add(Code::DuplicateTag);
         }
-        (verdict.class, verdict.chess960_position, problems)
+        (summary.class, summary.chess960_position, problems)
     };
     let n = columns.tags().len();
     let arena = header.pair_arena();

@@ -34,7 +34,7 @@
 use std::ops::Range;
 
 use crate::class::Class;
-use crate::classify::{TagInput, Verdict, classify, same_tag_value};
+use crate::classify::{Summary, TagInput, Verdict, classify, same_tag_value, summarize};
 use crate::pgn::scan::{Event, TagName};
 
 /// The work a command does on each game's header, on the worker threads.
@@ -277,10 +277,34 @@ impl<'a> Header<'a> {
     /// The classification of the header: [`classify`] over the kept tags, plus
     /// the unlisted duplicates (which make the game malformed).
     pub fn verdict(&self) -> Verdict {
+        let mut verdict = self.with_inputs(classify);
+        let n = self.unlisted();
+        if n > 0 {
+            verdict.unlisted_duplicates = n;
+            verdict.class = Class::Malformed;
+            verdict.chess960_position = None;
+        }
+        verdict
+    }
+
+    /// [`Header::verdict`] for a job that only counts ([`summarize`]: no
+    /// message is written). The unlisted duplicates make the game malformed
+    /// here too, but are not in its counts: [`Header::unlisted`] has them.
+    pub fn summary(&self) -> Summary {
+        let mut summary = self.with_inputs(summarize);
+        if self.unlisted() > 0 {
+            summary.class = Class::Malformed;
+            summary.chess960_position = None;
+        }
+        summary
+    }
+
+    /// `f` of the kept tags as the classifier takes them.
+    fn with_inputs<T>(&self, f: impl FnOnce(&[TagInput<'a>]) -> T) -> T {
         // The usual header has a few of these tags: their inputs on the stack
         // rather than in a vector allocated per game.
         const STACK: usize = 8;
-        let mut verdict = if self.slots.len() <= STACK {
+        if self.slots.len() <= STACK {
             let mut inputs = [TagInput {
                 name: TagName::SetUp,
                 raw: b"",
@@ -291,17 +315,10 @@ impl<'a> Header<'a> {
                     raw: &self.arena[s.raw.clone()],
                 };
             }
-            classify(&inputs[..self.slots.len()])
+            f(&inputs[..self.slots.len()])
         } else {
-            classify(&self.inputs())
-        };
-        let n = self.unlisted();
-        if n > 0 {
-            verdict.unlisted_duplicates = n;
-            verdict.class = Class::Malformed;
-            verdict.chess960_position = None;
+            f(&self.inputs())
         }
-        verdict
     }
 
     /// FEN tags that were not kept (past the 64 a header keeps): how many, and the

@@ -71,27 +71,22 @@ impl Job for TaggedStatsJob<'_> {
 }
 
 fn facts(header: &Header<'_>, speed: Speed) -> GameFacts {
-    let mut problems = [0u16; Code::ALL.len()];
     if header.is_empty() {
         return GameFacts {
             class: Class::Standard,
             chess960_position: None,
-            problems,
+            problems: [0; Code::ALL.len()],
             unlisted_duplicates: 0,
             speed,
             matched: true,
         };
     }
-    let verdict = header.verdict();
-    for p in &verdict.problems {
-        let slot = &mut problems[p.problem.code as usize];
-        *slot = slot.saturating_add(1);
-    }
+    let summary = header.summary();
     GameFacts {
-        class: verdict.class,
-        chess960_position: verdict.chess960_position,
-        problems,
-        unlisted_duplicates: verdict.unlisted_duplicates,
+        class: summary.class,
+        chess960_position: summary.chess960_position,
+        problems: summary.problems,
+        unlisted_duplicates: header.unlisted(),
         speed,
         matched: true,
     }
