@@ -3,9 +3,9 @@
 //!
 //! Pure and allocation-free for the common game without FEN or Variant tag
 //! (FEN analyses go through a small per-thread cache, which changes no result).
-//! [`summarize`] applies the same rules (one implementation, reporting to
-//! either) for callers that only count: it writes no message, copies no
-//! analysis, and allocates nothing for any game.
+//! [`tally`] applies the same rules (one implementation, reporting to
+//! either) for callers that only count: it writes no message and copies no
+//! analysis.
 //!
 //! ```
 //! use pgnfen_core::classify::{TagInput, classify};
@@ -150,10 +150,10 @@ pub fn classify(tags: &[TagInput<'_>]) -> Verdict {
     }
 }
 
-/// What [`summarize`] tells of a game's SetUp, FEN and Variant tags: what
+/// What [`tally`] tells of a game's SetUp, FEN and Variant tags: what
 /// [`classify`] tells, without the problems' text or the FEN's analysis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Summary {
+pub struct Tally {
     /// The class of the game.
     pub class: Class,
     /// The Scharnagl number, for games of class `chess960` that start from a start array.
@@ -167,7 +167,7 @@ pub struct Summary {
     order: u64,
 }
 
-impl Summary {
+impl Tally {
     /// The codes found, each once, in the order [`classify`] first reports
     /// them (as `check` lists a game's problems).
     pub fn codes(&self) -> impl Iterator<Item = Code> + use<> {
@@ -182,28 +182,28 @@ impl Summary {
 
 /// [`classify`] for a caller that only counts: the class, the Chess960
 /// number and the number of problems of each code, the same as
-/// [`classify`]'s, with no message written and nothing allocated (the
-/// FEN's analysis is read where the per-thread cache keeps it). `stats`,
+/// [`classify`]'s, with no message written and the FEN's analysis not
+/// copied (it is read where the per-thread cache keeps it). `stats`,
 /// `filter` and `export` take this.
 ///
 /// ```
-/// use pgnfen_core::classify::{TagInput, classify, summarize};
+/// use pgnfen_core::classify::{TagInput, classify, tally};
 /// use pgnfen_core::pgn::scan::TagName;
 /// use pgnfen_core::{Class, Code};
 ///
 /// let tags = [TagInput { name: TagName::Fen, raw: b"8/8/8/8/8/8/8/K6k w - - 0 1" }];
-/// let summary = summarize(&tags);
-/// assert_eq!(summary.class, classify(&tags).class);
-/// assert_eq!(summary.problems[Code::FenWithoutSetup as usize], 1);
+/// let counted = tally(&tags);
+/// assert_eq!(counted.class, classify(&tags).class);
+/// assert_eq!(counted.problems[Code::FenWithoutSetup as usize], 1);
 /// ```
-pub fn summarize(tags: &[TagInput<'_>]) -> Summary {
+pub fn tally(tags: &[TagInput<'_>]) -> Tally {
     let mut report = Counted {
         problems: [0; Code::ALL.len()],
         order: 0,
         found: 0,
     };
     let (class, chess960_position) = classify_into(tags, &mut report);
-    Summary {
+    Tally {
         class,
         chess960_position,
         problems: report.problems,
@@ -240,10 +240,10 @@ impl Report for Kept {
     }
 }
 
-/// The report of [`summarize`]: counts by code, and the order of the codes.
+/// The report of [`tally`]: counts by code, and the order of the codes.
 struct Counted {
     problems: [u16; Code::ALL.len()],
-    /// [`Summary::order`].
+    /// [`Tally::order`].
     order: u64,
     /// Codes in `order`.
     found: u32,
@@ -632,10 +632,10 @@ mod tests {
     ];
 
     proptest::proptest! {
-        /// `summarize` is `classify` counted: the same class and number, each
+        /// `tally` is `classify` counted: the same class and number, each
         /// code as often, and the codes in the order of their first report.
         #[test]
-        fn summaries_count_the_verdicts_problems(
+        fn tallies_count_the_verdicts_problems(
             picks in proptest::collection::vec(0..VALUES.len(), 0..6),
         ) {
             let tags: Vec<TagInput<'_>> = picks
@@ -645,9 +645,9 @@ mod tests {
             // Twice: the FEN's analysis computed, then taken from the memo.
             for _ in 0..2 {
                 let verdict = classify(&tags);
-                let summary = summarize(&tags);
-                proptest::prop_assert_eq!(summary.class, verdict.class);
-                proptest::prop_assert_eq!(summary.chess960_position, verdict.chess960_position);
+                let counted = tally(&tags);
+                proptest::prop_assert_eq!(counted.class, verdict.class);
+                proptest::prop_assert_eq!(counted.chess960_position, verdict.chess960_position);
                 let mut counts = [0u16; Code::ALL.len()];
                 let mut order = Vec::new();
                 for p in &verdict.problems {
@@ -656,8 +656,8 @@ mod tests {
                     }
                     counts[p.problem.code as usize] += 1;
                 }
-                proptest::prop_assert_eq!(summary.problems, counts);
-                proptest::prop_assert_eq!(summary.codes().collect::<Vec<_>>(), order);
+                proptest::prop_assert_eq!(counted.problems, counts);
+                proptest::prop_assert_eq!(counted.codes().collect::<Vec<_>>(), order);
             }
         }
     }

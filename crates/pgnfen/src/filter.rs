@@ -76,8 +76,8 @@ impl Selection {
         let (class, position) = if header.is_empty() {
             (Class::Standard, None)
         } else {
-            let summary = header.summary();
-            (summary.class, summary.chess960_position)
+            let tally = header.tally();
+            (tally.class, tally.chess960_position)
         };
         // `judge` notes the tags for every game, also one the class already
         // rules out: a tag held only by such games was still seen (no false

@@ -385,15 +385,15 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
     let (class, chess960_position, problems) = if header.is_empty() {
         (Class::Standard, None, Problems::default())
     } else {
-        let summary = header.summary();
+        let tally = header.tally();
         let mut problems = Problems::default();
-        for code in summary.codes() {
+        for code in tally.codes() {
             problems.add(code);
         }
         if header.unlisted() > 0 {
             problems.add(Code::DuplicateTag);
         }
-        (summary.class, summary.chess960_position, problems)
+        (tally.class, tally.chess960_position, problems)
     };
     let n = columns.tags().len();
     let arena = header.pair_arena();

@@ -34,7 +34,7 @@
 use std::ops::Range;
 
 use crate::class::Class;
-use crate::classify::{Summary, TagInput, Verdict, classify, same_tag_value, summarize};
+use crate::classify::{TagInput, Tally, Verdict, classify, same_tag_value, tally};
 use crate::pgn::scan::{Event, TagName};
 
 /// The work a command does on each game's header, on the worker threads.
@@ -287,16 +287,16 @@ impl<'a> Header<'a> {
         verdict
     }
 
-    /// [`Header::verdict`] for a job that only counts ([`summarize`]: no
+    /// [`Header::verdict`] for a job that only counts ([`tally`]: no
     /// message is written). The unlisted duplicates make the game malformed
     /// here too, but are not in its counts: [`Header::unlisted`] has them.
-    pub fn summary(&self) -> Summary {
-        let mut summary = self.with_inputs(summarize);
+    pub fn tally(&self) -> Tally {
+        let mut counted = self.with_inputs(tally);
         if self.unlisted() > 0 {
-            summary.class = Class::Malformed;
-            summary.chess960_position = None;
+            counted.class = Class::Malformed;
+            counted.chess960_position = None;
         }
-        summary
+        counted
     }
 
     /// `f` of the kept tags as the classifier takes them.

@@ -81,11 +81,11 @@ fn facts(header: &Header<'_>, speed: Speed) -> GameFacts {
             matched: true,
         };
     }
-    let summary = header.summary();
+    let tally = header.tally();
     GameFacts {
-        class: summary.class,
-        chess960_position: summary.chess960_position,
-        problems: summary.problems,
+        class: tally.class,
+        chess960_position: tally.chess960_position,
+        problems: tally.problems,
         unlisted_duplicates: header.unlisted(),
         speed,
         matched: true,
