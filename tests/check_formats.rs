@@ -724,3 +724,76 @@ fn quoted_values_in_messages_are_bounded() {
         assert!(message.len() < 400 && message.contains('…'), "{message}");
     }
 }
+
+/// The summary lines of `check`'s text output: the line of games, then each
+/// code with its count.
+fn summary_of(stderr_and_stdout: &[u8]) -> (String, Vec<(String, u64)>) {
+    let text = String::from_utf8_lossy(stderr_and_stdout);
+    let games = text
+        .lines()
+        .find(|l| l.contains(" games read; "))
+        .map(|l| l.split(" (").next().unwrap_or(l).to_string())
+        .expect("a summary line");
+    let counts = text
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let (code, severity, n) = (words.next()?, words.next()?, words.next()?);
+            if !matches!(severity, "error" | "warning") || words.next().is_some() {
+                return None;
+            }
+            Some((code.to_string(), n.replace(',', "").parse().ok()?))
+        })
+        .collect();
+    (games, counts)
+}
+
+/// A game whose problems are all warnings is only counted when warnings are
+/// not shown (its messages are never written): the summary must count what
+/// `check --warnings` counts, and what `stats` counts, code by code.
+#[test]
+fn warnings_counted_unshown_are_the_warnings_shown() {
+    let mut warnings_seen = 0;
+    for file in inputs() {
+        let quiet = check(&[&file]);
+        let shown = check(&["--warnings", &file]);
+        let both = |o: &std::process::Output| [o.stdout.clone(), o.stderr.clone()].concat();
+        let (games, counts) = summary_of(&both(&quiet));
+        assert_eq!(
+            (games.clone(), counts.clone()),
+            summary_of(&both(&shown)),
+            "{file}"
+        );
+        let stats = bin()
+            .current_dir(manifest())
+            .args(["stats", "--format", "json", &file])
+            .output()
+            .expect("pgnfen runs");
+        let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+        let mut by_stats: Vec<(String, u64)> = stats["problems"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, n)| n.as_u64() != Some(0))
+            .map(|(c, n)| (c.clone(), n.as_u64().unwrap()))
+            .collect();
+        let mut by_check = counts.clone();
+        by_stats.sort();
+        by_check.sort();
+        assert_eq!(by_check, by_stats, "{file}");
+        warnings_seen += counts
+            .iter()
+            .filter(|(c, _)| {
+                [
+                    "fen-without-setup",
+                    "missing-variant",
+                    "missing-clocks",
+                    "noncanonical",
+                ]
+                .contains(&c.as_str())
+            })
+            .count();
+    }
+    // The inputs hold every warning code: the test compares something.
+    assert!(warnings_seen >= 4, "{warnings_seen}");
+}

@@ -75,6 +75,26 @@ impl Job for CheckJob {
         if header.is_empty() {
             return GameFindings::default();
         }
+        // Without warnings asked for, a game whose problems are all warnings
+        // has nothing to place: its tally is all there is to count, and no
+        // message is written. Only a game with an error is classified again,
+        // for its verdict.
+        if !self.warnings && header.unlisted() == 0 {
+            let tally = header.tally();
+            let counts = |code: Code| tally.problems[code as usize];
+            if tally
+                .codes()
+                .all(|c| c.severity() == Severity::Warning && counts(c) < u16::MAX)
+            {
+                return GameFindings {
+                    findings: Vec::new(),
+                    counted: tally
+                        .codes()
+                        .flat_map(|c| std::iter::repeat_n(c, usize::from(counts(c))))
+                        .collect(),
+                };
+            }
+        }
         self.place(header, &header.verdict())
     }
 
