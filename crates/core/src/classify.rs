@@ -436,8 +436,9 @@ pub fn analyse_cached(value: &[u8], hint: VariantHint) -> Analysis {
     with_analysis(value, hint, Analysis::clone)
 }
 
-/// [`analyse_cached`] handed to `f` where the memo keeps it (no copy).
-fn with_analysis<R>(value: &[u8], hint: VariantHint, f: impl FnOnce(&Analysis) -> R) -> R {
+/// [`analyse_cached`] lent to `f` where the memo keeps it, for a caller
+/// that reads the analysis without keeping it (no copy is made).
+pub fn with_analysis<R>(value: &[u8], hint: VariantHint, f: impl FnOnce(&Analysis) -> R) -> R {
     FEN_MEMO.with_borrow_mut(|memo| {
         memo.with_or_compute(
             FEN_MEMO_SLOTS,

@@ -172,30 +172,34 @@ impl ConvertJob {
             hint as u64 | (self.dialect as u64) << 8 | self.ep.map_or(0, |e| 1 + e as u64) << 16;
         REWRITES.with_borrow_mut(|memo| {
             memo.get_or_compute(REWRITE_MEMO_SLOTS, value, salt, || {
-                let analysis = classify::analyse_cached(value, hint);
-                let Some(position) = &analysis.position else {
-                    let problem = analysis.problems.iter().find(|p| p.is_error());
-                    return Rewrite::Unchanged {
-                        code: problem.map_or(Code::FenSyntax, |p| p.code),
-                        at: problem.map_or(0, |p| p.span.start),
-                        message: problem
-                            .map_or("the FEN cannot be read", |p| p.message.as_str())
-                            .into(),
-                    };
-                };
-                match position.write_read_from(value, self.dialect, self.ep) {
-                    Ok(text) => Rewrite::Written(text.into()),
-                    Err(problem) => Rewrite::Unchanged {
-                        code: problem.code,
-                        at: problem.span.start,
-                        message: match problem.help {
-                            Some(help) => format!("{}; help: {help}", problem.message).into(),
-                            None => problem.message.into(),
-                        },
-                    },
-                }
+                classify::with_analysis(value, hint, |analysis| self.written(value, analysis))
             })
         })
+    }
+
+    /// What becomes of `value`, whose analysis is `analysis`.
+    fn written(&self, value: &[u8], analysis: &crate::fen::Analysis) -> Rewrite {
+        let Some(position) = &analysis.position else {
+            let problem = analysis.problems.iter().find(|p| p.is_error());
+            return Rewrite::Unchanged {
+                code: problem.map_or(Code::FenSyntax, |p| p.code),
+                at: problem.map_or(0, |p| p.span.start),
+                message: problem
+                    .map_or("the FEN cannot be read", |p| p.message.as_str())
+                    .into(),
+            };
+        };
+        match position.write_read_from(value, self.dialect, self.ep) {
+            Ok(text) => Rewrite::Written(text.into()),
+            Err(problem) => Rewrite::Unchanged {
+                code: problem.code,
+                at: problem.span.start,
+                message: match problem.help {
+                    Some(help) => format!("{}; help: {help}", problem.message).into(),
+                    None => problem.message.into(),
+                },
+            },
+        }
     }
 }
 
