@@ -438,6 +438,11 @@ pub fn analyse_cached(value: &[u8], hint: VariantHint) -> Analysis {
 
 /// [`analyse_cached`] lent to `f` where the memo keeps it, for a caller
 /// that reads the analysis without keeping it (no copy is made).
+///
+/// # Panics
+/// If `f` analyses a FEN through this thread's memo itself ([`classify`],
+/// [`tally`], [`analyse_cached`] or this function): the memo is borrowed
+/// while `f` runs.
 pub fn with_analysis<R>(value: &[u8], hint: VariantHint, f: impl FnOnce(&Analysis) -> R) -> R {
     FEN_MEMO.with_borrow_mut(|memo| {
         memo.with_or_compute(
