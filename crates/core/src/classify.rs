@@ -669,6 +669,16 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "borrowed")]
+    fn an_analysis_lent_cannot_analyse_again() {
+        with_analysis(
+            b"8/8/8/8/8/8/8/K6k w - - 0 1",
+            VariantHint::StandardLike,
+            |_| analyse_cached(b"8/8/8/8/8/8/8/K5k1 w - - 0 1", VariantHint::StandardLike),
+        );
+    }
+
+    #[test]
     fn cached_analysis_is_the_analysis() {
         // Twice each (miss, then hit), under every hint, valid and invalid.
         for fen in [
