@@ -29,7 +29,7 @@ use crate::fen::{self, Analysis, BoardSize, VariantHint};
 use crate::memo::Memo;
 use crate::pgn::scan::TagName;
 use crate::pgn::tags::decode_value;
-use crate::problem::{Code, Problem, Severity};
+use crate::problem::{Code, CodeList, Problem, Severity};
 
 /// A SetUp, FEN or Variant tag of a game, with its raw value (escapes not decoded).
 #[derive(Clone, Copy, Debug)]
@@ -161,23 +161,9 @@ pub struct Tally {
     /// How many problems of each code (indexed by `Code as usize`, in the
     /// order of [`Code::ALL`]), at most `u16::MAX` each.
     pub problems: [u16; Code::ALL.len()],
-    /// The codes found, each once, in the order [`classify`] reports them
-    /// first: the index in [`Code::ALL`] plus 1 per 4 bits, the first in
-    /// the lowest bits (15 codes fit in 60 bits).
-    order: u64,
-}
-
-impl Tally {
     /// The codes found, each once, in the order [`classify`] first reports
     /// them (as `check` lists a game's problems).
-    pub fn codes(&self) -> impl Iterator<Item = Code> + use<> {
-        let mut rest = self.order;
-        std::iter::from_fn(move || {
-            let n = rest & 0xF;
-            rest >>= 4;
-            (n != 0).then(|| Code::ALL[n as usize - 1])
-        })
-    }
+    pub codes: CodeList,
 }
 
 /// [`classify`] for a caller that only counts: the class, the Chess960
@@ -199,15 +185,14 @@ impl Tally {
 pub fn tally(tags: &[TagInput<'_>]) -> Tally {
     let mut report = Counted {
         problems: [0; Code::ALL.len()],
-        order: 0,
-        found: 0,
+        codes: CodeList::default(),
     };
     let (class, chess960_position) = classify_into(tags, &mut report);
     Tally {
         class,
         chess960_position,
         problems: report.problems,
-        order: report.order,
+        codes: report.codes,
     }
 }
 
@@ -243,18 +228,14 @@ impl Report for Kept {
 /// The report of [`tally`]: counts by code, and the order of the codes.
 struct Counted {
     problems: [u16; Code::ALL.len()],
-    /// [`Tally::order`].
-    order: u64,
-    /// Codes in `order`.
-    found: u32,
+    codes: CodeList,
 }
 
 impl Report for Counted {
     fn problem(&mut self, _: usize, code: Code, _: impl FnOnce() -> Problem) {
         let n = &mut self.problems[code as usize];
         if *n == 0 {
-            self.order |= (code as u64 + 1) << (4 * self.found);
-            self.found += 1;
+            self.codes.add(code);
         }
         *n = n.saturating_add(1);
     }
@@ -663,7 +644,7 @@ mod tests {
                     counts[p.problem.code as usize] += 1;
                 }
                 proptest::prop_assert_eq!(counted.problems, counts);
-                proptest::prop_assert_eq!(counted.codes().collect::<Vec<_>>(), order);
+                proptest::prop_assert_eq!(counted.codes.iter().collect::<Vec<_>>(), order);
             }
         }
     }

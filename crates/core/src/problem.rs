@@ -206,8 +206,75 @@ impl fmt::Display for Problem {
 /// dialect cannot write), so it is an error type too.
 impl std::error::Error for Problem {}
 
+/// The distinct codes of a game's problems, each once, in the order they
+/// were first reported (as `check` lists them): [`classify::Tally::codes`],
+/// `export`'s `problems` column. Packed in one word: the code's index in
+/// [`Code::ALL`] plus 1 per 4 bits, the first in the lowest bits (15 codes
+/// fit in 60 bits).
+///
+/// [`classify::Tally::codes`]: crate::classify::Tally::codes
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CodeList(u64);
+
+impl CodeList {
+    /// Adds `code` at the end, unless the list holds it already.
+    pub fn add(&mut self, code: Code) {
+        let n = code as u64 + 1;
+        let mut rest = self.0;
+        let mut shift = 0;
+        while rest != 0 {
+            if rest & 0xF == n {
+                return;
+            }
+            rest >>= 4;
+            shift += 4;
+        }
+        self.0 |= n << shift;
+    }
+
+    /// The codes, in order.
+    pub fn iter(self) -> impl Iterator<Item = Code> {
+        let mut rest = self.0;
+        std::iter::from_fn(move || {
+            let n = rest & 0xF;
+            rest >>= 4;
+            (n != 0).then(|| Code::ALL[n as usize - 1])
+        })
+    }
+
+    /// Whether the list holds no code.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn code_lists_keep_the_first_order_once() {
+        let mut p = CodeList::default();
+        assert!(p.is_empty());
+        for c in [
+            Code::MissingVariant,
+            Code::FenSyntax,
+            Code::MissingVariant,
+            Code::LossyCastling,
+            Code::FenSyntax,
+        ] {
+            p.add(c);
+        }
+        assert_eq!(
+            p.iter().collect::<Vec<_>>(),
+            [Code::MissingVariant, Code::FenSyntax, Code::LossyCastling]
+        );
+        let mut all = CodeList::default();
+        for c in Code::ALL.iter().rev() {
+            all.add(*c);
+        }
+        assert_eq!(all.iter().count(), Code::ALL.len());
+        assert_eq!(all.iter().next(), Code::ALL.last().copied());
+    }
+
     use super::*;
 
     #[test]

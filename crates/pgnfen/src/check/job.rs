@@ -83,13 +83,15 @@ impl Job for CheckJob {
             let tally = header.tally();
             let counts = |code: Code| tally.problems[code as usize];
             if tally
-                .codes()
+                .codes
+                .iter()
                 .all(|c| c.severity() == Severity::Warning && counts(c) < u16::MAX)
             {
                 return GameFindings {
                     findings: Vec::new(),
                     counted: tally
-                        .codes()
+                        .codes
+                        .iter()
                         .flat_map(|c| std::iter::repeat_n(c, usize::from(counts(c))))
                         .collect(),
                 };

@@ -16,7 +16,7 @@ use crate::class::Class;
 use crate::pgn::encoding::{self, Encoding};
 use crate::pgn::tags::decode_value;
 use crate::pipeline::{Header, Job};
-use crate::problem::Code;
+use crate::problem::{Code, CodeList};
 use crate::select::Selector;
 use crate::speed::{Clock, Speed};
 
@@ -31,44 +31,6 @@ use super::columns::{Columns, NameHasher, fixed_tag_column};
 /// A tag's name is compared with the earlier ones one by one up to this many
 /// (see [`row`]); beyond, through a set.
 const SMALL: usize = 16;
-
-/// The distinct problem codes of a game, in the order `check` first reports
-/// them (packed: code index + 1 per 4 bits, the first in the lowest bits).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Problems(u64);
-
-impl Problems {
-    fn add(&mut self, code: Code) {
-        let n = code as u64 + 1;
-        let mut rest = self.0;
-        let mut shift = 0;
-        while rest != 0 {
-            if rest & 0xF == n {
-                return;
-            }
-            rest >>= 4;
-            shift += 4;
-        }
-        // 15 codes (1 to 15, a nibble each) fit in 60 bits: every code once at most.
-        self.0 |= n << shift;
-    }
-
-    /// The codes, in order.
-    pub fn iter(self) -> impl Iterator<Item = Code> {
-        let mut rest = self.0;
-        std::iter::from_fn(move || {
-            let n = rest & 0xF;
-            rest >>= 4;
-            (n != 0).then(|| Code::ALL[n as usize - 1])
-        })
-    }
-
-    /// Whether the game has no problem.
-    #[cfg(test)]
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-}
 
 /// One game's row, without what only the merger knows (file, game number,
 /// offset, length, line). Its values live in the [`Block`] of its chunk.
@@ -87,7 +49,7 @@ pub struct Row {
     /// of `memcpy` (such calls were 2 % of `export`'s samples in a profile).
     time: [f64; 2],
     /// Its problem codes.
-    pub problems: Problems,
+    pub problems: CodeList,
     /// Tag pairs of the header that were not kept (see [`Header::dropped_pairs`]).
     pub dropped_pairs: u64,
     /// Its number in its block.
@@ -383,13 +345,10 @@ pub fn row(header: &Header<'_>, columns: &Columns, enc: Encoding) -> Row {
 
 fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Encoding) -> Row {
     let (class, chess960_position, problems) = if header.is_empty() {
-        (Class::Standard, None, Problems::default())
+        (Class::Standard, None, CodeList::default())
     } else {
         let tally = header.tally();
-        let mut problems = Problems::default();
-        for code in tally.codes() {
-            problems.add(code);
-        }
+        let mut problems = tally.codes;
         if header.unlisted() > 0 {
             problems.add(Code::DuplicateTag);
         }
@@ -660,31 +619,6 @@ pub fn names(buffer: &[u8]) -> impl Iterator<Item = &[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn problems_keep_first_order_once() {
-        let mut p = Problems::default();
-        assert!(p.is_empty());
-        for c in [
-            Code::MissingVariant,
-            Code::FenSyntax,
-            Code::MissingVariant,
-            Code::LossyCastling,
-            Code::FenSyntax,
-        ] {
-            p.add(c);
-        }
-        assert_eq!(
-            p.iter().collect::<Vec<_>>(),
-            [Code::MissingVariant, Code::FenSyntax, Code::LossyCastling]
-        );
-        let mut all = Problems::default();
-        for c in Code::ALL.iter().rev() {
-            all.add(*c);
-        }
-        assert_eq!(all.iter().count(), Code::ALL.len());
-        assert_eq!(all.iter().next(), Code::ALL.last().copied());
-    }
 
     #[test]
     fn names_round_trip() {
