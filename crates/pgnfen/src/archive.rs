@@ -1091,21 +1091,22 @@ fn read_pairs<'a>(
     loop {
         at = skip_blanks(raw, at);
         let name_start = at;
-        while !matches!(
-            raw.get(at),
-            None | Some(b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r')
-        ) {
-            at += 1;
-        }
+        at = name_stop(raw, at);
         if at == name_start {
             return ControlFlow::Continue(at);
         }
         let name = &raw[name_start..at];
-        at = skip_blanks(raw, at);
-        if raw.get(at) != Some(&b'"') {
-            return ControlFlow::Continue(at);
+        // Each step checks the usual bytes first (`Name "value"]` and the
+        // line end): the general steps cost more than the rest of a pair.
+        if raw.get(at..at + 2) == Some(b" \"") {
+            at += 2;
+        } else {
+            at = skip_blanks(raw, at);
+            if raw.get(at) != Some(&b'"') {
+                return ControlFlow::Continue(at);
+            }
+            at += 1;
         }
-        at += 1;
         let value_start = at;
         // The closing quote, on this line; a backslash escapes the byte
         // after it (a line end is not escaped: the pair is then unclosed).
@@ -1119,11 +1120,18 @@ fn read_pairs<'a>(
             }
         }
         let value = &raw[value_start..at];
-        at = skip_blanks(raw, at + 1);
-        if raw.get(at) != Some(&b']') {
-            return ControlFlow::Continue(at);
+        if raw.get(at + 1) == Some(&b']') {
+            at += 1;
+        } else {
+            at = skip_blanks(raw, at + 1);
+            if raw.get(at) != Some(&b']') {
+                return ControlFlow::Continue(at);
+            }
         }
         f(name, value)?;
+        if is_line_end(raw.get(at + 1)) {
+            return ControlFlow::Continue(at + 1);
+        }
         at = skip_blanks(raw, at + 1);
         if raw.get(at) != Some(&b'[') {
             return ControlFlow::Continue(at);
@@ -1156,6 +1164,47 @@ fn value_stop(raw: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
+}
+
+/// Whether `byte` ends a tag name: a blank, the value's quote, `]` or a
+/// line-end byte.
+#[inline]
+fn ends_name(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'"' | b']' | b'\n' | b'\r')
+}
+
+/// The first byte from `at` on that ends a tag name ([`ends_name`]), or
+/// `raw.len()`. Names are read eight bytes at a time, as values are: a
+/// byte-by-byte loop was half of indexing a header. The word test looks for
+/// bytes below `!` (blanks and line ends, but also other control bytes) and
+/// for `"` and `]`; a control byte that ends no name goes on a byte at a time.
+#[inline]
+fn name_stop(raw: &[u8], mut at: usize) -> usize {
+    while let Some(word) = raw.get(at..at + 8) {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let stops = word_below(word, b'!') | word_has(word, b'"') | word_has(word, b']');
+        if stops != 0 {
+            at += (stops.trailing_zeros() / 8) as usize;
+            if ends_name(raw[at]) {
+                return at;
+            }
+            break;
+        }
+        at += 8;
+    }
+    while raw.get(at).is_some_and(|&b| !ends_name(b)) {
+        at += 1;
+    }
+    at
+}
+
+/// As [`word_has`], for the first byte of `word` below `limit` (at most
+/// 0x80); bytes from 0x80 up are never below.
+#[inline]
+fn word_below(word: u64, limit: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    word.wrapping_sub(ONES * u64::from(limit)) & !word & HIGHS
 }
 
 /// A word whose lowest set bit is the high bit of the first byte of `word`
@@ -1286,6 +1335,21 @@ mod tests {
                 .position(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r'))
                 .map_or(raw.len(), |n| at + n);
             prop_assert_eq!(value_stop(&raw, at), expected);
+        }
+
+        /// The same for the end of a name, whose word test also stops at
+        /// control bytes that end no name (`\x0b`, `\x00`, ...).
+        #[test]
+        fn name_stops_are_found_a_word_at_a_time(
+            raw in prop::collection::vec(prop::sample::select(b" \t\"]\n\ra#[!\x0b\x0c\x00\x1f\x7f\x80\xff".to_vec()), 0..40),
+            at in 0usize..41,
+        ) {
+            let at = at.min(raw.len());
+            let expected = raw[at..]
+                .iter()
+                .position(|&b| ends_name(b))
+                .map_or(raw.len(), |n| at + n);
+            prop_assert_eq!(name_stop(&raw, at), expected);
         }
     }
 
