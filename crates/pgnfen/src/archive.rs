@@ -1319,37 +1319,24 @@ mod tests {
             }
         }
 
-        /// A word at a time finds the stop of a value that a byte at a time
-        /// would, whatever bytes precede and follow it (a borrow in the word
-        /// trick sets bits past the first stop: for a byte that differs from
-        /// a stop byte in the lowest bit, such as `#` after `"`, which the
-        /// alphabet holds).
+        /// A word at a time finds the stop of a value, and the end of a
+        /// name, that a byte at a time would, whatever bytes precede and
+        /// follow it: a borrow in the word trick sets bits past the first
+        /// stop (for a byte that differs from a stop byte in the lowest bit,
+        /// such as `#` after `"`, `]` after `\\`), and the name's test also
+        /// stops at control bytes that end no name (`\x0b`, `\x00`, ...).
         #[test]
-        fn value_stops_are_found_a_word_at_a_time(
-            raw in prop::collection::vec(prop::sample::select(b"\"\\\n\ra #]\x0b\x0c\x00\x7f\xff".to_vec()), 0..40),
+        fn stops_are_found_a_word_at_a_time(
+            raw in prop::collection::vec(prop::sample::select(b" \t\"\\]\n\ra#[!\x0b\x0c\x00\x1f\x7f\x80\xff".to_vec()), 0..40),
             at in 0usize..41,
         ) {
             let at = at.min(raw.len());
-            let expected = raw[at..]
-                .iter()
-                .position(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r'))
-                .map_or(raw.len(), |n| at + n);
-            prop_assert_eq!(value_stop(&raw, at), expected);
-        }
-
-        /// The same for the end of a name, whose word test also stops at
-        /// control bytes that end no name (`\x0b`, `\x00`, ...).
-        #[test]
-        fn name_stops_are_found_a_word_at_a_time(
-            raw in prop::collection::vec(prop::sample::select(b" \t\"]\n\ra#[!\x0b\x0c\x00\x1f\x7f\x80\xff".to_vec()), 0..40),
-            at in 0usize..41,
-        ) {
-            let at = at.min(raw.len());
-            let expected = raw[at..]
-                .iter()
-                .position(|&b| ends_name(b))
-                .map_or(raw.len(), |n| at + n);
-            prop_assert_eq!(name_stop(&raw, at), expected);
+            let ends_value = |b: u8| matches!(b, b'"' | b'\\' | b'\n' | b'\r');
+            let byte_by_byte = |stop: &dyn Fn(u8) -> bool| {
+                raw[at..].iter().position(|&b| stop(b)).map_or(raw.len(), |n| at + n)
+            };
+            prop_assert_eq!(value_stop(&raw, at), byte_by_byte(&ends_value));
+            prop_assert_eq!(name_stop(&raw, at), byte_by_byte(&ends_name));
         }
     }
 
