@@ -1097,7 +1097,8 @@ fn read_pairs<'a>(
         }
         let name = &raw[name_start..at];
         // Each step checks the usual bytes first (`Name "value"]` and the
-        // line end): the general steps cost more than the rest of a pair.
+        // line end): the searches for blanks between the parts of a pair
+        // were the largest line of the index.
         if raw.get(at..at + 2) == Some(b" \"") {
             at += 2;
         } else {
@@ -1174,10 +1175,12 @@ fn ends_name(byte: u8) -> bool {
 }
 
 /// The first byte from `at` on that ends a tag name ([`ends_name`]), or
-/// `raw.len()`. Names are read eight bytes at a time, as values are: a
-/// byte-by-byte loop was half of indexing a header. The word test looks for
-/// bytes below `!` (blanks and line ends, but also other control bytes) and
-/// for `"` and `]`; a control byte that ends no name goes on a byte at a time.
+/// `raw.len()`. Names are read eight bytes at a time, as values are (with
+/// the checks of the pair's usual bytes, the index of a header took 22 %
+/// fewer instructions than with a loop over each byte). The word test looks
+/// for bytes below `!` (blanks and line ends, but also other control bytes)
+/// and for `"` and `]`; a control byte that ends no name goes on a byte at a
+/// time.
 #[inline]
 fn name_stop(raw: &[u8], mut at: usize) -> usize {
     while let Some(word) = raw.get(at..at + 8) {
