@@ -216,6 +216,10 @@ impl std::error::Error for Problem {}
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CodeList(u64);
 
+// Every code's index plus 1 must fit in a nibble, and every code once in
+// the word: a 16th code needs a wider list.
+const _: () = assert!(Code::ALL.len() <= 15);
+
 impl CodeList {
     /// Adds `code` at the end, unless the list holds it already.
     pub fn add(&mut self, code: Code) {
@@ -250,6 +254,8 @@ impl CodeList {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn code_lists_keep_the_first_order_once() {
         let mut p = CodeList::default();
@@ -274,8 +280,6 @@ mod tests {
         assert_eq!(all.iter().count(), Code::ALL.len());
         assert_eq!(all.iter().next(), Code::ALL.last().copied());
     }
-
-    use super::*;
 
     #[test]
     fn a_problem_displays_as_the_command_line_writes_it() {
