@@ -2,13 +2,13 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    Float64Builder, Int16Builder, Int64Builder, ListBuilder, MapBuilder, MapFieldNames,
-    StringBuilder,
-};
+use arrow_array::builder::{ListBuilder, MapBuilder, MapFieldNames, StringBuilder};
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
-use arrow_buffer::{Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_array::types::{Float64Type, Int16Type, Int32Type};
+use arrow_array::{
+    Array, ArrayRef, ArrowPrimitiveType, Int64Array, PrimitiveArray, RecordBatch, StringArray,
+};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, SchemaRef};
 
 use super::columns::{self, Columns};
@@ -19,16 +19,16 @@ use crate::speed::Speed;
 /// Builds one record batch at a time.
 pub struct BatchBuilder {
     schema: SchemaRef,
-    file: StringBuilder,
-    game: Int64Builder,
-    offset: Int64Builder,
-    length: Int64Builder,
-    line: Int64Builder,
-    class: StringBuilder,
-    chess960_position: Int16Builder,
-    speed: StringBuilder,
-    time_base: Float64Builder,
-    time_increment: Float64Builder,
+    file: TextColumn,
+    game: Numbers,
+    offset: Numbers,
+    length: Numbers,
+    line: Numbers,
+    class: TextColumn,
+    chess960_position: NumberColumn<Int16Type>,
+    speed: TextColumn,
+    time_base: NumberColumn<Float64Type>,
+    time_increment: NumberColumn<Float64Type>,
     problems: ListBuilder<StringBuilder>,
     /// `variant`, `fen` and the tag columns, by slot (see [`Row`]).
     slots: Vec<SlotColumn>,
@@ -40,36 +40,205 @@ pub struct BatchBuilder {
     text_bytes: usize,
 }
 
+/// Which rows of a column have a value: a flag a row, packed into Arrow's
+/// bitmap only when the batch is finished, and no bitmap at all when every
+/// row has one. Arrow's `NullBufferBuilder` sets each row's bit as it goes:
+/// a dozen instructions a row, where a byte's store is one.
+struct Validity {
+    /// 1 for a value, 0 for a null.
+    flags: Vec<u8>,
+    nulls: usize,
+}
+
+impl Validity {
+    fn new() -> Validity {
+        Validity {
+            flags: Vec::new(),
+            nulls: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, valid: bool) {
+        self.flags.push(u8::from(valid));
+        self.nulls += usize::from(!valid);
+    }
+
+    fn push_n(&mut self, n: usize, valid: bool) {
+        self.flags.extend(std::iter::repeat_n(u8::from(valid), n));
+        if !valid {
+            self.nulls += n;
+        }
+    }
+
+    /// The rows so far as Arrow's null buffer (none: no row is null); the
+    /// record starts empty again (keeping its room).
+    fn finish(&mut self) -> Option<NullBuffer> {
+        let nulls = std::mem::take(&mut self.nulls);
+        let buffer = (nulls > 0).then(|| NullBuffer::new(pack(&self.flags)));
+        self.flags.clear();
+        buffer
+    }
+}
+
+/// Flags (bytes of 0 or 1) as a bitmap, the first in the lowest bit. Eight
+/// at a time: the multiplication moves the flag of byte `j` of the word to
+/// bit `56 + j` (every other product lands elsewhere, and no carry reaches
+/// those bits), a few instructions for eight rows where Arrow's
+/// `collect_bool` took three a row.
+fn pack(flags: &[u8]) -> BooleanBuffer {
+    let mut bytes = Vec::with_capacity(flags.len().div_ceil(8));
+    let chunks = flags.chunks_exact(8);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        bytes.push((word.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8);
+    }
+    if !rest.is_empty() {
+        bytes.push(rest.iter().enumerate().fold(0u8, |b, (j, &f)| b | f << j));
+    }
+    BooleanBuffer::new(Buffer::from_vec(bytes), 0, flags.len())
+}
+
+/// A text column: the values end to end, where each ends, and which rows
+/// have none.
+struct TextColumn {
+    values: Vec<u8>,
+    /// Starts with 0; one more per row.
+    offsets: Vec<i32>,
+    valid: Validity,
+}
+
+impl TextColumn {
+    fn new() -> TextColumn {
+        TextColumn {
+            values: Vec::new(),
+            offsets: vec![0],
+            valid: Validity::new(),
+        }
+    }
+
+    /// The offset of the values' end: a batch holds a few MiB of text
+    /// (BATCH_BYTES plus one header, whose pairs the pipeline bounds), far
+    /// from `i32::MAX`.
+    #[inline]
+    fn end(&self) -> i32 {
+        debug_assert!(i32::try_from(self.values.len()).is_ok());
+        self.values.len() as i32
+    }
+
+    /// Appends a row: `value`, or null.
+    #[inline]
+    fn push(&mut self, value: Option<&str>) {
+        if let Some(value) = value {
+            self.values.extend_from_slice(value.as_bytes());
+        }
+        self.offsets.push(self.end());
+        self.valid.push(value.is_some());
+    }
+
+    /// The rows so far as an array; the column starts empty again, with
+    /// room for as many rows and bytes.
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        // The next batch's buffers are sized as this one's: grown by
+        // doubling instead, a batch's buffers held up to twice their
+        // bytes until it was written.
+        let mut next = Vec::with_capacity(self.offsets.len());
+        next.push(0);
+        let offsets = ScalarBuffer::from(std::mem::replace(&mut self.offsets, next));
+        // SAFETY: the offsets start at 0 and never decrease (the
+        // array's SAFETY below says why). `OffsetBuffer::new` checked
+        // that again, one load after the other: 1 % of `export`'s CPU
+        // time in a profile.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+        let next = Vec::with_capacity(self.values.len());
+        let values = Buffer::from_vec(std::mem::replace(&mut self.values, next));
+        let nulls = self.valid.finish();
+        // Checked in tests and debug builds (the property tests below).
+        if cfg!(any(debug_assertions, test)) {
+            StringArray::try_new(offsets.clone(), values.clone(), nulls.clone())?
+                .to_data()
+                .validate_full()?;
+        }
+        // SAFETY: `values` is whole `str`s ([`Self::push`]) and whole runs
+        // of `SlotValues::text` (a String) cut at entry ends, and every
+        // offset is the end of such a value (`push_str` in row.rs records
+        // the entry ends), shifted to where its run landed: valid UTF-8 cut
+        // at character boundaries, offsets starting at 0 and ascending to
+        // `values.len()` (values and runs are appended in order, each run's
+        // ends ascend, and a row without a value repeats the last offset),
+        // one more than the rows, as many flags as rows. Arrow's check of
+        // all that (UTF-8 again, every byte) was 2 % of `export`'s CPU time.
+        Ok(Arc::new(unsafe {
+            StringArray::new_unchecked(offsets, values, nulls)
+        }))
+    }
+}
+
+/// A column of numbers: the values (0 for a null) and which rows have none.
+struct NumberColumn<T: ArrowPrimitiveType> {
+    values: Vec<T::Native>,
+    valid: Validity,
+}
+
+impl<T: ArrowPrimitiveType> NumberColumn<T> {
+    fn new() -> NumberColumn<T> {
+        NumberColumn {
+            values: Vec::new(),
+            valid: Validity::new(),
+        }
+    }
+
+    /// Appends a row: `value`, or null.
+    #[inline]
+    fn push(&mut self, value: Option<T::Native>) {
+        self.values.push(value.unwrap_or_default());
+        self.valid.push(value.is_some());
+    }
+
+    /// The rows so far as an array; the column starts empty again, with
+    /// room for as many rows.
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let next = Vec::with_capacity(self.values.len());
+        let values = ScalarBuffer::from(std::mem::replace(&mut self.values, next));
+        Ok(Arc::new(PrimitiveArray::<T>::try_new(
+            values,
+            self.valid.finish(),
+        )?))
+    }
+}
+
+/// A column of numbers every row has (the game's number, offset, length
+/// and line): only the values.
+struct Numbers(Vec<i64>);
+
+impl Numbers {
+    /// The rows so far as an array; the column starts empty again, with
+    /// room for as many rows.
+    fn finish(&mut self) -> ArrayRef {
+        let next = Vec::with_capacity(self.0.len());
+        Arc::new(Int64Array::new(
+            ScalarBuffer::from(std::mem::replace(&mut self.0, next)),
+            None,
+        ))
+    }
+}
+
 /// A column filled from blocks, a run of rows at a time: a text column's
 /// values are copied in one piece per run, then their offsets and validity
 /// are set row by row.
 enum SlotColumn {
-    Text {
-        values: Vec<u8>,
-        /// Starts with 0; one more per row.
-        offsets: Vec<i32>,
-        valid: NullBufferBuilder,
-    },
-    Integer {
-        values: Vec<i32>,
-        valid: NullBufferBuilder,
-    },
+    Text(TextColumn),
+    Integer(NumberColumn<Int32Type>),
 }
 
 impl SlotColumn {
     fn text() -> SlotColumn {
-        SlotColumn::Text {
-            values: Vec::new(),
-            offsets: vec![0],
-            valid: NullBufferBuilder::new(0),
-        }
+        SlotColumn::Text(TextColumn::new())
     }
 
     fn integer() -> SlotColumn {
-        SlotColumn::Integer {
-            values: Vec::new(),
-            valid: NullBufferBuilder::new(0),
-        }
+        SlotColumn::Integer(NumberColumn::new())
     }
 
     /// Appends the rows `rows` of a block, whose values for this column are
@@ -79,25 +248,24 @@ impl SlotColumn {
         let entries = slot.map_or(0..0, |s| s.entries(&rows));
         match (self, slot) {
             (
-                SlotColumn::Text {
+                SlotColumn::Text(TextColumn {
                     values,
                     offsets,
                     valid,
-                },
+                }),
                 Some(slot),
             ) if !entries.is_empty() => {
                 let (from, to) = (slot.start(entries.start), slot.start(entries.end));
                 // Where the block's text offsets land in this column's values.
                 let shift = values.len() as i64 - from as i64;
                 values.extend_from_slice(&slot.text.as_bytes()[from..to]);
-                // A batch holds a few MiB of text (BATCH_BYTES plus one
-                // header): far from i32::MAX.
+                // A batch holds a few MiB of text (see `TextColumn::end`).
                 let at = |end: u32| (shift + i64::from(end)) as i32;
                 if entries.len() == n {
                     // Every row has a value (the usual case: Event, White,
                     // Result ...): the offsets are the ends, shifted.
                     offsets.extend(slot.ends[entries].iter().map(|&end| at(end)));
-                    valid.append_n_non_nulls(n);
+                    valid.push_n(n, true);
                     return;
                 }
                 let mut last = *offsets.last().unwrap_or(&0);
@@ -109,81 +277,44 @@ impl SlotColumn {
                         k += 1;
                     }
                     offsets.push(last);
-                    valid.append(has);
+                    valid.push(has);
                 }
             }
-            (SlotColumn::Text { offsets, valid, .. }, _) => {
+            (SlotColumn::Text(TextColumn { offsets, valid, .. }), _) => {
                 let last = *offsets.last().unwrap_or(&0);
                 offsets.extend(std::iter::repeat_n(last, n));
-                valid.append_n_nulls(n);
+                valid.push_n(n, false);
             }
-            (SlotColumn::Integer { values, valid }, Some(slot)) if entries.len() == n => {
+            (SlotColumn::Integer(NumberColumn { values, valid }), Some(slot))
+                if entries.len() == n =>
+            {
                 values.extend_from_slice(&slot.integers[entries]);
-                valid.append_n_non_nulls(n);
+                valid.push_n(n, true);
             }
-            (SlotColumn::Integer { values, valid }, Some(slot)) if !entries.is_empty() => {
+            (SlotColumn::Integer(NumberColumn { values, valid }), Some(slot))
+                if !entries.is_empty() =>
+            {
                 let mut k = entries.start;
                 for row in rows {
                     let has = k < entries.end && slot.rows[k] == row;
                     values.push(if has { slot.integers[k] } else { 0 });
                     k += usize::from(has);
-                    valid.append(has);
+                    valid.push(has);
                 }
             }
-            (SlotColumn::Integer { values, valid }, _) => {
+            (SlotColumn::Integer(NumberColumn { values, valid }), _) => {
                 values.extend(std::iter::repeat_n(0, n));
-                valid.append_n_nulls(n);
+                valid.push_n(n, false);
             }
         }
     }
 
     /// The rows so far as an array; the column starts empty again.
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
-        Ok(match self {
-            SlotColumn::Text {
-                values,
-                offsets,
-                valid,
-            } => {
-                // The next batch's buffers are sized as this one's: grown by
-                // doubling instead, a batch's buffers held up to twice their
-                // bytes until it was written.
-                let mut next = Vec::with_capacity(offsets.len());
-                next.push(0);
-                let offsets = ScalarBuffer::from(std::mem::replace(offsets, next));
-                // SAFETY: the offsets start at 0 and never decrease (the
-                // array's SAFETY below says why). `OffsetBuffer::new` checked
-                // that again, one load after the other: 1 % of `export`'s CPU
-                // time in a profile.
-                let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
-                let next = Vec::with_capacity(values.len());
-                let values = Buffer::from_vec(std::mem::replace(values, next));
-                let nulls = valid.finish();
-                // Checked in tests and debug builds (the property test below).
-                if cfg!(any(debug_assertions, test)) {
-                    StringArray::try_new(offsets.clone(), values.clone(), nulls.clone())?
-                        .to_data()
-                        .validate_full()?;
-                }
-                // SAFETY: `values` is whole runs of `SlotValues::text` (a
-                // String) cut at entry ends, and every offset is such an end
-                // (`push_str` in row.rs records them), shifted to where its
-                // run landed: valid UTF-8 cut at character boundaries, offsets
-                // starting at 0 and ascending to `values.len()` (runs are
-                // appended in order, each run's ends ascend, and a row without
-                // a value repeats the last offset), one more than the rows, as
-                // many nulls as rows. Arrow's check of all that (UTF-8 again,
-                // every byte) was 2 % of `export`'s CPU time.
-                Arc::new(unsafe { StringArray::new_unchecked(offsets, values, nulls) })
-            }
-            SlotColumn::Integer { values, valid } => {
-                let next = Vec::with_capacity(values.len());
-                Arc::new(Int32Array::try_new(
-                    ScalarBuffer::from(std::mem::replace(values, next)),
-                    valid.finish(),
-                )?)
-            }
-        })
+        match self {
+            SlotColumn::Text(column) => column.finish(),
+            SlotColumn::Integer(column) => column.finish(),
+        }
     }
 }
 
@@ -232,16 +363,16 @@ impl BatchBuilder {
             .collect();
         BatchBuilder {
             schema: columns.schema(),
-            file: StringBuilder::new(),
-            game: Int64Builder::new(),
-            offset: Int64Builder::new(),
-            length: Int64Builder::new(),
-            line: Int64Builder::new(),
-            class: StringBuilder::new(),
-            chess960_position: Int16Builder::new(),
-            speed: StringBuilder::new(),
-            time_base: Float64Builder::new(),
-            time_increment: Float64Builder::new(),
+            file: TextColumn::new(),
+            game: Numbers(Vec::new()),
+            offset: Numbers(Vec::new()),
+            length: Numbers(Vec::new()),
+            line: Numbers(Vec::new()),
+            class: TextColumn::new(),
+            chess960_position: NumberColumn::new(),
+            speed: TextColumn::new(),
+            time_base: NumberColumn::new(),
+            time_increment: NumberColumn::new(),
             problems: ListBuilder::new(StringBuilder::new())
                 .with_field(Arc::new(columns::problems_item())),
             slots,
@@ -275,19 +406,19 @@ impl BatchBuilder {
 
     /// Appends a game's row (one that has its block: see [`Row::block`]).
     pub fn append(&mut self, file: &str, info: &GameInfo, length: u64, row: &Row) {
-        self.file.append_value(file);
-        self.game.append_value(info.index as i64);
-        self.offset.append_value(info.offset as i64);
-        self.length.append_value(length as i64);
-        self.line.append_value(info.line as i64);
-        self.class.append_value(row.class.as_str());
+        self.file.push(Some(file));
+        self.game.0.push(info.index as i64);
+        self.offset.0.push(info.offset as i64);
+        self.length.0.push(length as i64);
+        self.line.0.push(info.line as i64);
+        self.class.push(Some(row.class.as_str()));
         self.chess960_position
-            .append_option(row.chess960_position.map(|n| n as i16));
+            .push(row.chess960_position.map(|n| n as i16));
         let clock = row.clock();
         self.speed
-            .append_option((clock.speed != Speed::Unknown).then(|| clock.speed.as_str()));
-        self.time_base.append_option(clock.base);
-        self.time_increment.append_option(clock.increment);
+            .push((clock.speed != Speed::Unknown).then(|| clock.speed.as_str()));
+        self.time_base.push(clock.base);
+        self.time_increment.push(clock.increment);
         for code in row.problems.iter() {
             self.problems.values().append_value(code.as_str());
         }
@@ -331,16 +462,16 @@ impl BatchBuilder {
         }
         let mut slots = slots.into_iter();
         let mut arrays: Vec<ArrayRef> = vec![
-            Arc::new(self.file.finish()),
-            Arc::new(self.game.finish()),
-            Arc::new(self.offset.finish()),
-            Arc::new(self.length.finish()),
-            Arc::new(self.line.finish()),
-            Arc::new(self.class.finish()),
-            Arc::new(self.chess960_position.finish()),
-            Arc::new(self.speed.finish()),
-            Arc::new(self.time_base.finish()),
-            Arc::new(self.time_increment.finish()),
+            self.file.finish()?,
+            self.game.finish(),
+            self.offset.finish(),
+            self.length.finish(),
+            self.line.finish(),
+            self.class.finish()?,
+            self.chess960_position.finish()?,
+            self.speed.finish()?,
+            self.time_base.finish()?,
+            self.time_increment.finish()?,
         ];
         // Slots 0 and 1 (variant, fen) come before the problems, the tag
         // columns after them.
@@ -370,7 +501,7 @@ impl BatchBuilder {
 mod tests {
     use super::*;
     use arrow_array::cast::AsArray;
-    use arrow_array::types::Int32Type;
+    use arrow_array::{Int16Array, Int32Array};
     use proptest::prelude::*;
 
     /// A block's values of one column: the rows with a value, as the workers
@@ -447,6 +578,43 @@ mod tests {
                     .collect();
                 prop_assert_eq!(got.as_primitive::<Int32Type>(), &Int32Array::from(expected));
             }
+        }
+    }
+
+    proptest! {
+        /// Rows pushed one at a time, nulls anywhere, read back as pushed,
+        /// batch after batch (a finished column starts the next batch empty).
+        #[test]
+        fn pushed_rows_read_back(
+            text in prop::collection::vec(prop::option::weighted(0.7, "[a-z\u{e9}]{0,4}"), 0..70),
+            numbers in prop::collection::vec(prop::option::weighted(0.7, any::<i16>()), 0..70),
+        ) {
+            let (mut texts, mut ints) = (TextColumn::new(), NumberColumn::<Int16Type>::new());
+            for _ in 0..2 {
+                for cell in &text {
+                    texts.push(cell.as_deref());
+                }
+                let got = texts.finish().unwrap();
+                got.to_data().validate_full().unwrap();
+                let expected: Vec<Option<&str>> = text.iter().map(|c| c.as_deref()).collect();
+                prop_assert_eq!(got.as_string::<i32>(), &StringArray::from(expected));
+                prop_assert_eq!(got.null_count(), text.iter().filter(|c| c.is_none()).count());
+
+                for &cell in &numbers {
+                    ints.push(cell);
+                }
+                let got = ints.finish().unwrap();
+                prop_assert_eq!(got.as_primitive::<Int16Type>(), &Int16Array::from(numbers.clone()));
+            }
+        }
+
+        /// The bitmap has a bit per flag, in order, as Arrow reads it.
+        #[test]
+        fn flags_pack_a_bit_each(flags in prop::collection::vec(any::<bool>(), 0..200)) {
+            let bytes: Vec<u8> = flags.iter().map(|&f| u8::from(f)).collect();
+            let packed = pack(&bytes);
+            prop_assert_eq!(packed.len(), flags.len());
+            prop_assert_eq!(packed.iter().collect::<Vec<bool>>(), flags);
         }
     }
 
