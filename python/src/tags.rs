@@ -16,6 +16,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyString};
 
 use pgnfen::pgn::encoding::{Encoding, decode_escaped, decode_name, escaped};
+use pgnfen::pgn::tags::same_bytes;
 
 use crate::PyGame;
 
@@ -280,10 +281,14 @@ impl Template {
         for (i, (name, raw)) in pairs.enumerate() {
             // (`get`: more pairs than the template's, which the caller rules
             // out, are a game of another shape, not a panic.)
-            if self.raw_names.get(i).is_none_or(|own| !same(own, name)) {
+            if self
+                .raw_names
+                .get(i)
+                .is_none_or(|own| !same_bytes(own, name))
+            {
                 return Ok(None);
             }
-            if !same(&self.raw_values[i], raw) {
+            if !same_bytes(&self.raw_values[i], raw) {
                 // Into the template, which is then copied: one insertion per
                 // changed value rather than one in the copy and one here.
                 let value = PyString::new(py, &decode_escaped(raw, self.encoding));
@@ -298,38 +303,10 @@ impl Template {
 
 thread_local! {
     /// Each thread's own, so that no lock is taken per game (a shared
-    /// `Mutex` before; with [`same`] and [`note_tag_read`], 0.955 of a
+    /// `Mutex` before; with [`same_bytes`] and [`note_tag_read`], 0.955 of a
     /// `headers` loop's time in paired runs). A thread's names and template
     /// are dropped when it ends.
     static CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
-}
-
-/// Whether two names or values are the same bytes. Most are a few bytes
-/// long, which a call of `memcmp` or a loop over the bytes compares slower
-/// than two loads of a word from each end (overlapping when shorter than two
-/// words: every byte is still compared).
-#[inline]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    match n {
-        0 => true,
-        // Bytes 0, n / 2 and n - 1 are every byte of up to 3.
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=8 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
-        9..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
-        _ => a == b,
-    }
-}
-
-/// The `N` bytes of `bytes` from `at` (the caller keeps them in range).
-#[inline]
-fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
-    let mut word = [0; N];
-    word.copy_from_slice(&bytes[at..at + N]);
-    word
 }
 
 /// The most bytes of names and values a template keeps (a lichess header

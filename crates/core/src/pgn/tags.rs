@@ -60,6 +60,36 @@ pub fn shown_chars(bytes: &[u8]) -> usize {
         .sum()
 }
 
+/// Whether two tag names or values are the same bytes. Most are a few
+/// bytes long, which a call of `memcmp` (what `==` on slices makes) or a loop
+/// over the bytes compares slower than two loads of a word from each end,
+/// overlapping when shorter than two words: every byte is still compared.
+/// Used where a name or value is compared per tag of every game (the
+/// export's columns, the Python binding's dicts).
+#[inline]
+pub fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        // Bytes 0, n / 2 and n - 1 are every byte of up to 3.
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=8 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        9..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+        _ => a == b,
+    }
+}
+
+/// The `N` bytes of `bytes` from `at` (the caller keeps them in range).
+#[inline]
+fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
+    let mut word = [0; N];
+    word.copy_from_slice(&bytes[at..at + N]);
+    word
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +108,25 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The word compare agrees with `==`, for byte strings that differ
+        /// in one byte anywhere and for strings of other lengths.
+        #[test]
+        fn same_bytes_is_equality(
+            a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..24),
+            at in proptest::prelude::any::<usize>(),
+            flip in 1..=255u8,
+            other in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..24),
+        ) {
+            proptest::prop_assert!(same_bytes(&a, &a.clone()));
+            let mut b = a.clone();
+            if !b.is_empty() {
+                let i = at % b.len();
+                b[i] ^= flip;
+                proptest::prop_assert!(!same_bytes(&a, &b));
+            }
+            proptest::prop_assert_eq!(same_bytes(&a, &other), a == other);
+        }
+
         /// Escaping any value the PGN way and decoding it gives the value back.
         #[test]
         fn decoding_undoes_escaping(value in proptest::collection::vec(

@@ -2,6 +2,7 @@
 //! list, a named list, or every tag name met), `other_tags`; and the Arrow
 //! schema they make.
 
+use crate::pgn::tags::same_bytes;
 use crate::pipeline::Input;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -198,29 +199,6 @@ impl FileStamp {
             dev: m.dev(),
             ino: m.ino(),
         })
-    }
-}
-
-/// Whether two tag names are the same bytes. Names are short: up to 16
-/// bytes they are compared as two words that may overlap, without the call
-/// of `memcmp` that `==` makes (the column of a header's next tag is tried
-/// first, and it is nearly always the one: a compare per tag of every game,
-/// 4.7 % of `export`'s samples in `memcmp` in a profile on AMD EPYC).
-#[inline]
-pub(crate) fn same_name(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8"));
-    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().expect("4"));
-    match n {
-        0 => true,
-        // Bytes 0, n/2 and n-1 are every byte of a name of up to 3.
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
-        _ => a == b,
     }
 }
 
@@ -444,7 +422,7 @@ impl Columns {
         if self
             .tags
             .get(hint)
-            .is_some_and(|t| same_name(t.as_bytes(), name))
+            .is_some_and(|t| same_bytes(t.as_bytes(), name))
         {
             return Some(hint);
         }
@@ -525,28 +503,6 @@ pub(crate) fn other_tags_entries() -> Field {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The word compare of names agrees with `==`, for names that differ
-        /// in one byte anywhere and names of other lengths.
-        #[test]
-        fn names_compare_as_their_bytes(
-            a in prop::collection::vec(any::<u8>(), 0..24),
-            at in any::<usize>(),
-            flip in 1..=255u8,
-            other in prop::collection::vec(any::<u8>(), 0..24),
-        ) {
-            prop_assert!(same_name(&a, &a.clone()));
-            let mut b = a.clone();
-            if !b.is_empty() {
-                let i = at % b.len();
-                b[i] ^= flip;
-                prop_assert!(!same_name(&a, &b));
-            }
-            prop_assert_eq!(same_name(&a, &other), a == other);
-        }
-    }
 
     #[test]
     fn a_file_changed_after_its_names_were_read_is_told() {
