@@ -32,6 +32,8 @@ pub mod memo;
 mod name_error;
 pub mod pgn;
 pub mod problem;
+#[doc(hidden)]
+pub mod words;
 
 pub use class::Class;
 pub use name_error::ParseNameError;

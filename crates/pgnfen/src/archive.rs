@@ -42,6 +42,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
+use pgnfen_core::words::{word_below, word_has};
 
 use crate::check::{CheckJob, Finding};
 use crate::class::Class;
@@ -1199,27 +1200,6 @@ fn name_stop(raw: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
-}
-
-/// As [`word_has`], for the first byte of `word` below `limit` (at most
-/// 0x80); bytes from 0x80 up are never below.
-#[inline]
-fn word_below(word: u64, limit: u8) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    word.wrapping_sub(ONES * u64::from(limit)) & !word & HIGHS
-}
-
-/// A word whose lowest set bit is the high bit of the first byte of `word`
-/// (in little-endian order) equal to `byte`, or 0 when none is. Bits above
-/// that one may be set wrongly (a borrow runs on past the first equal
-/// byte), so only the lowest may be read.
-#[inline]
-fn word_has(word: u64, byte: u8) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let x = word ^ (ONES * u64::from(byte));
-    x.wrapping_sub(ONES) & !x & HIGHS
 }
 
 /// Tag pairs (name, raw value) borrowed from a game's bytes.

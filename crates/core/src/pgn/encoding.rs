@@ -133,17 +133,13 @@ fn unescape_and_decode(raw: &[u8], encoding: Encoding) -> Cow<'_, str> {
 /// (the values Python's `headers` decode for each game).
 #[inline]
 fn is_plain_ascii(raw: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    const BACKSLASHES: u64 = ONES * b'\\' as u64;
+    use crate::words::{word_has, word_high};
     let mut words = raw.chunks_exact(8);
     let mut found = 0;
     for word in &mut words {
         let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-        // A byte from 0x80 up, or a zero byte of `word ^ BACKSLASHES` (a
-        // backslash): the test for a zero byte is exact as a whole.
-        let x = word ^ BACKSLASHES;
-        found |= (word & HIGHS) | (x.wrapping_sub(ONES) & !x & HIGHS);
+        // Whether either test found a byte is exact, whatever the bits above.
+        found |= word_high(word) | word_has(word, b'\\');
     }
     found == 0
         && words
