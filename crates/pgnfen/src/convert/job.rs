@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::check::job::raw_span;
+use smallvec::SmallVec;
 
 /// A change to the input: `remove` bytes at `offset` replaced by `insert`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,8 +13,18 @@ pub struct Edit {
     /// Bytes of the input dropped there.
     pub remove: usize,
     /// Bytes written in their place.
-    pub insert: Vec<u8>,
+    pub insert: Inserted,
 }
+
+/// The bytes of an [`Edit`]: a FEN as written (nearly always under 96 bytes)
+/// or an inserted tag pair lies in the edit itself. A result made on a worker
+/// and dropped on the merger allocated twice per rewritten FEN (the edit list,
+/// its bytes), and the merger's frees of the workers' blocks contended for
+/// their allocator's locks: see docs/performance.md.
+pub type Inserted = SmallVec<[u8; 96]>;
+
+/// The edits of one game: one for a rewritten FEN, up to three with `--repair`.
+pub type Edits = SmallVec<[Edit; 1]>;
 
 /// A FEN tag left as it was, and why.
 #[derive(Clone, Debug)]
@@ -32,7 +43,7 @@ pub struct Unchanged {
 #[derive(Clone, Debug, Default)]
 pub struct GameEdits {
     /// The changes to make, by offset.
-    pub edits: Vec<Edit>,
+    pub edits: Edits,
     /// The FEN tags left as they were.
     pub unchanged: Vec<Unchanged>,
     /// The FEN tags written in the dialect.
@@ -95,7 +106,7 @@ impl Job for ConvertJob {
                         out.edits.push(Edit {
                             offset: tag.value_offset,
                             remove: tag.raw.len(),
-                            insert: text.as_bytes().to_vec(),
+                            insert: Inserted::from_slice(text.as_bytes()),
                         });
                     }
                 }
@@ -129,12 +140,16 @@ impl Job for ConvertJob {
     /// rewrite holds several times its size in edits.
     fn weight(&self, game: &GameEdits) -> usize {
         let block = crate::check::HEAP_BLOCK;
-        game.edits.capacity() * std::mem::size_of::<Edit>()
-            + game
-                .edits
-                .iter()
-                .map(|e| e.insert.capacity() + block)
-                .sum::<usize>()
+        // What lies in the result itself is counted with it, not here.
+        let heap = |spilled: bool, bytes: usize| if spilled { bytes + block } else { 0 };
+        heap(
+            game.edits.spilled(),
+            game.edits.capacity() * std::mem::size_of::<Edit>(),
+        ) + game
+            .edits
+            .iter()
+            .map(|e| heap(e.insert.spilled(), e.insert.capacity()))
+            .sum::<usize>()
             + game.unchanged.capacity() * std::mem::size_of::<Unchanged>()
             + game
                 .unchanged
@@ -240,7 +255,7 @@ pub(super) fn insertion_before(tag: &HeaderTag<'_>, text: &[u8]) -> Edit {
         .iter()
         .all(|&b| b == b' ' || b == b'\t');
     if opens_line {
-        let mut insert = text.to_vec();
+        let mut insert = Inserted::from_slice(text);
         insert.extend_from_slice(if tag.line_end.is_empty() {
             b"\n"
         } else {
@@ -255,7 +270,7 @@ pub(super) fn insertion_before(tag: &HeaderTag<'_>, text: &[u8]) -> Edit {
         Edit {
             offset: line_start + bracket as u64,
             remove: 0,
-            insert: [text, b" "].concat(),
+            insert: [text, b" "].concat().into(),
         }
     }
 }
