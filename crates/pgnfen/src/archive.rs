@@ -846,6 +846,12 @@ impl Job for ArchiveJob {
     fn frames_ahead(&self) -> usize {
         crate::pipeline::frames::LEAN_BUDGET
     }
+
+    /// Few chunks, for the same reason (each game's facts and bytes wait in
+    /// the batches besides).
+    fn chunks_in_flight(&self, workers: usize) -> usize {
+        crate::pipeline::game::lean_chunks_in_flight(workers)
+    }
 }
 
 /// Assembles the games on the merger thread into batches, and hands each

@@ -569,6 +569,11 @@ impl Job for ExportJob<'_> {
     fn frames_ahead(&self) -> usize {
         crate::pipeline::frames::LEAN_BUDGET
     }
+
+    /// Few chunks, for the same reason: each holds a block of rows.
+    fn chunks_in_flight(&self, workers: usize) -> usize {
+        crate::pipeline::game::lean_chunks_in_flight(workers)
+    }
 }
 
 /// The first pass of `--tags all`: the tag names of each exported game's

@@ -67,6 +67,10 @@ impl<J: Job> Job for WithMoves<J> {
         self.inner.frames_ahead()
     }
 
+    fn chunks_in_flight(&self, workers: usize) -> usize {
+        self.inner.chunks_in_flight(workers)
+    }
+
     /// The inner job's weight and an illegal move's report: without it, the
     /// budget of a chunk's results never saw `check`'s findings under
     /// `--moves`, and a file of games that are all problems held hundreds of

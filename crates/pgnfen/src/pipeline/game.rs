@@ -94,6 +94,25 @@ pub trait Job: Sync {
     fn frames_ahead(&self) -> usize {
         super::frames::BUDGET
     }
+
+    /// Chunks a run keeps in flight with `workers` worker threads, the one
+    /// being read and the one being merged included: each holds up to 4 MiB
+    /// of input and up to 2 MiB of results. Ten on two cores by default: the
+    /// merger shares the cores with the workers, and with six the workers
+    /// often filled every chunk while it waited for a core, then waited for
+    /// it in turn (a `stats` of 1 GB slept 250 to 300 times instead of about
+    /// 100; see docs/performance.md, "Chunks in flight"). A job whose
+    /// results hold much memory of their own (`export`'s rows, the games of
+    /// Python's loop) keeps two a worker and two more, ten at most
+    /// ([`lean_chunks_in_flight`]).
+    fn chunks_in_flight(&self, workers: usize) -> usize {
+        (4 * workers + 2).min(10)
+    }
+}
+
+/// [`Job::chunks_in_flight`] of a job whose results hold much memory.
+pub fn lean_chunks_in_flight(workers: usize) -> usize {
+    (2 * workers + 2).min(10)
 }
 
 /// Bytes of movetext kept for the replay of a game that crosses chunks; a

@@ -529,7 +529,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: chunk::Lend + Send>(
     let threads = pool.current_num_threads().max(1);
     // Bounds memory: at most this many chunks (each up to MAX_CHUNK) exist at
     // once, the first one included.
-    let in_flight = (2 * threads + 2).min(10);
+    let in_flight = job.chunks_in_flight(threads).max(2);
     let (free_tx, free_rx): (Sender<Vec<u8>>, Receiver<Vec<u8>>) = bounded(in_flight);
     for _ in 1..in_flight {
         let _ = free_tx.send(spare.pop().unwrap_or_default());
