@@ -4,6 +4,7 @@
 use super::*;
 use crate::check::job::raw_span;
 use smallvec::SmallVec;
+use std::sync::Arc;
 
 /// A change to the input: `remove` bytes at `offset` replaced by `insert`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,14 +17,12 @@ pub struct Edit {
     pub insert: Inserted,
 }
 
-/// The bytes of an [`Edit`]: a FEN as written (nearly always under 96 bytes)
-/// or an inserted tag pair lies in the edit itself. A result made on a worker
-/// and dropped on the merger allocated twice per rewritten FEN (the edit list,
-/// its bytes), and the merger's frees of the workers' blocks contended for
-/// their allocator's locks: see docs/performance.md.
+/// The bytes of an [`Edit`] on the merger: a FEN as written (nearly always
+/// under 96 bytes) or an inserted tag pair lies in the edit itself.
 pub type Inserted = SmallVec<[u8; 96]>;
 
-/// The edits of one game: one for a rewritten FEN, up to three with `--repair`.
+/// The edits of one game as [`ConvertJob::game`] finds them: one for a
+/// rewritten FEN, up to three with `--repair`.
 pub type Edits = SmallVec<[Edit; 1]>;
 
 /// A FEN tag left as it was, and why.
@@ -40,14 +39,122 @@ pub struct Unchanged {
 }
 
 /// What convert does to one game.
+///
+/// A game's edits lie in a block that the games of its chunk share: a worker
+/// stages them as it goes, and [`Job::seal`] makes the block when the chunk is
+/// done. Before, each rewritten FEN took two heap blocks (the edit list, its
+/// bytes) on a worker that the merger freed, and the merger and the workers
+/// waited on the allocator's locks; edits kept in the result itself made
+/// every result three times as large, which cost the games without a FEN
+/// more than it saved (docs/performance.md, "Waits between the threads").
 #[derive(Clone, Debug, Default)]
 pub struct GameEdits {
-    /// The changes to make, by offset.
-    pub edits: Edits,
+    /// Its edits: indices into the block's (or, until sealed, the stage's).
+    edits: [u32; 2],
+    /// The bytes its edits insert, for [`Job::weight`] before the seal.
+    inserted: u32,
+    /// The block of its chunk's edits, once sealed (none without edits).
+    block: Option<Arc<EditBlock>>,
     /// The FEN tags left as they were.
     pub unchanged: Vec<Unchanged>,
     /// The FEN tags written in the dialect.
     pub converted: u32,
+}
+
+impl GameEdits {
+    /// The changes to make, by offset.
+    pub fn edits(&self) -> impl Iterator<Item = Edit> + '_ {
+        let [from, to] = self.edits.map(|i| i as usize);
+        let block = self.block.as_deref().filter(|_| from < to);
+        debug_assert!(from == to || block.is_some(), "edits read before the seal");
+        block.into_iter().flat_map(move |block| {
+            block.edits[from..to].iter().map(|e| Edit {
+                offset: e.offset,
+                remove: e.remove,
+                insert: Inserted::from_slice(
+                    &block.bytes[e.bytes[0] as usize..e.bytes[1] as usize],
+                ),
+            })
+        })
+    }
+}
+
+/// What [`ConvertJob::game`] finds, before its edits are staged.
+#[derive(Default)]
+struct Found {
+    edits: Edits,
+    unchanged: Vec<Unchanged>,
+    converted: u32,
+}
+
+impl Found {
+    /// The game's result, its edits (sorted by offset) staged on this thread.
+    fn into_staged(mut self) -> GameEdits {
+        self.edits.sort_by_key(|e| e.offset);
+        GameEdits {
+            edits: if self.edits.is_empty() {
+                [0, 0]
+            } else {
+                EditBlock::stage(&self.edits)
+            },
+            inserted: self.edits.iter().map(|e| e.insert.len() as u32).sum(),
+            block: None,
+            unchanged: self.unchanged,
+            converted: self.converted,
+        }
+    }
+}
+
+/// The edits of the games of one chunk (or piece), shared by their results.
+#[derive(Debug, Default)]
+struct EditBlock {
+    edits: Vec<StagedEdit>,
+    /// The bytes every edit inserts, end to end.
+    bytes: Vec<u8>,
+}
+
+/// An [`Edit`] in an [`EditBlock`]: its bytes are `bytes[0]..bytes[1]` of the block's.
+#[derive(Clone, Copy, Debug)]
+struct StagedEdit {
+    offset: u64,
+    remove: usize,
+    bytes: [u32; 2],
+}
+
+thread_local! {
+    /// The edits of the games this thread made since its last seal.
+    static STAGE: RefCell<EditBlock> = RefCell::new(EditBlock::default());
+}
+
+impl EditBlock {
+    /// Stages `edits` (one game's, in order): their indices in the stage.
+    fn stage(edits: &[Edit]) -> [u32; 2] {
+        STAGE.with_borrow_mut(|stage| {
+            let from = stage.edits.len() as u32;
+            for e in edits {
+                let start = stage.bytes.len() as u32;
+                stage.bytes.extend_from_slice(&e.insert);
+                stage.edits.push(StagedEdit {
+                    offset: e.offset,
+                    remove: e.remove,
+                    bytes: [start, stage.bytes.len() as u32],
+                });
+            }
+            [from, stage.edits.len() as u32]
+        })
+    }
+
+    /// The staged edits as a block to share; the stage starts again with
+    /// room for as much.
+    fn take_stage() -> EditBlock {
+        STAGE.with_borrow_mut(|stage| {
+            let fresh = EditBlock {
+                edits: Vec::with_capacity(stage.edits.len()),
+                bytes: Vec::with_capacity(stage.bytes.len()),
+            };
+            std::mem::replace(stage, fresh)
+        })
+    }
 }
 
 /// Rewrites each readable FEN tag of a game.
@@ -64,10 +171,10 @@ impl Job for ConvertJob {
     type Game = GameEdits;
 
     fn game(&self, header: &Header<'_>) -> GameEdits {
-        let mut out = GameEdits::default();
         if header.is_empty() {
-            return out;
+            return GameEdits::default();
         }
+        let mut out = Found::default();
         let family = header
             .tags()
             .find(|t| t.name == TagName::Variant)
@@ -132,24 +239,25 @@ impl Job for ConvertJob {
                 ),
             });
         }
-        out.edits.sort_by_key(|e| e.offset);
-        out
+        out.into_staged()
+    }
+
+    /// The edits staged since the last seal become one block that their
+    /// games share.
+    fn seal<'g>(&self, results: impl Iterator<Item = &'g mut GameEdits>) {
+        let mut block = None;
+        for game in results.filter(|g| g.edits[0] < g.edits[1]) {
+            let block = block.get_or_insert_with(|| Arc::new(EditBlock::take_stage()));
+            game.block = Some(Arc::clone(block));
+        }
     }
 
     /// The edits' and notes' heap: a file of tiny games each with a FEN to
     /// rewrite holds several times its size in edits.
     fn weight(&self, game: &GameEdits) -> usize {
         let block = crate::check::HEAP_BLOCK;
-        // What lies in the result itself is counted with it, not here.
-        let heap = |spilled: bool, bytes: usize| if spilled { bytes + block } else { 0 };
-        heap(
-            game.edits.spilled(),
-            game.edits.capacity() * std::mem::size_of::<Edit>(),
-        ) + game
-            .edits
-            .iter()
-            .map(|e| heap(e.insert.spilled(), e.insert.capacity()))
-            .sum::<usize>()
+        (game.edits[1] - game.edits[0]) as usize * std::mem::size_of::<StagedEdit>()
+            + game.inserted as usize
             + game.unchanged.capacity() * std::mem::size_of::<Unchanged>()
             + game
                 .unchanged
@@ -392,7 +500,7 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
                 }
             }
         }
-        self.edits.extend(game.edits);
+        self.edits.extend(game.edits());
         Ok(())
     }
 
@@ -434,6 +542,56 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
                 }
                 _ => return self.put(data),
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(offset: u64, remove: usize, insert: &[u8]) -> Edit {
+        Edit {
+            offset,
+            remove,
+            insert: Inserted::from_slice(insert),
+        }
+    }
+
+    fn staged(edits: Vec<Edit>) -> GameEdits {
+        Found {
+            edits: edits.into(),
+            ..Found::default()
+        }
+        .into_staged()
+    }
+
+    const JOB: ConvertJob = ConvertJob {
+        dialect: Dialect::Shredder,
+        ep: None,
+        repair: false,
+    };
+
+    #[test]
+    fn staged_edits_read_back_after_the_seal() {
+        let long = vec![b'x'; 300];
+        for round in 0..3 {
+            let one = vec![edit(10 + round, 3, b"abc")];
+            // Given out of order, as `--repair`'s insertions can be.
+            let two = vec![edit(90, 0, &long), edit(50, 7, b"")];
+            let mut games = [staged(one.clone()), staged(vec![]), staged(two.clone())];
+            assert!(JOB.weight(&games[2]) >= JOB.weight(&games[0]) + 300);
+            JOB.seal(games.iter_mut());
+            assert_eq!(games[0].edits().collect::<Vec<_>>(), one);
+            assert_eq!(games[1].edits().count(), 0);
+            assert!(games[1].block.is_none());
+            let mut sorted = two;
+            sorted.sort_by_key(|e| e.offset);
+            assert_eq!(games[2].edits().collect::<Vec<_>>(), sorted);
+            let (a, b) = (games[0].block.as_ref(), games[2].block.as_ref());
+            assert!(Arc::ptr_eq(a.unwrap(), b.unwrap()), "one block a seal");
+            // The stage starts again: a block holds only its seal's edits.
+            assert_eq!(a.unwrap().edits.len(), 3);
         }
     }
 }
