@@ -104,7 +104,7 @@ pub trait Job: Sync {
     /// to 250; see docs/performance.md, "Waits between the threads"). A job
     /// whose results hold much memory of their own (`export`'s rows, the
     /// games of Python's loop) keeps two a worker and two more, ten at most
-    /// ([`lean_chunks_in_flight`]).
+    /// (`lean_chunks_in_flight`).
     fn chunks_in_flight(&self, workers: usize) -> usize {
         (4 * workers + 2).min(10)
     }
