@@ -98,7 +98,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Threads {
                 let negative = obj.lt(0)?;
                 let shown = obj.str()?;
                 Err(crate::errors::usage(format!(
-                    "invalid value '{shown}' for threads: {} (None: one per core)",
+                    "invalid value '{shown}' for threads: {} (or None for the default)",
                     if negative {
                         "at least 1".to_string()
                     } else {
@@ -160,7 +160,8 @@ pub(crate) fn names(list: Option<StrList>) -> Option<Vec<String>> {
     list.map(|l| l.0)
 }
 
-/// The run's options for a `threads=` argument: None is one per core. Taken
+/// The run's options for a `threads=` argument: None is one per core
+/// (`games()` has its own default: [`options_or`]). Taken
 /// as any integer, so that a negative count is the same `UsageError` as 0
 /// rather than Python's `OverflowError`.
 fn options(threads: Option<Threads>) -> PyResult<Options> {
@@ -177,14 +178,14 @@ fn options_or(threads: Option<Threads>, default: usize) -> PyResult<Options> {
     let threads = match threads.map(|t| t.0) {
         Some(n) if n < 1 => {
             return Err(crate::errors::usage(format!(
-                "invalid value '{n}' for threads: at least 1 (None: one per core)"
+                "invalid value '{n}' for threads: at least 1 (or None for the default)"
             )));
         }
         Some(n) => match usize::try_from(n) {
             Ok(n) if n <= Options::MAX_THREADS => n,
             _ => {
                 return Err(crate::errors::usage(format!(
-                    "invalid value '{n}' for threads: at most {} (None: one per core)",
+                    "invalid value '{n}' for threads: at most {} (or None for the default)",
                     Options::MAX_THREADS
                 )));
             }
