@@ -183,12 +183,67 @@ pub struct Analysis {
     pub problems: Vec<Problem>,
     /// The position, when there is no error-severity problem.
     pub position: Option<Position>,
+    /// The fields of the record already written as the writers write them.
+    verbatim: parse::Verbatim,
 }
 
 impl Analysis {
     /// Whether the record is a legal position (no error-severity problem).
     pub fn is_valid(&self) -> bool {
         self.position.is_some()
+    }
+
+    /// The position written in `dialect` as [`Position::write_read_from`]
+    /// writes it, appended to `out` (on failure `out` is left as it was);
+    /// `None` when there is no position.
+    ///
+    /// `text` is the record this analysis was made from: the fields it
+    /// already holds as the writers write them (a placement and clocks in
+    /// their shortest form, as nearly every FEN has) are copied from it
+    /// instead of written again. Given a record of another length, the
+    /// position is written in full; given another record of the same
+    /// length, what is written is unspecified (as the span of a problem of
+    /// [`Position::write_read_from`] given another record), and a debug
+    /// build panics.
+    ///
+    /// ```
+    /// use pgnfen_core::fen::{Dialect, VariantHint, analyse};
+    ///
+    /// let fen = b"nrkbbqnr/pppppppp/8/8/8/8/PPPPPPPP/NRKBBQNR w KQkq - 0 1";
+    /// let analysis = analyse(fen, VariantHint::Chess960);
+    /// let mut out = String::new();
+    /// analysis.write_into(fen, Dialect::Shredder, None, &mut out).unwrap()?;
+    /// assert_eq!(out, "nrkbbqnr/pppppppp/8/8/8/8/PPPPPPPP/NRKBBQNR w HBhb - 0 1");
+    /// # Ok::<(), pgnfen_core::Problem>(())
+    /// ```
+    pub fn write_into(
+        &self,
+        text: &[u8],
+        dialect: Dialect,
+        ep: Option<EpPolicy>,
+        out: &mut String,
+    ) -> Option<Result<(), Problem>> {
+        let position = self.position.as_ref()?;
+        let verbatim = self.verbatim;
+        let field = |range: Option<std::ops::Range<usize>>| {
+            range
+                .filter(|_| verbatim.fits(text.len()))
+                .and_then(|r| text.get(r))
+                .and_then(|bytes| std::str::from_utf8(bytes).ok())
+        };
+        let as_read = write::AsRead {
+            placement: field(verbatim.placement()),
+            clocks: field(verbatim.clocks()),
+        };
+        let start = out.len();
+        let written = write::write_as_read(position, dialect, ep, as_read, out)
+            .map_err(castling_problem_in(text));
+        debug_assert_eq!(
+            written.clone().map(|()| out[start..].to_owned()),
+            position.write_read_from(text, dialect, ep),
+            "Analysis::write_into was given a record other than the one analysed"
+        );
+        Some(written)
     }
 }
 
@@ -320,14 +375,21 @@ impl Position {
         dialect: Dialect,
         ep: Option<EpPolicy>,
     ) -> Result<String, Problem> {
-        self.write(dialect, ep).map_err(|mut problem| {
-            if problem.code == Code::LossyCastling
-                && let Some(field) = castling_field(text)
-            {
-                problem.span = field;
-            }
-            problem
-        })
+        self.write(dialect, ep).map_err(castling_problem_in(text))
+    }
+}
+
+/// A writer's `lossy-castling` problem placed on the castling field of
+/// `text`, the record the position was read from (the position no longer
+/// knows where its rights were written).
+fn castling_problem_in(text: &[u8]) -> impl Fn(Problem) -> Problem + '_ {
+    move |mut problem| {
+        if problem.code == Code::LossyCastling
+            && let Some(field) = castling_field(text)
+        {
+            problem.span = field;
+        }
+        problem
     }
 }
 
@@ -361,6 +423,7 @@ pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
                 needs_chess960_castling: false,
                 problems,
                 position: None,
+                verbatim: parse::Verbatim::default(),
             };
         }
     };
@@ -400,6 +463,7 @@ pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
             needs_chess960_castling,
             problems,
             position: None,
+            verbatim: parse::Verbatim::default(),
         };
     }
     let position = Position {
@@ -432,6 +496,7 @@ pub fn analyse(fen: &[u8], hint: VariantHint) -> Analysis {
         needs_chess960_castling,
         problems,
         position: Some(position),
+        verbatim: parsed.verbatim,
     }
 }
 
@@ -813,6 +878,141 @@ mod tests {
                 prop_assert!(fast, "{}", fen);
             }
         }
+    }
+
+    /// Records to write, most in the writers' own form, some not: a 10×8
+    /// start, an en passant square, an inner rook classic FEN cannot hold.
+    const RECORDS: [&str; 5] = [
+        "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2",
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 2 3",
+        "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1",
+        "1r2k1r1/8/8/8/8/8/8/1R2K1R1 w GBgb - 13 40",
+        "4k3/8/8/8/8/8/8/4K3 b - - 0 77",
+    ];
+
+    /// `text` with its placement or clocks out of the writers' form (or not),
+    /// as `how` says: a run of empty squares split in two digits, a leading
+    /// zero, clocks missing, fullmove 0, two spaces, larger clocks.
+    fn unwritten(text: &str, how: usize) -> String {
+        let (placement, rest) = text.split_once(' ').expect("fields");
+        let (head, clocks) = rest
+            .rsplit_once(' ')
+            .and_then(|(h, f)| {
+                let (head, half) = h.rsplit_once(' ')?;
+                Some((head, (half, f)))
+            })
+            .expect("clocks");
+        let split = || {
+            // The first run of two or more empty squares, as two digits.
+            let at = placement.find(|c: char| ('2'..='9').contains(&c));
+            match at {
+                Some(i) => {
+                    let n = placement.as_bytes()[i] - b'0';
+                    format!("{}1{}{}", &placement[..i], n - 1, &placement[i + 1..])
+                }
+                None => placement.replace("10", "55"),
+            }
+        };
+        match how % 8 {
+            0 => text.to_owned(),
+            1 => format!("{} {head} {} {}", split(), clocks.0, clocks.1),
+            2 => format!("{placement} {head} 0{} {}", clocks.0, clocks.1),
+            3 => format!("{placement} {head} {} 0{}", clocks.0, clocks.1),
+            4 => format!("{placement} {head}"),
+            5 => format!("{placement} {head} {} 0", clocks.0),
+            6 => format!("{placement} {head} {}  {}", clocks.0, clocks.1),
+            _ => format!("{placement} {head} 1234 56789"),
+        }
+    }
+
+    proptest! {
+        /// Copying fields from the record never changes what is written:
+        /// [`Analysis::write_into`] appends exactly what
+        /// [`Position::write_read_from`] gives (text or problem) for the
+        /// record itself in or out of the writers' form, and for another
+        /// record it was not made from, in every dialect and en passant
+        /// policy; on failure the buffer is left as it was.
+        #[test]
+        fn writing_with_the_record_writes_the_position(
+            n in 0u16..960,
+            rights in 0u8..16,
+            black in any::<bool>(),
+            base in 0usize..RECORDS.len() + 1,
+            how in 0usize..8,
+            other in 0usize..RECORDS.len(),
+        ) {
+            let base = match RECORDS.get(base) {
+                Some(record) => (*record).to_owned(),
+                None => start_array_fen(n, None, rights, black),
+            };
+            let text = unwritten(&base, how);
+            for hint in [VariantHint::StandardLike, VariantHint::Chess960, VariantHint::Capablanca] {
+                let a = analyse(text.as_bytes(), hint);
+                // Another record of the same length is a caller's mistake
+                // (a debug build panics, tested below).
+                let other = Some(RECORDS[other]).filter(|r| r.len() != text.len());
+                for record in std::iter::once(text.as_str()).chain(other) {
+                    for dialect in [Dialect::Fen, Dialect::Xfen, Dialect::Shredder] {
+                        for ep in [None, Some(EpPolicy::AsIs), Some(EpPolicy::PseudoLegal), Some(EpPolicy::Legal)] {
+                            let want = a.position.as_ref().map(|p| {
+                                p.write_read_from(record.as_bytes(), dialect, ep)
+                                    .map(|fen| format!("before|{fen}"))
+                            });
+                            let mut out = String::from("before|");
+                            let got = a
+                                .write_into(record.as_bytes(), dialect, ep, &mut out)
+                                .map(|r| r.map(|()| out.clone()));
+                            prop_assert_eq!(&got, &want, "{} written from {}", text, record);
+                            if matches!(got, Some(Err(_))) {
+                                prop_assert_eq!(out.as_str(), "before|");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a record other than the one analysed")]
+    fn another_record_of_the_same_length_is_caught_in_a_debug_build() {
+        let one = "4k3/8/8/8/8/8/8/4K3 w - - 0 1";
+        let other = "4k3/8/8/8/8/8/8/3K4 w - - 0 1";
+        let mut out = String::new();
+        let _ = a(one).write_into(other.as_bytes(), Dialect::Fen, None, &mut out);
+    }
+
+    #[test]
+    fn fields_in_the_writers_form_are_copied_and_no_others() {
+        fn verbatim(text: &str) -> (Option<&str>, Option<&str>) {
+            let a = analyse(text.as_bytes(), VariantHint::StandardLike);
+            let field = |r: Option<std::ops::Range<usize>>| r.map(|r| &text[r]);
+            (field(a.verbatim.placement()), field(a.verbatim.clocks()))
+        }
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+        assert_eq!(
+            verbatim(&format!("{start} w KQkq - 0 1")),
+            (Some(start), Some("0 1"))
+        );
+        assert_eq!(
+            verbatim("4k3/8/8/8/8/8/8/4K3 w - - 12 345"),
+            (Some("4k3/8/8/8/8/8/8/4K3"), Some("12 345"))
+        );
+        // A split run is an error (nothing to write); leading zeros,
+        // fullmove 0, missing clocks, two spaces: written anew.
+        assert!(!a("4k3/8/8/8/8/8/8/4K21 w - - 0 1").is_valid());
+        assert_eq!(verbatim("4k3/8/8/8/8/8/8/4K3 w - - 00 1").1, None);
+        assert_eq!(verbatim("4k3/8/8/8/8/8/8/4K3 w - - 0 01").1, None);
+        assert_eq!(verbatim("4k3/8/8/8/8/8/8/4K3 w - - 0 0").1, None);
+        assert_eq!(verbatim("4k3/8/8/8/8/8/8/4K3 w - -").1, None);
+        assert_eq!(verbatim("4k3/8/8/8/8/8/8/4K3 w - - 0  1").1, None);
+        let crc = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR";
+        assert_eq!(verbatim(&format!("{crc} w KQkq - 0 1")).0, Some(crc));
+        assert_eq!(
+            verbatim("rnabqkbcnr/pppppppppp/55/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1").0,
+            None
+        );
     }
 
     #[test]

@@ -49,6 +49,66 @@ pub struct Parsed {
     pub halfmove: u32,
     /// The fullmove number (1 when absent).
     pub fullmove: u32,
+    /// Which fields are already as the writers write them ([`Verbatim`]).
+    pub verbatim: Verbatim,
+}
+
+/// The fields of a record that are written exactly as the writers write
+/// them: a placement that one of the fast readers took (they take only the
+/// shortest form: single digits, `10` only for ten empty squares), and both
+/// clocks as plain numbers without leading zeros, one space apart. Nearly
+/// every FEN of an archive is so; a writer copies these fields rather than
+/// writing them again (`convert`: the placement and the clocks were more than
+/// half of the time spent writing a FEN). Four bytes, since every analysis
+/// (and every memoised one) holds it: records of 256 bytes or more have
+/// none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Verbatim {
+    /// The record's length (a record of another length is not the one
+    /// these fields lie in).
+    len: u8,
+    /// The end of the placement field, which starts the record; 0: none.
+    placement_end: u8,
+    /// Where the two clocks lie; `clocks_end` 0: none.
+    clocks_start: u8,
+    clocks_end: u8,
+}
+
+impl Verbatim {
+    /// The placement field, when written as the writers write it.
+    pub fn placement(&self) -> Option<Range<usize>> {
+        (self.placement_end > 0).then(|| 0..usize::from(self.placement_end))
+    }
+
+    /// The two clocks and the space between them, when so written.
+    pub fn clocks(&self) -> Option<Range<usize>> {
+        (self.clocks_end > 0).then(|| usize::from(self.clocks_start)..usize::from(self.clocks_end))
+    }
+
+    /// Whether `len` is the length of the record these fields lie in.
+    pub fn fits(&self, len: usize) -> bool {
+        usize::from(self.len) == len
+    }
+
+    fn new(len: usize) -> Verbatim {
+        Verbatim {
+            len: u8::try_from(len).unwrap_or(0),
+            ..Verbatim::default()
+        }
+    }
+
+    fn set_placement(&mut self, range: Range<usize>) {
+        if self.len > 0 && range.start == 0 {
+            self.placement_end = range.end as u8;
+        }
+    }
+
+    fn set_clocks(&mut self, range: Range<usize>) {
+        if self.len > 0 {
+            self.clocks_start = range.start as u8;
+            self.clocks_end = range.end as u8;
+        }
+    }
 }
 
 fn syntax(span: Range<usize>, message: impl Into<String>) -> Problem {
@@ -163,9 +223,14 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
     }
 
     let field = &fen[fields[0].clone()];
-    let board = start_array(field)
+    let fast = start_array(field)
         .or_else(|| placement8(field))
-        .or_else(|| placement10(field))
+        .or_else(|| placement10(field));
+    let mut verbatim = Verbatim::new(fen.len());
+    if fast.is_some() {
+        verbatim.set_placement(fields[0].clone());
+    }
+    let board = fast
         .map_or_else(|| placement(fen, fields[0].clone()), Ok)
         .map_err(|p| {
             problems.push(p);
@@ -206,8 +271,20 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
     let ep = en_passant(fen, fields[3].clone(), board.files()).map_err(|p| fail(problems, p))?;
 
     let (halfmove, fullmove) = if count == 6 {
-        let h = clock(fen, fields[4].clone(), "halfmove clock", problems).ok_or(size)?;
-        let f = clock(fen, fields[5].clone(), "fullmove number", problems).ok_or(size)?;
+        let plain_h = plain_clock(&fen[fields[4].clone()]);
+        let plain_f = plain_clock(&fen[fields[5].clone()]);
+        if plain_h.is_some()
+            && plain_f.is_some_and(|f| f > 0)
+            && fields[5].start == fields[4].end + 1
+        {
+            verbatim.set_clocks(fields[4].start..fields[5].end);
+        }
+        let h = plain_h
+            .or_else(|| clock_general(fen, fields[4].clone(), "halfmove clock", problems))
+            .ok_or(size)?;
+        let f = plain_f
+            .or_else(|| clock_general(fen, fields[5].clone(), "fullmove number", problems))
+            .ok_or(size)?;
         let f = if f == 0 {
             problems.push(
                 Problem::new(
@@ -244,6 +321,7 @@ pub fn parse(fen: &[u8], problems: &mut Vec<Problem>) -> Result<Parsed, Option<B
         ep_span: fields[3].clone(),
         halfmove,
         fullmove,
+        verbatim,
     })
 }
 
@@ -924,10 +1002,6 @@ fn plain_clock(field: &[u8]) -> Option<u32> {
         value = value * 10 + u32::from(digit);
     }
     Some(value)
-}
-
-fn clock(fen: &[u8], range: Range<usize>, what: &str, problems: &mut Vec<Problem>) -> Option<u32> {
-    plain_clock(&fen[range.clone()]).or_else(|| clock_general(fen, range, what, problems))
 }
 
 /// Any clock field: its value, or the problem with it.

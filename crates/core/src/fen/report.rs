@@ -46,7 +46,13 @@ pub struct Report {
 /// is written with its own en passant policy, or with `ep` for all three
 /// (`fen --ep`).
 pub fn report(input: &str, analysis: &Analysis, ep: Option<EpPolicy>) -> Report {
-    let write = |d: Dialect| analysis.position.as_ref().and_then(|p| p.write(d, ep).ok());
+    let write = |d: Dialect| {
+        let mut fen = String::with_capacity(input.len() + 8);
+        analysis
+            .write_into(input.as_bytes(), d, ep, &mut fen)?
+            .ok()
+            .map(|()| fen)
+    };
     build(input.as_bytes(), analysis, write, None)
 }
 

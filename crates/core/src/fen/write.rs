@@ -279,35 +279,81 @@ fn legal_ep_8x8(pos: &Position) -> Option<Square> {
 /// Writes `pos` in `dialect` with `ep` (default: pseudo-legal for X-FEN, as-is
 /// otherwise).
 pub fn write(pos: &Position, dialect: Dialect, ep: Option<EpPolicy>) -> Result<String, Problem> {
-    off_the_board(pos)?;
     let mut out = String::with_capacity(96);
-    write_placement(&pos.board, &mut out);
-    out.push(' ');
-    out.push(pos.turn.char());
-    out.push(' ');
-    write_castling(pos, dialect, &mut out)?;
-    out.push(' ');
-    let policy = ep.unwrap_or(match dialect {
-        Dialect::Xfen => EpPolicy::PseudoLegal,
-        Dialect::Fen | Dialect::Shredder => EpPolicy::AsIs,
-    });
-    let ep = pos.ep.filter(|&sq| match policy {
-        EpPolicy::AsIs => true,
-        EpPolicy::PseudoLegal => capturers(pos, sq).next().is_some(),
-        EpPolicy::Legal => ep_is_legal(pos, sq),
-    });
-    match ep {
-        Some(sq) => {
-            out.push(char::from(b'a' + sq.file));
-            out.push(char::from(b'1' + sq.rank));
-        }
-        None => out.push('-'),
-    }
-    out.push(' ');
-    push_number(&mut out, pos.halfmove);
-    out.push(' ');
-    push_number(&mut out, pos.fullmove);
+    write_into(pos, dialect, ep, &mut out)?;
     Ok(out)
+}
+
+/// [`write()`], appended to `out`; on failure `out` is left as it was.
+pub fn write_into(
+    pos: &Position,
+    dialect: Dialect,
+    ep: Option<EpPolicy>,
+    out: &mut String,
+) -> Result<(), Problem> {
+    write_as_read(pos, dialect, ep, AsRead::default(), out)
+}
+
+/// Fields of the record `pos` was read from that are already as [`write()`]
+/// writes them, to copy rather than write again
+/// ([`super::Analysis::write_into`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AsRead<'a> {
+    /// The placement field.
+    pub placement: Option<&'a str>,
+    /// The halfmove clock and the fullmove number, a space between them.
+    pub clocks: Option<&'a str>,
+}
+
+/// [`write_into`], copying the fields of `as_read`.
+pub(crate) fn write_as_read(
+    pos: &Position,
+    dialect: Dialect,
+    ep: Option<EpPolicy>,
+    as_read: AsRead<'_>,
+    out: &mut String,
+) -> Result<(), Problem> {
+    let start = out.len();
+    // Every field in turn; what was written is taken back on a failure.
+    let fields = |out: &mut String| -> Result<(), Problem> {
+        off_the_board(pos)?;
+        match as_read.placement {
+            Some(placement) => out.push_str(placement),
+            None => write_placement(&pos.board, out),
+        }
+        out.push(' ');
+        out.push(pos.turn.char());
+        out.push(' ');
+        write_castling(pos, dialect, out)?;
+        out.push(' ');
+        let policy = ep.unwrap_or(match dialect {
+            Dialect::Xfen => EpPolicy::PseudoLegal,
+            Dialect::Fen | Dialect::Shredder => EpPolicy::AsIs,
+        });
+        let ep = pos.ep.filter(|&sq| match policy {
+            EpPolicy::AsIs => true,
+            EpPolicy::PseudoLegal => capturers(pos, sq).next().is_some(),
+            EpPolicy::Legal => ep_is_legal(pos, sq),
+        });
+        match ep {
+            Some(sq) => {
+                out.push(char::from(b'a' + sq.file));
+                out.push(char::from(b'1' + sq.rank));
+            }
+            None => out.push('-'),
+        }
+        out.push(' ');
+        match as_read.clocks {
+            Some(clocks) => out.push_str(clocks),
+            None => {
+                push_number(out, pos.halfmove);
+                out.push(' ');
+                push_number(out, pos.fullmove);
+            }
+        }
+        Ok(())
+    };
+    fields(out).inspect_err(|_| out.truncate(start))
 }
 
 #[cfg(test)]

@@ -206,14 +206,14 @@ impl Job for ConvertJob {
                 continue;
             }
             let value = decode_value(tag.raw);
-            match self.rewrite(&value, family.hint()) {
+            self.rewrite(&value, family.hint(), |rewrite| match rewrite {
                 Rewrite::Written(text) => {
                     out.converted += 1;
-                    if text.as_bytes() != tag.raw {
+                    if text[..] != *tag.raw {
                         out.edits.push(Edit {
                             offset: tag.value_offset,
                             remove: tag.raw.len(),
-                            insert: Inserted::from_slice(text.as_bytes()),
+                            insert: text.clone(),
                         });
                     }
                 }
@@ -221,11 +221,11 @@ impl Job for ConvertJob {
                     line: tag.line,
                     // Spans lie in the decoded value: mapped back to the raw
                     // bytes through the escapes, as `check` places them.
-                    column: column(raw_span(tag.raw, at..at).map_or(0, |raw| raw.start)),
-                    code,
+                    column: column(raw_span(tag.raw, *at..*at).map_or(0, |raw| raw.start)),
+                    code: *code,
                     message: message.to_string(),
                 }),
-            }
+            });
         }
         if let Some((n, line)) = header.dropped_fens() {
             // Past the tags a header keeps (bounded memory): reported, never silent.
@@ -271,7 +271,10 @@ impl Job for ConvertJob {
 /// What becomes of one FEN value.
 #[derive(Clone, Debug)]
 enum Rewrite {
-    Written(Rc<str>),
+    /// The FEN in the dialect, in the edit's own type: no heap block per FEN
+    /// (a string, then its copy as a shared `Rc<str>`, were two allocations
+    /// and two frees per FEN on the workers; docs/performance.md).
+    Written(Inserted),
     /// Left as it was: the problem's code, where (in the value) and why.
     Unchanged {
         code: Code,
@@ -285,36 +288,40 @@ const REWRITE_MEMO_SLOTS: usize = 16384;
 
 thread_local! {
     static REWRITES: RefCell<Memo<Rewrite>> = const { RefCell::new(Memo::new()) };
+    /// The text of the FEN being written, kept from one FEN to the next.
+    static TEXT: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 impl ConvertJob {
     /// Reads `value` and writes it in the dialect, through this thread's memo
-    /// (start positions repeat: every Chess960 array, an opening book's lines).
-    fn rewrite(&self, value: &[u8], hint: VariantHint) -> Rewrite {
+    /// (start positions repeat: every Chess960 array, an opening book's
+    /// lines), and hands the outcome to `use_it` where it lies.
+    fn rewrite<R>(&self, value: &[u8], hint: VariantHint, use_it: impl FnOnce(&Rewrite) -> R) -> R {
         let salt =
             hint as u64 | (self.dialect as u64) << 8 | self.ep.map_or(0, |e| 1 + e as u64) << 16;
         REWRITES.with_borrow_mut(|memo| {
-            memo.get_or_compute(REWRITE_MEMO_SLOTS, value, salt, || {
-                classify::with_analysis(value, hint, |analysis| self.written(value, analysis))
-            })
+            memo.with_or_compute(
+                REWRITE_MEMO_SLOTS,
+                value,
+                salt,
+                || classify::with_analysis(value, hint, |analysis| self.written(value, analysis)),
+                use_it,
+            )
         })
     }
 
     /// What becomes of `value`, whose analysis is `analysis`.
     fn written(&self, value: &[u8], analysis: &crate::fen::Analysis) -> Rewrite {
-        let Some(position) = &analysis.position else {
-            let problem = analysis.problems.iter().find(|p| p.is_error());
-            return Rewrite::Unchanged {
-                code: problem.map_or(Code::FenSyntax, |p| p.code),
-                at: problem.map_or(0, |p| p.span.start),
-                message: problem
-                    .map_or("the FEN cannot be read", |p| p.message.as_str())
-                    .into(),
-            };
-        };
-        match position.write_read_from(value, self.dialect, self.ep) {
-            Ok(text) => Rewrite::Written(text.into()),
-            Err(problem) => Rewrite::Unchanged {
+        // Into this thread's buffer, then into the edit's own bytes: no heap
+        // block per FEN.
+        let written = TEXT.with_borrow_mut(|text| {
+            text.clear();
+            let written = analysis.write_into(value, self.dialect, self.ep, text)?;
+            Some(written.map(|()| Inserted::from_slice(text.as_bytes())))
+        });
+        match written {
+            Some(Ok(text)) => Rewrite::Written(text),
+            Some(Err(problem)) => Rewrite::Unchanged {
                 code: problem.code,
                 at: problem.span.start,
                 message: match problem.help {
@@ -322,6 +329,17 @@ impl ConvertJob {
                     None => problem.message.into(),
                 },
             },
+            // No position: the record's first error.
+            None => {
+                let problem = analysis.problems.iter().find(|p| p.is_error());
+                Rewrite::Unchanged {
+                    code: problem.map_or(Code::FenSyntax, |p| p.code),
+                    at: problem.map_or(0, |p| p.span.start),
+                    message: problem
+                        .map_or("the FEN cannot be read", |p| p.message.as_str())
+                        .into(),
+                }
+            }
         }
     }
 }
