@@ -189,20 +189,22 @@ fn write_castling(pos: &Position, dialect: Dialect, out: &mut String) -> Result<
         return Ok(());
     }
     for (color, side, file) in pos.castling.iter() {
-        let outer = CastlingRights::is_outermost(&pos.board, color, side, file);
+        // Asked only where the letter depends on it (Shredder-FEN names
+        // every rook by its file): a search of the back rank per right.
+        let outer = || CastlingRights::is_outermost(&pos.board, color, side, file);
         let file_char = letter(color, b'A' + file);
         let side_char = letter(color, if side == Side::King { b'K' } else { b'Q' });
         let ch = match dialect {
             Dialect::Shredder => file_char,
             Dialect::Xfen => {
-                if outer {
+                if outer() {
                     side_char
                 } else {
                     file_char
                 }
             }
             Dialect::Fen => {
-                if !outer {
+                if !outer() {
                     let sq = Square::new(file, color.back_rank());
                     return Err(lossy(format!(
                         "classic FEN cannot express the {} castling right with the inner rook on {sq}",
