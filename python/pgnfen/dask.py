@@ -423,13 +423,26 @@ def _ending_signals_clean_up():
     SIGHUP left to their default action, which would end the process at once
     and leave the staging folder in ``out_dir``, raise ``_EndingSignal``
     there instead; once the run has removed what it wrote, the process ends by
-    the signal as it would have. A handler the program set is left alone."""
+    the signal as it would have. A handler the program set is left alone.
+
+    Yields a function that raises ``_EndingSignal`` if a signal came whose
+    exception was lost: raised while the interpreter ran a callback whose
+    exceptions it ignores (the garbage collector's, which ``distributed``
+    sets), the exception never reaches the run. The run calls it before it
+    puts its outputs in place."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield lambda: None
         return
 
+    noted = []
+
     def note(signum, _frame):
+        noted.append(signum)
         raise _EndingSignal(signum)
+
+    def check():
+        if noted:
+            raise _EndingSignal(noted[0])
 
     replaced = []
     for ending in (signal.SIGTERM, signal.SIGHUP):
@@ -437,7 +450,7 @@ def _ending_signals_clean_up():
             signal.signal(ending, note)
             replaced.append(ending)
     try:
-        yield
+        yield check
     except _EndingSignal as e:
         for ending in replaced:
             signal.signal(ending, signal.SIG_DFL)
@@ -447,6 +460,10 @@ def _ending_signals_clean_up():
         for ending in replaced:
             if signal.getsignal(ending) is note:
                 signal.signal(ending, signal.SIG_DFL)
+        if noted:
+            # Lost after the last check: the run ended; the process still
+            # ends by the signal, as the signal's default action would.
+            os.kill(os.getpid(), noted[0])
 
 
 #: The prefix of a staging folder's name in ``out_dir``.
@@ -738,7 +755,7 @@ def filter(
         return outcome, staged
 
     succeeded = False
-    with _ending_signals_clean_up():
+    with _ending_signals_clean_up() as ended_by_signal:
         try:
             # A first run's part that a second run replaces goes at once:
             # the staging folder then holds about one output's worth. (Should
@@ -746,6 +763,7 @@ def filter(
             # folder.)
             resolved = _resolve(client, parts, task, discard=_remove_if_there)
             staged = [path for _, path in resolved]
+            ended_by_signal()
             _put_in_place(out_dir, staging, list(zip(staged, names)))
             succeeded = True
         finally:

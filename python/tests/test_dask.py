@@ -588,6 +588,41 @@ def test_a_filter_ended_by_sigterm_or_sighup_removes_its_staging_folder(tmp_path
     assert list(out_dir.iterdir()) == []
 
 
+LOST = '''
+import os, signal, sys
+import pgnfen.dask
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+with pgnfen.dask._ending_signals_clean_up() as ended_by_signal:
+    # The handler's exception lost, as when the signal comes while the
+    # interpreter runs the garbage collector's callbacks.
+    try:
+        signal.getsignal(signal.SIGTERM)(signal.SIGTERM, None)
+    except pgnfen.dask._EndingSignal:
+        pass
+    print("lost", flush=True)
+    if sys.argv[1] == "checked":
+        ended_by_signal()
+        print("not ended", flush=True)
+print("after the run", flush=True)
+'''
+
+
+@pytest.mark.parametrize("when", ["checked", "at the end"])
+def test_a_signal_whose_exception_was_lost_still_ends_the_run(tmp_path, when):
+    # A SIGHUP during a dask filter once came while `distributed`'s garbage
+    # collector callback ran, which drops exceptions: the run went on and
+    # ended with status 0. The run checks before putting its outputs in
+    # place, and the process ends by the signal in any case.
+    import subprocess
+    import sys
+
+    script = tmp_path / "lost.py"
+    script.write_text(LOST)
+    run = subprocess.run([sys.executable, str(script), when], capture_output=True, timeout=60)
+    assert run.returncode == -signal.SIGTERM
+    assert run.stdout == b"lost\n"
+
+
 def test_a_later_filter_removes_the_staging_folders_of_killed_runs(client, tmp_path):
     import fcntl
 
