@@ -5,9 +5,7 @@
 //! and whole archives through the task functions.
 
 pub use crate::check::job::{CheckJob, GameFindings};
-pub use crate::convert::job::{
-    ConvertJob, Edit, EditingSink, Edits, GameEdits, Inserted, Unchanged,
-};
+pub use crate::convert::job::{ConvertJob, Edit, EditingSink, GameEdits, Inserted, Unchanged};
 pub use crate::filter::job::{FilterJob, Split};
 pub use crate::moves::job::{Moved, WithMoves};
 pub use crate::pipeline::game::{Header, HeaderTag, Job};

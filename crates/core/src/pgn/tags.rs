@@ -10,7 +10,7 @@ use std::borrow::Cow;
 /// backslash, then a quote) came out as `"` and `a\\\\b` (two backslashes)
 /// as `a\b`.
 pub fn decode_value(raw: &[u8]) -> Cow<'_, [u8]> {
-    let Some(first) = memchr::memchr(b'\\', raw) else {
+    let Some(first) = first_backslash(raw) else {
         return Cow::Borrowed(raw);
     };
     let mut decoded = Vec::with_capacity(raw.len());
@@ -31,6 +31,42 @@ pub fn decode_value(raw: &[u8]) -> Cow<'_, [u8]> {
     }
     decoded.extend_from_slice(rest);
     Cow::Owned(decoded)
+}
+
+/// The index of the first backslash of `raw`. Nearly every value has none,
+/// and the values classification reads (FEN, Variant, SetUp) are under 100
+/// bytes: a 16-byte compare at a time, the last one overlapping, costs a
+/// fraction of `memchr`'s call and set-up on such values (a tenth of a FEN
+/// game's tally on the fen archive went to it).
+#[inline]
+fn first_backslash(raw: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if raw.len() >= 16 {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        let last = raw.len() - 16;
+        let mut at = 0;
+        // SAFETY: SSE2 is part of the x86_64 baseline; every load reads the
+        // 16 bytes at `at <= last`, inside `raw`.
+        unsafe {
+            let backslash = _mm_set1_epi8(b'\\' as i8);
+            loop {
+                let bytes = _mm_loadu_si128(raw.as_ptr().add(at) as *const __m128i);
+                let found = _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, backslash)) as u32;
+                // The last load overlaps bytes already found clean, so its
+                // first hit is still the first backslash.
+                if found != 0 {
+                    return Some(at + found.trailing_zeros() as usize);
+                }
+                if at == last {
+                    return None;
+                }
+                at = (at + 16).min(last);
+            }
+        }
+    }
+    raw.iter().position(|&b| b == b'\\')
 }
 
 /// The 1-based column of byte `at` of a line, counted in characters as the
@@ -125,6 +161,25 @@ mod tests {
                 proptest::prop_assert!(!same_bytes(&a, &b));
             }
             proptest::prop_assert_eq!(same_bytes(&a, &other), a == other);
+        }
+
+        /// The vector search finds what a plain search finds, at every length
+        /// around the 16-byte loads.
+        #[test]
+        fn first_backslash_is_the_first(
+            mut bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..80),
+            at in proptest::collection::vec(proptest::prelude::any::<usize>(), 0..3),
+        ) {
+            for a in at {
+                if !bytes.is_empty() {
+                    let n = bytes.len();
+                    bytes[a % n] = b'\\';
+                }
+            }
+            proptest::prop_assert_eq!(
+                first_backslash(&bytes),
+                bytes.iter().position(|&b| b == b'\\')
+            );
         }
 
         /// Escaping any value the PGN way and decoding it gives the value back.

@@ -21,10 +21,6 @@ pub struct Edit {
 /// under 96 bytes) or an inserted tag pair lies in the edit itself.
 pub type Inserted = SmallVec<[u8; 96]>;
 
-/// The edits of one game as [`ConvertJob::game`] finds them: one for a
-/// rewritten FEN, up to three with `--repair`.
-pub type Edits = SmallVec<[Edit; 1]>;
-
 /// A FEN tag left as it was, and why.
 #[derive(Clone, Debug)]
 pub struct Unchanged {
@@ -79,25 +75,60 @@ impl GameEdits {
     }
 }
 
-/// What [`ConvertJob::game`] finds, before its edits are staged.
-#[derive(Default)]
+/// What [`ConvertJob::game`] finds. Its edits go straight into this
+/// thread's stage as they are found (a rewritten FEN is copied once, from
+/// the memo into the stage, rather than into an [`Edit`] first).
 struct Found {
-    edits: Edits,
+    /// The index in the stage of the game's first edit.
+    from: u32,
+    /// The bytes its edits insert.
+    inserted: u32,
     unchanged: Vec<Unchanged>,
     converted: u32,
 }
 
 impl Found {
-    /// The game's result, its edits (sorted by offset) staged on this thread.
-    fn into_staged(mut self) -> GameEdits {
-        self.edits.sort_by_key(|e| e.offset);
+    /// A game's findings, its edits staged after those staged so far.
+    fn new() -> Found {
+        Found {
+            from: STAGE.with_borrow(|stage| stage.edits.len() as u32),
+            inserted: 0,
+            unchanged: Vec::new(),
+            converted: 0,
+        }
+    }
+
+    /// Stages `insert` in place of `remove` bytes at `offset`.
+    fn edit(&mut self, offset: u64, remove: usize, insert: &[u8]) {
+        self.inserted += insert.len() as u32;
+        STAGE.with_borrow_mut(|stage| {
+            let start = stage.bytes.len() as u32;
+            stage.bytes.extend_from_slice(insert);
+            stage.edits.push(StagedEdit {
+                offset,
+                remove,
+                bytes: [start, stage.bytes.len() as u32],
+            });
+        });
+    }
+
+    /// The game's result, its edits sorted by offset (`--repair`'s
+    /// insertions are found out of order; the sort is stable).
+    fn into_staged(self) -> GameEdits {
+        let to = STAGE.with_borrow_mut(|stage| {
+            let edits = &mut stage.edits[self.from as usize..];
+            if edits.len() > 1 {
+                edits.sort_by_key(|e| e.offset);
+            }
+            stage.edits.len() as u32
+        });
         GameEdits {
-            edits: if self.edits.is_empty() {
-                [0, 0]
+            edits: if to > self.from {
+                [self.from, to]
             } else {
-                EditBlock::stage(&self.edits)
+                [0, 0]
             },
-            inserted: self.edits.iter().map(|e| e.insert.len() as u32).sum(),
+            inserted: self.inserted,
             block: None,
             unchanged: self.unchanged,
             converted: self.converted,
@@ -127,23 +158,6 @@ thread_local! {
 }
 
 impl EditBlock {
-    /// Stages `edits` (one game's, in order): their indices in the stage.
-    fn stage(edits: &[Edit]) -> [u32; 2] {
-        STAGE.with_borrow_mut(|stage| {
-            let from = stage.edits.len() as u32;
-            for e in edits {
-                let start = stage.bytes.len() as u32;
-                stage.bytes.extend_from_slice(&e.insert);
-                stage.edits.push(StagedEdit {
-                    offset: e.offset,
-                    remove: e.remove,
-                    bytes: [start, stage.bytes.len() as u32],
-                });
-            }
-            [from, stage.edits.len() as u32]
-        })
-    }
-
     /// The staged edits as a block to share; the stage starts again with
     /// room for as much.
     fn take_stage() -> EditBlock {
@@ -174,7 +188,7 @@ impl Job for ConvertJob {
         if header.is_empty() {
             return GameEdits::default();
         }
-        let mut out = Found::default();
+        let mut out = Found::new();
         let family = header
             .tags()
             .find(|t| t.name == TagName::Variant)
@@ -182,13 +196,16 @@ impl Job for ConvertJob {
                 VariantFamily::of(&decode_value(t.raw))
             });
         let has_setup = header.tags().any(|t| t.name == TagName::SetUp);
-        if self.repair {
-            out.edits.extend(variant_insertion(header));
+        if self.repair
+            && let Some(e) = variant_insertion(header)
+        {
+            out.edit(e.offset, e.remove, &e.insert);
         }
         let mut first_fen = true;
         for tag in header.tags().filter(|t| t.name == TagName::Fen) {
             if self.repair && !has_setup && first_fen {
-                out.edits.push(insertion_before(&tag, b"[SetUp \"1\"]"));
+                let e = insertion_before(&tag, b"[SetUp \"1\"]");
+                out.edit(e.offset, e.remove, &e.insert);
             }
             first_fen = false;
             // Other variants' FENs are not ours to read (class `other`): left alone, not reported.
@@ -210,11 +227,7 @@ impl Job for ConvertJob {
                 Rewrite::Written(text) => {
                     out.converted += 1;
                     if text[..] != *tag.raw {
-                        out.edits.push(Edit {
-                            offset: tag.value_offset,
-                            remove: tag.raw.len(),
-                            insert: text.clone(),
-                        });
+                        out.edit(tag.value_offset, tag.raw.len(), text);
                     }
                 }
                 Rewrite::Unchanged { code, at, message } => out.unchanged.push(Unchanged {
@@ -577,11 +590,11 @@ mod tests {
     }
 
     fn staged(edits: Vec<Edit>) -> GameEdits {
-        Found {
-            edits: edits.into(),
-            ..Found::default()
+        let mut found = Found::new();
+        for e in &edits {
+            found.edit(e.offset, e.remove, &e.insert);
         }
-        .into_staged()
+        found.into_staged()
     }
 
     const JOB: ConvertJob = ConvertJob {
