@@ -275,6 +275,60 @@ fn headers_across_chunks_keep_their_lines() {
     same_everywhere(&path, &input);
 }
 
+/// A comment opened in a movetext and closed many games later swallows the
+/// games between: every cut inside it is wrong, and the merger rescans from
+/// the cut until its scanner meets the worker's in the same state, then takes
+/// up the worker's scan of the rest of the chunk. Chunks large enough for the
+/// workers' scans to be kept (tiny chunks exceed their results' budget, and
+/// the merger scans them itself) give the games, problems (with their lines)
+/// and converted bytes of one chunk.
+#[test]
+fn a_rescan_takes_up_the_workers_scan_where_the_comment_ends() {
+    // Movetext of several lines, so that most piece ends fall in it: where a
+    // worker's scan can be taken up, and where the true scan may still be in
+    // the comment.
+    const MOVES: &str = "Ke7 Kh1 Ke8 Kg1 Ke7 Kh1 Ke8 Kg1 Ke7 Kh1 Ke8 Kg1\n\
+        Ke7 Kh1 Ke8 Kg1 Ke7 Kh1 Ke8 Kg1 Ke7 Kh1 Ke8 Kg1\n\
+        Ke7 Kh1 Ke8 Kg1 Ke7 Kh1 Ke8 Kg1 Ke7 Kh1 Ke8 Kg1\n";
+    let mut input = Vec::new();
+    for i in 0..2000 {
+        // Game 3 of every 40 opens a comment that game 29 closes; the games
+        // between have no braces of their own.
+        let open = match i % 40 {
+            3 => "{ opens here",
+            4..=28 => "",
+            _ => "{ closed }",
+        };
+        let close = if i % 40 == 29 { "} " } else { "" };
+        // Every game has a problem on its own line (SetUp 2), so that a game
+        // given the wrong line or the wrong game number shows.
+        input.extend_from_slice(
+            format!(
+                "[Event \"{i}\"]\n[SetUp \"2\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 {n}\"]\n\n{close}1. O-O {open}\n{MOVES}2. Kg2 1-0\n\n",
+                n = i + 1
+            )
+            .as_bytes(),
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.pgn");
+    std::fs::write(&path, &input).unwrap();
+    let reference = games(&path, BIG);
+    // The comments swallow games: fewer games than headers.
+    assert!(reference.games.len() < 2000);
+    let placed_reference = placed(&path, BIG);
+    let converted_reference = converted(&path, BIG);
+    for how in [
+        (1, (16 << 10, 1 << 17), false),
+        (2, (16 << 10, 1 << 17), true),
+        (2, (5000, 1 << 16), false),
+    ] {
+        assert_eq!(games(&path, how), reference, "{how:?}");
+        assert_eq!(placed(&path, how), placed_reference, "{how:?}");
+        assert!(converted(&path, how) == converted_reference, "{how:?}");
+    }
+}
+
 /// Library level: with tiny chunks (headers and long lines across many
 /// chunks) `check` places the same problems with the same snippets as with one
 /// chunk, and `--tag` selects the same games.

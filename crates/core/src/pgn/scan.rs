@@ -519,6 +519,16 @@ impl Scanner {
         }
     }
 
+    /// Whether the current game's header is over and nothing waits to be
+    /// assigned to a game: the scanner is in movetext, or after a termination
+    /// marker with only blank lines since. From here on a scanner's events
+    /// depend only on its own state, not on the header read before (the
+    /// pipeline resumes a speculative scan where the true scanner meets it
+    /// in such a state).
+    pub fn between_headers(&self) -> bool {
+        matches!(self.phase, Phase::Movetext | Phase::Ended)
+    }
+
     /// A game start that is already determined but not reported yet: the start of
     /// garbage after a marker (reported only once a tag line follows), or the
     /// start of the input while only blank lines were seen. Used with

@@ -462,8 +462,35 @@ enum Message<G> {
 struct Scanned<G> {
     chunk: Chunk,
     /// `None` for a chunk the workers could not scan (forced cut).
-    speculative: Option<(Scanner, Builder, Vec<Entry<G>>)>,
+    speculative: Option<Speculative<G>>,
 }
+
+/// A worker's scan of a chunk as if a game began at its first byte.
+struct Speculative<G> {
+    /// The scanner and builder at the chunk's end.
+    scanner: Scanner,
+    builder: Builder,
+    /// The games found, in order.
+    entries: Vec<Entry<G>>,
+    /// Piece ends where the scanner was between headers, in order: where the
+    /// merger, rescanning a chunk whose cut was wrong, can take up the rest
+    /// of this scan once its own scanner is in the same state there.
+    resumes: Vec<Resume>,
+}
+
+/// A point where a speculative scan can be taken up (see [`Speculative`]).
+struct Resume {
+    /// The end of a piece, in bytes from the chunk's start.
+    at: usize,
+    /// The scanner there (lines counted from the cut).
+    scanner: Scanner,
+    /// Games found before it: the entries from this index on are those of
+    /// the rest of the chunk.
+    entries: usize,
+}
+
+/// Most resume points kept per chunk (one per piece; a chunk has about 16).
+const MAX_RESUMES: usize = 64;
 
 #[allow(clippy::too_many_arguments)]
 fn run_one<J: Job, S: Sink<J::Game>, R: chunk::Lend + Send>(
@@ -805,6 +832,10 @@ fn scan_speculatively<J: Job>(
     let mut weight = 0usize;
     let bytes = chunk.bytes();
     let mut over_budget = false;
+    // Only a cut can be wrong; a job that replays movetext keeps a game
+    // open across pieces in ways the scanner's state does not show.
+    let resumable = chunk.start == Start::Cut && !job.reads_moves();
+    let mut resumes = Vec::new();
     for range in pieces(bytes, limits.piece) {
         let piece = &bytes[range.clone()];
         events.clear();
@@ -826,6 +857,17 @@ fn scan_speculatively<J: Job>(
             over_budget = true;
             break;
         }
+        if resumable
+            && range.end < bytes.len()
+            && resumes.len() < MAX_RESUMES
+            && scanner.between_headers()
+        {
+            resumes.push(Resume {
+                at: range.end,
+                scanner: scanner.clone(),
+                entries: entries.len(),
+            });
+        }
     }
     if over_budget {
         // Too much to hold for one chunk: the merger redoes it piece by piece.
@@ -846,7 +888,36 @@ fn scan_speculatively<J: Job>(
     seal(job, &mut entries);
     Scanned {
         chunk,
-        speculative: Some((scanner, builder, entries)),
+        speculative: Some(Speculative {
+            scanner,
+            builder,
+            entries,
+            resumes,
+        }),
+    }
+}
+
+impl<G> Speculative<G> {
+    /// Where the rest of this scan can be taken up by the merger, whose
+    /// true `scanner` (lines counted from the input's start, `lines_before`
+    /// of them before the chunk) has just read the piece ending at `at`: the
+    /// index of the first entry of the rest, when this scan was between
+    /// headers there in exactly that state. Scanners in the same state at the
+    /// same byte report the same events from there on (the state machine
+    /// reads nothing else), and between headers the builder holds nothing a
+    /// later game's result depends on, so the worker's entries of the rest
+    /// are those a rescan would make.
+    fn resumes_at(&mut self, at: usize, scanner: &Scanner, lines_before: u64) -> Option<usize> {
+        // Points before `at` can no longer be met.
+        let skip = self.resumes.iter().take_while(|r| r.at < at).count();
+        self.resumes.drain(..skip);
+        let resume = self.resumes.first()?;
+        if resume.at != at || !scanner.between_headers() {
+            return None;
+        }
+        let mut theirs = resume.scanner.clone();
+        theirs.rebase_lines(lines_before);
+        (theirs == *scanner).then_some(resume.entries)
     }
 }
 
@@ -970,7 +1041,15 @@ impl<'j, J: Job> Merger<'j, J> {
             Start::Forced => CutFit::Rescan,
         };
         let (mut entries, line_delta) = match (fit, speculative) {
-            (CutFit::NewGame | CutFit::SameGame, Some((mut scanner, mut builder, mut entries))) => {
+            (
+                CutFit::NewGame | CutFit::SameGame,
+                Some(Speculative {
+                    mut scanner,
+                    mut builder,
+                    mut entries,
+                    ..
+                }),
+            ) => {
                 // The worker counted lines from 1 at the cut: make them absolute.
                 let lines_before = self.scanner.lines_seen();
                 for entry in &mut entries {
@@ -995,9 +1074,11 @@ impl<'j, J: Job> Merger<'j, J> {
                 self.builder = builder;
                 (std::mem::take(&mut entries), lines_before)
             }
-            _ => {
+            (_, speculative) => {
                 // Scanned here, a piece at a time: each piece's games are handed
                 // on before the next is read, so their results never add up.
+                let lines_before = self.scanner.lines_seen();
+                let mut speculative = speculative.filter(|s| !s.resumes.is_empty());
                 let bytes = chunk.bytes();
                 let mut entries = Vec::new();
                 for range in pieces(bytes, self.limits.piece) {
@@ -1020,6 +1101,34 @@ impl<'j, J: Job> Merger<'j, J> {
                     }
                     seal(self.job, &mut entries);
                     self.emit(&data, last, &mut entries, 0, sink)?;
+                    let Some(spec) = speculative.as_mut() else {
+                        continue;
+                    };
+                    if let Some(k) = spec.resumes_at(range.end, &self.scanner, lines_before) {
+                        // The true scan is where the worker's was, in the same
+                        // state: the rest of the worker's scan is right.
+                        let Speculative {
+                            mut scanner,
+                            mut builder,
+                            mut entries,
+                            ..
+                        } = speculative.take().expect("just matched");
+                        entries.drain(..k);
+                        for entry in &mut entries {
+                            entry.line += lines_before;
+                        }
+                        scanner.rebase_lines(lines_before);
+                        builder.rebase_lines(lines_before);
+                        self.scanner = scanner;
+                        self.builder = builder;
+                        let data = ChunkBytes {
+                            base: chunk.offset + range.end as u64,
+                            data: &bytes[range.end..],
+                        };
+                        self.emit(&data, chunk.last, &mut entries, lines_before, sink)?;
+                        self.spares.give(entries);
+                        break;
+                    }
                 }
                 return Ok(chunk.into_buffer());
             }
