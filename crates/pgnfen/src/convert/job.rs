@@ -77,10 +77,12 @@ impl GameEdits {
 
 /// What [`ConvertJob::game`] finds. Its edits go straight into this
 /// thread's stage as they are found (a rewritten FEN is copied once, from
-/// the memo into the stage, rather than into an [`Edit`] first).
+/// the memo into the stage, rather than into an [`Edit`] first); a game
+/// without edits does not touch the stage.
+#[derive(Default)]
 struct Found {
-    /// The index in the stage of the game's first edit.
-    from: u32,
+    /// The index in the stage of the game's first edit, once it has one.
+    from: Option<u32>,
     /// The bytes its edits insert.
     inserted: u32,
     unchanged: Vec<Unchanged>,
@@ -88,20 +90,11 @@ struct Found {
 }
 
 impl Found {
-    /// A game's findings, its edits staged after those staged so far.
-    fn new() -> Found {
-        Found {
-            from: STAGE.with_borrow(|stage| stage.edits.len() as u32),
-            inserted: 0,
-            unchanged: Vec::new(),
-            converted: 0,
-        }
-    }
-
     /// Stages `insert` in place of `remove` bytes at `offset`.
     fn edit(&mut self, offset: u64, remove: usize, insert: &[u8]) {
         self.inserted += insert.len() as u32;
         STAGE.with_borrow_mut(|stage| {
+            self.from.get_or_insert(stage.edits.len() as u32);
             let start = stage.bytes.len() as u32;
             stage.bytes.extend_from_slice(insert);
             stage.edits.push(StagedEdit {
@@ -112,22 +105,22 @@ impl Found {
         });
     }
 
+    /// Stages an insertion made as an [`Edit`] (`--repair`'s tag pairs).
+    fn stage(&mut self, edit: &Edit) {
+        self.edit(edit.offset, edit.remove, &edit.insert);
+    }
+
     /// The game's result, its edits sorted by offset (`--repair`'s
     /// insertions are found out of order; the sort is stable).
     fn into_staged(self) -> GameEdits {
-        let to = STAGE.with_borrow_mut(|stage| {
-            let edits = &mut stage.edits[self.from as usize..];
-            if edits.len() > 1 {
-                edits.sort_by_key(|e| e.offset);
-            }
-            stage.edits.len() as u32
+        let edits = self.from.map_or([0, 0], |from| {
+            STAGE.with_borrow_mut(|stage| {
+                stage.edits[from as usize..].sort_by_key(|e| e.offset);
+                [from, stage.edits.len() as u32]
+            })
         });
         GameEdits {
-            edits: if to > self.from {
-                [self.from, to]
-            } else {
-                [0, 0]
-            },
+            edits,
             inserted: self.inserted,
             block: None,
             unchanged: self.unchanged,
@@ -188,7 +181,7 @@ impl Job for ConvertJob {
         if header.is_empty() {
             return GameEdits::default();
         }
-        let mut out = Found::new();
+        let mut out = Found::default();
         let family = header
             .tags()
             .find(|t| t.name == TagName::Variant)
@@ -197,15 +190,14 @@ impl Job for ConvertJob {
             });
         let has_setup = header.tags().any(|t| t.name == TagName::SetUp);
         if self.repair
-            && let Some(e) = variant_insertion(header)
+            && let Some(insertion) = variant_insertion(header)
         {
-            out.edit(e.offset, e.remove, &e.insert);
+            out.stage(&insertion);
         }
         let mut first_fen = true;
         for tag in header.tags().filter(|t| t.name == TagName::Fen) {
             if self.repair && !has_setup && first_fen {
-                let e = insertion_before(&tag, b"[SetUp \"1\"]");
-                out.edit(e.offset, e.remove, &e.insert);
+                out.stage(&insertion_before(&tag, b"[SetUp \"1\"]"));
             }
             first_fen = false;
             // Other variants' FENs are not ours to read (class `other`): left alone, not reported.
@@ -590,9 +582,9 @@ mod tests {
     }
 
     fn staged(edits: Vec<Edit>) -> GameEdits {
-        let mut found = Found::new();
+        let mut found = Found::default();
         for e in &edits {
-            found.edit(e.offset, e.remove, &e.insert);
+            found.stage(e);
         }
         found.into_staged()
     }
