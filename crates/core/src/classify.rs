@@ -449,6 +449,32 @@ pub fn with_analysis<R>(value: &[u8], hint: VariantHint, f: impl FnOnce(&Analysi
     })
 }
 
+/// Asks the memory for what the analyses of these games' FEN values through
+/// this thread's memo will read ([`Memo::prefetch`]), ahead of the look-ups
+/// of [`tally`] and [`classify`]: a caller with a batch of headers to judge
+/// passes each one's first FEN value and first Variant value (raw) first, so
+/// that the memory's waits of the batch overlap. The games are not read
+/// while the memo rarely hits (then only a sample of values is looked up). A
+/// value with an escape makes a request that the look-up does not use; the
+/// results never change.
+pub fn prefetch_analyses<'v>(games: impl Iterator<Item = (&'v [u8], Option<&'v [u8]>)>) {
+    FEN_MEMO.with(|memo| {
+        let Ok(memo) = memo.try_borrow() else {
+            return;
+        };
+        if !memo.prefetches(FEN_MEMO_SLOTS) {
+            return;
+        }
+        let keys: Vec<(&[u8], u64)> = games
+            .filter_map(|(fen, variant)| {
+                let family = variant.map_or(VariantFamily::StandardLike, VariantFamily::of);
+                (family != VariantFamily::Other).then(|| (fen, family.hint() as u64))
+            })
+            .collect();
+        memo.prefetch(FEN_MEMO_SLOTS, &keys);
+    });
+}
+
 /// `missing-variant` on the FEN tag `tag`: `what` its position needs, `name`
 /// the variant to write (`or`: what follows the help). A Variant tag that
 /// names standard chess (`written`: `Standard`, `From Position`) is quoted,

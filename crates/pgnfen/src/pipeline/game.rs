@@ -453,6 +453,62 @@ pub struct Builder {
     header_done: bool,
 }
 
+/// The first FEN value of each header in a piece's events, with the first
+/// Variant value of that header (raw, as they lie in the piece): what
+/// [`crate::classify::prefetch_analyses`] asks for. Values that lie partly
+/// outside the piece (a header begun in an earlier one) are left out.
+struct HeaderFens<'a> {
+    data: &'a [u8],
+    offset: u64,
+    events: std::slice::Iter<'a, Event>,
+}
+
+impl<'a> HeaderFens<'a> {
+    fn new(data: &'a [u8], offset: u64, events: &'a [Event]) -> HeaderFens<'a> {
+        HeaderFens {
+            data,
+            offset,
+            events: events.iter(),
+        }
+    }
+}
+
+/// The bytes of the absolute range `at` in `data`, which starts at `offset`.
+fn within<'a>(data: &'a [u8], offset: u64, at: &Range<u64>) -> Option<&'a [u8]> {
+    let start = usize::try_from(at.start.checked_sub(offset)?).ok()?;
+    let end = usize::try_from(at.end.checked_sub(offset)?).ok()?;
+    data.get(start..end)
+}
+
+impl<'a> Iterator for HeaderFens<'a> {
+    type Item = (&'a [u8], Option<&'a [u8]>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (data, offset) = (self.data, self.offset);
+        // The header's first FEN and Variant tags: `Some(None)` when the
+        // value lies outside the piece.
+        let (mut fen, mut variant) = (None, None);
+        for event in self.events.by_ref() {
+            match event {
+                Event::GameStart { .. } | Event::HeaderEnd => {
+                    if let Some(Some(fen)) = fen {
+                        return Some((fen, variant.flatten()));
+                    }
+                    (fen, variant) = (None, None);
+                }
+                Event::Tag(tag) if tag.name == TagName::Fen && fen.is_none() => {
+                    fen = Some(within(data, offset, &tag.value));
+                }
+                Event::Tag(tag) if tag.name == TagName::Variant && variant.is_none() => {
+                    variant = Some(within(data, offset, &tag.value));
+                }
+                _ => {}
+            }
+        }
+        fen.flatten().map(|fen| (fen, variant.flatten()))
+    }
+}
+
 /// Where the line that starts at `data[ls]` ends (its first `\n` or `\r`, or
 /// the end of `data`). `value_end` is where a complete value of a pair on that
 /// line closes: the scanner found it on the line, so no line end comes before
@@ -634,6 +690,10 @@ impl Builder {
         out: &mut Vec<Entry<J::Game>>,
     ) {
         let reads_moves = job.reads_moves();
+        // The FEN analyses of these games come from the thread's memo, where
+        // each hit waits twice for memory: asked for all at once before the
+        // games are judged, the waits overlap (a hint, nothing more).
+        crate::classify::prefetch_analyses(HeaderFens::new(data, offset, events));
         // The entry (index into `out`) whose movetext is being read.
         let mut reading: Option<usize> = None;
         // Cached line facts are about the previous chunk's bytes.
@@ -939,5 +999,38 @@ mod tests {
             prop_assert_eq!(line_end_after(&data, ls, Some(ve)), searched);
             prop_assert_eq!(line_end_after(&data, ls, None), searched);
         }
+    }
+
+    /// What the prefetch before a piece's games asks for: each header's first
+    /// FEN value with its first Variant value wherever it stands in the
+    /// header, nothing for a header without a FEN tag, nothing for a value
+    /// that lies outside the piece.
+    #[test]
+    fn each_header_gives_its_first_fen_and_first_variant() {
+        let text: &[u8] =
+            b"[Event \"a\"]\n[Variant \"Chess960\"]\n[FEN \"one\"]\n[FEN \"again\"]\n\n1. e4 *\n\n\
+            [FEN \"two\"]\n[Variant \"FRC\"]\n[Variant \"later\"]\n\n*\n\n\
+            [Event \"no FEN\"]\n[Variant \"Crazyhouse\"]\n\n1. d4 *\n\n\
+            [FEN \"three\"]\n";
+        let mut scanner = crate::pgn::scan::Scanner::new();
+        let mut events = Vec::new();
+        scanner.feed(text, &mut events);
+        scanner.finish(&mut events);
+        let found: Vec<_> = HeaderFens::new(text, 0, &events).collect();
+        let expected: Vec<(&[u8], Option<&[u8]>)> = vec![
+            (b"one", Some(b"Chess960")),
+            (b"two", Some(b"FRC")),
+            (b"three", None),
+        ];
+        assert_eq!(found, expected);
+        // The same events against a piece that starts 10 bytes in: the
+        // values are read at their place in it.
+        let shifted: Vec<_> = HeaderFens::new(&text[10..], 10, &events).collect();
+        assert_eq!(shifted, expected);
+        // A piece that starts inside the first FEN value: not that header's
+        // second FEN tag instead, nothing for it.
+        let cut = text.windows(5).position(|w| w == b"[FEN ").unwrap() + 7;
+        let from_cut: Vec<_> = HeaderFens::new(&text[cut..], cut as u64, &events).collect();
+        assert_eq!(from_cut, expected[1..]);
     }
 }
