@@ -18,7 +18,7 @@
 //! handed to the threads (each its input and its compressed output): 8 at
 //! most, about 20 MiB, whatever the number of threads. The buffers come back
 //! with the compressed frames and are filled again: a new 2 MiB buffer per
-//! frame was memory the kernel had to map and clear page by page, 44,000
+//! frame was memory the kernel had to map and clear page by page, 40,000
 //! page faults more than a plain output on the benchmark's `filter` (576 MB
 //! written), most of them in the copy of the games into the frame.
 
