@@ -31,6 +31,7 @@ pub mod fen;
 pub mod memo;
 mod name_error;
 pub mod pgn;
+mod prefetch;
 pub mod problem;
 #[doc(hidden)]
 pub mod words;

@@ -22,6 +22,8 @@
 
 use std::hash::BuildHasher;
 
+use crate::prefetch::prefetch_line;
+
 /// Look-ups per hit-rate window.
 pub const WINDOW: u32 = 1024;
 /// Below one hit in this many look-ups, only one key in this many is looked up.
@@ -182,16 +184,16 @@ impl<V> Memo<V> {
         // Every slot first: while these loads are on their way, the loop
         // goes on to the next key.
         for (_, index) in keys.iter().filter_map(located) {
-            prefetch_at((&raw const self.slots[index]).cast());
+            prefetch_line((&raw const self.slots[index]).cast());
         }
         for (hash, index) in keys.iter().filter_map(located) {
             let slot = &self.slots[index];
             if slot.hash == hash
                 && let Some(e) = &slot.entry
             {
-                prefetch_at((&raw const e.salt).cast());
-                prefetch_at(e.key.as_ptr());
-                prefetch_at((&raw const e.value).cast());
+                prefetch_line((&raw const e.salt).cast());
+                prefetch_line(e.key.as_ptr());
+                prefetch_line((&raw const e.value).cast());
             }
         }
     }
@@ -205,21 +207,6 @@ fn locate(key: &[u8], salt: u64, slots: usize) -> (u64, usize) {
     // The slot from the hash's high bits (a multiply, not a division).
     let index = ((u128::from(hash) * slots as u128) >> 64) as usize;
     (hash, index)
-}
-
-/// Asks for the cache line at `at` (a hint: nothing is read that the
-/// program sees, and a bad address is ignored by the processor).
-#[inline]
-fn prefetch_at(at: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE is part of the x86_64 baseline; a prefetch does not fault
-    // and reads nothing the program sees.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(at.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = at;
 }
 
 impl<V: Clone> Default for Memo<V> {

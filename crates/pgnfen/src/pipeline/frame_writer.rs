@@ -140,17 +140,19 @@ impl<W: Write> FrameWriter<W> {
     /// Hands the filled frame over (or compresses it here), writing finished
     /// frames while too many are waiting.
     fn submit(&mut self) -> io::Result<()> {
-        let mut frame = self.spare_outputs.pop().unwrap_or_default();
         if let Some(c) = &mut self.local {
+            let mut frame = self.spare_outputs.pop().unwrap_or_default();
             compress_into(c, &self.buf, &mut frame)?;
             self.buf.clear();
             self.write_frame(&frame)?;
             self.spare_outputs.push(frame);
             return Ok(());
         }
+        // Written frames first: their buffers are the ones filled next.
         while self.pending.len() >= self.max_pending {
             self.write_next()?;
         }
+        let frame = self.spare_outputs.pop().unwrap_or_default();
         let next = self
             .spare_inputs
             .pop()
@@ -323,7 +325,7 @@ mod tests {
                 // Never more buffers than frames can be in flight, plus the
                 // one being filled.
                 assert!(w.spare_inputs.len() + w.pending.len() <= w.max_pending);
-                assert!(w.spare_outputs.len() <= w.max_pending + 1);
+                assert!(w.spare_outputs.len() <= w.max_pending);
             }
             // 20 frames through at most `max_pending + 1` input buffers.
             assert!(

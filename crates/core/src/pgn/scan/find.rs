@@ -142,14 +142,8 @@ pub(super) fn name_len(hay: &[u8], limit: usize) -> usize {
 /// that far) before the searches get there.
 #[inline(always)]
 pub(super) fn prefetch(buf: &[u8], at: usize) {
-    #[cfg(target_arch = "x86_64")]
     if let Some(b) = buf.get(at) {
-        // SAFETY: SSE is part of the x86_64 baseline; a prefetch reads
-        // nothing the program sees, and `b` lies inside `buf` anyway.
-        unsafe {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            _mm_prefetch::<_MM_HINT_T0>(b as *const u8 as *const i8);
-        }
+        crate::prefetch::prefetch_line(b);
     }
 }
 
