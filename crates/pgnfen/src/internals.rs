@@ -32,6 +32,13 @@ pub fn run<J: Job, S: Sink<J::Game>>(
     crate::pipeline::run(inputs, job, sink, options)
 }
 
+/// Runs `f` with the runs it starts on this thread merging every game by the
+/// general path (held bytes, awaited movetext), not the short path most games
+/// take: the oracle of the short path, which must call the sink the same way.
+pub fn merged_the_general_way<R>(f: impl FnOnce() -> R) -> R {
+    crate::pipeline::general_merge(f)
+}
+
 /// Runs `job` and `sink` over the games `part` owns, reading from `start`
 /// (with the games placed in the whole input when `bases` are given).
 ///

@@ -188,6 +188,18 @@ fn repository_files_cut_the_same_with_any_chunks() {
 }
 
 #[test]
+fn repository_files_merge_the_same_by_the_short_path() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let mut files = pgn_files(&root.join("samples"), false);
+    files.extend(pgn_files(&root.join("tests/data"), true));
+    files.extend(pgn_files(&root.join("tests/data/edge"), true));
+    assert!(files.len() > 25, "{files:?}");
+    for file in &files {
+        short_path_calls_as_the_general_one(file);
+    }
+}
+
+#[test]
 #[ignore = "needs PGNFEN_CORPUS"]
 fn corpus_files_cut_the_same_with_any_chunks() {
     let corpus = PathBuf::from(std::env::var_os("PGNFEN_CORPUS").expect("needs PGNFEN_CORPUS"));
@@ -255,6 +267,105 @@ proptest! {
         let path = dir.path().join("in.pgn");
         std::fs::write(&path, &input).unwrap();
         same_everywhere(&path, &input);
+    }
+
+    #[test]
+    fn random_pgn_merges_the_same_by_the_short_path(lines in prop::collection::vec((piece(), line_end()), 0..120)) {
+        let input: Vec<u8> = lines.iter().flat_map(|(p, e)| format!("{p}{e}").into_bytes()).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in.pgn");
+        std::fs::write(&path, &input).unwrap();
+        short_path_calls_as_the_general_one(&path);
+    }
+}
+
+/// Every call a sink receives, in order: what the merger's short path for
+/// most games must give exactly as its general path does.
+#[derive(Debug, Default, PartialEq)]
+struct Calls {
+    calls: Vec<Call>,
+    /// Games of a class have a destination of their own (as `filter`'s
+    /// kept and rest), so that runs of bytes are cut where the class changes.
+    by_class: bool,
+    /// [`Sink::wants_bytes`] (`stats` says no).
+    wants_bytes: bool,
+}
+
+#[derive(Debug, PartialEq)]
+enum Call {
+    Input,
+    Game(u64, u64, u64, u64, Class),
+    Bytes(u64, Vec<u8>),
+    Orphan(u64, Vec<u8>),
+    ChunkMerged,
+}
+
+impl Sink<GameFacts> for Calls {
+    fn begin_input(&mut self, _input: &Input) -> io::Result<()> {
+        self.calls.push(Call::Input);
+        Ok(())
+    }
+
+    fn begin_game(&mut self, info: &GameInfo, facts: GameFacts) -> io::Result<()> {
+        let GameInfo {
+            index,
+            offset,
+            line,
+            line_delta,
+        } = *info;
+        self.calls
+            .push(Call::Game(index, offset, line, line_delta, facts.class));
+        Ok(())
+    }
+
+    fn bytes(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        self.calls.push(Call::Bytes(offset, data.to_vec()));
+        Ok(())
+    }
+
+    fn orphan_bytes(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        self.calls.push(Call::Orphan(offset, data.to_vec()));
+        Ok(())
+    }
+
+    fn destination(&self, facts: &GameFacts) -> Option<u8> {
+        self.by_class.then(|| facts.class.index() as u8)
+    }
+
+    fn chunk_merged(&mut self) -> io::Result<()> {
+        self.calls.push(Call::ChunkMerged);
+        Ok(())
+    }
+
+    fn wants_bytes(&self) -> bool {
+        self.wants_bytes
+    }
+}
+
+/// The merger's short path for games that start in a chunk and need none of
+/// the general path's states calls the sink exactly as the general path
+/// does, for sinks with and without destinations and bytes, with chunks of
+/// every size (held garbage, headers across chunks, rescans).
+fn short_path_calls_as_the_general_one(path: &Path) {
+    for how in [
+        BIG,
+        (1, (16, 160), false),
+        (2, (37, 300), true),
+        (2, (64, 1000), false),
+    ] {
+        for (by_class, wants_bytes) in [(false, true), (true, true), (false, false)] {
+            let sink = || Calls {
+                by_class,
+                wants_bytes,
+                ..Calls::default()
+            };
+            let short = run(path, &StatsJob, sink(), how);
+            let general = internals::merged_the_general_way(|| run(path, &StatsJob, sink(), how));
+            assert_eq!(
+                short, general,
+                "{how:?}, destinations by class {by_class}, bytes {wants_bytes}"
+            );
+        }
     }
 }
 

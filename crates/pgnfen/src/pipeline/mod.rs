@@ -988,6 +988,30 @@ struct Merger<'j, J: Job> {
     awaiting: Option<Awaiting<J::Game>>,
     /// Emptied result vectors, shared with the workers.
     spares: Arc<Spares<J::Game>>,
+    /// Whether games that need none of the general path's states take the
+    /// short one in [`Merger::emit`] (always, but under [`general_merge`]).
+    short_path: bool,
+}
+
+thread_local! {
+    /// Set while [`general_merge`] runs: a merger made on this thread then
+    /// takes every game through the general path.
+    static GENERAL_MERGE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the mergers it makes on this thread taking every game
+/// through the general path of [`Merger::emit`] rather than its short one:
+/// the oracle of the short path's test, which must make the same calls of
+/// the sink in the same order.
+pub(crate) fn general_merge<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            GENERAL_MERGE.with(|g| g.set(self.0));
+        }
+    }
+    let _restore = Restore(GENERAL_MERGE.with(|g| g.replace(true)));
+    f()
 }
 
 /// A game result waiting for its movetext, and the movetext so far.
@@ -1025,6 +1049,7 @@ impl<'j, J: Job> Merger<'j, J> {
             events: Vec::new(),
             awaiting: None,
             spares: Arc::new(Spares::new()),
+            short_path: !GENERAL_MERGE.with(std::cell::Cell::get),
         }
     }
 
@@ -1160,7 +1185,8 @@ impl<'j, J: Job> Merger<'j, J> {
             // the steps below (route, open, hand over the result) without
             // the states that cannot arise then. It makes the same calls of
             // the sink as the general path after it, in the same order.
-            if !entry.continued
+            if self.short_path
+                && !entry.continued
                 && entry.moves_from.is_none()
                 && self.open.is_some()
                 && self.held.is_empty()
