@@ -177,24 +177,24 @@ fn all_cut_the_same(files: &[PathBuf]) {
     println!("{} files cut identically with every chunking", files.len());
 }
 
-#[test]
-fn repository_files_cut_the_same_with_any_chunks() {
+/// The `.pgn` files of the repository's samples and test data.
+fn repository_files() -> Vec<PathBuf> {
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let mut files = pgn_files(&root.join("samples"), false);
     files.extend(pgn_files(&root.join("tests/data"), false));
     files.extend(pgn_files(&root.join("tests/data/edge"), false));
     assert!(files.len() > 25, "{files:?}");
-    all_cut_the_same(&files);
+    files
+}
+
+#[test]
+fn repository_files_cut_the_same_with_any_chunks() {
+    all_cut_the_same(&repository_files());
 }
 
 #[test]
 fn repository_files_merge_the_same_by_the_short_path() {
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-    let mut files = pgn_files(&root.join("samples"), false);
-    files.extend(pgn_files(&root.join("tests/data"), true));
-    files.extend(pgn_files(&root.join("tests/data/edge"), true));
-    assert!(files.len() > 25, "{files:?}");
-    for file in &files {
+    for file in &repository_files() {
         short_path_calls_as_the_general_one(file);
     }
 }
@@ -262,21 +262,28 @@ proptest! {
 
     #[test]
     fn random_pgn_cuts_the_same_with_any_chunks(lines in prop::collection::vec((piece(), line_end()), 0..120)) {
-        let input: Vec<u8> = lines.iter().flat_map(|(p, e)| format!("{p}{e}").into_bytes()).collect();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("in.pgn");
-        std::fs::write(&path, &input).unwrap();
+        let (_dir, path, input) = written(&lines);
         same_everywhere(&path, &input);
     }
 
     #[test]
     fn random_pgn_merges_the_same_by_the_short_path(lines in prop::collection::vec((piece(), line_end()), 0..120)) {
-        let input: Vec<u8> = lines.iter().flat_map(|(p, e)| format!("{p}{e}").into_bytes()).collect();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("in.pgn");
-        std::fs::write(&path, &input).unwrap();
+        let (_dir, path, _) = written(&lines);
         short_path_calls_as_the_general_one(&path);
     }
+}
+
+/// The lines written into a file of a new temporary folder (kept while the
+/// folder is); the file's path and bytes.
+fn written(lines: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, Vec<u8>) {
+    let input: Vec<u8> = lines
+        .iter()
+        .flat_map(|(p, e)| format!("{p}{e}").into_bytes())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.pgn");
+    std::fs::write(&path, &input).unwrap();
+    (dir, path, input)
 }
 
 /// Every call a sink receives, in order: what the merger's short path for
