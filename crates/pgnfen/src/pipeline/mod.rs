@@ -1003,6 +1003,7 @@ thread_local! {
 /// through the general path of [`Merger::emit`] rather than its short one:
 /// the oracle of the short path's test, which must make the same calls of
 /// the sink in the same order.
+#[cfg(feature = "internals")]
 pub(crate) fn general_merge<R>(f: impl FnOnce() -> R) -> R {
     struct Restore(bool);
     impl Drop for Restore {
