@@ -465,13 +465,11 @@ pub fn prefetch_analyses<'v>(games: impl Iterator<Item = (&'v [u8], Option<&'v [
         if !memo.prefetches(FEN_MEMO_SLOTS) {
             return;
         }
-        let keys: Vec<(&[u8], u64)> = games
-            .filter_map(|(fen, variant)| {
-                let family = variant.map_or(VariantFamily::StandardLike, VariantFamily::of);
-                (family != VariantFamily::Other).then(|| (fen, family.hint() as u64))
-            })
-            .collect();
-        memo.prefetch(FEN_MEMO_SLOTS, &keys);
+        let keys = games.filter_map(|(fen, variant)| {
+            let family = variant.map_or(VariantFamily::StandardLike, VariantFamily::of);
+            (family != VariantFamily::Other).then(|| (fen, family.hint() as u64))
+        });
+        memo.prefetch(FEN_MEMO_SLOTS, keys);
     });
 }
 

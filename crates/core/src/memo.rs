@@ -175,25 +175,39 @@ impl<V> Memo<V> {
     /// Changes nothing the look-ups return, or which keys they store; does
     /// nothing unless [`Memo::prefetches`]: while the memo rarely hits it
     /// would mostly fetch slots of keys it will not look up.
-    pub fn prefetch(&self, slots: usize, keys: &[(&[u8], u64)]) {
+    pub fn prefetch<'k>(&self, slots: usize, keys: impl IntoIterator<Item = (&'k [u8], u64)>) {
         if !self.prefetches(slots) {
             return;
         }
-        let located =
-            |&(key, salt): &(&[u8], u64)| (key.len() <= MAX_KEY).then(|| locate(key, salt, slots));
-        // Every slot first: while these loads are on their way, the loop
-        // goes on to the next key.
-        for (_, index) in keys.iter().filter_map(located) {
-            prefetch_line((&raw const self.slots[index]).cast());
-        }
-        for (hash, index) in keys.iter().filter_map(located) {
-            let slot = &self.slots[index];
-            if slot.hash == hash
-                && let Some(e) = &slot.entry
-            {
-                prefetch_line((&raw const e.salt).cast());
-                prefetch_line(e.key.as_ptr());
-                prefetch_line((&raw const e.value).cast());
+        // Each key hashed once, in batches held on the stack: every slot of
+        // a batch first (while these loads are on their way, the loop goes
+        // on to the next key), then the entries of the slots that hold the
+        // key's hash.
+        const BATCH: usize = 64;
+        let mut keys = keys
+            .into_iter()
+            .filter(|(key, _)| key.len() <= MAX_KEY)
+            .map(|(key, salt)| locate(key, salt, slots));
+        loop {
+            let mut located = [(0u64, 0usize); BATCH];
+            let mut n = 0;
+            for (slot, (hash, index)) in located.iter_mut().zip(keys.by_ref()) {
+                prefetch_line((&raw const self.slots[index]).cast());
+                *slot = (hash, index);
+                n += 1;
+            }
+            for &(hash, index) in &located[..n] {
+                let slot = &self.slots[index];
+                if slot.hash == hash
+                    && let Some(e) = &slot.entry
+                {
+                    prefetch_line((&raw const e.salt).cast());
+                    prefetch_line(e.key.as_ptr());
+                    prefetch_line((&raw const e.value).cast());
+                }
+            }
+            if n < BATCH {
+                return;
             }
         }
     }
@@ -297,9 +311,7 @@ mod tests {
             for (i, (key, salt)) in lookups.iter().enumerate() {
                 // The next few keys asked for ahead, as a batch of games does.
                 if i % 4 == 0 {
-                    let ahead: Vec<(&[u8], u64)> =
-                        lookups[i..].iter().take(8).map(|(k, s)| (&k[..], *s)).collect();
-                    m.prefetch(slots, &ahead);
+                    m.prefetch(slots, lookups[i..].iter().take(8).map(|(k, s)| (&k[..], *s)));
                 }
                 let got = m.get_or_compute(slots, key, *salt, || work(key, *salt));
                 proptest::prop_assert_eq!(got, work(key, *salt));
@@ -315,7 +327,12 @@ mod tests {
         assert_eq!(m.get_or_compute(64, b"k", 0, || 1), 1);
         assert!(m.prefetches(64));
         assert!(!m.prefetches(128));
-        m.prefetch(64, &[(b"k", 0), (b"other", 1), (&[b'x'; MAX_KEY + 1], 0)]);
+        let long = [b'x'; MAX_KEY + 1];
+        m.prefetch(64, [(&b"k"[..], 0), (b"other", 1), (&long, 0)]);
+        // More keys than one batch of prefetches holds.
+        let many: Vec<String> = (0..200).map(|i| format!("key {i}")).collect();
+        m.prefetch(64, many.iter().map(|k| (k.as_bytes(), 0)));
+        assert_eq!(m.get_or_compute(64, b"k", 0, || 2), 1);
         // A window of misses: sparse, no prefetching until it hits again.
         for i in 0..WINDOW {
             let key = format!("distinct {i}");
