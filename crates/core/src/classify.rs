@@ -29,7 +29,7 @@ use crate::fen::{self, Analysis, BoardSize, VariantHint};
 use crate::memo::Memo;
 use crate::pgn::scan::TagName;
 use crate::pgn::tags::decode_value;
-use crate::problem::{Code, CodeList, Problem, Severity};
+use crate::problem::{Code, CodeList, Problem, ProblemCounts, Severity};
 
 /// A SetUp, FEN or Variant tag of a game, with its raw value (escapes not decoded).
 #[derive(Clone, Copy, Debug)]
@@ -171,9 +171,8 @@ pub struct Tally {
     pub class: Class,
     /// The Scharnagl number, for games of class `chess960` that start from a start array.
     pub chess960_position: Option<u16>,
-    /// How many problems of each code (indexed by `Code as usize`, in the
-    /// order of [`Code::ALL`]), at most `u16::MAX` each.
-    pub problems: [u16; Code::ALL.len()],
+    /// How many problems of each code, at most `u16::MAX` each.
+    pub problems: ProblemCounts,
     /// The codes found, each once, in the order [`classify`] first reports
     /// them (as `check` lists a game's problems).
     pub codes: CodeList,
@@ -193,11 +192,11 @@ pub struct Tally {
 /// let tags = [TagInput { name: TagName::Fen, raw: b"8/8/8/8/8/8/8/K6k w - - 0 1" }];
 /// let counted = tally(&tags);
 /// assert_eq!(counted.class, classify(&tags).class);
-/// assert_eq!(counted.problems[Code::FenWithoutSetup as usize], 1);
+/// assert_eq!(counted.problems[Code::FenWithoutSetup], 1);
 /// ```
 pub fn tally(tags: &[TagInput<'_>]) -> Tally {
     let mut report = Counted {
-        problems: [0; Code::ALL.len()],
+        problems: ProblemCounts::default(),
         codes: CodeList::default(),
     };
     let (class, chess960_position) = classify_into(tags, &mut report);
@@ -240,17 +239,16 @@ impl Report for Kept {
 
 /// The report of [`tally`]: counts by code, and the order of the codes.
 struct Counted {
-    problems: [u16; Code::ALL.len()],
+    problems: ProblemCounts,
     codes: CodeList,
 }
 
 impl Report for Counted {
     fn problem(&mut self, _: usize, code: Code, _: impl FnOnce() -> Problem) {
-        let n = &mut self.problems[code as usize];
-        if *n == 0 {
+        if self.problems[code] == 0 {
             self.codes.add(code);
         }
-        *n = n.saturating_add(1);
+        self.problems.add(code);
     }
 
     fn analysis(&mut self, _: usize, _: &Analysis) {}
@@ -681,13 +679,13 @@ mod tests {
                 let counted = tally(&tags);
                 proptest::prop_assert_eq!(counted.class, verdict.class);
                 proptest::prop_assert_eq!(counted.chess960_position, verdict.chess960_position);
-                let mut counts = [0u16; Code::ALL.len()];
+                let mut counts = ProblemCounts::default();
                 let mut order = Vec::new();
                 for p in &verdict.problems {
-                    if counts[p.problem.code as usize] == 0 {
+                    if counts[p.problem.code] == 0 {
                         order.push(p.problem.code);
                     }
-                    counts[p.problem.code as usize] += 1;
+                    counts.add(p.problem.code);
                 }
                 proptest::prop_assert_eq!(counted.problems, counts);
                 proptest::prop_assert_eq!(counted.codes.iter().collect::<Vec<_>>(), order);

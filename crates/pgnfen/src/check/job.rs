@@ -81,7 +81,7 @@ impl Job for CheckJob {
         // for its verdict.
         if !self.warnings && header.unlisted() == 0 {
             let tally = header.tally();
-            let counts = |code: Code| tally.problems[code as usize];
+            let counts = |code: Code| tally.problems[code];
             if tally
                 .codes
                 .iter()

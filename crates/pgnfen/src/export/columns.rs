@@ -207,13 +207,36 @@ const LINEAR: usize = 32;
 
 /// A name's first 7 bytes and its length (up to 255) in one word: equal keys
 /// mean equal names for names of up to 7 bytes; longer ones are compared whole.
+///
+/// Made from loads of the name only. Copying the name's bytes into a zeroed
+/// word on the stack and reading that word back stalled: the read waits for
+/// the smaller stores before it to reach the cache (a load cannot take its
+/// bytes from several pending stores), about three quarters of this lookup's
+/// samples in a profile of `export`.
 #[inline]
 fn short_key(name: &[u8]) -> u64 {
-    let mut word = [0u8; 8];
-    let n = name.len().min(7);
-    word[..n].copy_from_slice(&name[..n]);
-    word[7] = name.len().min(255) as u8;
-    u64::from_le_bytes(word)
+    let n = name.len();
+    let low = match n {
+        0 => 0,
+        // Byte `i` of the name at bits `8 i` (the middle and last byte may be
+        // the first again: the same byte in the same place).
+        1..=3 => {
+            u64::from(name[0])
+                | u64::from(name[n / 2]) << (8 * (n / 2))
+                | u64::from(name[n - 1]) << (8 * (n - 1))
+        }
+        // Two 4-byte loads that overlap when n < 8, each byte where it belongs.
+        4..=7 => {
+            let word = |at: usize| {
+                u64::from(u32::from_le_bytes(
+                    name[at..at + 4].try_into().expect("4 bytes"),
+                ))
+            };
+            word(0) | word(n - 4) << (8 * (n - 4))
+        }
+        _ => u64::from_le_bytes(name[..8].try_into().expect("8 bytes")) & 0x00ff_ffff_ffff_ffff,
+    };
+    low | (n.min(255) as u64) << 56
 }
 
 /// A map of short byte strings with a cheap hash (tag names are a few bytes;
@@ -613,6 +636,28 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// The key as its definition says: the first (up to) 7 bytes in a
+    /// zeroed word, the length (up to 255) in its last byte.
+    fn plain_short_key(name: &[u8]) -> u64 {
+        let mut word = [0u8; 8];
+        let n = name.len().min(7);
+        word[..n].copy_from_slice(&name[..n]);
+        word[7] = name.len().min(255) as u8;
+        u64::from_le_bytes(word)
+    }
+
+    proptest::proptest! {
+        /// The key made by loads is the plain one, for every length (up to
+        /// past 255, where the length saturates) and any bytes.
+        #[test]
+        fn short_key_is_the_plain_key(name in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            for n in 0..name.len().min(12) {
+                proptest::prop_assert_eq!(short_key(&name[..n]), plain_short_key(&name[..n]));
+            }
+            proptest::prop_assert_eq!(short_key(&name), plain_short_key(&name));
         }
     }
 

@@ -2,6 +2,7 @@
 //! on the worker threads.
 
 use super::*;
+use crate::problem::ProblemCounts;
 
 /// The per-game facts statistics need; no allocation.
 #[derive(Clone, Copy, Debug)]
@@ -10,8 +11,8 @@ pub struct GameFacts {
     pub class: Class,
     /// Its Chess960 start position (0–959), for a Chess960 game from a start array.
     pub chess960_position: Option<u16>,
-    /// Problems found, by [`Code`] (as `usize`).
-    pub problems: [u16; Code::ALL.len()],
+    /// Problems found, by [`Code`].
+    pub problems: ProblemCounts,
     /// `duplicate-tag` problems beyond the tags a header keeps (not in `problems`).
     pub unlisted_duplicates: u64,
     /// The game's speed, from its `TimeControl` tag.
@@ -57,7 +58,7 @@ impl Job for TaggedStatsJob<'_> {
             GameFacts {
                 class: Class::Standard,
                 chess960_position: None,
-                problems: [0; Code::ALL.len()],
+                problems: ProblemCounts::default(),
                 unlisted_duplicates: 0,
                 speed,
                 matched: false,
@@ -75,7 +76,7 @@ fn facts(header: &Header<'_>, speed: Speed) -> GameFacts {
         return GameFacts {
             class: Class::Standard,
             chess960_position: None,
-            problems: [0; Code::ALL.len()],
+            problems: ProblemCounts::default(),
             unlisted_duplicates: 0,
             speed,
             matched: true,
