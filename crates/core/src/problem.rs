@@ -290,8 +290,9 @@ impl ProblemCounts {
     }
 
     /// Every code with its count, zeros included, in the order of [`Code::ALL`].
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = (Code, u16)> + '_ {
-        Code::ALL.iter().map(|&code| (code, self[code]))
+        Code::ALL.iter().copied().zip(self.0)
     }
 
     /// Whether no problem was counted.

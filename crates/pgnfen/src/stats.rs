@@ -163,8 +163,9 @@ impl Counts {
         // Most games have no problem: one compare instead of fifteen sums,
         // on the merger thread, which every game passes.
         if !facts.problems.is_empty() {
-            for (code, n) in facts.problems.iter() {
-                self.problems[code as usize] += u64::from(n);
+            // In the order of `Code::ALL`, as `self.problems` is.
+            for (total, (_, n)) in self.problems.iter_mut().zip(facts.problems.iter()) {
+                *total += u64::from(n);
             }
         }
         self.problems[Code::DuplicateTag as usize] += facts.unlisted_duplicates;
