@@ -291,7 +291,7 @@ impl ProblemCounts {
 
     /// Every code with its count, zeros included, in the order of [`Code::ALL`].
     #[inline]
-    pub fn iter(&self) -> impl Iterator<Item = (Code, u16)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (Code, u16)> + use<> {
         Code::ALL.iter().copied().zip(self.0)
     }
 
