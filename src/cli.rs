@@ -319,7 +319,7 @@ pub struct FilterArgs {
 /// A Chess960 start position number, with a message in words (not Rust range syntax).
 fn parse_chess960_position(s: &str) -> Result<u16, String> {
     match s.trim().parse::<u16>() {
-        Ok(n) if n < 960 => Ok(n),
+        Ok(n) if n < pgnfen::fen::chess960::POSITIONS => Ok(n),
         _ => Err(format!(
             "{s:?} is not a Chess960 start position number (0 to 959)"
         )),

@@ -491,11 +491,14 @@ pub(crate) fn selection(
         .unwrap_or_default()
         .into_iter()
         .map(|n| {
-            u16::try_from(n).ok().filter(|&n| n < 960).ok_or_else(|| {
-                crate::errors::usage(format!(
-                    "invalid value '{n}' for chess960_positions: a start position is 0-959"
-                ))
-            })
+            u16::try_from(n)
+                .ok()
+                .filter(|&n| n < pgnfen::fen::chess960::POSITIONS)
+                .ok_or_else(|| {
+                    crate::errors::usage(format!(
+                        "invalid value '{n}' for chess960_positions: a start position is 0-959"
+                    ))
+                })
         })
         .collect::<PyResult<Vec<u16>>>()?;
     // None: every class; with positions, only Chess960 games (they alone

@@ -126,8 +126,7 @@ pub struct MoveCounts {
 #[derive(Clone, PartialEq, Eq)]
 pub struct PositionCounts(Box<[u64; POSITIONS]>);
 
-/// How many Chess960 start positions there are.
-const POSITIONS: usize = 960;
+const POSITIONS: usize = crate::fen::chess960::POSITIONS as usize;
 
 impl Default for PositionCounts {
     fn default() -> PositionCounts {

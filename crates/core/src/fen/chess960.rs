@@ -16,9 +16,13 @@ const KNIGHTS: [(usize, usize); 10] = [
     (3, 4),
 ];
 
+/// How many Chess960 start positions there are: their numbers are 0 to
+/// `POSITIONS - 1` (959).
+pub const POSITIONS: u16 = 960;
+
 /// The back rank (a-file first) of start position `n`, `None` when `n > 959`.
 pub fn array(n: u16) -> Option<[Role; 8]> {
-    if n > 959 {
+    if n >= POSITIONS {
         return None;
     }
     let mut slots: [Option<Role>; 8] = [None; 8];
