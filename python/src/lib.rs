@@ -682,7 +682,7 @@ struct GameIterator {
     notes: std::sync::Arc<notes::Notes>,
     /// How each game's `headers` are decoded.
     encoding: Encoding,
-    /// [`tags::TAG_READS`] when the stream began, until tags were read:
+    /// [`tags::TAG_READS`] when the stream began, until a tag was looked up:
     /// the pipeline then finds each game's tags ([`Games::index_tags`]).
     tag_reads: Option<u64>,
     /// Games to hand out before Python's signal handlers run again.
@@ -751,8 +751,8 @@ impl GameIterator {
             if let Some(at_start) = self.tag_reads
                 && tags::TAG_READS.load(Ordering::Relaxed) != at_start
             {
-                // The program reads tags (of these games, most likely): the
-                // pipeline finds them, on its thread, from the next batch on.
+                // The program looks up tags (of these games, most likely):
+                // the pipeline finds them, on its thread, from the next batch on.
                 games.index_tags();
                 self.tag_reads = None;
             }

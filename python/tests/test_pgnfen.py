@@ -742,3 +742,31 @@ def test_headers_made_from_the_last_game_equal_the_tags_read_one_by_one(tmp_path
     finally:
         sys.setswitchinterval(interval)
     assert failures == []
+
+
+def test_headers_equal_whether_or_not_a_tag_was_looked_up(tmp_path):
+    # `headers` reads each header's pairs itself; once a tag is looked up in
+    # `tags`, the pipeline hands the next batches' games with their pairs
+    # found (1 MiB chunks: this file has several). Both give the same dicts,
+    # and a lookup the value the dict has.
+    rng = random.Random(3)
+    names = ["Event", "Site", "White", "Black", "Result", "Na\xefve", "TimeControl"]
+    values = ["?", "x", "1-0", 'say \\"hi\\"', "back\\\\slash", "caf\xe9", "", "180+2"]
+    games = []
+    while sum(map(len, games)) < 5 << 20:
+        shape = rng.sample(names, rng.randint(1, len(names)))
+        if rng.random() < 0.05:
+            shape.append(rng.choice(shape))
+        pairs = "".join(f'[{n} "{rng.choice(values)}"]\n' for n in shape)
+        games.append(f"{pairs}\n1. e4 e5 {{{'c' * rng.randint(0, 200)}}} *\n\n".encode())
+    path = tmp_path / "indexed.pgn"
+    path.write_bytes(b"".join(games))
+    plain = [list(game.headers.items()) for game in pgnfen.games(path)]
+    looked_up = []
+    for game in pgnfen.games(path):
+        white = game.tags.get("White")
+        items = list(game.headers.items())
+        assert white == game.headers.get("White")
+        looked_up.append(items)
+    assert len(plain) == len(games)
+    assert looked_up == plain
