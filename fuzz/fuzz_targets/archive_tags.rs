@@ -1,7 +1,10 @@
 //! `cargo fuzz run archive_tags`: the library's fast tag reader (what
 //! `Archive::games()` and Python's `headers` read each game's pairs with)
 //! against the scanner's own pairs (`Scanner::with_all_pairs`), game by game:
-//! the same games at the same offsets, the same names and values.
+//! the same games at the same offsets, the same names and values. The games
+//! are also read in turn by `LastHeader` (Python's `headers` reads them so,
+//! each header from its first line that differs from the game's before):
+//! the same pairs, and the pairs it says are shared are the last game's.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pgnfen::Archive;
@@ -47,7 +50,17 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => panic!("reads: {e:?}"),
     };
     assert_eq!(got.len(), games.len(), "game count");
+    let mut last = pgnfen::internals::LastHeader::new();
+    let mut pairs_before: &[(Vec<u8>, Vec<u8>)] = &[];
     for (g, (off, pairs)) in got.iter().zip(&games) {
+        let shared = last.read(g);
+        let read: Vec<(Vec<u8>, Vec<u8>)> = last
+            .pairs()
+            .map(|(a, b)| (a.to_vec(), b.to_vec()))
+            .collect();
+        assert_eq!(&read, pairs, "after the last game, at {off}");
+        assert_eq!(&read[..shared], &pairs_before[..shared], "shared at {off}");
+        pairs_before = pairs;
         assert_eq!(g.offset, *off);
         let read: Vec<(Vec<u8>, Vec<u8>)> = g
             .raw_tags()

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyString};
 
+use pgnfen::internals::LastHeader;
 use pgnfen::pgn::encoding::{Encoding, decode_escaped, decode_name, escaped};
 use pgnfen::pgn::tags::same_bytes;
 
@@ -163,18 +164,20 @@ impl Tags {
 /// Consecutive games of an archive mostly have the same tag names in the same
 /// order, and most of their values are those of the game before (Event, Site,
 /// Date, often the Result: 82 % of the values of the real files of the test
-/// corpus). So the dict of the last game read is kept, with its values as
-/// written, as a template: for a game with the same names, only the values
-/// that differ are decoded and put into it, and the game gets a copy of it (one
-/// copy of its key table: nothing hashed, no growing). A game with other names
-/// builds its dict tag by tag, and becomes the template. Both give the same
-/// dict.
+/// corpus). So the dict of the last game read is kept as a template, and its
+/// header as written (in a [`LastHeader`]): for a game with the same names,
+/// only the values that differ are decoded and put into it, and the game gets
+/// a copy of it (one copy of its key table: nothing hashed, no growing). A
+/// game with other names builds its dict tag by tag, and becomes the
+/// template. Both give the same dict.
 ///
-/// Unlike a lookup in `tags`, it does not ask the pipeline for its index of
-/// each header's pairs ([`note_tag_read`]): it reads every pair of the header
-/// once, in one pass over its lines on this thread, which costs less than
-/// the index on the sink's thread (a `headers` loop over the corpus ×4: 0.957
-/// of the wall time, 30 pairs of whole processes).
+/// The game's pairs are read by a [`LastHeader`], which keeps the last
+/// game's header: the lines that begin both headers alike (three quarters of
+/// the corpus's pairs) are neither read again nor compared with the
+/// template's pairs. Unlike a lookup in `tags`, it does not ask the pipeline
+/// for its index of each header's pairs ([`note_tag_read`]): reading the
+/// rest of the header on this thread costs less than the index on the sink's
+/// thread.
 pub(crate) fn every_tag<'py>(py: Python<'py>, game: &PyGame) -> PyResult<Bound<'py, PyDict>> {
     CACHE.with(|cache| match cache.try_borrow_mut() {
         Ok(mut cache) => every_tag_with(py, game, cache.get_or_insert_with(Cache::default)),
@@ -191,15 +194,17 @@ fn every_tag_with<'py>(
     cache: &mut Cache,
 ) -> PyResult<Bound<'py, PyDict>> {
     let encoding = game.encoding;
-    let tags = game.game.raw_tags();
-    if let Some(template) = &mut cache.template
+    let shared = cache.last.read(&game.game);
+    // Taken out while in use: a game that does not fill it (or an error on
+    // the way) leaves none, and the dict is then built anew.
+    if let Some(mut template) = cache.template.take()
         && template.encoding == encoding
-        && template.raw_names.len() == tags.len()
-        && let Some(d) = template.fill(py, tags)?
+        && let Some(d) = template.fill(py, &cache.last, shared)?
     {
+        cache.template = Some(template);
         return Ok(d);
     }
-    let pairs: Vec<(&[u8], &[u8])> = game.game.raw_tags().collect();
+    let pairs: Vec<(&[u8], &[u8])> = cache.last.pairs().collect();
     let d = PyDict::new(py);
     let mut names = Vec::with_capacity(pairs.len());
     for (name, raw) in &pairs {
@@ -236,13 +241,11 @@ fn every_tag_with<'py>(
         return Ok(d);
     }
     if pairs.iter().map(|(n, v)| n.len() + v.len()).sum::<usize>() > TEMPLATE_BYTES {
-        // Not kept: the template holds its game's names and values.
+        // Not kept: the template's dict holds its game's values.
         return Ok(d);
     }
     cache.template = Some(Template {
         encoding,
-        raw_names: pairs.iter().map(|(name, _)| name.to_vec()).collect(),
-        raw_values: pairs.iter().map(|(_, raw)| raw.to_vec()).collect(),
         names: names.into_iter().map(Bound::unbind).collect(),
         dict: d.copy()?.unbind(),
     });
@@ -253,53 +256,53 @@ fn every_tag_with<'py>(
 #[derive(Default)]
 struct Cache {
     names: Names,
-    /// The last game's tags, when none of its names came twice.
+    /// The headers of the last two games read, as written.
+    last: LastHeader,
+    /// The dict of the game before the one `last` read last (its
+    /// [`LastHeader::before`]), when none of its names came twice.
     template: Option<Template>,
 }
 
 /// The tags of a game, kept to make the dict of the next.
 struct Template {
     encoding: Encoding,
-    /// Its names and values as written, in order.
-    raw_names: Vec<Vec<u8>>,
-    raw_values: Vec<Vec<u8>>,
-    /// The names as the keys of `dict`.
+    /// Its names as the keys of `dict`, in header order.
     names: Vec<Py<PyString>>,
     /// Its dict (never handed out: copies of it are).
     dict: Py<PyDict>,
 }
 
 impl Template {
-    /// The dict of a game with as many pairs as the template, when they have
-    /// its names in its order: the values that differ are decoded and put
-    /// into the template's dict, which so becomes this game's, and a copy of
-    /// it is the game's dict. `None` at the first name that differs; the
-    /// template's values then hold this game's for the names before it, still
-    /// its own pairs. The pairs are read as they come, without collecting
-    /// them first.
-    fn fill<'py, 'g>(
+    /// The dict of the game `last` read last, made from the template's (the
+    /// game before's) when the game has as many pairs with the same names in
+    /// the same order: its values that differ are decoded and put into the
+    /// template's dict, which so becomes this game's, and a copy of it is the
+    /// game's dict. The first `shared` pairs are the game before's byte for
+    /// byte and are not looked at. `None` at the first name that differs
+    /// (the template's dict then holds some of this game's values: the
+    /// caller drops it).
+    fn fill<'py>(
         &mut self,
         py: Python<'py>,
-        pairs: impl Iterator<Item = (&'g [u8], &'g [u8])>,
+        last: &LastHeader,
+        shared: usize,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        if last.pairs().len() != self.names.len() || last.before().len() != self.names.len() {
+            return Ok(None);
+        }
         let template = self.dict.bind(py);
-        for (i, (name, raw)) in pairs.enumerate() {
-            // (`get`: more pairs than the template's, which the caller rules
-            // out, are a game of another shape, not a panic.)
-            if self
-                .raw_names
-                .get(i)
-                .is_none_or(|own| !same_bytes(own, name))
-            {
+        for (i, key) in self.names.iter().enumerate().skip(shared) {
+            let (Some((name, raw)), Some((name_before, raw_before))) = last.pair(i) else {
+                return Ok(None);
+            };
+            if !same_bytes(name, name_before) {
                 return Ok(None);
             }
-            if !same_bytes(&self.raw_values[i], raw) {
+            if !same_bytes(raw, raw_before) {
                 // Into the template, which is then copied: one insertion per
                 // changed value rather than one in the copy and one here.
                 let value = PyString::new(py, &decode_escaped(raw, self.encoding));
-                template.set_item(self.names[i].bind(py), &value)?;
-                self.raw_values[i].clear();
-                self.raw_values[i].extend_from_slice(raw);
+                template.set_item(key.bind(py), &value)?;
             }
         }
         Ok(Some(template.copy()?))
@@ -323,7 +326,8 @@ const TEMPLATE_BYTES: usize = 64 << 10;
 /// tags from then on, so that each lookup finds its tag without reading the
 /// header's lines before it, and a loop that looks up none does not pay for
 /// that. `headers` (and what `tags` answers from the whole dict) does not
-/// count: it reads every pair anyway ([`every_tag`]).
+/// count: it reads the pairs itself, only from the first line that differs
+/// from the last game's header ([`every_tag`]).
 pub(crate) static TAG_READS: AtomicU64 = AtomicU64::new(0);
 
 /// Counts a read of tags in [`TAG_READS`]. A load and a store rather than an

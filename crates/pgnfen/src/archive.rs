@@ -32,6 +32,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "internals")]
+pub(crate) mod last_header;
+
 use std::borrow::Cow;
 use std::io;
 use std::ops::ControlFlow;
@@ -1012,23 +1015,61 @@ fn tag_pairs(raw: &[u8], input_start: bool) -> Vec<(&[u8], &[u8])> {
 
 /// Calls `f` with each tag pair of [`tag_pairs`], in order, until it breaks:
 /// a lookup of one tag reads the header only up to that tag.
+fn each_pair<'a>(
+    raw: &'a [u8],
+    input_start: bool,
+    f: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>,
+) {
+    each_pair_from(raw, LinePlace::start(raw, input_start), f, |_| {});
+}
+
+/// Where the tag reader ([`each_pair_from`]) stands between two lines of a
+/// game's bytes: all it carries from one line to the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LinePlace {
+    /// Where the next line begins.
+    pub(crate) at: usize,
+    /// Whether a tag line came before it (the first other line then starts
+    /// the movetext; before, it is a preamble line).
+    pub(crate) in_header: bool,
+}
+
+impl LinePlace {
+    /// The start of a game's bytes: only the input's first game may begin
+    /// with a byte order mark to skip.
+    pub(crate) fn start(raw: &[u8], input_start: bool) -> LinePlace {
+        let bom = crate::pgn::scan::BOM;
+        LinePlace {
+            at: if input_start && raw.starts_with(&bom) {
+                bom.len()
+            } else {
+                0
+            },
+            in_header: false,
+        }
+    }
+}
+
+/// [`each_pair`] from `place` on, calling `line_read` with the place after
+/// each tag line once its pairs are read.
 ///
 /// One pass over the bytes, line by line, each line read once: a tag line's
 /// pairs are read where they lie, and only the rest of a line after its last
 /// pair is searched for the line's end (looking for each line's end first,
 /// then reading the line, cost twice as much on headers of short lines).
-fn each_pair<'a>(
+/// What it decides about a line depends only on the line's bytes and the
+/// byte after its end (a `\r` may be followed by `\n`), which
+/// [`last_header`] relies on.
+pub(crate) fn each_pair_from<'a>(
     raw: &'a [u8],
-    input_start: bool,
+    place: LinePlace,
     mut f: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>,
+    mut line_read: impl FnMut(LinePlace),
 ) {
-    let raw = match raw.strip_prefix(&crate::pgn::scan::BOM) {
-        Some(rest) if input_start => rest,
-        _ => raw,
-    };
-    let mut in_header = false;
-    // The start of the line being read.
-    let mut at = 0;
+    let LinePlace {
+        mut at,
+        mut in_header,
+    } = place;
     while at < raw.len() {
         if raw[at] == b'%' {
             // An escape line: skipped wherever it lies.
@@ -1045,6 +1086,7 @@ fn each_pair<'a>(
                     ControlFlow::Break(()) => return,
                     ControlFlow::Continue(stop) => at = next_line(raw, stop),
                 }
+                line_read(LinePlace { at, in_header });
             }
             // The first other line after the tag lines starts the movetext;
             // before them, it is a preamble line.

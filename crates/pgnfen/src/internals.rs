@@ -1,9 +1,10 @@
-//! The engine's own jobs, sinks and helpers, public only for the fuzz targets
-//! and the tests that drive the engine directly (cargo feature `internals`,
-//! off by default). They are not part of the API: they change with the
+//! The engine's own jobs, sinks and helpers, public only for the fuzz targets,
+//! the tests that drive the engine directly and the Python binding (cargo
+//! feature `internals`, off by default). They are not part of the API: they change with the
 //! engine, without notice. A program reads games through [`crate::Archive`]
 //! and whole archives through the task functions.
 
+pub use crate::archive::last_header::LastHeader;
 pub use crate::check::job::{CheckJob, GameFindings};
 pub use crate::convert::job::{ConvertJob, Edit, EditingSink, GameEdits, Inserted, Unchanged};
 pub use crate::filter::job::{FilterJob, Split};
