@@ -164,12 +164,11 @@ impl Tags {
 /// Consecutive games of an archive mostly have the same tag names in the same
 /// order, and most of their values are those of the game before (Event, Site,
 /// Date, often the Result: 82 % of the values of the real files of the test
-/// corpus). So the dict of the last game read is kept as a template, and its
-/// header as written (in a [`LastHeader`]): for a game with the same names,
-/// only the values that differ are decoded and put into it, and the game gets
-/// a copy of it (one copy of its key table: nothing hashed, no growing). A
-/// game with other names builds its dict tag by tag, and becomes the
-/// template. Both give the same dict.
+/// corpus). So the dict of the last game read is kept as a template: for a
+/// game with the same names, only the values that differ are decoded and put
+/// into it, and the game gets a copy of it (one copy of its key table:
+/// nothing hashed, no growing). A game with other names builds its dict tag
+/// by tag, and becomes the template. Both give the same dict.
 ///
 /// The game's pairs are read by a [`LastHeader`], which keeps the last
 /// game's header: the lines that begin both headers alike (three quarters of
