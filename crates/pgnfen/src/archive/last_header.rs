@@ -120,9 +120,11 @@ impl LastHeader {
             },
             |after| now.lines.push((pairs_read.get(), after)),
         );
-        let end = now.lines.last().map_or(0, |(_, after)| after.at);
+        // Up to the end of the last tag line and the byte after it, so that
+        // the next header can share its last line too.
+        let end = now.lines.last().map_or(0, |(_, after)| after.at + 1);
         now.bytes.clear();
-        now.bytes.extend_from_slice(&raw[..end]);
+        now.bytes.extend_from_slice(&raw[..end.min(raw.len())]);
         now.input_start = input_start;
         shared
     }
@@ -190,8 +192,18 @@ mod tests {
         assert_eq!(last.read_bytes(second, false), 2);
         assert_eq!(last.pairs().collect::<Vec<_>>(), tag_pairs(second, false));
         assert_eq!(last.before().collect::<Vec<_>>(), tag_pairs(first, false));
-        // The same header again: all but its last line is shared (the byte
-        // after that line is not kept).
+        // The same game again: every line is shared (with the byte after
+        // the last one, kept).
+        assert_eq!(last.read_bytes(second, false), 3);
+        assert_eq!(last.pairs().collect::<Vec<_>>(), tag_pairs(second, false));
+        // The same header before other movetext: the byte after its last
+        // line differs only after the blank line, so all is shared.
+        let third = b"[Event \"e\"]\n[Site \"s\"]\n[White \"b\"]\n\n1. c4 *\n";
+        assert_eq!(last.read_bytes(third, false), 3);
+        // A header that ends where the bytes end: the last line is read again
+        // after it.
+        let cut = b"[Event \"e\"]\n[Site \"s\"]\n[White \"b\"]";
+        assert_eq!(last.read_bytes(cut, false), 2);
         assert_eq!(last.read_bytes(second, false), 2);
         // `\r` then `\n` in one, `\r` alone in the other: the line's end
         // differs, so the line is read again.
