@@ -537,12 +537,8 @@ fn index_pairs(raw: &[u8], input_start: bool, out: &mut Vec<PairSpan>) -> bool {
     if u32::try_from(raw.len()).is_err() {
         return false;
     }
-    let base = raw.as_ptr() as usize;
-    // Each piece is a subslice of `raw`, so its offset fits in 32 bits.
-    let range = |piece: &[u8]| {
-        let start = (piece.as_ptr() as usize - base) as u32;
-        [start, start + piece.len() as u32]
-    };
+    // Each piece is a subslice of `raw`, so its offsets fit in 32 bits.
+    let range = |piece: &[u8]| span_in(raw, piece).map(|at| at as u32);
     each_pair(raw, input_start, |name, value| {
         out.push(PairSpan {
             name: range(name),
@@ -551,6 +547,15 @@ fn index_pairs(raw: &[u8], input_start: bool, out: &mut Vec<PairSpan>) -> bool {
         ControlFlow::Continue(())
     });
     true
+}
+
+/// Where `piece`, a subslice of `raw` (a name or value the tag reader
+/// gives), begins and ends in `raw`.
+#[inline]
+pub(crate) fn span_in(raw: &[u8], piece: &[u8]) -> [usize; 2] {
+    let start = piece.as_ptr() as usize - raw.as_ptr() as usize;
+    debug_assert!(start + piece.len() <= raw.len());
+    [start, start + piece.len()]
 }
 
 /// A problem of one game's headers, placed as `check` places it.

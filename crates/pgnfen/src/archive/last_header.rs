@@ -13,7 +13,7 @@
 use std::cell::Cell;
 use std::ops::ControlFlow;
 
-use super::{Game, LinePlace, each_pair_from};
+use super::{Game, LinePlace, each_pair_from, span_in};
 
 /// The headers of the last two games read, kept so that the next one is read
 /// only from its first line that differs. For Python's `Game.headers`,
@@ -50,15 +50,17 @@ struct ReadHeader {
 }
 
 impl ReadHeader {
+    /// The pair at `spans` (name, value) in the kept bytes.
+    fn of(&self, &[[ns, ne], [vs, ve]]: &[[usize; 2]; 2]) -> TagPair<'_> {
+        (&self.bytes[ns..ne], &self.bytes[vs..ve])
+    }
+
     fn pair(&self, i: usize) -> Option<TagPair<'_>> {
-        let &[[ns, ne], [vs, ve]] = self.pairs.get(i)?;
-        Some((&self.bytes[ns..ne], &self.bytes[vs..ve]))
+        self.pairs.get(i).map(|spans| self.of(spans))
     }
 
     fn pairs(&self) -> impl ExactSizeIterator<Item = TagPair<'_>> {
-        self.pairs
-            .iter()
-            .map(|&[[ns, ne], [vs, ve]]| (&self.bytes[ns..ne], &self.bytes[vs..ve]))
+        self.pairs.iter().map(|spans| self.of(spans))
     }
 }
 
@@ -104,17 +106,12 @@ impl LastHeader {
                 now.pairs.extend_from_slice(&before.pairs[..pairs]);
             }
         }
-        let base = raw.as_ptr() as usize;
-        let range = |piece: &[u8]| {
-            let start = piece.as_ptr() as usize - base;
-            [start, start + piece.len()]
-        };
         let pairs_read = Cell::new(shared);
         each_pair_from(
             raw,
             place,
             |name, value| {
-                now.pairs.push([range(name), range(value)]);
+                now.pairs.push([span_in(raw, name), span_in(raw, value)]);
                 pairs_read.set(pairs_read.get() + 1);
                 ControlFlow::Continue(())
             },
