@@ -42,7 +42,7 @@ pub struct Unchanged {
 /// bytes) on a worker that the merger freed, and the merger and the workers
 /// waited on the allocator's locks; edits kept in the result itself made
 /// every result three times as large, which cost the games without a FEN
-/// more than it saved (docs/performance.md, "Waits between the threads").
+/// more than it saved (docs/performance-log.md, "Waits between the threads").
 #[derive(Clone, Debug, Default)]
 pub struct GameEdits {
     /// Its edits: indices into the block's (or, until sealed, the stage's).
@@ -278,7 +278,7 @@ impl Job for ConvertJob {
 enum Rewrite {
     /// The FEN in the dialect, in the edit's own type: no heap block per FEN
     /// (a string, then its copy as a shared `Rc<str>`, were two allocations
-    /// and two frees per FEN on the workers; docs/performance.md).
+    /// and two frees per FEN on the workers; docs/performance-log.md).
     Written(Inserted),
     /// Left as it was: the problem's code, where (in the value) and why.
     Unchanged {

@@ -101,7 +101,7 @@ pub trait Job: Sync {
     /// merger shares the cores with the workers, and with six the workers
     /// often filled every chunk while it waited for a core, then waited for
     /// it in turn (a `stats` of 1 GB slept 225 to 300 times instead of 100
-    /// to 250; see docs/performance.md, "Waits between the threads"). A job
+    /// to 250; see docs/performance-log.md, "Waits between the threads"). A job
     /// whose results hold much memory of their own (`export`'s rows, the
     /// games of Python's loop) keeps two a worker and two more, ten at most
     /// (`lean_chunks_in_flight`).
