@@ -190,23 +190,15 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
     options: &Options,
 ) -> Result<u64, RunError> {
     let pool = LazyPool::new(useful_threads(inputs, options));
-    // Chunk buffers kept from one stream to the next: a zip of many small
-    // members would otherwise allocate and zero a fresh chunk buffer for each.
-    let mut spare = Vec::new();
+    let mut run = Runner::new(job, sink, &pool, options);
     let total: Option<u64> = inputs.iter().map(Input::raw_len).sum();
     let mut progress = Reporter::new(options.watch.as_deref(), total);
-    let mut games = 0;
     for input in inputs {
         if is_cancelled(options) {
             return Err(RunError::Sink(cancelled()));
         }
         let name = input.display_name();
-        let in_err = |source: io::Error| {
-            RunError::Input(InputError {
-                file: name.clone(),
-                source,
-            })
-        };
+        let in_err = input_error(&name);
         let raw_read = Arc::new(AtomicU64::new(0));
         progress.start_input(raw_read.clone());
         // Plain files are mapped (no copy); a truncation under the run is
@@ -217,18 +209,7 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
             signals::reading_mapped(Some(&name));
             let source = Source::Map(Arc::new(mapped.map));
             let identity = mapped.identity;
-            let result = run_one::<J, S, io::Empty>(
-                input,
-                source,
-                Some(&raw_read),
-                job,
-                sink,
-                &pool,
-                options,
-                &progress,
-                games,
-                &mut spare,
-            );
+            let result = run.input::<io::Empty>(input, source, Some(&raw_read), &progress);
             signals::reading_mapped(None);
             if result.is_err() {
                 // Writing bytes straight from a page that a truncation took
@@ -236,7 +217,7 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
                 // SIGBUS: the changed input, not the output, is the cause.
                 identity.check_unchanged().map_err(in_err)?;
             }
-            games += result?;
+            result?;
             identity.check_unchanged().map_err(in_err)?;
             continue;
         }
@@ -255,42 +236,72 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
         if let Input::File(path) = input
             && let Some(frames) = frames::open(path, &pool, raw_read.clone(), job.frames_ahead())
         {
-            games += run_one(
-                input,
-                Source::Read(source::Unnested::new(frames, source::Compression::Zstd)),
-                None,
-                job,
-                sink,
-                &pool,
-                options,
-                &progress,
-                games,
-                &mut spare,
-            )
-            .map_err(changed)?;
+            let frames = source::Unnested::new(frames, source::Compression::Zstd);
+            run.input(input, Source::Read(frames), None, &progress)
+                .map_err(changed)?;
             continue;
         }
         // Each input is opened once: a FIFO or a pipe cannot be read twice.
         let mut streams = input.open_streams(raw_read.clone()).map_err(in_err)?;
         while let Some(stream) = streams.next().map_err(|e| changed(in_err(e)))? {
-            let source = Source::Read(stream.reader);
-            games += run_one(
-                &stream.input,
-                source,
-                None,
-                job,
-                sink,
-                &pool,
-                options,
-                &progress,
-                games,
-                &mut spare,
-            )
-            .map_err(changed)?;
+            run.input(&stream.input, Source::Read(stream.reader), None, &progress)
+                .map_err(changed)?;
         }
     }
     progress.finish();
-    Ok(games)
+    Ok(run.games)
+}
+
+/// What the inputs of one run share, and the games read so far.
+struct Runner<'r, J, S> {
+    job: &'r J,
+    sink: &'r mut S,
+    pool: &'r LazyPool,
+    options: &'r Options,
+    /// Chunk buffers kept from one input to the next: a zip of many small
+    /// members would otherwise allocate and zero a fresh chunk buffer for each.
+    spare: Vec<Vec<u8>>,
+    /// Games of the inputs read so far.
+    games: u64,
+}
+
+impl<'r, J: Job, S: Sink<J::Game>> Runner<'r, J, S> {
+    fn new(job: &'r J, sink: &'r mut S, pool: &'r LazyPool, options: &'r Options) -> Self {
+        Runner {
+            job,
+            sink,
+            pool,
+            options,
+            spare: Vec::new(),
+            games: 0,
+        }
+    }
+
+    /// Streams one input, named `input` in messages, from `source`; its
+    /// games count on from those before. `mapped`: the count of bytes read
+    /// of a mapped file, which advances as chunks are merged. Returns the
+    /// input's number of games.
+    fn input<R: chunk::Lend + Send>(
+        &mut self,
+        input: &Input,
+        source: Source<R>,
+        mapped: Option<&Arc<AtomicU64>>,
+        progress: &Reporter<'_>,
+    ) -> Result<u64, RunError> {
+        let games = run_one(self, input, source, mapped, progress)?;
+        self.games += games;
+        Ok(games)
+    }
+}
+
+/// The [`RunError::Input`] of an I/O error reading input `name`.
+fn input_error(name: &str) -> impl Fn(io::Error) -> RunError + Copy + '_ {
+    move |source| {
+        RunError::Input(InputError {
+            file: name.to_owned(),
+            source,
+        })
+    }
 }
 
 /// What a regular file input was when the run opened it, to tell a read
@@ -438,17 +449,11 @@ pub(crate) fn run_reader<J: Job, S: Sink<J::Game>>(
 ) -> Result<u64, RunError> {
     let pool = LazyPool::new(options.threads);
     let mut progress = Reporter::new(None, None);
-    let games = run_one(
+    let games = Runner::new(job, sink, &pool, options).input(
         input,
         Source::Read(reader),
         None,
-        job,
-        sink,
-        &pool,
-        options,
         &progress,
-        0,
-        &mut Vec::new(),
     )?;
     progress.finish();
     Ok(games)
@@ -492,27 +497,20 @@ struct Resume {
 /// Most resume points kept per chunk (one per piece; a chunk has about 16).
 const MAX_RESUMES: usize = 64;
 
-#[allow(clippy::too_many_arguments)]
+/// [`Runner::input`]: the input's chunks read on a thread of their own and
+/// scanned on the pool, merged in order on this thread.
 fn run_one<J: Job, S: Sink<J::Game>, R: chunk::Lend + Send>(
+    run: &mut Runner<'_, J, S>,
     input: &Input,
     source: Source<R>,
     mapped: Option<&Arc<AtomicU64>>,
-    job: &J,
-    sink: &mut S,
-    pool: &LazyPool,
-    options: &Options,
     progress: &Reporter<'_>,
-    games_before: u64,
-    spare: &mut Vec<Vec<u8>>,
 ) -> Result<u64, RunError> {
+    let (job, pool, options, games_before) = (run.job, run.pool, run.options, run.games);
+    let (sink, spare) = (&mut *run.sink, &mut run.spare);
     sink.begin_input(input).map_err(RunError::Sink)?;
     let name = input.display_name();
-    let in_err = |source: io::Error| {
-        RunError::Input(InputError {
-            file: name.clone(),
-            source,
-        })
-    };
+    let in_err = input_error(&name);
     let mut seen = Seen {
         // Whether a tag line was seen yet (a binary file or a wrong path has
         // none), when someone wants to know.
