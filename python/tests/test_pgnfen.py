@@ -744,6 +744,41 @@ def test_headers_made_from_the_last_game_equal_the_tags_read_one_by_one(tmp_path
     assert failures == []
 
 
+def test_headers_give_each_game_its_own_values(tmp_path):
+    # Games that repeat some of the values of the game before and change
+    # others (so that each dict is made from the last one's, with the values
+    # that differ put in): thousands of distinct short values, values of 16
+    # and 17 bytes, escapes and non-ASCII bytes, in headers that sometimes
+    # change their names, over more than one chunk of the pipeline, held
+    # against a reading of the header lines written here from the PGN rules.
+    rng = random.Random(11)
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789+-./:? "
+    many = ["".join(rng.choices(alphabet, k=rng.randint(0, 16))) for _ in range(9000)]
+    few = ["1-0", "0-1", "1/2-1/2", "*", "?", "", "180+2", "2500", "x" * 16, "y" * 17]
+    odd = ['a\\"b', "c\\\\d", "caf\xe9", "\xd1and\xfa", "1" * 15 + "\\\\"]
+    names = ["Event", "Site", "Date", "White", "Black", "Result", "WhiteElo", "ECO"]
+    games = []
+    while sum(map(len, games)) < 3 << 19:
+        shape = names if rng.random() < 0.9 else rng.sample(names, rng.randint(1, len(names)))
+        pool = rng.choice([few, many, many, odd])
+        lines = "".join(f'[{n} "{rng.choice(pool)}"]\n' for n in shape)
+        games.append(f"{lines}\n1. e4 *\n\n".encode())
+    path = tmp_path / "values.pgn"
+    path.write_bytes(b"".join(games))
+    pair = re.compile(rb'\[(\w+) "((?:[^"\\]|\\.)*)"\]')
+    expected = [
+        [(n.decode(), re.sub(rb"\\(.)", rb"\1", v).decode()) for n, v in pair.findall(game)]
+        for game in games
+    ]
+    assert [list(game.headers.items()) for game in pgnfen.games(path)] == expected
+    # The same bytes read as Windows-1252 give the same short values, and the
+    # non-ASCII ones as that encoding reads them.
+    latin = tmp_path / "latin.pgn"
+    latin.write_bytes(b"".join(game.decode().encode("cp1252") for game in games[:2000]))
+    got = [list(game.headers.items()) for game in pgnfen.games(latin, encoding="latin-1")]
+    assert got == expected[:2000]
+
+
 def test_headers_and_lookups_agree_whether_or_not_the_tags_are_indexed(tmp_path):
     # `headers` reads each header's pairs itself (from its first line that
     # differs from the game before's); once a tag is looked up in `tags`,
