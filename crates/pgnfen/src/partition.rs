@@ -449,7 +449,9 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
         lines: 0,
         tag_line: false,
     };
-    match pipeline::run_reader(&input, stream, job, &mut bounded, options) {
+    // Only the file's first byte may begin a byte order mark to skip.
+    let at_file_start = part.start == 0 && first == 0;
+    match pipeline::run_reader(&input, stream, at_file_start, job, &mut bounded, options) {
         Ok(_) => {}
         Err(RunError::Sink(e)) if e.get_ref().is_some_and(|r| r.is::<PastEnd>()) => {}
         Err(e) => return Err(e.into()),

@@ -286,3 +286,23 @@ fn only_a_zips_partition_gives_notes() {
         assert_eq!(partition_notes(&plain, 4 << 10), Vec::<String>::new());
     }
 }
+
+/// A partition whose first game begins with a line that starts with a byte
+/// order mark: only the file's first byte may begin one to skip, so the line
+/// is read as on one machine (found by the `partition` fuzz target).
+#[test]
+fn a_byte_order_mark_begins_no_header_inside_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bom.pgn");
+    std::fs::write(&path, b"[10[\n\t\n*\r\xEF\xBB\xBF[\n\0\r[").unwrap();
+    check(&path, &[9]);
+    let game = b"[Event \"a\"]\n\n1. e4 *\n\n";
+    let bom_line = b"\xEF\xBB\xBF[Event \"b\"]\n\n1. d4 *\n\n";
+    let mut text = game.to_vec();
+    for _ in 0..3 {
+        text.extend_from_slice(bom_line);
+        text.extend_from_slice(game);
+    }
+    std::fs::write(&path, &text).unwrap();
+    check(&path, &(1..=text.len() as u64).collect::<Vec<_>>());
+}

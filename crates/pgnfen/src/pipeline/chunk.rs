@@ -212,6 +212,15 @@ impl<R: Lend> Chunker<R> {
         }
     }
 
+    /// A chunker of a reader that begins inside an input (a partition after
+    /// the file's first byte) rather than at its start: its first chunk is
+    /// a cut, scanned as text after a game ([`Start::Cut`]), where a byte
+    /// order mark is no part of the input.
+    pub fn inside_input(mut self) -> Self {
+        self.next_start = Start::Cut;
+        self
+    }
+
     /// Stops reading (with the error of a cancelled run) once `cancel` is set.
     pub fn cancelled_by(mut self, cancel: Option<Arc<std::sync::atomic::AtomicBool>>) -> Self {
         self.cancel = cancel;

@@ -263,6 +263,9 @@ struct Runner<'r, J, S> {
     spare: Vec<Vec<u8>>,
     /// Games of the inputs read so far.
     games: u64,
+    /// Whether each reader begins at its input's first byte (not a
+    /// partition that begins inside a file, [`run_reader`]).
+    at_input_start: bool,
 }
 
 impl<'r, J: Job, S: Sink<J::Game>> Runner<'r, J, S> {
@@ -274,6 +277,7 @@ impl<'r, J: Job, S: Sink<J::Game>> Runner<'r, J, S> {
             options,
             spare: Vec::new(),
             games: 0,
+            at_input_start: true,
         }
     }
 
@@ -439,22 +443,23 @@ pub(crate) fn no_thread(e: io::Error) -> io::Error {
 
 /// Streams one input given as a reader (a partition of a file, from the
 /// `partition` module): the games of `reader`, named `input` in messages, with
-/// offsets and lines counted from its first byte.
+/// offsets and lines counted from its first byte. `at_input_start`: the
+/// reader begins at the file's first byte; otherwise at a game's start
+/// inside it, read as a one-machine run reads it there (a byte order mark
+/// is then no part of the input, but the text of a line).
 pub(crate) fn run_reader<J: Job, S: Sink<J::Game>>(
     input: &Input,
     reader: Box<dyn io::Read + Send>,
+    at_input_start: bool,
     job: &J,
     sink: &mut S,
     options: &Options,
 ) -> Result<u64, RunError> {
     let pool = LazyPool::new(options.threads);
     let mut progress = Reporter::new(None, None);
-    let games = Runner::new(job, sink, &pool, options).input(
-        input,
-        Source::Read(reader),
-        None,
-        &progress,
-    )?;
+    let mut run = Runner::new(job, sink, &pool, options);
+    run.at_input_start = at_input_start;
+    let games = run.input(input, Source::Read(reader), None, &progress)?;
     progress.finish();
     Ok(games)
 }
@@ -520,9 +525,12 @@ fn run_one<J: Job, S: Sink<J::Game>, R: chunk::Lend + Send>(
         text: false,
     };
     let limits = Limits::of(options);
-    let mut merger = Merger::new(job, limits);
+    let mut merger = Merger::new(job, limits, run.at_input_start);
     let (target, max) = options.chunk_sizes;
     let mut chunker = Chunker::with_sizes(source, target, max).cancelled_by(options.cancel.clone());
+    if !run.at_input_start {
+        chunker = chunker.inside_input();
+    }
 
     // The first chunk is read here. When it is the whole input (a small file,
     // a zip member of a game or two) it is scanned and merged on this thread:
@@ -1033,10 +1041,17 @@ struct OpenGame {
 }
 
 impl<'j, J: Job> Merger<'j, J> {
-    fn new(job: &'j J, limits: Limits) -> Self {
+    /// `at_input_start`: the text begins at its input's first byte, where
+    /// a byte order mark may stand before the first line; otherwise it
+    /// begins at a game's start inside the input ([`run_reader`]).
+    fn new(job: &'j J, limits: Limits, at_input_start: bool) -> Self {
+        let scanner = match at_input_start {
+            true => Scanner::new(),
+            false => Scanner::at_cut(0),
+        };
         Merger {
             job,
-            scanner: game::scanner_for(job, Scanner::new()),
+            scanner: game::scanner_for(job, scanner),
             builder: Builder::default(),
             limits,
             games: 0,
@@ -1594,6 +1609,7 @@ mod cancel_tests {
         let result = run_reader(
             &Input::Stdin,
             Box::new(Endless),
+            true,
             &StatsJob,
             &mut counts,
             &options,
