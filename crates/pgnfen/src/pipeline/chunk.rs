@@ -212,12 +212,12 @@ impl<R: Lend> Chunker<R> {
         }
     }
 
-    /// A chunker of a reader that begins inside an input (a partition after
-    /// the file's first byte) rather than at its start: its first chunk is
-    /// a cut, scanned as text after a game ([`Start::Cut`]), where a byte
-    /// order mark is no part of the input.
-    pub fn inside_input(mut self) -> Self {
-        self.next_start = Start::Cut;
+    /// How the first chunk begins: [`Start::Input`] (the default) at an
+    /// input's first byte, [`Start::Cut`] for a reader that begins at a
+    /// game's start inside an input (a partition after the file's first
+    /// byte), where a byte order mark is no part of the input.
+    pub fn first_start(mut self, start: Start) -> Self {
+        self.next_start = start;
         self
     }
 

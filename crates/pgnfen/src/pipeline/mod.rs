@@ -525,12 +525,17 @@ fn run_one<J: Job, S: Sink<J::Game>, R: chunk::Lend + Send>(
         text: false,
     };
     let limits = Limits::of(options);
-    let mut merger = Merger::new(job, limits, run.at_input_start);
+    // The first chunk's start: the merger's scanner begins as the worker's
+    // scan of that chunk does.
+    let first_start = match run.at_input_start {
+        true => Start::Input,
+        false => Start::Cut,
+    };
+    let mut merger = Merger::new(job, limits, first_start);
     let (target, max) = options.chunk_sizes;
-    let mut chunker = Chunker::with_sizes(source, target, max).cancelled_by(options.cancel.clone());
-    if !run.at_input_start {
-        chunker = chunker.inside_input();
-    }
+    let mut chunker = Chunker::with_sizes(source, target, max)
+        .first_start(first_start)
+        .cancelled_by(options.cancel.clone());
 
     // The first chunk is read here. When it is the whole input (a small file,
     // a zip member of a game or two) it is scanned and merged on this thread:
@@ -816,21 +821,30 @@ fn pieces(data: &[u8], size: usize) -> impl Iterator<Item = std::ops::Range<usiz
     })
 }
 
+/// The scanner of text that begins as `start` says at `offset`: at an
+/// input's first byte (where a byte order mark may stand), or at a cut
+/// (after a game). None for a forced cut, which only the true scanner state
+/// can read.
+fn scanner_at<J: Job>(job: &J, start: Start, offset: u64) -> Option<Scanner> {
+    let scanner = match start {
+        Start::Input => Scanner::new(),
+        Start::Cut => Scanner::at_cut(offset),
+        Start::Forced => return None,
+    };
+    Some(game::scanner_for(job, scanner))
+}
+
 fn scan_speculatively<J: Job>(
     job: &J,
     chunk: Chunk,
     limits: Limits,
     spares: &Spares<J::Game>,
 ) -> Scanned<J::Game> {
-    let mut scanner = match chunk.start {
-        Start::Input => game::scanner_for(job, Scanner::new()),
-        Start::Cut => game::scanner_for(job, Scanner::at_cut(chunk.offset)),
-        Start::Forced => {
-            return Scanned {
-                chunk,
-                speculative: None,
-            };
-        }
+    let Some(mut scanner) = scanner_at(job, chunk.start, chunk.offset) else {
+        return Scanned {
+            chunk,
+            speculative: None,
+        };
     };
     let mut events = Vec::new();
     let mut builder = Builder::default();
@@ -1041,17 +1055,13 @@ struct OpenGame {
 }
 
 impl<'j, J: Job> Merger<'j, J> {
-    /// `at_input_start`: the text begins at its input's first byte, where
-    /// a byte order mark may stand before the first line; otherwise it
-    /// begins at a game's start inside the input ([`run_reader`]).
-    fn new(job: &'j J, limits: Limits, at_input_start: bool) -> Self {
-        let scanner = match at_input_start {
-            true => Scanner::new(),
-            false => Scanner::at_cut(0),
-        };
+    /// `first`: how the text's first chunk begins ([`Start::Input`], or
+    /// [`Start::Cut`] for a reader that begins inside its input,
+    /// [`run_reader`]).
+    fn new(job: &'j J, limits: Limits, first: Start) -> Self {
         Merger {
             job,
-            scanner: game::scanner_for(job, scanner),
+            scanner: scanner_at(job, first, 0).expect("a text begins at its start or a cut"),
             builder: Builder::default(),
             limits,
             games: 0,
