@@ -257,7 +257,9 @@ impl Game {
     }
 
     /// Every tag pair of the header, in order, values PGN-unescaped (`\"`,
-    /// `\\`) and read as UTF-8 (an invalid sequence becomes U+FFFD). A name
+    /// `\\`) and decoded as [`Game::tags`] decodes them: each name and value
+    /// as UTF-8 when it is valid UTF-8, else as Windows-1252, so that no byte
+    /// becomes U+FFFD ([`Encoding::Auto`]; [`Game::tags_in`] takes another). A name
     /// may come twice, as it does in the input.
     ///
     /// The tag lines are read from [`Game::raw`], as the scanner reads them
@@ -266,8 +268,10 @@ impl Game {
     /// line starts the movetext, and a line may hold several pairs. A pair that
     /// does not close (`[White ""Name""]`: a quote inside the value that is not
     /// escaped) is not read, nor is the rest of its line.
-    // Stopgap: the scanner keeps only SetUp/FEN/Variant today; once it can
-    // keep every tag, this should come from the header the pipeline read.
+    // Read here rather than by the workers: the scanner can report every
+    // pair (as for `export`), but doing that for every game cost the
+    // pipeline more than reading the header again when asked (docs/
+    // performance-log.md, "Python: the workers placing each game's tag pairs").
     pub fn headers(&self) -> Vec<(String, String)> {
         self.tags()
             .map(|(name, value)| (name.into_owned(), value.into_owned()))

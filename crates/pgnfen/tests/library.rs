@@ -66,6 +66,41 @@ fn archive_games_agree_with_stats_and_rebuild_the_file() {
 }
 
 #[test]
+fn game_headers_decode_each_value_as_utf8_or_else_windows_1252() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mixed.pgn");
+    // A value in UTF-8, one in Windows-1252 (0xE9 is é, 0x80 is €), an
+    // escaped quote, and a name with a byte that is not UTF-8.
+    let mut text = b"[White \"R\xc3\xa9ti\"]\n[Black \"R\xe9ti \x80\"]\n".to_vec();
+    text.extend_from_slice(b"[Event \"a \\\"b\\\"\"]\n[Na\xffme \"x\"]\n\n*\n");
+    std::fs::write(&path, &text).unwrap();
+    let games: Vec<Game> = Archive::open([&path])
+        .unwrap()
+        .games()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let headers = games[0].headers();
+    let pairs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("White", "Réti"),
+            ("Black", "Réti €"),
+            ("Event", "a \"b\""),
+            ("Naÿme", "x"),
+        ]
+    );
+    assert!(
+        headers
+            .iter()
+            .all(|(n, v)| !n.contains('\u{fffd}') && !v.contains('\u{fffd}'))
+    );
+}
+
+#[test]
 fn archive_without_raw_places_the_same_games_and_keeps_no_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let inputs = archive(dir.path());
