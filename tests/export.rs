@@ -228,6 +228,74 @@ fn usage_errors() {
     }
 }
 
+/// A pseudo-terminal: its controller (read to see what reached the screen)
+/// and the path of its terminal end.
+fn pseudo_terminal() -> (File, PathBuf) {
+    use std::os::fd::FromRawFd;
+    // SAFETY: plain libc calls on a descriptor this function owns; ptsname's
+    // static buffer is copied before anything else can call it.
+    unsafe {
+        let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_NONBLOCK);
+        assert!(fd >= 0, "posix_openpt");
+        assert_eq!(libc::grantpt(fd), 0);
+        assert_eq!(libc::unlockpt(fd), 0);
+        let name = std::ffi::CStr::from_ptr(libc::ptsname(fd));
+        let path = PathBuf::from(name.to_str().unwrap());
+        (File::from_raw_fd(fd), path)
+    }
+}
+
+#[test]
+fn parquet_is_refused_on_a_terminal_however_it_is_named() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = write_tmp(dir.path(), "t.pgn", TRICKY);
+    let p = pgn.to_str().unwrap();
+    let (mut screen, tty) = pseudo_terminal();
+    let t = tty.to_str().unwrap();
+    // Standard output on the terminal, and paths that name it.
+    let cases: [&[&str]; 4] = [
+        &["--format", "parquet", p],
+        &["--format", "parquet", "-o", "-", p],
+        &["--format", "parquet", "-o", "/dev/stdout", p],
+        &["--format", "parquet", "-o", t, p],
+    ];
+    for args in cases {
+        let terminal = std::fs::OpenOptions::new().write(true).open(&tty).unwrap();
+        let out = common::bin()
+            .arg("-q")
+            .arg("export")
+            .args(args)
+            .stdout(terminal)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("Parquet is binary"), "{args:?}: {err}");
+        let mut shown = Vec::new();
+        let _ = screen.read_to_end(&mut shown);
+        assert!(
+            shown.is_empty(),
+            "{args:?}: {} bytes reached the terminal",
+            shown.len()
+        );
+    }
+    // Text formats are for terminals too, and a device that is none takes Parquet.
+    let terminal = std::fs::OpenOptions::new().write(true).open(&tty).unwrap();
+    let out = common::bin()
+        .args(["-q", "export", "-o", t, p])
+        .stdout(terminal)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let mut shown = Vec::new();
+    let _ = screen.read_to_end(&mut shown);
+    assert!(String::from_utf8_lossy(&shown).contains("\"game\":1"));
+    let out = export(&["--format", "parquet", "-o", "/dev/null", p]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
 #[test]
 fn tag_selection_keeps_game_numbers() {
     let dir = tempfile::tempdir().unwrap();

@@ -32,11 +32,13 @@ fn format(args: &ExportArgs) -> Result<Format, Error> {
         .check_output(output)
         .map_err(|e| Error::usage(e.to_string()))?;
     if format == Format::Parquet && output.is_none() && std::io::stdout().is_terminal() {
-        return Err(Error::usage(
-            "export: Parquet is binary; write it to a file with -o FILE.parquet (or pipe it)",
-        ));
+        return Err(parquet_on_a_terminal());
     }
     Ok(format)
+}
+
+fn parquet_on_a_terminal() -> Error {
+    Error::usage("export: Parquet is binary; write it to a file with -o FILE.parquet (or pipe it)")
 }
 
 fn run_error(e: export::Error) -> Error {
@@ -72,6 +74,10 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         .as_ref()
         .map_or("<stdout>".to_string(), |p| p.display().to_string());
     let output = Output::create(args.output.as_deref()).map_err(|e| Error::writing(&name, e))?;
+    // A path can name a terminal too (`-o /dev/tty`, `-o /dev/stdout`).
+    if format == Format::Parquet && output.is_terminal() {
+        return Err(parquet_on_a_terminal());
+    }
     let pipeline = options(global);
     let columns = export::columns(&inputs, &export_options, &pipeline).map_err(run_error)?;
     if let Some((names, at_least)) = columns.past_limit() {

@@ -10,7 +10,7 @@
 //! link stays). Errors name the user's path, never the temporary one.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -531,6 +531,17 @@ impl Output {
         let mut output = Output::create_as(path, in_place_compression(path)?)?;
         output.replaces = Some((read.dev(), read.ino()));
         Ok(output)
+    }
+
+    /// Whether it writes to a terminal: standard output on one, or a path
+    /// that names one (`/dev/tty`, `/dev/stdout` on a terminal), where a
+    /// binary format would only garble the screen.
+    pub fn is_terminal(&self) -> bool {
+        match &self.target {
+            Target::Stdout(_) => io::stdout().is_terminal(),
+            Target::Special(file) => file.get_ref().is_terminal(),
+            _ => false,
+        }
     }
 
     /// The output's name in messages.
