@@ -12,7 +12,9 @@
 use std::fmt;
 use std::ops::Range;
 
-/// How bad a problem is: an error makes the game `malformed`, a warning does not.
+/// How bad a problem is. An error in the headers makes the game `malformed`,
+/// a warning does not; `illegal-move` (an error of the moves, `--moves`) and
+/// `lossy-castling` (of a conversion) leave the class as it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
     /// The header is wrong: the game cannot be read as intended.
@@ -60,7 +62,8 @@ pub enum Code {
     VariantWithoutFen,
     /// A FEN tag without `SetUp "1"`.
     FenWithoutSetup,
-    /// A Chess960 position without a Variant tag.
+    /// Chess960 castling or a 10-file board, and no Variant tag saying so
+    /// (none, or one of standard chess).
     MissingVariant,
     /// A FEN without its two clock fields.
     MissingClocks,
@@ -190,7 +193,7 @@ impl Problem {
     }
 }
 
-/// `error[castling-rook-missing]: MESSAGE` (then `; help: HELP` when there is
+/// `error[castling-rights]: MESSAGE` (then `; help: HELP` when there is
 /// help), as the command line writes a problem after its place.
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -97,8 +97,8 @@ pub struct Archive {
 impl Archive {
     /// The archive of these files, read in the order given. Each is opened once
     /// here so that a missing or unreadable file is reported before any work
-    /// starts (the error names the file). Compression (gzip, bzip2, zstd) is
-    /// handled as the commands handle it.
+    /// starts (the error names the file). Compression (gzip, bzip2, zstd, xz)
+    /// and zip archives are handled as the commands handle them.
     pub fn open<I, P>(paths: I) -> Result<Archive, InputError>
     where
         I: IntoIterator<Item = P>,
@@ -130,7 +130,9 @@ impl Archive {
         }
     }
 
-    /// Uses `n` worker threads (at least one; the default is one per core).
+    /// Uses up to `n` worker threads (at least one; the default is one per
+    /// core). As for every run, never more than the cores, nor than the
+    /// input can keep busy (a small file gets fewer).
     pub fn threads(mut self, n: usize) -> Archive {
         self.options.threads = n.max(1);
         self

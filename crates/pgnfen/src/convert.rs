@@ -47,13 +47,13 @@ pub struct Options {
     /// Also insert a missing `[SetUp "1"]` before the FEN tag, complete missing
     /// clocks and insert `[Variant "Chess960"]` in Chess960 games without one.
     pub repair: bool,
-    /// The output file (a `.gz`, `.bz2` or `.zst` ending compresses), or
-    /// standard output for `None` or `-`.
+    /// The output file (a `.gz`, `.bz2`, `.zst` or `.xz` ending compresses),
+    /// or standard output for `None` or `-`.
     pub output: Option<PathBuf>,
     /// Rewrite each input to itself instead (`--in-place`), one after the
     /// other: each file is written under a temporary name beside it, in the
-    /// compression it had (gzip, bzip2, zstd or plain, recognised by its first
-    /// bytes), and renamed over it with its mode kept once it is done, so a
+    /// compression it had (gzip, bzip2, zstd, xz or plain, recognised by its
+    /// first bytes), and renamed over it with its mode kept once it is done, so a
     /// failure leaves that file as it was (those before it are already
     /// converted). `output` is not used then.
     pub in_place: bool,
@@ -102,9 +102,10 @@ pub struct Summary {
 ///
 /// # Errors
 ///
-/// [`Error::Io`] when an input cannot be read or the output written;
-/// [`Error::Usage`] in place, before anything is written, when an input is
-/// standard input, a zip archive or not a regular file.
+/// [`Error::Io`] when an input is missing, a folder or cannot be read, or
+/// the output cannot be written; [`Error::Usage`] in place, before anything
+/// is written, when an input is standard input, a zip archive, a file in a
+/// format pgnfen refuses, or not a regular file (a pipe, a device).
 pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     if options.in_place {
         return run_in_place(inputs, options);

@@ -119,7 +119,7 @@ impl Selection {
 pub struct Options {
     /// Which games are kept.
     pub selection: Selection,
-    /// Where kept games go: a file (a `.gz`, `.bz2` or `.zst` ending
+    /// Where kept games go: a file (a `.gz`, `.bz2`, `.zst` or `.xz` ending
     /// compresses), or standard output for `None` or `-`.
     pub output: Option<PathBuf>,
     /// Where every other game goes, if anywhere.

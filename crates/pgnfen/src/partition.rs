@@ -3,8 +3,8 @@
 //!
 //! [`plan`] cuts each input into partitions: byte ranges of a plain file, ranges
 //! of whole frames of a zstd file of several frames (pzstd's, the lichess
-//! database's); any other input (gzip, bzip2, a one-frame zstd, zip) is one
-//! partition. A partition *owns the games that start in it*: a run of it
+//! database's); any other input (gzip, bzip2, xz, a one-frame zstd, zip) is
+//! one partition. A partition *owns the games that start in it*: a run of it
 //! ([`Partition::stats`], [`Partition::filter`], `Partition::export_batches`) reads it
 //! from its first game to the end of the last game that starts in it, reading
 //! past its end as far as that game goes.
@@ -61,7 +61,7 @@ pub enum Kind {
     Plain,
     /// A range of whole frames of a zstd file (compressed byte offsets).
     ZstdFrames,
-    /// A whole input that cannot be cut (gzip, bzip2, a one-frame zstd, zip).
+    /// A whole input that cannot be cut (gzip, bzip2, xz, a one-frame zstd, zip).
     Whole,
 }
 

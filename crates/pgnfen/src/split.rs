@@ -277,9 +277,9 @@ pub struct Summary {
 ///
 /// # Errors
 ///
-/// [`Error::Usage`] for a template with neither `{class}` nor `{speed}`, a
-/// malformed tag expression or a folder that cannot be created, before
-/// anything is read; [`Error::Io`] when an input cannot be read or a file
+/// [`Error::Usage`] for a template with neither `{class}` nor `{speed}`, tag
+/// expressions that name more distinct tags than one run can look for, or a
+/// folder that cannot be created, before anything is read; [`Error::Io`] when an input cannot be read or a file
 /// written.
 pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let template = options.template.as_path();

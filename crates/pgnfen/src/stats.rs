@@ -48,8 +48,10 @@ pub struct Options {
 ///
 /// # Errors
 ///
-/// [`Error::Io`] when an input cannot be read, [`Error::Usage`] for a tag
-/// expression whose regular expression does not compile.
+/// [`Error::Io`] when an input cannot be read; [`Error::Usage`] when the tag
+/// expressions (with `TimeControl`, for a speed list) name more distinct tags
+/// than one run can look for, before anything is read. (A regular expression
+/// that does not compile is refused earlier, by [`TagExpr`]'s parsing.)
 pub fn run(inputs: &[Input], options: &Options) -> Result<Counts, Error> {
     let tags = Selector::new(&options.tags)
         .with_speeds(&options.speeds)
@@ -85,11 +87,12 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Counts, Error> {
 /// The counts of one or more archives.
 #[derive(Clone, Debug, Default)]
 pub struct Counts {
-    /// Games counted (with tag expressions: the games that satisfy them).
+    /// Games counted (with a selection: the games it keeps).
     pub games: u64,
-    /// Whether tag expressions were given (then [`Counts::unmatched`] means something).
+    /// Whether a selection was given, tag expressions or speeds (then
+    /// [`Counts::unmatched`] means something).
     pub tagged: bool,
-    /// Games read that did not satisfy the tag expressions (not in any other count).
+    /// Games read that the selection left out (not in any other count).
     pub unmatched: u64,
     /// Chess960 games that do not start from a start array (no position number).
     pub chess960_unnumbered: u64,
@@ -114,8 +117,9 @@ pub struct MoveCounts {
     pub checked: u64,
     /// Games replayed that hold an illegal move.
     pub illegal: u64,
-    /// Games not replayed: classes crc and malformed, other variants,
-    /// variant FENs that cannot be read.
+    /// Games not replayed ([`Replay::checked`](crate::moves::Replay::checked) false): classes crc and
+    /// malformed, other variants, variant FENs that cannot be read, and games
+    /// whose replay stopped short of their end ([`Replay::Unfinished`](crate::moves::Replay::Unfinished)).
     pub not_checked: u64,
 }
 

@@ -81,6 +81,12 @@ impl CastlingRights {
     }
 
     /// The castling rooks as a shakmaty bitboard (8×8).
+    ///
+    /// # Panics
+    ///
+    /// When a right's rook file is beyond `h` (the rights of a 10×8
+    /// position, which shakmaty cannot hold; those of an analysed 8×8
+    /// position never are), as [`Square::to_shakmaty`] does.
     pub fn shakmaty_mask(&self) -> shakmaty::Bitboard {
         let mut mask = shakmaty::Bitboard::EMPTY;
         for (color, _, file) in self.iter() {

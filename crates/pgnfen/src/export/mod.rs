@@ -85,7 +85,9 @@ pub struct ExportOptions {
     pub tags: TagColumns,
     /// Only games whose tags satisfy these expressions (`--tag`).
     pub selector: Selector,
-    /// Rows per record batch (fewer when there are many columns: a batch holds at most half a million cells).
+    /// Rows per record batch, fewer when there are many columns: a batch holds
+    /// at most about half a million cells (2^19), but never fewer than 256
+    /// rows, so that a table of more than 2,048 columns has batches of 256.
     pub batch_rows: usize,
     /// How tag names and values are decoded (`--encoding`).
     pub encoding: crate::pgn::encoding::Encoding,

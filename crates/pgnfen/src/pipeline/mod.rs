@@ -99,7 +99,8 @@ pub enum RunError {
 /// Settings of a run, shared by every entry point.
 #[derive(Clone)]
 pub struct Options {
-    /// Worker threads (at least 1).
+    /// Worker threads asked for (at least 1): a run starts at most this
+    /// many, and never more than the cores, nor than the input can keep busy.
     pub threads: usize,
     /// Told how far the run has come, for a progress display (the command
     /// line's bar); its notes go to standard error when there is none.
