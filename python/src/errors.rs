@@ -79,7 +79,7 @@ pub fn io_error(file: &str, source: &io::Error) -> PyErr {
         let made = class.call1((message,)).and_then(|e| {
             // Also the code inside an error that wraps it (an output's
             // folder that cannot take its temporary file).
-            e.setattr("errno", os_error_code(source))?;
+            e.setattr("errno", errno(source))?;
             e.setattr("strerror", strerror(source))?;
             e.setattr("filename", crate::paths::file_name(py, file))?;
             Ok(e)
@@ -89,6 +89,14 @@ pub fn io_error(file: &str, source: &io::Error) -> PyErr {
             Err(e) => e,
         }
     })
+}
+
+/// The error's code of the operating system; for a folder given as a file,
+/// which pgnfen finds by looking rather than by a failed call, the code
+/// Python's own `open` gives it (`EISDIR`).
+fn errno(source: &io::Error) -> Option<i32> {
+    os_error_code(source)
+        .or_else(|| (source.kind() == io::ErrorKind::IsADirectory).then_some(libc::EISDIR))
 }
 
 /// The error's words without Rust's ` (os error N)` ending (`errno` holds N).

@@ -568,7 +568,8 @@ fn moves_mode(moves: Option<&Bound<'_, PyAny>>) -> PyResult<Option<pgnfen::moves
 ///
 /// ep: en passant square policy, "as-is", "pseudo-legal" or "legal" (default:
 /// the dialect's). repair: also insert a missing [SetUp "1"] before the FEN
-/// tag. output: a path; an ending .gz, .bz2, .xz or .zst compresses. A FEN that
+/// tag, and [Variant "Chess960"] in a Chess960 game without a Variant tag.
+/// output: a path; an ending .gz, .bz2, .xz or .zst compresses. A FEN that
 /// cannot be read or written in the dialect is left as it was and counted.
 ///
 /// Returns ``{"games": N, "converted": n, "unchanged": n}`` (FEN tags).

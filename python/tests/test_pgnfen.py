@@ -5,6 +5,7 @@ Every result is compared with the CLI binary built from the same tree
 """
 
 import collections.abc
+import errno
 import io
 import json
 import os
@@ -583,6 +584,7 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
         pgnfen.stats(tmp_path)
     assert isinstance(folder.value, pgnfen.InputError)
     assert "is a directory" in str(folder.value)
+    assert folder.value.errno == errno.EISDIR
     with pytest.raises(ValueError, match="at least one path"):
         pgnfen.stats()
     assert not (tmp_path / "x.pgn").exists()

@@ -44,8 +44,9 @@ pub struct Options {
     pub to: Dialect,
     /// The en passant policy (default: the dialect's own).
     pub ep: Option<EpPolicy>,
-    /// Also insert a missing `[SetUp "1"]` before the FEN tag, complete missing
-    /// clocks and insert `[Variant "Chess960"]` in Chess960 games without one.
+    /// Also insert a missing `[SetUp "1"]` before the FEN tag, and `[Variant
+    /// "Chess960"]` in Chess960 games without one. (Missing clocks are
+    /// completed either way: a FEN written in a dialect has all six fields.)
     pub repair: bool,
     /// The output file (a `.gz`, `.bz2`, `.zst` or `.xz` ending compresses),
     /// or standard output for `None` or `-`.
