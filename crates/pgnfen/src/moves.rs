@@ -591,6 +591,25 @@ enum Lenient {
     NotSan,
 }
 
+/// Castling written with zeros and any of [`DASHES`] (`0–0`, `0—0—0`), as
+/// `pgn-reader` reads it.
+fn zero_castling(word: &[u8]) -> Option<CastlingSide> {
+    let mut rest = word.strip_prefix(b"0")?;
+    let mut zeros = 1;
+    while !rest.is_empty() {
+        rest = DASHES
+            .iter()
+            .find_map(|dash| rest.strip_prefix(*dash))?
+            .strip_prefix(b"0")?;
+        zeros += 1;
+    }
+    match zeros {
+        2 => Some(CastlingSide::KingSide),
+        3 => Some(CastlingSide::QueenSide),
+        _ => None,
+    }
+}
+
 /// Reads a move token as chess programs read it: `0-0`/`0-0-0` for castling,
 /// a promotion with or without `=`, any `+`/`#` ignored (the position decides).
 fn parse_san(word: &[u8]) -> Lenient {
@@ -606,6 +625,9 @@ fn parse_san(word: &[u8]) -> Lenient {
         b"O-O" | b"0-0" => return Lenient::San(San::Castle(CastlingSide::KingSide)),
         b"O-O-O" | b"0-0-0" => return Lenient::San(San::Castle(CastlingSide::QueenSide)),
         _ => {}
+    }
+    if let Some(side) = zero_castling(word) {
+        return Lenient::San(San::Castle(side));
     }
     if word.is_empty() || word.len() > 12 {
         return Lenient::NotSan;
@@ -980,14 +1002,49 @@ fn classify_word(word: &[u8]) -> Word {
     }
 }
 
+/// The dashes `pgn-reader` reads in a result and in castling with zeros:
+/// `-`, and the en and em dashes that word processors put in its place
+/// (`1–0`, `0–0`).
+const DASHES: [&[u8]; 3] = [b"-", "\u{2013}".as_bytes(), "\u{2014}".as_bytes()];
+
+/// The results, as the two sides of their dash: `1-0`, `0-1`, `1/2-1/2`, `½-½`.
+const RESULTS: [(&[u8], &[u8]); 4] = [
+    (b"1", b"0"),
+    (b"0", b"1"),
+    (b"1/2", b"1/2"),
+    ("\u{bd}".as_bytes(), "\u{bd}".as_bytes()),
+];
+
+/// The length of the result `word` starts with, with any of [`DASHES`].
+fn leading_result(word: &[u8]) -> Option<usize> {
+    RESULTS.iter().find_map(|(white, black)| {
+        let rest = word.strip_prefix(*white)?;
+        DASHES.iter().find_map(|dash| {
+            let rest = rest.strip_prefix(*dash)?;
+            rest.starts_with(black)
+                .then(|| word.len() - rest.len() + black.len())
+        })
+    })
+}
+
+/// The length of the result that ends `word`, with any of [`DASHES`].
+fn trailing_result(word: &[u8]) -> Option<usize> {
+    RESULTS.iter().find_map(|(white, black)| {
+        let rest = word.strip_suffix(*black)?;
+        DASHES.iter().find_map(|dash| {
+            let before = rest.strip_suffix(*dash)?.strip_suffix(*white)?;
+            Some(word.len() - before.len())
+        })
+    })
+}
+
 /// The length of a result that ends `word` after what can end a move (a
 /// rank, a promotion piece, a check mark, the last `O` or `0` of castling),
 /// as python-chess reads `Qxf7#1-0` or `e8Q1-0`. (Not after `b`, a file as
 /// much as a bishop: `Nb1-0` is judged whole.)
 fn glued_result(word: &[u8]) -> Option<usize> {
-    const RESULTS: [&[u8]; 4] = [b"1-0", b"0-1", b"1/2-1/2", "\u{bd}-\u{bd}".as_bytes()];
-    RESULTS.iter().find_map(|r| {
-        let before = word.strip_suffix(*r)?;
+    trailing_result(word).and_then(|n| {
+        let before = &word[..word.len() - n];
         matches!(
             before.last()?,
             b'1'..=b'8'
@@ -1003,7 +1060,7 @@ fn glued_result(word: &[u8]) -> Option<usize> {
                 | b'O'
                 | b'0'
         )
-        .then_some(r.len())
+        .then_some(n)
     })
 }
 
@@ -1127,13 +1184,9 @@ impl<'a> Lexer<'a> {
                     // A result ends the main line, also glued to what follows
                     // (`1/2-1/2[Event`, as pgn-reader reads it). Only a token
                     // that starts with 0, 1 or `½` can be one.
-                    if matches!(b, b'0' | b'1' | 0xc2) {
-                        let results: [&[u8]; 4] =
-                            [b"1-0", b"0-1", b"1/2-1/2", b"\xc2\xbd-\xc2\xbd"];
-                        if results.iter().any(|r| word.starts_with(r)) {
-                            self.done = true;
-                            return None;
-                        }
+                    if matches!(b, b'0' | b'1' | 0xc2) && leading_result(word).is_some() {
+                        self.done = true;
+                        return None;
                     }
                     // A result glued to the move before it (`Qxf7#1-0`):
                     // the move, then the main line ends.

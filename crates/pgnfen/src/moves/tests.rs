@@ -399,6 +399,30 @@ fn a_result_glued_to_the_last_move_ends_the_main_line() {
 }
 
 #[test]
+fn results_and_castling_with_zeros_take_en_and_em_dashes_as_pgn_reader_does() {
+    // Word processors put an en or em dash in place of the hyphen.
+    for result in ["1–0", "0—1", "1/2–1/2", "1/2—1/2", "½–½", "½—½"] {
+        assert_eq!(
+            tokens(&format!("1. e4 e5 {result} 2. Ke3")),
+            ["e4", "e5"],
+            "{result}"
+        );
+        assert_eq!(tokens(&format!("1. e4 e8Q{result} Ke3")), ["e4", "e8Q"]);
+    }
+    let castled = "1. e4 e5 2. Nf3 Nf6 3. Bc4 Bc5 4. 0–0 0—0 *";
+    assert_eq!(run(&standard(), castled), Replay::Passed);
+    let long = "1. d4 d5 2. Bf4 Bf5 3. Nc3 Nc6 4. Qd2 Qd7 5. 0–0–0 0—0—0 6. Kb1 Kb8 *";
+    assert_eq!(run(&standard(), long), Replay::Passed);
+    // Other words with such dashes are judged whole, and are no SAN.
+    assert!(
+        run(&standard(), "1. e4 e5 2. 0–0–0–0 *")
+            .illegal()
+            .is_some()
+    );
+    assert!(run(&standard(), "1. e4 e5 2. Nf3–g5 *").illegal().is_some());
+}
+
+#[test]
 fn zeros_alone_are_skipped_as_pgn_reader_skips_them() {
     // `1.00` outside a comment is an evaluation more often than castling.
     assert_eq!(
