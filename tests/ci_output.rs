@@ -121,19 +121,61 @@ fn corrupt_zip(path: &Path, member: &str) {
 }
 
 /// Every line of `stream` that starts a workflow command is one of pgnfen's
-/// annotations (`::error file=` / `::warning file=`).
+/// annotations (`::error file=` / `::warning file=` / `::warning::`), and no other line holds
+/// the runner's older form of a command, `##[NAME]`, which it finds anywhere
+/// in a line (only when the line is no command of the newer form).
 fn only_own_commands(stream: &[u8]) -> Result<(), String> {
     let text = String::from_utf8_lossy(stream);
     // The runner splits on LF; a lone CR must not hide a second line either.
     for line in text.split(['\n', '\r']) {
         let t = line.trim_start();
-        if t.starts_with("::")
-            && !(t.starts_with("::error file=") || t.starts_with("::warning file="))
-        {
+        // (`::warning::MESSAGE`: a warning about a whole input, as "no PGN tag line found".)
+        let own = t.starts_with("::error file=")
+            || t.starts_with("::warning file=")
+            || t.starts_with("::warning::");
+        if t.starts_with("::") && !own {
             return Err(format!("a workflow command of its own: {line:?}"));
+        }
+        if !t.starts_with("::") && line.contains("##[") {
+            return Err(format!("a workflow command of the older form: {line:?}"));
         }
     }
     Ok(())
+}
+
+/// A file name and a zip member name that hold the runner's older form of
+/// a command, `##[error]`, quoted in warnings and errors on standard error
+/// (where it would act anywhere in the line) and in the reports.
+#[test]
+fn names_cannot_start_commands_of_the_older_form_either() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin_file = dir.path().join("##[error]bin.pgn");
+    std::fs::write(&bin_file, "no tag line here\n").unwrap();
+    let bad_fen = dir.path().join("##[add-mask]fen.pgn");
+    std::fs::write(&bad_fen, "[SetUp \"2\"]\n\n*\n").unwrap();
+    let zip = dir.path().join("book.zip");
+    {
+        let mut z = zip::ZipWriter::new(std::fs::File::create(&zip).unwrap());
+        let options = zip::write::SimpleFileOptions::default();
+        z.start_file("##[stop-commands]tok", options).unwrap();
+        z.write_all(b"not a game\n").unwrap();
+        z.finish().unwrap();
+    }
+    let missing = dir.path().join("nosuch##[error]x.pgn");
+    for format in ["github", "text", "csv", "json", "sarif"] {
+        for input in [&bin_file, &bad_fen, &zip, &missing] {
+            let out = bin()
+                .args(["check", "--warnings", "--format", format])
+                .arg(input)
+                .output()
+                .unwrap();
+            only_own_commands(&out.stdout).unwrap_or_else(|e| panic!("{format}: {e}"));
+            only_own_commands(&out.stderr).unwrap_or_else(|e| panic!("{format}: {e}"));
+        }
+    }
+    let out = bin().args(["stats", "-q"]).arg(&missing).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("nosuch#\\u{23}[error]x.pgn"), "{stderr}");
 }
 
 #[test]

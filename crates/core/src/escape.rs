@@ -71,9 +71,36 @@ pub fn line_start_name(name: &str) -> Cow<'_, str> {
     }
 }
 
+/// A name as reports show it, with every `##[` written `#\u{23}[` (`\u{23}`
+/// is `#`, in the notation of [`controls`]): a GitHub runner also obeys the
+/// older form of its workflow commands, `##[error]...`, found anywhere in a
+/// line of either output stream, so a name holding it could act through any
+/// line that quotes the name (`pgnfen: warning: ##[error]x.pgn: ...`).
+pub fn legacy_command_free(name: &str) -> Cow<'_, str> {
+    if name.contains("##[") {
+        Cow::Owned(name.replace("##[", "#\\u{23}["))
+    } else {
+        Cow::Borrowed(name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_holds_no_legacy_workflow_command() {
+        assert_eq!(
+            legacy_command_free("##[error]x.pgn"),
+            "#\\u{23}[error]x.pgn"
+        );
+        assert_eq!(legacy_command_free("a###[b"), "a##\\u{23}[b");
+        assert!(!legacy_command_free("###[##[x").contains("##["));
+        assert!(matches!(
+            legacy_command_free("#1 [x].pgn"),
+            Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn a_name_never_starts_a_line_with_a_colon() {

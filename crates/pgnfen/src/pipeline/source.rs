@@ -167,10 +167,15 @@ impl Input {
         // Names are untrusted text: shown with control characters escaped, so
         // that a name cannot move the cursor or start a line of its own, and
         // with `./` before a leading `:`, so that a report's line that starts
-        // with the name cannot start a GitHub workflow command (`::error`).
+        // with the name cannot start a GitHub workflow command (`::error`),
+        // nor hold one of the runner's older form (`##[error]`) anywhere.
         let name = match crate::escape::controls(&name) {
             std::borrow::Cow::Borrowed(_) => name,
             std::borrow::Cow::Owned(escaped) => escaped,
+        };
+        let name = match crate::escape::legacy_command_free(&name) {
+            std::borrow::Cow::Borrowed(_) => name,
+            std::borrow::Cow::Owned(safe) => safe,
         };
         match crate::escape::line_start_name(&name) {
             std::borrow::Cow::Borrowed(_) => name,
@@ -802,14 +807,17 @@ pub enum Compression {
     Refused(&'static str),
 }
 
-/// Whether `data` (at least 512 bytes) starts with a tar header: `ustar` at
-/// offset 257 (POSIX and GNU tar) and a header checksum that adds up, so that
-/// a text that happens to hold `ustar` there is never taken for one.
+/// Whether `data` (at least 512 bytes) starts with a tar header: a header
+/// checksum that adds up, with `ustar` at offset 257 (POSIX and GNU tar) or,
+/// in the old V7 format that has no magic, a name padded with NUL bytes,
+/// which no text holds. A text never has both by chance.
 fn is_tar(data: &[u8]) -> bool {
     let Some(header) = data.get(..512) else {
         return false;
     };
-    if &header[257..262] != b"ustar" {
+    let ustar = &header[257..262] == b"ustar";
+    let v7_name = header[0] != 0 && header[..100].contains(&0);
+    if !ustar && !v7_name {
         return false;
     }
     // The checksum field: octal digits, ended by NUL or space.
@@ -1686,10 +1694,21 @@ mod tests {
 
     /// A tar header for one file, with a correct checksum unless `break_sum`.
     fn tar_header(break_sum: bool) -> Vec<u8> {
+        let mut h = v7_tar_header(false);
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|&b| u32::from(b)).sum::<u32>() + u32::from(break_sum);
+        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        h
+    }
+
+    /// A header of the V7 format (no magic), as `tar --format=v7` writes it.
+    fn v7_tar_header(break_sum: bool) -> Vec<u8> {
         let mut h = vec![0u8; 512];
         h[..9].copy_from_slice(b"games.pgn");
+        h[100..108].copy_from_slice(b"0000644\0");
         h[124..136].copy_from_slice(b"00000000020\0");
-        h[257..263].copy_from_slice(b"ustar\0");
+        h[156] = b'0';
         h[148..156].copy_from_slice(b"        ");
         let sum: u32 = h.iter().map(|&b| u32::from(b)).sum::<u32>() + u32::from(break_sum);
         h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
@@ -1709,6 +1728,31 @@ mod tests {
             Compression::sniff(&tar_header(false)[..300]),
             Compression::None
         );
+        // The V7 format has no magic: its NUL-padded name and the checksum.
+        assert_eq!(
+            Compression::sniff(&v7_tar_header(false)),
+            Compression::Refused("a tar archive")
+        );
+        assert_eq!(Compression::sniff(&v7_tar_header(true)), Compression::None);
+        // A text whose checksum field happened to add up is still no tar:
+        // its name field holds no NUL.
+        let mut text = v7_tar_header(false);
+        for b in text[..100].iter_mut().filter(|b| **b == 0) {
+            *b = b' ';
+        }
+        let sum: u32 = text
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                if (148..156).contains(&i) {
+                    32
+                } else {
+                    u32::from(b)
+                }
+            })
+            .sum();
+        text[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        assert_eq!(Compression::sniff(&text), Compression::None);
     }
 
     #[test]
