@@ -128,13 +128,27 @@ impl fmt::Display for ExprError {
             i
         };
         let (start, end) = (boundary(self.at.start), boundary(self.at.end));
-        let pad = self.expr[..start].chars().count();
+        let mut pad = self.expr[..start].chars().count();
         let width = self.expr[start..end.max(start)].chars().count().max(1);
+        // The expression stands on a line of its own, after two blanks, which
+        // a GitHub runner skips: an expression that begins with `::` would be
+        // a workflow command there. Its first `:` is shown as `\u{3a}` (the
+        // notation of escaped characters), the caret moved to match.
+        let shown = match self.expr.trim_start().starts_with("::") {
+            true => {
+                let colon = self.expr.find(':').unwrap_or(0);
+                if start > colon {
+                    pad += "\\u{3a}".len() - 1;
+                }
+                std::borrow::Cow::Owned(self.expr.replacen(':', "\\u{3a}", 1))
+            }
+            false => std::borrow::Cow::Borrowed(self.expr.as_str()),
+        };
         write!(
             f,
             "{}\n  {}\n  {}{}",
             self.message,
-            self.expr,
+            shown,
             " ".repeat(pad),
             "^".repeat(width)
         )
@@ -682,6 +696,26 @@ mod tests {
     fn values_are_unescaped() {
         assert!(holds(r#"White=Smith "Jr""#, Some(r#"Smith \"Jr\""#)));
         assert!(holds(r"Site~\\", Some(r"a\\b")));
+    }
+
+    #[test]
+    fn an_expression_that_is_a_workflow_command_starts_no_line_as_one() {
+        for expr in ["::error title=T::Injected", " ::warning::x", "::"] {
+            let e = TagExpr::parse(expr).unwrap_err();
+            let text = e.to_string();
+            assert!(
+                text.lines().all(|l| !l.trim_start().starts_with("::")),
+                "{text}"
+            );
+            assert!(text.contains("\\u{3a}:"), "{text}");
+        }
+        // The caret still points at the fault, past the escaped colon.
+        let e = ExprError {
+            expr: "::abc".into(),
+            at: 3..4,
+            message: "m".into(),
+        };
+        assert_eq!(e.to_string(), "m\n  \\u{3a}:abc\n          ^");
     }
 
     #[test]
