@@ -834,8 +834,13 @@ fn is_tar(data: &[u8]) -> bool {
     else {
         return false;
     };
-    // Summed with the checksum field itself read as eight spaces.
-    let sum: u32 = header
+    tar_checksum(header) == stored
+}
+
+/// A tar header's checksum: the sum of its 512 bytes, with the checksum
+/// field itself read as eight spaces.
+fn tar_checksum(header: &[u8]) -> u32 {
+    header
         .iter()
         .enumerate()
         .map(|(i, &b)| {
@@ -845,8 +850,7 @@ fn is_tar(data: &[u8]) -> bool {
                 u32::from(b)
             }
         })
-        .sum();
-    sum == stored
+        .sum()
 }
 
 /// Whether `data` starts with an `.lzma` (LZMA-alone) header: a properties
@@ -1740,17 +1744,7 @@ mod tests {
         for b in text[..100].iter_mut().filter(|b| **b == 0) {
             *b = b' ';
         }
-        let sum: u32 = text
-            .iter()
-            .enumerate()
-            .map(|(i, &b)| {
-                if (148..156).contains(&i) {
-                    32
-                } else {
-                    u32::from(b)
-                }
-            })
-            .sum();
+        let sum = tar_checksum(&text);
         text[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
         assert_eq!(Compression::sniff(&text), Compression::None);
     }
