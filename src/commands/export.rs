@@ -1,7 +1,5 @@
 //! `pgnfen export`: flags → `pgnfen::export` (the library does the work).
 
-use std::io::IsTerminal;
-
 use pgnfen::export::{self, ExportOptions, Format, TagColumns};
 use pgnfen::pipeline::output::Output;
 use pgnfen::select::Selector;
@@ -31,9 +29,6 @@ fn format(args: &ExportArgs) -> Result<Format, Error> {
     format
         .check_output(output)
         .map_err(|e| Error::usage(e.to_string()))?;
-    if format == Format::Parquet && output.is_none() && std::io::stdout().is_terminal() {
-        return Err(parquet_on_a_terminal());
-    }
     Ok(format)
 }
 
@@ -74,7 +69,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         .as_ref()
         .map_or("<stdout>".to_string(), |p| p.display().to_string());
     let output = Output::create(args.output.as_deref()).map_err(|e| Error::writing(&name, e))?;
-    // A path can name a terminal too (`-o /dev/tty`, `-o /dev/stdout`).
+    // Standard output, or a path that names a terminal (`-o /dev/tty`).
     if format == Format::Parquet && output.is_terminal() {
         return Err(parquet_on_a_terminal());
     }

@@ -134,15 +134,13 @@ impl fmt::Display for ExprError {
         // a GitHub runner skips: an expression that begins with `::` would be
         // a workflow command there. Its first `:` is shown as `\u{3a}` (the
         // notation of escaped characters), the caret moved to match.
-        let shown = match self.expr.trim_start().starts_with("::") {
-            true => {
-                let colon = self.expr.find(':').unwrap_or(0);
-                if start > colon {
-                    pad += "\\u{3a}".len() - 1;
-                }
-                std::borrow::Cow::Owned(self.expr.replacen(':', "\\u{3a}", 1))
+        let shown = if self.expr.trim_start().starts_with("::") {
+            if start > self.expr.find(':').unwrap_or(0) {
+                pad += "\\u{3a}".len() - 1;
             }
-            false => std::borrow::Cow::Borrowed(self.expr.as_str()),
+            std::borrow::Cow::Owned(self.expr.replacen(':', "\\u{3a}", 1))
+        } else {
+            std::borrow::Cow::Borrowed(self.expr.as_str())
         };
         write!(
             f,
