@@ -434,6 +434,54 @@ fn repair_inserts_the_variant_tag_of_chess960_games() {
 }
 
 #[test]
+fn repair_puts_the_variant_tag_before_setup_only_when_setup_is_just_before_fen() {
+    let fen = "[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]";
+    let variant = "[Variant \"Chess960\"]";
+    // (header as written, header as repaired); `F` is the FEN tag, `V` the
+    // Variant tag.
+    let cases = [
+        // Another tag between SetUp and FEN: the tag goes before FEN.
+        (
+            "[SetUp \"1\"]\n[White \"x\"]\nF\n",
+            "[SetUp \"1\"]\n[White \"x\"]\nV\nF\n",
+        ),
+        (
+            "[SetUp \"1\"]\n[White \"x\"] F\n",
+            "[SetUp \"1\"]\n[White \"x\"] V F\n",
+        ),
+        (
+            "[SetUp \"1\"] [White \"x\"] F\n",
+            "[SetUp \"1\"] [White \"x\"] V F\n",
+        ),
+        // SetUp just before FEN: before SetUp, ended as the FEN line is.
+        ("[SetUp \"1\"]\r\nF\n", "V\n[SetUp \"1\"]\r\nF\n"),
+        ("[SetUp \"1\"] F\r\n", "V\r\n[SetUp \"1\"] F\r\n"),
+        (
+            "[Event \"a\"] [SetUp \"1\"] F\n",
+            "[Event \"a\"] V [SetUp \"1\"] F\n",
+        ),
+    ];
+    for (written, repaired) in cases {
+        let game = |header: &str| {
+            format!(
+                "[Event \"x\"]\n{}\n*\n",
+                header.replace('F', fen).replace('V', variant)
+            )
+        };
+        let out = run_stdin(
+            &["-q", "convert", "--to", "xfen", "--repair"],
+            game(written).as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            game(repaired),
+            "{written:?}"
+        );
+    }
+}
+
+#[test]
 #[ignore = "needs PGNFEN_CORPUS"]
 fn repair_leaves_the_real_chess960_file_without_warnings() {
     let pgn = corpus("real/chess960-startpos-shredder-fen-no-setup.pgn");

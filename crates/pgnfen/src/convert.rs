@@ -223,7 +223,7 @@ mod tests {
 
     #[test]
     fn setup_goes_directly_before_the_fen_tag() {
-        let e = insertion_before(&fen_tag(b"  [FEN \"x\"]", 100), b"[SetUp \"1\"]");
+        let e = insertion_before(&fen_tag(b"  [FEN \"x\"]", 100), b"[SetUp \"1\"]", b"\r\n");
         assert_eq!(
             (e.offset, e.insert.as_slice()),
             (100, &b"[SetUp \"1\"]\r\n"[..])
@@ -231,11 +231,63 @@ mod tests {
         let e = insertion_before(
             &fen_tag(b"[Event \"y\"] [FEN \"x\"]", 100),
             b"[SetUp \"1\"]",
+            b"\r\n",
         );
         assert_eq!(
             (e.offset, e.insert.as_slice()),
             (112, &b"[SetUp \"1\"] "[..])
         );
+    }
+
+    /// The tag named `name` on `line` (line number `number`), its value `raw`.
+    fn tag_on(
+        line: &'static [u8],
+        number: u64,
+        name: &str,
+        raw: &'static [u8],
+    ) -> HeaderTag<'static> {
+        let opening = format!("{name} \"");
+        let value_column = line
+            .windows(opening.len())
+            .position(|w| w == opening.as_bytes())
+            .unwrap()
+            + opening.len();
+        HeaderTag {
+            name: if name == "FEN" {
+                TagName::Fen
+            } else {
+                TagName::SetUp
+            },
+            raw,
+            line: number,
+            line_text: line,
+            value_column,
+            column_base: 0,
+            value_offset: 1000 * number + value_column as u64,
+            complete: true,
+            line_end: b"\n",
+        }
+    }
+
+    #[test]
+    fn setup_is_just_before_fen_only_with_blanks_and_one_line_end_between() {
+        let adjacent = |a: (&'static [u8], u64), b: (&'static [u8], u64)| {
+            pair_just_before(
+                &tag_on(a.0, a.1, "SetUp", b"1"),
+                &tag_on(b.0, b.1, "FEN", b"x"),
+            )
+        };
+        let (setup, fen) = (&b"[SetUp \"1\"]"[..], &b"[FEN \"x\"]"[..]);
+        assert!(adjacent((setup, 2), (fen, 3)));
+        assert!(adjacent((b"[SetUp \"1\" ] \t", 2), (b" [FEN \"x\"]", 3)));
+        let both: &'static [u8] = b"[Event \"a\"] [SetUp \"1\"]  [FEN \"x\"]";
+        assert!(adjacent((both, 2), (both, 2)));
+        // Another tag, line or text between them.
+        assert!(!adjacent((setup, 2), (fen, 4)));
+        let between: &'static [u8] = b"[SetUp \"1\"] [White \"x\"] [FEN \"x\"]";
+        assert!(!adjacent((between, 2), (between, 2)));
+        assert!(!adjacent((b"[SetUp \"1\"] [White \"x\"]", 2), (fen, 3)));
+        assert!(!adjacent((setup, 2), (b"[White \"x\"] [FEN \"x\"]", 3)));
     }
 
     #[test]

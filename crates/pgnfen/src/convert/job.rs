@@ -197,7 +197,7 @@ impl Job for ConvertJob {
         let mut first_fen = true;
         for tag in header.tags().filter(|t| t.name == TagName::Fen) {
             if self.repair && !has_setup && first_fen {
-                out.stage(&insertion_before(&tag, b"[SetUp \"1\"]"));
+                out.stage(&insertion_before(&tag, b"[SetUp \"1\"]", tag.line_end));
             }
             first_fen = false;
             // Other variants' FENs are not ours to read (class `other`): left alone, not reported.
@@ -352,33 +352,80 @@ impl ConvertJob {
 /// `--repair`'s `[Variant "Chess960"]` for a game of class `chess960` without a
 /// Variant tag (a Chess960 start array or Chess960 castling, recognised from the
 /// position alone): directly before the FEN tag, or before the SetUp tag when that
-/// is the tag just before the FEN tag, so the three start-position tags stay
-/// together. Pushed before any SetUp insertion at the same offset, so the edits
-/// (applied in a stable order) give Variant, SetUp, FEN.
+/// is the tag pair just before the FEN tag in the text (only blanks and one line
+/// end between them), so the three start-position tags stay together. A line
+/// of its own ends as the FEN tag's line does. Pushed before any SetUp
+/// insertion at the same offset, so the edits (applied in a stable order) give
+/// Variant, SetUp, FEN.
 fn variant_insertion(header: &Header<'_>) -> Option<Edit> {
     if header.tags().any(|t| t.name == TagName::Variant)
         || classify::classify(&header.inputs()).class != Class::Chess960
     {
         return None;
     }
+    // `tags()` holds only the start-position tags: the one before the FEN
+    // tag here may have other tags between them in the header.
     let mut before: Option<HeaderTag<'_>> = None;
     for tag in header.tags() {
         if tag.name == TagName::Fen {
             let anchor = match before {
-                Some(setup) if setup.name == TagName::SetUp => setup,
+                Some(setup) if setup.name == TagName::SetUp && pair_just_before(&setup, &tag) => {
+                    setup
+                }
                 _ => tag,
             };
-            return Some(insertion_before(&anchor, b"[Variant \"Chess960\"]"));
+            return Some(insertion_before(
+                &anchor,
+                b"[Variant \"Chess960\"]",
+                tag.line_end,
+            ));
         }
         before = Some(tag);
     }
     None
 }
 
+/// Whether the tag pair of `first` ends just before that of `second` begins:
+/// on the same line with only blanks between them, or ending its line (but
+/// for blanks) with `second` opening the next one. Lines seen through a
+/// window (longer than 4 KiB) are not looked into: not adjacent.
+pub(super) fn pair_just_before(first: &HeaderTag<'_>, second: &HeaderTag<'_>) -> bool {
+    let blank = |b: &[u8]| b.iter().all(|&c| c == b' ' || c == b'\t');
+    if first.column_base != 0 || second.column_base != 0 || !first.complete {
+        return false;
+    }
+    // The closing quote is right after the raw value, then blanks and `]`.
+    let Some(rest) = first.line_text.get(first.value_column + first.raw.len()..) else {
+        return false;
+    };
+    let Some(rest) = rest.strip_prefix(b"\"") else {
+        return false;
+    };
+    let Some(close) = rest.iter().position(|&c| c != b' ' && c != b'\t') else {
+        return false;
+    };
+    if rest[close] != b']' {
+        return false;
+    }
+    let after = &rest[close + 1..];
+    let before_value = &second.line_text[..second.value_column.min(second.line_text.len())];
+    let Some(bracket) = before_value.iter().rposition(|&b| b == b'[') else {
+        return false;
+    };
+    if first.line == second.line {
+        // Same line: `after` runs on to the second pair's `[`.
+        let between = after.len().checked_sub(second.line_text.len() - bracket);
+        between.is_some_and(|n| blank(&after[..n]))
+    } else {
+        first.line + 1 == second.line && blank(after) && blank(&before_value[..bracket])
+    }
+}
+
 /// `text` (a whole tag pair) directly before `tag`: on a line of its own when the
-/// tag opens its line (with that line's line end), else just before the tag
-/// pair on the same line (`[Event "x"] [SetUp "1"] [FEN "..."]`).
-pub(super) fn insertion_before(tag: &HeaderTag<'_>, text: &[u8]) -> Edit {
+/// tag opens its line (ended by `line_end`, the FEN tag's: `\n` when that is
+/// the input's last line and has none), else just before the tag pair on the
+/// same line (`[Event "x"] [SetUp "1"] [FEN "..."]`).
+pub(super) fn insertion_before(tag: &HeaderTag<'_>, text: &[u8], line_end: &[u8]) -> Edit {
     let line_start = tag.value_offset - tag.value_column as u64;
     let before_value = &tag.line_text[..tag.value_column.min(tag.line_text.len())];
     let bracket = before_value.iter().rposition(|&b| b == b'[').unwrap_or(0);
@@ -387,11 +434,7 @@ pub(super) fn insertion_before(tag: &HeaderTag<'_>, text: &[u8]) -> Edit {
         .all(|&b| b == b' ' || b == b'\t');
     if opens_line {
         let mut insert = Inserted::from_slice(text);
-        insert.extend_from_slice(if tag.line_end.is_empty() {
-            b"\n"
-        } else {
-            tag.line_end
-        });
+        insert.extend_from_slice(if line_end.is_empty() { b"\n" } else { line_end });
         Edit {
             offset: line_start,
             remove: 0,
