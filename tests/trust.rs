@@ -721,6 +721,57 @@ fn a_zip_of_two_members_reads_as_their_concatenation() {
     );
 }
 
+/// A zip may hold two members of one name (`zip` appending to an archive,
+/// or Python's `zipfile`, writes them): each is read, in archive order. The
+/// reader had keyed the members by name and read only the last of them, in
+/// the first one's place.
+#[test]
+fn zip_members_that_share_a_name_are_each_read_in_archive_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c) = (games(4), games(5), games(7));
+    let path = dir.path().join("same.zip");
+    zip_of(&path, &[("x/a.pgn", &a), ("x/b.pgn", &b), ("x/c.pgn", &c)]);
+    // The third member renamed as the first, in its local header and in the
+    // central directory (the names are not checksummed).
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mut renamed = 0;
+    for i in 0..bytes.len() - 7 {
+        if &bytes[i..i + 7] == b"x/c.pgn" {
+            bytes[i..i + 7].copy_from_slice(b"x/a.pgn");
+            renamed += 1;
+        }
+    }
+    assert_eq!(renamed, 2);
+    std::fs::write(&path, &bytes).unwrap();
+    let joined = [a, b, c].concat();
+    let p = path.to_str().unwrap();
+    let out = run(&["-q", "filter", "--class", "standard,chess960", p]);
+    assert!(out.status.success());
+    assert!(out.stdout == joined, "not the members joined in order");
+    let piped = run_stdin(&["-q", "filter", "--class", "standard,chess960"], &bytes);
+    assert!(piped.stdout == joined, "not the members joined in order");
+    let out = run(&["export", "--format", "csv", "--tags", "Event", p]);
+    let files: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|row| {
+            row.split(',')
+                .next()
+                .unwrap()
+                .rsplit(':')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let expected: Vec<&str> = [("x/a.pgn", 4), ("x/b.pgn", 5), ("x/a.pgn", 7)]
+        .iter()
+        .flat_map(|&(name, n)| std::iter::repeat_n(name, n))
+        .collect();
+    assert_eq!(files, expected);
+}
+
 #[test]
 fn a_corrupt_zip_or_a_member_that_is_no_text_fails_by_name() {
     let dir = tempfile::tempdir().unwrap();
