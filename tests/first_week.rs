@@ -192,6 +192,44 @@ fn json_csv_and_sarif_carry_the_help_and_the_end_column() {
     );
 }
 
+/// A tag's problem spans its whole value, escapes included: the spans of
+/// SetUp, Variant and duplicate-tag problems had been counted in the raw
+/// value's bytes and then mapped as if decoded, which failed on a value
+/// with an escape and left an empty span (a one-character caret, an empty
+/// SARIF region); escapes one after another (`\\\\`) were mapped wrong.
+#[test]
+fn a_tag_problem_spans_a_value_with_escapes_whole() {
+    let pgn = b"[SetUp \"\\\"1\"]\n*\n\n[SetUp \"\\\\\\\\x\"]\n*\n\n\
+                [SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/K7 w - - 0 1\"]\n\
+                [FEN \"8/8/8/8/8/8/8/\\\\K w - - 0 1\"]\n*\n";
+    let out = common::run_stdin(&["check", "--format", "json"], pgn);
+    let spans: Vec<(String, u64, u64, u64)> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let n = |k: &str| v[k].as_u64().unwrap();
+            (
+                v["code"].as_str().unwrap().to_owned(),
+                n("line"),
+                n("column"),
+                n("end_column"),
+            )
+        })
+        .filter(|(code, ..)| code == "setup-value" || code == "duplicate-tag")
+        .collect();
+    let expected = [
+        ("setup-value", 1, 9, 12),
+        ("setup-value", 4, 9, 14),
+        ("duplicate-tag", 9, 7, 34),
+    ];
+    let expected: Vec<(String, u64, u64, u64)> = expected
+        .iter()
+        .map(|&(c, l, a, b)| (c.to_owned(), l, a, b))
+        .collect();
+    assert_eq!(spans, expected);
+}
+
 #[test]
 fn text_check_ends_with_a_hint_to_explain() {
     let dir = tempfile::tempdir().unwrap();

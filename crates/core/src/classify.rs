@@ -290,7 +290,7 @@ fn classify_into(tags: &[TagInput<'_>], report: &mut impl Report) -> (Class, Opt
             other => report.problem(i, Code::SetupValue, || {
                 Problem::new(
                     Code::SetupValue,
-                    0..other.len(),
+                    0..decode_value(other).len(),
                     format!("SetUp value \"{}\" is not allowed; expected \"0\" or \"1\"", shown_value(other)),
                 )
                 .with_help(if fen_tag.is_some() { "write [SetUp \"1\"]" } else { "write [SetUp \"0\"] or remove the tag" })
@@ -312,7 +312,7 @@ fn classify_into(tags: &[TagInput<'_>], report: &mut impl Report) -> (Class, Opt
         report.problem(i, Code::VariantWithoutFen, || {
             Problem::new(
                 Code::VariantWithoutFen,
-                0..tags[i].raw.len(),
+                0..decode_value(tags[i].raw).len(),
                 "a Chess960 or 10×8 game must record its start position, but there is no FEN tag",
             )
             .with_help("add [SetUp \"1\"] and the start position as a [FEN \"...\"] tag")
@@ -375,7 +375,12 @@ fn judge_board<R: Report>(
     };
     if let Some((message, help)) = mismatch {
         report.problem(v, Code::VariantMismatch, || {
-            Problem::new(Code::VariantMismatch, 0..tags[v].raw.len(), message).with_help(help)
+            Problem::new(
+                Code::VariantMismatch,
+                0..decode_value(tags[v].raw).len(),
+                message,
+            )
+            .with_help(help)
         });
     } else if family == VariantFamily::StandardLike && a.position.is_some() {
         let needed = if board == BoardSize::Ten {
@@ -509,7 +514,7 @@ fn report_duplicates<R: Report>(tags: &[TagInput<'_>], report: &mut Judged<'_, R
             report.problem(i, Code::DuplicateTag, || {
                 Problem::new(
                     Code::DuplicateTag,
-                    0..tag.raw.len(),
+                    0..decode_value(tag.raw).len(),
                     duplicate_message(tag.name.as_str(), first.raw),
                 )
                 .with_help(format!("remove one of the two {} tags", tag.name.as_str()))

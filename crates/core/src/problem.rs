@@ -145,7 +145,8 @@ pub struct Problem {
     /// What kind of problem.
     pub code: Code,
     /// Bytes at fault, as a range inside the string judged (the FEN string for
-    /// FEN problems, the tag value for tag problems). May be empty (a point).
+    /// FEN problems, the tag value for tag problems), each with its PGN escapes
+    /// (`\"`, `\\`) undone. May be empty (a point).
     pub span: Range<usize>,
     /// What is wrong and what would be right.
     pub message: String,

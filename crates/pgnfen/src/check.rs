@@ -398,5 +398,11 @@ mod tests {
         assert_eq!(raw_span(raw, 4..5), Some(6..7));
         assert_eq!(raw_span(raw, 5..5), Some(7..7));
         assert_eq!(raw_span(raw, 6..6), None);
+        // Escapes one after another: decoded `\\x"`, each escape whole.
+        let raw = br#"\\\\x\""#;
+        assert_eq!(raw_span(raw, 0..4), Some(0..7));
+        assert_eq!(raw_span(raw, 1..2), Some(2..4));
+        assert_eq!(raw_span(raw, 3..4), Some(5..7));
+        assert_eq!(raw_span(raw, 0..5), None);
     }
 }

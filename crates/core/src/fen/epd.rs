@@ -108,6 +108,19 @@ fn is_space(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
+/// A control byte other than a blank: not text.
+fn is_control(b: u8) -> bool {
+    (b < 0x20 && !is_space(b)) || b == 0x7f
+}
+
+/// The error of a control byte `b` at `at` in the operations.
+fn control_byte(at: usize, b: u8) -> Problem {
+    syntax(
+        at..at + 1,
+        format!("control byte 0x{b:02x} in the operations; expected printable text"),
+    )
+}
+
 /// Checks the operations in `line[ops]`; problems' spans are inside `line`.
 /// Returns the clocks `hmvc`/`fmvn` give, or `None` after an error.
 pub fn check_operations(
@@ -211,6 +224,18 @@ pub fn check_operations(
                                 );
                                 return None;
                             }
+                            // A string is printable text too: a control byte
+                            // in it (a tab is a blank) is the error it is
+                            // outside one, escaped or not.
+                            Some(&b)
+                                if is_control(b)
+                                    || (b == b'\\'
+                                        && line.get(i + 1).is_some_and(|&c| is_control(c))) =>
+                            {
+                                let at = if b == b'\\' { i + 1 } else { i };
+                                problems.push(control_byte(at, line[at]));
+                                return None;
+                            }
                             Some(b'\\') => i += 2,
                             Some(b'"') => {
                                 i += 1;
@@ -221,13 +246,8 @@ pub fn check_operations(
                     }
                     operands.push(open..i.min(end));
                 }
-                b if b < 0x20 || b == 0x7f => {
-                    problems.push(syntax(
-                        i..i + 1,
-                        format!(
-                            "control byte 0x{b:02x} in the operations; expected printable text"
-                        ),
-                    ));
+                b if is_control(b) => {
+                    problems.push(control_byte(i, b));
                     return None;
                 }
                 _ => {
@@ -476,6 +496,22 @@ mod tests {
             line.replace("KQkq", "HAha"),
             "operations unchanged"
         );
+    }
+
+    #[test]
+    fn a_control_byte_is_an_error_inside_a_string_as_outside_one() {
+        for ops in [
+            "c0 a\x01b;",
+            "c0 \"a\x01b\";",
+            "c0 \"a\\\x01b\";",
+            "c0 \"a\x7fb\";",
+        ] {
+            let line = format!("{START} {ops}");
+            let at = 1 + line.find(['\x01', '\x7f']).unwrap();
+            assert_eq!(codes(&line), [(Code::FenSyntax, at)], "{ops:?}");
+        }
+        // A tab is a blank, in a string or not.
+        assert!(codes(&format!("{START} c0 \"a\tb\";\tbm e4;")).is_empty());
     }
 
     #[test]

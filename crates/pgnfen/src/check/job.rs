@@ -138,7 +138,7 @@ impl CheckJob {
                 .map_or(&b""[..], |t| t.raw);
             let problem = Problem::new(
                 Code::DuplicateTag,
-                0..note.raw.len(),
+                0..decode_value(note.raw).len(),
                 format!(
                     "{}{}",
                     crate::classify::duplicate_message(note.name.as_str(), first),
@@ -162,20 +162,22 @@ impl CheckJob {
 /// value (an escaped character keeps its backslash), or `None` when `span` does
 /// not lie inside the decoded value.
 pub(crate) fn raw_span(raw: &[u8], span: Range<usize>) -> Option<Range<usize>> {
-    let decoded = decode_value(raw);
-    if decoded.len() == raw.len() {
+    if memchr::memchr(b'\\', raw).is_none() {
         return (span.start <= span.end && span.end <= raw.len()).then_some(span);
     }
-    // pgn-reader drops each backslash followed by a backslash or a quote.
-    let kept: Vec<usize> = (0..raw.len())
-        .filter(|&i| !(raw[i] == b'\\' && matches!(raw.get(i + 1), Some(b'\\' | b'"'))))
-        .collect();
-    if kept.len() != decoded.len() || kept.iter().zip(decoded.iter()).any(|(&i, &b)| raw[i] != b) {
-        return None;
+    // Where each decoded byte ends in `raw`, read as [`decode_value`] reads
+    // it: a backslash followed by a backslash or a quote is an escape, and
+    // the byte after an escape starts anew (`\\\\` is two backslashes).
+    let mut ends = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let escape = raw[i] == b'\\' && matches!(raw.get(i + 1), Some(b'\\' | b'"'));
+        i += if escape { 2 } else { 1 };
+        ends.push(i);
     }
     let at = |d: usize| match d {
         0 => Some(0),
-        d => kept.get(d - 1).map(|&i| i + 1),
+        d => ends.get(d - 1).copied(),
     };
     let (start, end) = (at(span.start)?, at(span.end)?);
     (start <= end).then_some(start..end)
