@@ -478,9 +478,7 @@ fn open_own(part: &Partition) -> io::Result<Box<dyn Read + Send>> {
         Kind::Whole => Input::File(part.path.clone()).open(Arc::new(AtomicU64::new(0))),
         Kind::ZstdFrames => Ok(unnested(
             part,
-            Box::new(ZstdReader(zstd::stream::read::Decoder::new(
-                FileRange::open(&part.path, part.start, part.end)?,
-            )?)),
+            Box::new(Frames::open(&part.path, part.start, part.end)?),
         )),
     }
 }
@@ -514,18 +512,10 @@ fn open_all(
         Kind::ZstdFrames => {
             let len = std::fs::metadata(&part.path)?.len();
             let mine = Counted {
-                inner: ZstdReader(zstd::stream::read::Decoder::new(FileRange::open(
-                    &part.path, part.start, part.end,
-                )?)?),
+                inner: Frames::open(&part.path, part.start, part.end)?,
                 count: own,
             };
-            // (A zstd decoder of no bytes at all reports an incomplete frame.)
-            if part.end >= len {
-                return Ok((unnested(part, Box::new(mine)), None));
-            }
-            let rest = ZstdReader(zstd::stream::read::Decoder::new(FileRange::open(
-                &part.path, part.end, len,
-            )?)?);
+            let rest = Frames::open(&part.path, part.end, len)?;
             Ok((unnested(part, Box::new(mine.chain(rest))), None))
         }
     }
@@ -574,24 +564,55 @@ fn skip(mut reader: Box<dyn Read + Send>, n: u64) -> io::Result<(Box<dyn Read + 
     Ok((reader, skipped))
 }
 
-/// A byte range of a file, read in order.
-struct FileRange {
-    file: std::io::Take<File>,
+/// The decoded bytes of the zstd frames of `start..end` of a file (`start`
+/// at a frame or at pzstd's announcement of one), decoded frame by frame so
+/// that an error names its frame's offset, and bytes that are no frame are
+/// the error they are on one machine ([`frames::FrameWalker`]).
+struct Frames {
+    file: File,
+    walker: frames::FrameWalker,
+    current: Option<FrameDecoder>,
 }
 
-impl FileRange {
-    fn open(path: &Path, start: u64, end: u64) -> io::Result<FileRange> {
-        let mut file = File::open(path)?;
-        file.seek(SeekFrom::Start(start))?;
-        Ok(FileRange {
-            file: file.take(end.saturating_sub(start)),
+/// One frame's decoder, its errors naming the frame.
+type FrameDecoder = frames::FrameErrors<
+    ZstdReader<zstd::stream::read::Decoder<'static, io::BufReader<io::Take<File>>>>,
+>;
+
+impl Frames {
+    fn open(path: &Path, start: u64, end: u64) -> io::Result<Frames> {
+        Ok(Frames {
+            file: File::open(path)?,
+            walker: frames::FrameWalker::range(start, end),
+            current: None,
         })
     }
 }
 
-impl Read for FileRange {
+impl Read for Frames {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.file.read(buf)
+        loop {
+            if let Some(frame) = &mut self.current {
+                let n = frame.read(buf)?;
+                if n > 0 || buf.is_empty() {
+                    return Ok(n);
+                }
+                self.current = None;
+            }
+            let Some(frame) = self.walker.next_frame(&self.file)? else {
+                return Ok(0);
+            };
+            // The walker reads at offsets; this handle's own position is the
+            // frame decoder's alone.
+            let mut bytes = self.file.try_clone()?;
+            bytes.seek(SeekFrom::Start(frame.start))?;
+            self.current = Some(frames::FrameErrors {
+                inner: ZstdReader(zstd::stream::read::Decoder::new(
+                    bytes.take(frame.end - frame.start),
+                )?),
+                start: frame.start,
+            });
+        }
     }
 }
 

@@ -207,6 +207,42 @@ fn a_wrong_guess_is_redone_and_an_unread_tail_owns_nothing() {
     assert!(redone + empty > 0, "the tricky file must fool some guesses");
 }
 
+/// A corrupt frame fails a partitioned run with the message of the
+/// one-machine run, which names the frame's offset: a partition's frames had
+/// been read as one stream, which lost it.
+#[test]
+fn a_corrupt_frame_is_named_by_its_offset_as_on_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = std::fs::read(tricky_file(dir.path())).unwrap();
+    let mut zst = Vec::new();
+    let mut starts = Vec::new();
+    for piece in data.chunks(4 << 10) {
+        starts.push(zst.len());
+        // Each frame declares its size, as `zstd` and pzstd write them (one
+        // machine walks only such frames).
+        let mut encoder = zstd::stream::Encoder::new(&mut zst, 1).unwrap();
+        encoder.include_checksum(true).unwrap();
+        encoder
+            .set_pledged_src_size(Some(piece.len() as u64))
+            .unwrap();
+        std::io::Write::write_all(&mut encoder, piece).unwrap();
+        encoder.finish().unwrap();
+    }
+    assert!(starts.len() >= 4, "several frames");
+    // A byte of the third frame's blocks changed.
+    let bad = starts[2];
+    zst[(bad + starts[3]) / 2] ^= 0x5a;
+    let path = dir.path().join("bad.pgn.zst");
+    std::fs::write(&path, &zst).unwrap();
+    let named = format!("zstd frame at byte {bad}");
+    let one = internals::one_machine_log(&path, &options()).unwrap_err();
+    assert!(one.to_string().contains(&named), "{one}");
+    for size in [1, 6 << 10, 1 << 20] {
+        let parted = internals::partitioned_log(&path, size, &options()).unwrap_err();
+        assert!(parted.to_string().contains(&named), "{size}: {parted}");
+    }
+}
+
 #[test]
 fn standard_input_cannot_be_partitioned() {
     assert!(matches!(

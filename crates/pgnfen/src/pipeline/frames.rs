@@ -144,7 +144,6 @@ impl FrameWalker {
 
     /// A walker over `start..end` of a file (a partition), `start` being the
     /// start of a frame or of a skippable frame.
-    #[cfg(test)]
     pub fn range(start: u64, end: u64) -> FrameWalker {
         FrameWalker {
             pos: start,
@@ -785,9 +784,9 @@ fn compressed_cap(cap: usize) -> usize {
 }
 
 /// Names the frame in the errors of a streamed frame.
-struct FrameErrors<R> {
-    inner: R,
-    start: u64,
+pub(crate) struct FrameErrors<R> {
+    pub(crate) inner: R,
+    pub(crate) start: u64,
 }
 
 impl<R: Read> Read for FrameErrors<R> {
