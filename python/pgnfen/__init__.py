@@ -43,6 +43,7 @@ from ._errors import (  # noqa: F401  (the private kinds: pickled by name)
     UsageError,
     _BrokenPipeError,
     _IsADirectoryError,
+    _NotADirectoryError,
     _PermissionError,
 )
 from ._pgnfen import (  # noqa: F401  (re-exported)

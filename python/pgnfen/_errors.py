@@ -66,6 +66,10 @@ class _IsADirectoryError(InputError, builtins.IsADirectoryError):
     """A folder was given where a file was expected."""
 
 
+class _NotADirectoryError(InputError, builtins.NotADirectoryError):
+    """A path went through a file as if it were a folder (``a.pgn/x``)."""
+
+
 class _BrokenPipeError(InputError, builtins.BrokenPipeError):
     """The reader of an output went away."""
 
@@ -78,6 +82,7 @@ for _class in (
     MissingFileError,
     _PermissionError,
     _IsADirectoryError,
+    _NotADirectoryError,
     _BrokenPipeError,
 ):
     _class.__module__ = "pgnfen"

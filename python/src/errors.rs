@@ -19,6 +19,7 @@ static INPUT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static MISSING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static PERMISSION: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DIRECTORY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static NOT_DIRECTORY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static PIPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
@@ -68,6 +69,7 @@ pub fn io_error(file: &str, source: &io::Error) -> PyErr {
         io::ErrorKind::NotFound => (&MISSING, "MissingFileError"),
         io::ErrorKind::PermissionDenied => (&PERMISSION, "_PermissionError"),
         io::ErrorKind::IsADirectory => (&DIRECTORY, "_IsADirectoryError"),
+        io::ErrorKind::NotADirectory => (&NOT_DIRECTORY, "_NotADirectoryError"),
         io::ErrorKind::BrokenPipe => (&PIPE, "_BrokenPipeError"),
         _ => (&INPUT, "InputError"),
     };

@@ -585,6 +585,11 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
     assert isinstance(folder.value, pgnfen.InputError)
     assert "is a directory" in str(folder.value)
     assert folder.value.errno == errno.EISDIR
+    # A path through a file, as Python's open gives it: NotADirectoryError.
+    with pytest.raises(NotADirectoryError) as through:
+        pgnfen.stats(path / "x")
+    assert isinstance(through.value, pgnfen.InputError)
+    assert through.value.errno == errno.ENOTDIR
     with pytest.raises(ValueError, match="at least one path"):
         pgnfen.stats()
     assert not (tmp_path / "x.pgn").exists()
