@@ -1198,6 +1198,9 @@ fn zip_error(e: zip::result::ZipError) -> io::Error {
 
 fn zip_members_seekable<R: Read + io::Seek>(mut file: R, tx: &mut ZipTx) -> io::Result<()> {
     file.rewind()?;
+    let mut head = Vec::with_capacity(4);
+    (&mut file).take(4).read_to_end(&mut head)?;
+    file.rewind()?;
     // The central directory walked entry by entry, not `ZipArchive`, which
     // keys the members by name: of two members with one name (a zip may hold
     // them, as `zip` appending to an archive and Python's `zipfile` write)
@@ -1205,8 +1208,10 @@ fn zip_members_seekable<R: Read + io::Seek>(mut file: R, tx: &mut ZipTx) -> io::
     let mut archive = zip::unstable::read::ZipIterable::try_new(file, zip::read::Config::default())
         .map_err(zip_error)?;
     let members = archive.files().map_err(zip_error)?;
+    let mut last_entry = None;
     while let Some(entry) = members.next() {
         let entry = entry.map_err(zip_error)?;
+        last_entry = Some(entry.central_header_start());
         let member = entry
             .with_reader(members.reader_mut(), zip::ZipReadOptions::new())
             .map_err(zip_error)?;
@@ -1214,7 +1219,38 @@ fn zip_members_seekable<R: Read + io::Seek>(mut file: R, tx: &mut ZipTx) -> io::
             return Ok(());
         }
     }
-    Ok(())
+    // The end record's count of members is what the walk trusts: one that
+    // says too few would lose members without a word.
+    let untrusted = |what: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not a readable zip: {what}; its members cannot all be found"),
+        )
+    };
+    match last_entry {
+        None if head == b"PK\x03\x04" => Err(untrusted(
+            "its end record lists no member, yet one begins the archive (is a copy of \
+             the end record in the archive's comment?)",
+        )),
+        Some(at) if another_entry_after(members.reader_mut(), at)? => Err(untrusted(
+            "its central directory holds more members than its end record counts",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Whether another central directory entry follows the one at `at`.
+fn another_entry_after<R: Read + io::Seek>(reader: &mut R, at: u64) -> io::Result<bool> {
+    // A central entry: 46 bytes, with the lengths of the name, the extra
+    // field and the comment that follow at 28, 30 and 32.
+    let mut fixed = [0u8; 46];
+    reader.seek(io::SeekFrom::Start(at))?;
+    reader.read_exact(&mut fixed)?;
+    let len = |i: usize| u64::from(u16::from_le_bytes([fixed[i], fixed[i + 1]]));
+    reader.seek(io::SeekFrom::Start(at + 46 + len(28) + len(30) + len(32)))?;
+    let mut next = Vec::with_capacity(4);
+    reader.take(4).read_to_end(&mut next)?;
+    Ok(next == b"PK\x01\x02")
 }
 
 /// A zip from standard input or a pipe: copied to an unnamed temporary file
@@ -1550,6 +1586,51 @@ mod tests {
                 .collect();
             assert!(text == expected.as_bytes(), "{members} members");
         }
+    }
+
+    /// An end record that counts too few members, or one found in the
+    /// archive's comment (which the end record is searched back from the end
+    /// for), is refused rather than read short.
+    #[test]
+    fn an_end_record_that_would_lose_members_is_refused() {
+        use std::io::Write;
+        let zip_of = |comment: &[u8]| {
+            let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+            for name in ["a.pgn", "b.pgn", "c.pgn"] {
+                zip.start_file(name, zip::write::SimpleFileOptions::default())
+                    .unwrap();
+                zip.write_all(b"[Event \"x\"]\n\n*\n").unwrap();
+            }
+            zip.set_raw_comment(comment.into()).unwrap();
+            zip.finish().unwrap().into_inner()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let read = |bytes: &[u8]| {
+            let path = dir.path().join("z.zip");
+            std::fs::write(&path, bytes).unwrap();
+            read_all(&Input::File(path))
+        };
+        let whole = zip_of(b"");
+        assert_eq!(read(&whole).unwrap(), b"[Event \"x\"]\n\n*\n".repeat(3));
+        // Two members counted, on this disk and in all.
+        let mut short = whole.clone();
+        let end = short.len() - 22;
+        short[end + 8..end + 12].copy_from_slice(&[2, 0, 2, 0]);
+        let e = read(&short).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("holds more members than its end record counts"),
+            "{e}"
+        );
+        // A comment holding an end record of no members.
+        let mut comment = b"see PK".to_vec();
+        comment.extend_from_slice(&[5, 6]);
+        comment.extend_from_slice(&[0; 18]);
+        let e = read(&zip_of(&comment)).unwrap_err();
+        assert!(
+            e.to_string().contains("lists no member, yet one begins"),
+            "{e}"
+        );
     }
 
     #[test]
