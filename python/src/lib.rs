@@ -88,10 +88,35 @@ fn inputs(paths: &Bound<'_, PyTuple>, function: &str) -> PyResult<Vec<Input>> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Threads(i64);
 
+/// A bool where a number is asked for: refused, as `pgnfen.dask` refuses it
+/// for `partition_size`, rather than read as 0 or 1 (Python's `True` is an
+/// `int`, which `threads=True` or `chess960_positions=[True]` would be).
+fn refuse_bool(obj: &Borrowed<'_, '_, PyAny>, what: &str) -> PyResult<()> {
+    if obj.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{what} takes an int, not a bool"
+        )));
+    }
+    Ok(())
+}
+
+/// A Chess960 start position number as given (checked by [`selection`]).
+pub(crate) struct Position(i64);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Position {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Position> {
+        refuse_bool(&obj, "chess960_positions")?;
+        obj.extract::<i64>().map(Position)
+    }
+}
+
 impl<'a, 'py> FromPyObject<'a, 'py> for Threads {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Threads> {
+        refuse_bool(&obj, "threads")?;
         match obj.extract::<i64>() {
             Ok(n) => Ok(Threads(n)),
             Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py()) => {
@@ -432,7 +457,7 @@ fn filter_games(
     classes: Option<StrList>,
     tags: Option<StrList>,
     rest: Option<&Bound<'_, PyAny>>,
-    chess960_positions: Option<Vec<i64>>,
+    chess960_positions: Option<Vec<Position>>,
     speeds: Option<StrList>,
     threads: Option<crate::Threads>,
     moves: Option<&Bound<'_, PyAny>>,
@@ -483,14 +508,14 @@ fn filter_games(
 pub(crate) fn selection(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
-    chess960_positions: Option<Vec<i64>>,
+    chess960_positions: Option<Vec<Position>>,
     speeds: Option<Vec<String>>,
 ) -> PyResult<Selection> {
     let tags = selector(tags, speeds)?;
     let positions = chess960_positions
         .unwrap_or_default()
         .into_iter()
-        .map(|n| {
+        .map(|Position(n)| {
             u16::try_from(n)
                 .ok()
                 .filter(|&n| n < pgnfen::fen::chess960::POSITIONS)

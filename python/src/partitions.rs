@@ -283,7 +283,7 @@ pub fn partition_stats<'py>(
 fn selection(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
-    chess960_positions: Option<Vec<i64>>,
+    chess960_positions: Option<Vec<crate::Position>>,
     speeds: Option<Vec<String>>,
     moves: Option<pgnfen::moves::MovesMode>,
 ) -> PyResult<Selection> {
@@ -304,7 +304,7 @@ fn selection(
 pub fn check_selection(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
-    chess960_positions: Option<Vec<i64>>,
+    chess960_positions: Option<Vec<crate::Position>>,
     speeds: Option<Vec<String>>,
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
@@ -344,7 +344,7 @@ pub fn partition_filter<'py>(
     at: Option<u64>,
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
-    chess960_positions: Option<Vec<i64>>,
+    chess960_positions: Option<Vec<crate::Position>>,
     speeds: Option<Vec<String>>,
     own_nothing: bool,
     more_inputs_follow: bool,

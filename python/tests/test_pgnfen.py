@@ -570,6 +570,11 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
         pgnfen.filter(path, output=tmp_path / "x.pgn", rest=tmp_path / "x.pgn", speeds=["fast"])
     with pytest.raises(ValueError, match="threads"):
         pgnfen.stats(path, threads=0)
+    # A bool is an int to Python, but not a number of threads or a position.
+    with pytest.raises(TypeError, match="threads takes an int, not a bool"):
+        pgnfen.stats(path, threads=True)
+    with pytest.raises(TypeError, match="chess960_positions takes an int, not a bool"):
+        pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=[True])
     # As -j on the command line: at most 1,024 threads.
     with pytest.raises(pgnfen.UsageError, match="at most 1024"):
         pgnfen.stats(path, threads=1025)
