@@ -229,8 +229,7 @@ pub fn check_operations(
                             // outside one, escaped or not.
                             Some(&b)
                                 if is_control(b)
-                                    || (b == b'\\'
-                                        && line.get(i + 1).is_some_and(|&c| is_control(c))) =>
+                                    || (b == b'\\' && i + 1 < end && is_control(line[i + 1])) =>
                             {
                                 let at = if b == b'\\' { i + 1 } else { i };
                                 problems.push(control_byte(at, line[at]));
