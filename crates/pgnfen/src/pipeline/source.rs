@@ -1209,9 +1209,11 @@ fn zip_members_seekable<R: Read + io::Seek>(mut file: R, tx: &mut ZipTx) -> io::
         .map_err(zip_error)?;
     let members = archive.files().map_err(zip_error)?;
     let mut last_entry = None;
+    let mut first_member_listed = false;
     while let Some(entry) = members.next() {
         let entry = entry.map_err(zip_error)?;
         last_entry = Some(entry.central_header_start());
+        first_member_listed |= entry.header_start() == 0;
         let member = entry
             .with_reader(members.reader_mut(), zip::ZipReadOptions::new())
             .map_err(zip_error)?;
@@ -1228,9 +1230,9 @@ fn zip_members_seekable<R: Read + io::Seek>(mut file: R, tx: &mut ZipTx) -> io::
         )
     };
     match last_entry {
-        None if head == b"PK\x03\x04" => Err(untrusted(
-            "its end record lists no member, yet one begins the archive (is a copy of \
-             the end record in the archive's comment?)",
+        _ if head == b"PK\x03\x04" && !first_member_listed => Err(untrusted(
+            "the member it begins with is not in its central directory (two zips \
+             joined end to end, or a copy of an end record in the archive's comment?)",
         )),
         Some(at) if another_entry_after(members.reader_mut(), at)? => Err(untrusted(
             "its central directory holds more members than its end record counts",
@@ -1622,15 +1624,19 @@ mod tests {
                 .contains("holds more members than its end record counts"),
             "{e}"
         );
-        // A comment holding an end record of no members.
+        // A comment holding an end record of no members, and two zips joined
+        // (`cat a.zip b.zip`: the second's directory lists its members alone).
         let mut comment = b"see PK".to_vec();
         comment.extend_from_slice(&[5, 6]);
         comment.extend_from_slice(&[0; 18]);
-        let e = read(&zip_of(&comment)).unwrap_err();
-        assert!(
-            e.to_string().contains("lists no member, yet one begins"),
-            "{e}"
-        );
+        let joined = [whole.clone(), whole.clone()].concat();
+        for bytes in [zip_of(&comment), joined] {
+            let e = read(&bytes).unwrap_err();
+            assert!(
+                e.to_string().contains("begins with is not in its central"),
+                "{e}"
+            );
+        }
     }
 
     #[test]
