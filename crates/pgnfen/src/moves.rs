@@ -921,12 +921,8 @@ struct Lexer<'a> {
     cut: bool,
 }
 
-/// Bytes that end a token (as `pgn-reader` has them, `.` included).
-fn token_end(b: u8) -> bool {
-    TOKEN_END[b as usize]
-}
-
-/// [`token_end`] as a table: the lexer looks it up once per byte of a token.
+/// Bytes that end a token (as `pgn-reader` has them, `.` included), as a
+/// table: the lexer looks it up once per byte of a token.
 static TOKEN_END: [bool; 256] = {
     let mut t = [false; 256];
     let ends = b" \t\n\r{}()!?$;.*";
@@ -981,20 +977,18 @@ fn classify_word(word: &[u8]) -> Word {
     let Some(&first) = rest.first() else {
         return Word::Skip;
     };
-    let attempt = if first.is_ascii() {
-        // A move behind stray punctuation (`&Ke2`, `<Ke2>`, `]Ke7`) is an
-        // attempt too, judged whole: skipped, it would hide an illegal move
-        // and give every later move to the wrong side.
-        first.is_ascii_alphabetic()
-            || first == b'@'
-            || rest.starts_with(b"--")
-            || rest.iter().any(u8::is_ascii_alphabetic)
-    } else {
-        // A letter of another script (`Кf3`, `Ｎf6`) or a chess figurine
-        // (`♘f3`, U+2654 to U+265F): an attempt at a move, though not SAN.
-        first_char(rest)
-            .is_some_and(|c| c.is_alphabetic() || ('\u{2654}'..='\u{265F}').contains(&c))
-    };
+    // A move behind stray punctuation, ASCII or not (`&Ke2`, `<Ke2>`,
+    // `]Ke7`, `«Ke2»`), is an attempt too, judged whole: skipped, it would
+    // hide an illegal move and give every later move to the wrong side.
+    let attempt = rest.iter().any(u8::is_ascii_alphabetic)
+        || if first.is_ascii() {
+            first == b'@' || rest.starts_with(b"--")
+        } else {
+            // A letter of another script (`Кf3`, `Ｎf6`) or a chess figurine
+            // (`♘f3`, U+2654 to U+265F): an attempt at a move, though not SAN.
+            first_char(rest)
+                .is_some_and(|c| c.is_alphabetic() || ('\u{2654}'..='\u{265F}').contains(&c))
+        };
     if attempt {
         Word::Move(from)
     } else {
@@ -1062,6 +1056,29 @@ fn glued_result(word: &[u8]) -> Option<usize> {
         )
         .then_some(n)
     })
+}
+
+/// The length of the blank that `bytes` start with, when it is a Unicode
+/// one (U+0080 and above): a no-break space (`1.\u{a0}e4`, as text copied
+/// from a web page has it), another space of Unicode's, or a zero-width one.
+/// It separates words as an ASCII blank does; glued to a move, it would make
+/// the move a word of stray characters.
+fn unicode_blank(bytes: &[u8]) -> Option<usize> {
+    if bytes.first().is_none_or(u8::is_ascii) {
+        return None;
+    }
+    first_char(bytes)
+        .filter(|&c| c.is_whitespace() || matches!(c, '\u{200B}' | '\u{2060}' | '\u{FEFF}'))
+        .map(char::len_utf8)
+}
+
+/// Whether the result that `word` starts with (`n` bytes) ends the main
+/// line: alone, or glued to what cannot continue a move (`1/2-1/2[Event`, as
+/// pgn-reader reads it). Glued to a letter (`1-0Ke3`, `*Nf3`) it is a word to
+/// judge, as the game goes on after it.
+fn ends_main_line(word: &[u8], n: usize) -> bool {
+    word.get(n)
+        .is_none_or(|&b| !(b.is_ascii_alphabetic() || b == b'@'))
 }
 
 /// The first character of `bytes`, if they start with valid UTF-8.
@@ -1157,20 +1174,29 @@ impl<'a> Lexer<'a> {
                     self.at += 1;
                     self.skip_variation();
                 }
-                b'$' => {
+                // A NAG: `$` and its digits; what is glued after them
+                // (`$1Ke3`) is a word of its own.
+                b'$' if bytes.get(self.at + 1).is_some_and(u8::is_ascii_digit) => {
                     self.at += 1;
-                    while self.at < bytes.len() && !token_end(bytes[self.at]) {
+                    while self.at < bytes.len() && bytes[self.at].is_ascii_digit() {
                         self.at += 1;
                     }
                 }
-                b'*' => {
+                b'*' if ends_main_line(&bytes[self.at..], 1) => {
                     self.done = true;
                     return None;
                 }
                 _ => {
+                    if let Some(n) = unicode_blank(&bytes[self.at..]) {
+                        self.at += n;
+                        continue;
+                    }
                     let start = self.at;
                     let mut end = start + 1;
-                    while end < bytes.len() && !TOKEN_END[bytes[end] as usize] {
+                    while end < bytes.len()
+                        && !TOKEN_END[bytes[end] as usize]
+                        && unicode_blank(&bytes[end..]).is_none()
+                    {
                         end += 1;
                     }
                     self.at = end;
@@ -1184,7 +1210,9 @@ impl<'a> Lexer<'a> {
                     // A result ends the main line, also glued to what follows
                     // (`1/2-1/2[Event`, as pgn-reader reads it). Only a token
                     // that starts with 0, 1 or `½` can be one.
-                    if matches!(b, b'0' | b'1' | 0xc2) && leading_result(word).is_some() {
+                    if matches!(b, b'0' | b'1' | 0xc2)
+                        && leading_result(word).is_some_and(|n| ends_main_line(word, n))
+                    {
                         self.done = true;
                         return None;
                     }

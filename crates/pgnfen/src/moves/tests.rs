@@ -342,6 +342,15 @@ fn every_attempt_at_a_move_is_judged() {
         ("1. e4 &Ke2", "&Ke2", 2),
         ("1. e4 e5 2. <Ke2>", "<Ke2>", 3),
         ("1. e4 ]Ke7", "]Ke7", 2),
+        // Stray characters of Unicode's too (typographic quotes, signs).
+        ("1. e4 e5 2. \u{ab}Ke3\u{bb}", "\u{ab}Ke3\u{bb}", 3),
+        ("1. e4 e5 2. \u{2019}Ke3", "\u{2019}Ke3", 3),
+        ("1. e4 \u{b1}Ke7", "\u{b1}Ke7", 2),
+        // `$` without digits is stray punctuation, a result glued before a
+        // letter no result.
+        ("1. e4 e5 2. $Ke3", "$Ke3", 3),
+        ("1. e4 e5 2. 1-0Ke3 Nc6", "1-0Ke3", 3),
+        ("1. e4 e5 2. *Ke3 Nc6", "*Ke3", 3),
     ] {
         let m = illegal(&standard(), movetext);
         assert_eq!((m.token.as_str(), m.ply), (token, ply), "{movetext}");
@@ -373,6 +382,28 @@ fn every_attempt_at_a_move_is_judged() {
     );
     // A draw written short and noise without a letter are skipped.
     assert_eq!(tokens("1. e4 \\ - + += -/+ \u{2026} 1/2"), ["e4"]);
+    assert_eq!(
+        tokens("1. e4 \u{b1} \u{2013} \u{ab}\u{bb} e5"),
+        ["e4", "e5"]
+    );
+    // A NAG ends with its digits: a move glued after it is a word.
+    assert_eq!(
+        tokens("1. e4 $1Ke3 $12 e5$3 Nf3"),
+        ["e4", "Ke3", "e5", "Nf3"]
+    );
+    // Unicode's blanks separate words as ASCII's do: a no-break space, an
+    // em space, a zero-width space, a byte order mark.
+    assert_eq!(
+        tokens("1.\u{a0}e4\u{a0}e5 2.\u{2003}Nf3\u{200b}Nc6\u{feff}3. Bb5"),
+        ["e4", "e5", "Nf3", "Nc6", "Bb5"]
+    );
+    assert_eq!(
+        run(&standard(), "1.\u{a0}e4 e5 2.\u{a0}Nf3 Nc6 *"),
+        Replay::Passed
+    );
+    // A result that stands alone or before what cannot go on a move still
+    // ends the main line.
+    assert_eq!(tokens("1. e4 *[Event \"x\"] d4"), ["e4"]);
 }
 
 #[test]
