@@ -43,6 +43,16 @@ use errors::io_error;
 
 fn command_error(e: Error) -> PyErr {
     match e {
+        // A split template's folder that cannot be: an error of the file
+        // system, as `filter(output="games.pgn/x.pgn")` gives it, not a bad
+        // argument (the command line exits 2 for both).
+        Error::Usage(pgnfen::Usage::SplitNotAFolder { path, .. }) => io_error(
+            &path.display().to_string(),
+            &std::io::Error::from_raw_os_error(libc::ENOTDIR),
+        ),
+        Error::Usage(pgnfen::Usage::SplitFolder { folder, source, .. }) => {
+            io_error(&folder.display().to_string(), &source)
+        }
         Error::Usage(usage) => errors::usage(usage.to_string()),
         Error::Io { file, source } => io_error(&file, &source),
         Error::BrokenPipe => errors::broken_pipe(),

@@ -595,6 +595,12 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
         pgnfen.stats(path / "x")
     assert isinstance(through.value, pgnfen.InputError)
     assert through.value.errno == errno.ENOTDIR
+    # So is a split template whose folder is a file: no bad argument.
+    with pytest.raises(NotADirectoryError) as template:
+        pgnfen.split(path, template=path / "{class}.pgn")
+    assert isinstance(template.value, pgnfen.InputError)
+    assert not isinstance(template.value, ValueError)
+    assert template.value.errno == errno.ENOTDIR
     with pytest.raises(ValueError, match="at least one path"):
         pgnfen.stats()
     assert not (tmp_path / "x.pgn").exists()
