@@ -53,7 +53,7 @@ import uuid
 import warnings
 
 from . import _pgnfen
-from ._errors import InputWarning, UsageError
+from ._errors import InputWarning, UsageError, _from_os_error
 
 #: The largest partition size chosen by default (and the size used when no
 #: cluster is known): big enough that a partition's fixed costs vanish.
@@ -368,7 +368,8 @@ def _refuse_self_overwrite(parts, out_dir):
             for name in os.listdir(out_dir)
             if _PART.match(name)
         ]
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        # No part file yet (below a file, making out_dir fails later).
         return
     for path in dict.fromkeys(part[0] for part in parts):
         try:
@@ -519,13 +520,14 @@ def _refuse_folders_in_the_way(out_dir, names):
     before any work; ``_put_in_place`` checks again as it goes."""
     try:
         present = [name for name in os.listdir(out_dir) if _PART.match(name)]
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        # Not there yet (or below a file: making it fails, with its error).
         present = []
     for name in dict.fromkeys(list(names) + present):
         path = os.path.join(out_dir, name)
         try:
             mode = os.lstat(path).st_mode
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             continue
         # A file or a symbolic link (even a dangling one) is replaced or
         # removed, as `_put_in_place` does; anything else is in the way.
@@ -714,11 +716,21 @@ def filter(
     while not os.path.exists(folder):
         made.append(folder)
         folder = os.path.dirname(folder)
-    os.makedirs(out_dir, exist_ok=True)
-    _sweep_dead_staging(out_dir)
     staging = os.path.join(out_dir, f"{_STAGING}{uuid.uuid4().hex}")
-    os.mkdir(staging)
-    lock = _hold_staging_lock(staging)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        _sweep_dead_staging(out_dir)
+        os.mkdir(staging)
+        lock = _hold_staging_lock(staging)
+    except OSError as e:
+        # An out_dir that cannot be written (read-only, full): named by its
+        # first part file, as one machine names its output, never by the
+        # hidden staging folder; what was made for it goes again.
+        shutil.rmtree(staging, ignore_errors=True)
+        for folder in made:
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+        raise _from_os_error(e, os.path.join(out_dir, names[0])) from None
 
     # Whether another file follows each partition's: a last game without a
     # final line end then gets one, as on one machine, so that it does not

@@ -448,6 +448,20 @@ def test_a_failed_filter_leaves_no_folder_it_made(client, tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
 
 
+def test_an_out_dir_that_cannot_be_made_is_named_by_its_part_file(client, tmp_path):
+    # Below a file: the error of one machine's output, a pgnfen.InputError of
+    # Python's kind, naming the first part file, never the staging folder.
+    source = tricky(tmp_path)
+    out = source / "parts"
+    with pytest.raises(NotADirectoryError) as error:
+        pgnfen.dask.filter([source], out, classes=["standard"], client=client)
+    assert isinstance(error.value, pgnfen.InputError)
+    assert error.value.filename == os.path.join(out, "part-00000.pgn")
+    assert str(error.value).startswith(os.path.join(out, "part-00000.pgn") + ": ")
+    assert "staging" not in str(error.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [source.name]
+
+
 def test_an_interrupted_filter_leaves_nothing_behind(client, tmp_path):
     # Ctrl-C while the workers (processes) are writing parts: the tasks that
     # were running go on after the call has raised, and must not leave their
