@@ -22,6 +22,7 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
+use std::time::Instant;
 
 use crossbeam_channel::{RecvTimeoutError, bounded};
 use pyo3::prelude::*;
@@ -29,6 +30,88 @@ use pyo3::prelude::*;
 /// How long the calling thread waits with the GIL released before it looks
 /// for signals: well inside the half second a user may wait after Ctrl-C.
 pub const POLL: Duration = Duration::from_millis(50);
+
+// ---- the interpreter's end, with calls still running on other threads ----
+//
+// Python delivers signals to its main thread only. A call on another thread
+// (a `threading.Thread`, a pool's worker) goes on when the main thread ends
+// the program: Ctrl-C while it joins, or its last line with the call on a
+// daemon thread. The interpreter then runs its `atexit` functions and
+// finalizes; a thread that takes the GIL again after that is ended by
+// `pthread_exit`, whose unwinding through this module's frames aborts the
+// process ("FATAL: exception not rethrown"), and the call's temporary files
+// stay. So [`at_exit`] (registered with `atexit` when the module loads) stops
+// every call and removes their temporary files, and a thread other than the
+// main one that comes back to Python after it parks for good
+// ([`detach`]): the process ends around it.
+
+/// The interpreter has begun to end ([`at_exit`] ran).
+static INTERPRETER_ENDING: AtomicBool = AtomicBool::new(false);
+
+/// The cancellation flags of the calls running now ([`run`]).
+static RUNNING: Mutex<Vec<Arc<AtomicBool>>> = Mutex::new(Vec::new());
+
+/// Some call or iteration waited on a thread other than the main one.
+static OFF_MAIN: AtomicBool = AtomicBool::new(false);
+
+fn is_main_thread() -> bool {
+    // SAFETY: plain system calls without arguments.
+    unsafe { libc::syscall(libc::SYS_gettid) == libc::c_long::from(libc::getpid()) }
+}
+
+/// After the interpreter began to end, on a thread other than the main one:
+/// never returns (see the notes above [`INTERPRETER_ENDING`]).
+fn park_if_ending() {
+    if INTERPRETER_ENDING.load(Ordering::SeqCst) && !is_main_thread() {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
+/// `py.detach(work)` for a wait that may run on any thread: a thread other
+/// than the main one that comes back after the interpreter began to end
+/// parks instead of taking the GIL again.
+pub fn detach<T, F>(py: Python<'_>, work: F) -> T
+where
+    T: Send,
+    F: FnOnce() -> T + Send,
+{
+    if !OFF_MAIN.load(Ordering::Relaxed) && !is_main_thread() {
+        OFF_MAIN.store(true, Ordering::Relaxed);
+    }
+    py.detach(|| {
+        let result = work();
+        park_if_ending();
+        result
+    })
+}
+
+/// Registered with `atexit`: stops the calls still running (on other
+/// threads), waits up to a second for them to remove their temporary files,
+/// then removes what is left. With the GIL released for a moment, a thread
+/// that was waiting for it gets it and next comes back to [`detach`], where
+/// it parks.
+#[pyfunction]
+pub fn at_exit(py: Python<'_>) {
+    INTERPRETER_ENDING.store(true, Ordering::SeqCst);
+    if !OFF_MAIN.load(Ordering::Relaxed) {
+        return;
+    }
+    for cancel in RUNNING.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        cancel.store(true, Ordering::Relaxed);
+    }
+    py.detach(|| {
+        let start = Instant::now();
+        while start.elapsed() < POLL * 3
+            || (!RUNNING.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
+                && start.elapsed() < Duration::from_secs(1))
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        pgnfen::pipeline::signals::remove_temporaries();
+    });
+}
 
 /// A new cancellation flag, for [`pgnfen::pipeline::Options::cancel`].
 pub fn flag() -> Arc<AtomicBool> {
@@ -64,12 +147,22 @@ where
     F: FnOnce() -> T + Send,
 {
     let _ending = EndingSignals::watch();
+    let main = is_main_thread();
+    RUNNING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(call.cancel.clone());
+    let cancel = &call.cancel;
     std::thread::scope(|scope| {
         let (tx, rx) = bounded::<()>(1);
         let handle = std::thread::Builder::new()
             .name("pgnfen-call".into())
             .spawn_scoped(scope, move || {
                 let result = work();
+                RUNNING
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain(|c| !Arc::ptr_eq(c, cancel));
                 // The receiver may be gone only if the caller panicked.
                 let _ = tx.send(());
                 result
@@ -86,9 +179,16 @@ where
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         };
         loop {
-            let done = py.detach(|| match rx.recv_timeout(POLL) {
-                Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
-                Err(RecvTimeoutError::Timeout) => false,
+            // Only the main thread runs signal handlers: another waits for
+            // the whole run (still noting SIGTERM and SIGHUP).
+            let done = detach(py, || {
+                loop {
+                    match rx.recv_timeout(POLL) {
+                        Ok(()) | Err(RecvTimeoutError::Disconnected) => return true,
+                        Err(RecvTimeoutError::Timeout) if main => return false,
+                        Err(RecvTimeoutError::Timeout) => end_if_signalled(),
+                    }
+                }
             });
             end_if_signalled();
             if done {

@@ -97,9 +97,9 @@ impl<M: Message> JsonStream<M> {
                 return Ok(None);
             };
             let ready = &mut self.ready;
-            let end = py.detach(|| wait(rx, ready));
+            let end = crate::interrupt::detach(py, || wait(rx, ready));
             if end {
-                let result = py.detach(|| self.finish());
+                let result = crate::interrupt::detach(py, || self.finish());
                 self.call.notes.give(py)?;
                 return match result {
                     Some(Err(e)) => Err(command_error(e)),
@@ -120,7 +120,7 @@ impl<M: Message> JsonStream<M> {
     pub(crate) fn stop(&mut self, py: Python<'_>) {
         self.call.cancel.store(true, Ordering::Relaxed);
         self.ready.clear();
-        py.detach(|| {
+        crate::interrupt::detach(py, || {
             let _ = self.finish();
         });
     }

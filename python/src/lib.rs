@@ -365,7 +365,7 @@ fn fen_record(
              fen_records() reads a book of them",
         ));
     }
-    let report = py.detach(|| {
+    let report = crate::interrupt::detach(py, || {
         let parsed = pgnfen::fen::analyse_record(record.as_bytes(), VariantHint::StandardLike);
         pgnfen::fen::report::report_record(record.as_bytes(), &parsed, ep)
     });
@@ -741,7 +741,7 @@ impl Drop for GameIterator {
         // Dropping the stream waits for the pipeline to stop: without the
         // GIL, as a reader may wait on a Python thread (one feeding a pipe).
         if let Some(games) = self.games.take() {
-            Python::attach(|py| py.detach(|| drop(games)));
+            Python::attach(|py| crate::interrupt::detach(py, || drop(games)));
         }
     }
 }
@@ -798,7 +798,7 @@ impl GameIterator {
             // a game).
             let item = match games.try_next() {
                 Some(item) => Some(item),
-                None => match py.detach(|| games.next_timeout(SIGNAL_CHECK)) {
+                None => match crate::interrupt::detach(py, || games.next_timeout(SIGNAL_CHECK)) {
                     Some(Some(item)) => Some(item),
                     Some(None) => {
                         self.games = None;
@@ -834,7 +834,7 @@ impl GameIterator {
     /// Stops the reading (see `close()`).
     fn stop(&mut self, py: Python<'_>) {
         if let Some(games) = self.games.take() {
-            py.detach(|| drop(games));
+            crate::interrupt::detach(py, || drop(games));
         }
     }
 }
@@ -972,6 +972,11 @@ impl PyGame {
 /// functions of the pgnfen command line as Python functions.
 #[pymodule]
 fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Calls still running on other threads when the interpreter ends.
+    let at_exit = wrap_pyfunction!(interrupt::at_exit, m)?;
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (at_exit,))?;
     m.add_function(wrap_pyfunction!(fen_record, m)?)?;
     m.add_function(wrap_pyfunction!(stats, m)?)?;
     m.add_function(wrap_pyfunction!(problems::check, m)?)?;

@@ -159,7 +159,7 @@ pub fn partitions(
     size: u64,
 ) -> PyResult<Vec<PlannedTuple>> {
     let paths = crate::paths::paths(paths)?;
-    py.detach(|| -> Result<Vec<PlannedTuple>, Error> {
+    crate::interrupt::detach(py, || -> Result<Vec<PlannedTuple>, Error> {
         // Taken before the plan reads the files: a change while planning is
         // then caught too.
         let identities = paths
@@ -200,7 +200,7 @@ pub fn partitions(
 /// native calls, such as reading a partition's Arrow rows).
 #[pyfunction]
 pub fn partition_unchanged(py: Python<'_>, part: PartTuple) -> PyResult<()> {
-    py.detach(|| check_unchanged(&part)).map_err(command_error)
+    crate::interrupt::detach(py, || check_unchanged(&part)).map_err(command_error)
 }
 
 /// Judges a partition's outcome by its predecessor's final outcome (None for
@@ -258,18 +258,17 @@ pub fn partition_stats<'py>(
     let tuple = part;
     let part = partition(&tuple)?;
     let (run, notes) = crate::with_notes(options(threads)?);
-    let (o, json) = py
-        .detach(|| -> Result<(Outcome, Vec<u8>), Error> {
-            check_unchanged(&tuple)?;
-            let (counts, o) = part.stats_selected(start(at), &selector, moves, &run)?;
-            check_unchanged(&tuple)?;
-            let mut json = Vec::new();
-            counts
-                .write_json(&mut json)
-                .map_err(|e| Error::writing("<memory>", e))?;
-            Ok((o, json))
-        })
-        .map_err(command_error)?;
+    let (o, json) = crate::interrupt::detach(py, || -> Result<(Outcome, Vec<u8>), Error> {
+        check_unchanged(&tuple)?;
+        let (counts, o) = part.stats_selected(start(at), &selector, moves, &run)?;
+        check_unchanged(&tuple)?;
+        let mut json = Vec::new();
+        counts
+            .write_json(&mut json)
+            .map_err(|e| Error::writing("<memory>", e))?;
+        Ok((o, json))
+    })
+    .map_err(command_error)?;
     Ok((
         outcome_dict(py, &o, &notes)?,
         String::from_utf8_lossy(&json).into_owned(),
@@ -363,28 +362,27 @@ pub fn partition_filter<'py>(
         Some(shown) => crate::paths::path(shown)?.display().to_string(),
         None => staged.clone(),
     };
-    let (o, kept) = py
-        .detach(|| -> Result<(Outcome, u64), Error> {
-            check_unchanged(&tuple)?;
-            let out = Output::create(Some(&output)).map_err(|e| Error::writing(&name, e))?;
-            if own_nothing {
-                out.commit().map_err(|e| Error::writing(&name, e))?;
-                return Ok((Outcome::default(), 0));
-            }
-            let (o, kept, out) =
-                part.filter(start(at), &selection, moves, out, more_inputs_follow, &run)?;
-            // Checked before the output appears: a changed input leaves none.
-            check_unchanged(&tuple)?;
+    let (o, kept) = crate::interrupt::detach(py, || -> Result<(Outcome, u64), Error> {
+        check_unchanged(&tuple)?;
+        let out = Output::create(Some(&output)).map_err(|e| Error::writing(&name, e))?;
+        if own_nothing {
             out.commit().map_err(|e| Error::writing(&name, e))?;
-            Ok((o, kept))
-        })
-        .map_err(|e| match e {
-            // The pipeline names the file it writes: the staging file.
-            Error::Io { file, source } if file == staged => {
-                command_error(Error::Io { file: name, source })
-            }
-            e => command_error(e),
-        })?;
+            return Ok((Outcome::default(), 0));
+        }
+        let (o, kept, out) =
+            part.filter(start(at), &selection, moves, out, more_inputs_follow, &run)?;
+        // Checked before the output appears: a changed input leaves none.
+        check_unchanged(&tuple)?;
+        out.commit().map_err(|e| Error::writing(&name, e))?;
+        Ok((o, kept))
+    })
+    .map_err(|e| match e {
+        // The pipeline names the file it writes: the staging file.
+        Error::Io { file, source } if file == staged => {
+            command_error(Error::Io { file: name, source })
+        }
+        e => command_error(e),
+    })?;
     Ok((outcome_dict(py, &o, &notes)?, kept))
 }
 
@@ -411,8 +409,7 @@ pub fn partition_rows(
     let selector = crate::export_selector(expressions, speeds)?;
     let tuple = part;
     let part = partition(&tuple)?;
-    py.detach(|| check_unchanged(&tuple))
-        .map_err(command_error)?;
+    crate::interrupt::detach(py, || check_unchanged(&tuple)).map_err(command_error)?;
     let run = options(threads)?;
     let export_options = ExportOptions {
         tags: tags.map_or(TagColumns::Default, TagColumns::Named),
@@ -420,8 +417,7 @@ pub fn partition_rows(
         encoding,
         ..ExportOptions::default()
     };
-    let columns = py
-        .detach(|| export::columns(&[], &export_options, &run))
+    let columns = crate::interrupt::detach(py, || export::columns(&[], &export_options, &run))
         .map_err(|e| command_error(e.into()))?;
     let bases = Bases {
         offset: bases.0,

@@ -97,7 +97,7 @@ impl ArrowStream {
             }
             // Dropping the batches stops and joins the export's run.
             let batches = self.batches.take();
-            py.detach(|| drop(batches));
+            crate::interrupt::detach(py, || drop(batches));
             return Err(e);
         }
         self.give_notes(py)
@@ -125,7 +125,7 @@ impl Drop for ArrowStream {
             if let Some(call) = &self.call {
                 call.cancel.store(true, Ordering::Relaxed);
             }
-            Python::attach(|py| py.detach(|| drop(batches)));
+            Python::attach(|py| crate::interrupt::detach(py, || drop(batches)));
         }
     }
 }
@@ -247,7 +247,7 @@ impl ArrowStream {
             let Some(batches) = self.batches.as_mut() else {
                 return Ok(None);
             };
-            match py.detach(|| batches.next_timeout(interrupt::POLL)) {
+            match crate::interrupt::detach(py, || batches.next_timeout(interrupt::POLL)) {
                 Some(Some(Ok(batch))) => return Ok(Some(ArrowBatch { batch: Some(batch) })),
                 Some(Some(Err(e))) => {
                     self.batches = None;

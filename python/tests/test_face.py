@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 import time
 
 import pytest
@@ -56,7 +55,6 @@ def test_error_classes_are_pgnfen_errors_and_the_builtin_kind():
         lambda tmp: pgnfen.convert(MIXED, output=tmp / "o.pgn", to="fenn"),
         lambda tmp: pgnfen.split(MIXED, template=tmp / "no-placeholder.pgn"),
         lambda tmp: pgnfen.split(MIXED, template=tmp / "{class}.pgn", classes=["nope"]),
-        lambda tmp: pgnfen.split(MIXED, template=Path(MIXED) / "{class}.pgn"),
         lambda tmp: pgnfen.export(MIXED, output=tmp / "h.txt"),
         lambda tmp: pgnfen.export(MIXED, output=tmp / "h.csv", format="xml"),
         lambda tmp: pgnfen.export(MIXED, output=tmp / "h.csv", tags=["file"]),

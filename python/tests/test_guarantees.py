@@ -306,6 +306,55 @@ def test_sigterm_ends_a_call_still_waiting_after_ctrl_c(tmp_path):
     assert code == -signal.SIGTERM
 
 
+@pytest.mark.parametrize(
+    "how",
+    ["filter on a daemon thread", "games on a daemon thread", "filter on a thread the main one joins"],
+)
+def test_a_call_on_another_thread_when_the_program_ends(how, tmp_path):
+    # Python runs signal handlers on its main thread only, and ends with a
+    # call still running on another one: a daemon thread, or Ctrl-C while
+    # the main thread joins. The call's temporary files must go, and the
+    # thread must not take the GIL after finalization began (pthread_exit's
+    # unwinding through the extension aborted the process: "FATAL:
+    # exception not rethrown", status 134).
+    games = tmp_path / "games.pgn"
+    games.write_bytes(GAME * 100_000)
+    work = {
+        "filter": "pgnfen.filter(*[sys.argv[1]] * 40, output=sys.argv[2], rest=sys.argv[3], "
+        "classes=['standard'], threads=1)",
+        "games": "[g.headers for g in pgnfen.games(*[sys.argv[1]] * 40)]",
+    }[how.split()[0]]
+    daemon = "daemon" in how
+    script = tmp_path / "child.py"
+    script.write_text(
+        RESTORE_SIGINT
+        + "import sys, threading, time\n"
+        + "import pgnfen\n"
+        + f"t = threading.Thread(target=lambda: {work}, daemon={daemon})\n"
+        + "t.start()\n"
+        + "time.sleep(0.3)\n"
+        + "print('started', flush=True)\n"
+        + ("time.sleep(0.3)\n" if daemon else "t.join()\n")
+    )
+    out, rest = tmp_path / "kept.pgn", tmp_path / "rest.pgn"
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(games), str(out), str(rest)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    if daemon:
+        assert child.stdout.readline() == b"started\n"
+        code = child.wait(timeout=30)
+        expected = 0
+    else:
+        code, _ = interrupted(child, after=0.1)
+        expected = -signal.SIGINT
+    stderr = child.stderr.read().decode()
+    assert code == expected, stderr
+    assert "FATAL" not in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn"]
+
+
 # ---- notes: warnings ----
 
 

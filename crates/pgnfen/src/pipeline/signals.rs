@@ -42,6 +42,25 @@ pub fn end_removing_temporaries(end: impl FnOnce() -> std::convert::Infallible) 
     match end() {}
 }
 
+/// Removes every temporary output file that exists now, and the empty
+/// folders runs made for their outputs, for a host that goes on a moment
+/// after its runs were cancelled (Python ending with calls still running on
+/// other threads). A run that still renames one of them into place later
+/// fails: the file is gone.
+pub fn remove_temporaries() {
+    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    for path in live.drain(..) {
+        let _ = std::fs::remove_file(&path);
+        slot_retire(&path);
+    }
+    drop(live);
+    let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+    for dir in folders.drain(..).rev() {
+        let _ = std::fs::remove_dir(&dir);
+        slot_take(&FOLDER_SLOTS, &dir);
+    }
+}
+
 /// A run made the folder `dir` for its outputs (see [`exit_removing_temporaries`]).
 pub(crate) fn register_folder(dir: &Path) {
     FOLDERS
