@@ -113,6 +113,29 @@ pub fn at_exit(py: Python<'_>) {
     });
 }
 
+/// A call's entry in [`RUNNING`], for as long as [`run`] runs (also when
+/// its thread cannot start or its work panics).
+struct Running(Arc<AtomicBool>);
+
+impl Running {
+    fn enter(cancel: &Arc<AtomicBool>) -> Running {
+        RUNNING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(cancel.clone());
+        Running(cancel.clone())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|c| !Arc::ptr_eq(c, &self.0));
+    }
+}
+
 /// A new cancellation flag, for [`pgnfen::pipeline::Options::cancel`].
 pub fn flag() -> Arc<AtomicBool> {
     Arc::new(AtomicBool::new(false))
@@ -148,21 +171,13 @@ where
 {
     let _ending = EndingSignals::watch();
     let main = is_main_thread();
-    RUNNING
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(call.cancel.clone());
-    let cancel = &call.cancel;
+    let _running = Running::enter(&call.cancel);
     std::thread::scope(|scope| {
         let (tx, rx) = bounded::<()>(1);
         let handle = std::thread::Builder::new()
             .name("pgnfen-call".into())
             .spawn_scoped(scope, move || {
                 let result = work();
-                RUNNING
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .retain(|c| !Arc::ptr_eq(c, cancel));
                 // The receiver may be gone only if the caller panicked.
                 let _ = tx.send(());
                 result

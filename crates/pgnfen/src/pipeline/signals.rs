@@ -31,15 +31,20 @@ pub fn exit_removing_temporaries(code: i32) -> ! {
 pub fn end_removing_temporaries(end: impl FnOnce() -> std::convert::Infallible) -> ! {
     // Held until the end: no temporary file is renamed or created after this.
     let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    for path in live.iter() {
+    let folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+    remove(&live, &folders);
+    match end() {}
+}
+
+/// Removes the temporary files `live` and then the folders, last made first.
+fn remove(live: &[PathBuf], folders: &[PathBuf]) {
+    for path in live {
         let _ = std::fs::remove_file(path);
     }
-    let folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
     for dir in folders.iter().rev() {
         // Fails, as it should, on a folder that holds anything.
         let _ = std::fs::remove_dir(dir);
     }
-    match end() {}
 }
 
 /// Removes every temporary output file that exists now, and the empty
@@ -49,14 +54,12 @@ pub fn end_removing_temporaries(end: impl FnOnce() -> std::convert::Infallible) 
 /// fails: the file is gone.
 pub fn remove_temporaries() {
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+    remove(&live, &folders);
     for path in live.drain(..) {
-        let _ = std::fs::remove_file(&path);
         slot_retire(&path);
     }
-    drop(live);
-    let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
-    for dir in folders.drain(..).rev() {
-        let _ = std::fs::remove_dir(&dir);
+    for dir in folders.drain(..) {
         slot_take(&FOLDER_SLOTS, &dir);
     }
 }
