@@ -267,7 +267,9 @@ def _warn_as_one_machine(parts, resolved):
             why = f" (its {games} games are its text cut at lines that begin with '[')"
         else:
             why = ""
-        warnings.warn(InputWarning(f"{os.fsdecode(path)}: no PGN tag line found{why}"), stacklevel=4)
+        # Named as one machine names it in messages (lossy when not UTF-8).
+        name = _pgnfen.shown_name(path)
+        warnings.warn(InputWarning(f"{name}: no PGN tag line found{why}"), stacklevel=4)
 
     # The file being summed up: (path, a tag line seen, games).
     current = None

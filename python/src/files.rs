@@ -171,7 +171,9 @@ pub fn export_table(
     let (pipeline, call) = cancellable(threads)?;
     let name = output.display().to_string();
     let summary = interrupt::run(py, &call, || -> Result<pgnfen::export::Summary, Error> {
-        let out = Output::create(Some(&output)).map_err(|e| Error::writing(&name, e))?;
+        let out = Output::create(Some(&output))
+            .map_err(|e| Error::writing(&name, e))?
+            .cancelled_by(pipeline.cancel.clone());
         let columns = pgnfen::export::columns(&inputs, &export_options, &pipeline)?;
         let batches = pgnfen::export::batches(&inputs, columns, &export_options, &pipeline);
         Ok(pgnfen::export::write(batches, format, out)?)

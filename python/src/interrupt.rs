@@ -214,11 +214,11 @@ where
             }
             if let Err(e) = py.check_signals() {
                 call.cancel.store(true, Ordering::Relaxed);
-                // The run stops at its next chunk; its outputs are dropped
-                // uncommitted on the worker, so wait for that (briefly; a
-                // worker blocked opening or reading a FIFO sees the flag
-                // only when bytes come). SIGTERM and SIGHUP still end the
-                // process while it waits.
+                // The run stops at its next chunk or slice (a pipe is
+                // waited for in slices too); its outputs are dropped
+                // uncommitted on the worker, so wait for that. SIGTERM and
+                // SIGHUP still end the process while it waits (a read of a
+                // file system that hangs cannot be taken back).
                 py.detach(|| {
                     loop {
                         match rx.recv_timeout(POLL) {

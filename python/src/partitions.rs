@@ -81,6 +81,10 @@ fn kind_name(kind: Kind) -> &'static str {
 }
 
 fn partition(t: &PartTuple) -> PyResult<Partition> {
+    // The errors of the worker's run name the file as the client gave it
+    // (a name that is not UTF-8 comes back with its surrogate escapes, as
+    // one machine gives it), not as the library shows it.
+    crate::paths::remember(&t.0);
     let kind = match t.1.as_str() {
         "plain" => Kind::Plain,
         "zstd-frames" => Kind::ZstdFrames,
@@ -195,11 +199,20 @@ pub fn partitions(
     .map_err(command_error)
 }
 
+/// The name one machine gives the file at `path` in its messages (lossy
+/// for a name that is not UTF-8, control characters escaped), for the
+/// warnings the client gives on the workers' behalf.
+#[pyfunction]
+pub fn shown_name(path: PathBuf) -> String {
+    pgnfen::pipeline::Input::File(path).display_name()
+}
+
 /// Raises OSError naming the partition's file when the file is no longer
 /// what it was when the partitions were planned (for work done outside the
 /// native calls, such as reading a partition's Arrow rows).
 #[pyfunction]
 pub fn partition_unchanged(py: Python<'_>, part: PartTuple) -> PyResult<()> {
+    crate::paths::remember(&part.0);
     crate::interrupt::detach(py, || check_unchanged(&part)).map_err(command_error)
 }
 

@@ -42,7 +42,7 @@ const REMEMBERED: usize = 256;
 
 /// Remembers `path` when the library shows its name otherwise than as its
 /// text (see the module's comment).
-fn remember(path: &Path) {
+pub fn remember(path: &Path) {
     let lossy = pgnfen::pipeline::Input::File(path.to_path_buf()).display_name();
     if path.to_str() == Some(lossy.as_str()) {
         return;

@@ -270,40 +270,103 @@ def test_sigint_stops_an_export_to_bzip2_between_rows_not_batches(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn"]
 
 
-def test_sigterm_ends_a_call_still_waiting_after_ctrl_c(tmp_path):
-    # Ctrl-C into a call whose run waits to open a named pipe nobody writes:
-    # the run sees the cancellation only when bytes come, so the call waits
-    # for it; SIGTERM must still end the process meanwhile (it had waited
-    # for the run, deaf to the signal, until kill -9).
-    fifo = tmp_path / "games.pgn"
-    os.mkfifo(fifo)
+def test_sigint_stops_a_filter_to_xz_between_slices_not_chunks(tmp_path):
+    # A regular file, read faster than xz compresses: the merger handed a
+    # whole chunk (up to 4 MiB) to the encoder in one call, which took xz up
+    # to a second, and looked at the flag only after it.
+    # Comments of random hex, which xz compresses slowly (copies of one game
+    # it compressed at once).
+    games = tmp_path / "games.pgn"
+    with open(games, "wb") as f:
+        for _ in range(60_000):
+            f.write(GAME[:-3] + b" {" + os.urandom(200).hex().encode() + b"} *\n\n")
     script = tmp_path / "child.py"
     script.write_text(
         RESTORE_SIGINT
-        + "import signal, sys\n"
-        + "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
+        + "import sys\n"
         + "import pgnfen\n"
         + "print('started', flush=True)\n"
-        + "pgnfen.stats(sys.argv[1])\n"
+        + "try:\n"
+        + "    pgnfen.filter(sys.argv[1], output=sys.argv[2], classes=['setup'])\n"
+        + "except KeyboardInterrupt:\n"
+        + "    sys.exit(42)\n"
+        + "sys.exit(1)\n"
     )
+    out = tmp_path / "kept.pgn.xz"
     child = subprocess.Popen(
-        [sys.executable, str(script), str(fifo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, str(script), str(games), str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
+    code, elapsed = interrupted(child, after=1.0)
+    assert code == 42, child.stderr.read().decode()
+    assert elapsed < 0.5, elapsed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn"]
+
+
+# A call that waits on another program: a named pipe nobody writes or opens,
+# one nobody reads, or standard output into a pipe nobody empties. A read or
+# write that blocks could not be taken back; the run waits with poll instead.
+BLOCKED = RESTORE_SIGINT + textwrap.dedent(
+    """
+    import os, sys
+    import pgnfen
+    how, fifo, games, out = sys.argv[1:5]
+    if how == "output pipe nobody reads":
+        # The read end stays open and is never read: the pipe fills.
+        os.mkfifo(fifo)
+        keep = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    elif how == "standard output nobody empties":
+        print("started", flush=True)
+        read_end, write_end = os.pipe()
+        os.dup2(write_end, 1)
+    else:
+        os.mkfifo(fifo)
+    if how != "standard output nobody empties":
+        print("started", flush=True)
     try:
-        assert child.stdout.readline() == b"started\n", child.stderr.read().decode()
-        time.sleep(0.5)
-        child.send_signal(signal.SIGINT)
-        time.sleep(0.5)
-        # Still waiting for its run (not ended by KeyboardInterrupt before
-        # the call: that would prove nothing).
-        assert child.poll() is None, child.stderr.read().decode()
-        child.send_signal(signal.SIGTERM)
-        code = child.wait(timeout=5)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert code == -signal.SIGTERM
+        if how == "input pipe nobody opens":
+            pgnfen.stats(fifo)
+        elif how == "input pipe that gives nothing":
+            keep = os.open(fifo, os.O_RDWR)  # a writer that never writes
+            pgnfen.convert(fifo, output=out, to="shredder")
+        elif how in ("output pipe nobody opens", "output pipe nobody reads"):
+            pgnfen.filter(games, output=fifo, classes=["setup"], rest=out)
+        elif how == "standard output nobody empties":
+            pgnfen.convert(games, output="-", to="shredder")
+    except KeyboardInterrupt:
+        sys.exit(42)
+    sys.exit(1)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "input pipe nobody opens",
+        "input pipe that gives nothing",
+        "output pipe nobody opens",
+        "output pipe nobody reads",
+        "standard output nobody empties",
+    ],
+)
+def test_sigint_stops_a_call_waiting_on_a_pipe(how, tmp_path):
+    games = tmp_path / "games.pgn"
+    games.write_bytes(GAME * 20_000)  # far more than a pipe holds
+    out = tmp_path / "rest.pgn"
+    script = tmp_path / "child.py"
+    script.write_text(BLOCKED)
+    child = subprocess.Popen(
+        [sys.executable, str(script), how, str(tmp_path / "pipe"), str(games), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    code, elapsed = interrupted(child, after=0.7)
+    assert code == 42, child.stderr.read().decode()
+    assert elapsed < 0.5, elapsed
+    # No temporary file (the rest's) is left.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn", "pipe"][
+        : 3 if how != "standard output nobody empties" else 2
+    ]
 
 
 @pytest.mark.parametrize(
@@ -578,6 +641,38 @@ def test_bytes_paths_in_scan_and_dask_partitions(tmp_path):
     assert len(parts) == 1 and os.fsencode(parts[0][0]) == raw
 
 
+def test_a_worker_process_names_a_file_that_is_not_utf8_as_one_machine_does(tmp_path):
+    # A worker in a process of its own never saw the client's path: its
+    # errors named the file lossily ("b\ufffdd.pgn.gz"), where one machine
+    # gives back the str that opens it again.
+    dask = pytest.importorskip("pgnfen.dask")
+    raw = os.fsencode(tmp_path) + b"/b\xe9d.pgn.gz"
+    with open(raw, "wb") as f:
+        f.write(b"\x1f\x8b\x08\x00" + b"\x00" * 20)  # gzip that cannot be read
+    with pytest.raises(pgnfen.InputError) as one_machine:
+        pgnfen.stats(raw)
+    assert one_machine.value.filename == os.fsdecode(raw)
+    (part,) = dask.partitions(raw, partition_size=1 << 20)
+    worker = textwrap.dedent(
+        """
+        import pickle, sys
+        from pgnfen import _pgnfen
+        try:
+            _pgnfen.partition_stats(pickle.loads(bytes.fromhex(sys.argv[1])), None, threads=1)
+        except OSError as e:
+            sys.stdout.buffer.write(pickle.dumps((e.filename, str(e))))
+        """
+    )
+    import pickle
+
+    out = subprocess.run(
+        [sys.executable, "-c", worker, pickle.dumps(part).hex()], capture_output=True, check=True
+    )
+    filename, message = pickle.loads(out.stdout)
+    assert filename == one_machine.value.filename
+    assert message == str(one_machine.value)
+
+
 # ---- pgnfen.dask ----
 
 
@@ -607,6 +702,23 @@ def mixed(path, n=300):
             games.append(GAME.decode())
     path.write_text("".join(games))
     return path
+
+
+def test_dask_warns_about_a_file_that_is_not_utf8_in_one_machines_words(client, tmp_path):
+    import pgnfen.dask
+
+    raw = os.fsencode(tmp_path) + b"/caf\xe9.pgn"
+    with open(raw, "wb") as f:
+        f.write(b"no tag line here\n")
+    with warnings.catch_warnings(record=True) as one_machine:
+        warnings.simplefilter("always")
+        pgnfen.stats(raw)
+    with warnings.catch_warnings(record=True) as distributed:
+        warnings.simplefilter("always")
+        pgnfen.dask.stats([raw], client=client)
+    words = [str(w.message) for w in one_machine]
+    assert words and "\ufffd" in words[0]  # messages show such names lossily
+    assert [str(w.message) for w in distributed] == words
 
 
 def test_dask_filter_refuses_to_write_over_its_own_inputs(client, tmp_path):

@@ -114,7 +114,9 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     check_inputs_exist(inputs)?;
     let path = options.output.as_deref().filter(|p| p.as_os_str() != "-");
     let name = output_name(path);
-    let out = Output::create(path).map_err(|e| Error::writing(&name, e))?;
+    let out = Output::create(path)
+        .map_err(|e| Error::writing(&name, e))?
+        .cancelled_by(options.run.cancel.clone());
     convert_into(inputs, out, &name, options)
 }
 
@@ -128,7 +130,9 @@ fn run_in_place(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     };
     for path in paths {
         let name = path.display().to_string();
-        let out = Output::in_place(path).map_err(|e| Error::writing(&name, e))?;
+        let out = Output::in_place(path)
+            .map_err(|e| Error::writing(&name, e))?
+            .cancelled_by(options.run.cancel.clone());
         let one = convert_into(&[Input::File(path.to_path_buf())], out, &name, options)?;
         total.games += one.games;
         total.converted += one.converted;

@@ -170,9 +170,16 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     )?;
     let kept_name = output_name(kept_path);
     let rest_name = output_name(options.rest.as_deref());
-    let kept = Output::create(kept_path).map_err(|e| Error::writing(&kept_name, e))?;
+    let cancel = &options.run.cancel;
+    let kept = Output::create(kept_path)
+        .map_err(|e| Error::writing(&kept_name, e))?
+        .cancelled_by(cancel.clone());
     let rest = match &options.rest {
-        Some(path) => Some(Output::create(Some(path)).map_err(|e| Error::writing(&rest_name, e))?),
+        Some(path) => Some(
+            Output::create(Some(path))
+                .map_err(|e| Error::writing(&rest_name, e))?
+                .cancelled_by(cancel.clone()),
+        ),
         None => None,
     };
     let mut split = Split::new(kept, rest);

@@ -358,7 +358,8 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
                     }
                     other => other,
                 }
-                .map_err(|e| Error::writing(&path.display().to_string(), e))?;
+                .map_err(|e| Error::writing(&path.display().to_string(), e))?
+                .cancelled_by(options.run.cancel.clone());
                 files.outputs.push(ClassOutput {
                     path,
                     output,

@@ -47,6 +47,7 @@ pub(crate) mod frame_writer;
 pub(crate) mod frames;
 pub(crate) mod game;
 pub mod output;
+mod pipe;
 pub mod signals;
 pub(crate) mod sink;
 pub(crate) mod source;
@@ -143,6 +144,15 @@ pub(crate) const CANCEL_POLL: Duration = Duration::from_millis(20);
 /// The error of a run stopped through [`Options::cancel`].
 pub(crate) fn cancelled() -> io::Error {
     io::Error::new(io::ErrorKind::Interrupted, "interrupted")
+}
+
+/// The error of a read or write that a cancelled run stopped inside a
+/// `Read` or `Write` (a pipe waited for, a slice of a slow compressor). Not
+/// of kind `Interrupted`, as [`cancelled`] is: `read_exact`, `write_all`
+/// and the buffers around a reader or writer retry a call that failed so,
+/// which would never end.
+pub(crate) fn cancelled_in_io() -> io::Error {
+    io::Error::other("interrupted")
 }
 
 fn is_cancelled(options: &Options) -> bool {
@@ -243,7 +253,9 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
             continue;
         }
         // Each input is opened once: a FIFO or a pipe cannot be read twice.
-        let mut streams = input.open_streams(raw_read.clone()).map_err(in_err)?;
+        let mut streams = input
+            .open_streams_until(raw_read.clone(), options.cancel.as_ref())
+            .map_err(in_err)?;
         while let Some(stream) = streams.next().map_err(|e| changed(in_err(e)))? {
             run.input(&stream.input, Source::Read(stream.reader), None, &progress)
                 .map_err(changed)?;

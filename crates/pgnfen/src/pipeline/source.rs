@@ -17,12 +17,15 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use crossbeam_channel::{Receiver, bounded};
+
+use super::pipe::{PipeReader, open_fifo_for_reading};
 
 /// How many leading bytes are looked at to recognise a compression (and to
 /// tell text from binary in a zip member).
@@ -212,14 +215,42 @@ impl Input {
     /// [`Stream`] as its own input; `pgnfen fen` reads
     /// `input.open_streams(counter)?.concatenated()` as lines.
     pub fn open_streams(&self, raw_read: Arc<AtomicU64>) -> io::Result<Streams> {
+        self.open_streams_until(raw_read, None)
+    }
+
+    /// [`Input::open_streams`] for a run that can be cancelled
+    /// ([`Options::cancel`](super::Options::cancel)): a pipe, FIFO or
+    /// terminal is opened and read so that the run stops soon after `cancel`
+    /// is set, even when no data comes (see `pipe`).
+    pub(crate) fn open_streams_until(
+        &self,
+        raw_read: Arc<AtomicU64>,
+        cancel: Option<&Arc<AtomicBool>>,
+    ) -> io::Result<Streams> {
         let name = self.display_name();
         let raw: Box<dyn Read + Send> = match self {
-            Input::Stdin => Box::new(Counting {
-                inner: io::stdin(),
-                count: raw_read,
-            }),
+            Input::Stdin => match cancel {
+                // A copy of the descriptor, read directly: `io::stdin()`
+                // buffers, and bytes in its buffer are not seen by `poll`.
+                Some(cancel) => Box::new(Counting {
+                    inner: PipeReader::new(
+                        super::output::duplicate(libc::STDIN_FILENO)?,
+                        cancel.clone(),
+                    ),
+                    count: raw_read,
+                }),
+                None => Box::new(Counting {
+                    inner: io::stdin(),
+                    count: raw_read,
+                }),
+            },
             Input::File(path) => {
-                let file = File::open(path)?;
+                let fifo = cancel.is_some()
+                    && std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+                let file = match fifo {
+                    true => open_fifo_for_reading(path, cancel.map(|c| &**c))?,
+                    false => File::open(path)?,
+                };
                 let meta = file.metadata()?;
                 if meta.is_dir() {
                     return Err(io::Error::new(
@@ -257,10 +288,16 @@ impl Input {
                     };
                     return Ok(one(self.clone(), reader));
                 }
-                Box::new(Counting {
-                    inner: file,
-                    count: raw_read,
-                })
+                match cancel {
+                    Some(cancel) => Box::new(Counting {
+                        inner: PipeReader::new(file, cancel.clone()),
+                        count: raw_read,
+                    }),
+                    None => Box::new(Counting {
+                        inner: file,
+                        count: raw_read,
+                    }),
+                }
             }
             Input::ZipMember { .. } => {
                 return Err(io::Error::new(
