@@ -123,8 +123,10 @@ fn read_books(
         let read_err = |file: String| move |source| Error::Io { file, source };
         // Each stream on its own, as the command line reads books: a zip
         // member is named `ARCHIVE:MEMBER` and its lines count from 1.
+        // A pipe that gives nothing stops the reading once the iterator is
+        // stopped (Ctrl-C) or dropped.
         let mut streams = input
-            .open_streams(Arc::new(AtomicU64::new(0)))
+            .open_streams_until(Arc::new(AtomicU64::new(0)), Some(&queue.cancel))
             .map_err(read_err(input.display_name()))?;
         while let Some(mut stream) = streams.next().map_err(read_err(input.display_name()))? {
             let file = stream.input.display_name();

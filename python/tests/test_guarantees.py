@@ -325,6 +325,12 @@ BLOCKED = RESTORE_SIGINT + textwrap.dedent(
     try:
         if how == "input pipe nobody opens":
             pgnfen.stats(fifo)
+        elif how == "input pipe nobody opens, iterated":
+            for _ in pgnfen.games(fifo):
+                pass
+        elif how == "book pipe nobody opens":
+            for _ in pgnfen.fen_records(fifo):
+                pass
         elif how == "input pipe that gives nothing":
             keep = os.open(fifo, os.O_RDWR)  # a writer that never writes
             pgnfen.convert(fifo, output=out, to="shredder")
@@ -343,6 +349,8 @@ BLOCKED = RESTORE_SIGINT + textwrap.dedent(
     "how",
     [
         "input pipe nobody opens",
+        "input pipe nobody opens, iterated",
+        "book pipe nobody opens",
         "input pipe that gives nothing",
         "output pipe nobody opens",
         "output pipe nobody reads",

@@ -218,11 +218,12 @@ impl Input {
         self.open_streams_until(raw_read, None)
     }
 
-    /// [`Input::open_streams`] for a run that can be cancelled
-    /// ([`Options::cancel`](super::Options::cancel)): a pipe, FIFO or
-    /// terminal is opened and read so that the run stops soon after `cancel`
-    /// is set, even when no data comes (see `pipe`).
-    pub(crate) fn open_streams_until(
+    /// [`Input::open_streams`] for a reading that can be cancelled (as a
+    /// run through [`Options::cancel`](super::Options::cancel)): a pipe, a
+    /// named pipe or a terminal is opened and read so that a read fails
+    /// soon after `cancel` is set, even when no data comes (it waits with
+    /// `poll` in slices instead of blocking).
+    pub fn open_streams_until(
         &self,
         raw_read: Arc<AtomicU64>,
         cancel: Option<&Arc<AtomicBool>>,
