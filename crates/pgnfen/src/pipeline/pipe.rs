@@ -203,6 +203,18 @@ impl SpecialOutput {
     }
 }
 
+impl Drop for SpecialOutput {
+    fn drop(&mut self) {
+        // A FIFO never opened (a run that failed before writing to it) is
+        // opened and closed now, so that a program that comes to read it
+        // sees an end, as when it was opened at the start, instead of
+        // waiting for ever. A cancelled run does not wait for the reader.
+        if matches!(self.state, Special::Waiting(_)) {
+            let _ = self.file();
+        }
+    }
+}
+
 /// Opens a FIFO for writing without waiting: ENXIO when no program reads it.
 fn open_fifo_nonblocking(path: &Path) -> io::Result<File> {
     std::fs::OpenOptions::new()
@@ -379,5 +391,19 @@ mod tests {
             drop(out);
             assert_eq!(reader.join().unwrap(), bytes);
         }
+    }
+
+    #[test]
+    fn a_fifo_of_a_run_that_failed_before_writing_still_ends_for_its_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = fifo(&dir);
+        let meta = std::fs::metadata(&path).unwrap();
+        let out = SpecialOutput::open(&path, meta.file_type()).unwrap();
+        let reader = {
+            let path = path.clone();
+            std::thread::spawn(move || std::fs::read(path).unwrap().len())
+        };
+        drop(out);
+        assert_eq!(reader.join().unwrap(), 0);
     }
 }
