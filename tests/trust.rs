@@ -103,6 +103,64 @@ fn a_fifo_is_read_once_and_whole_every_time() {
     assert_eq!(total, data.len() as u64);
 }
 
+#[test]
+fn a_fifo_output_gets_every_kept_byte_when_its_reader_comes_late_and_an_end_when_the_run_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("games.pgn");
+    let data = games(30_000); // more than a pipe holds
+    std::fs::write(&input, &data).unwrap();
+    let expected = run(&["filter", "--class", "chess960", input.to_str().unwrap()]).stdout;
+    assert!(expected.len() > 1 << 20);
+    let fifo = dir.path().join("kept.pgn");
+    mkfifo(&fifo);
+    // The reader comes after the run started (the named pipe is opened at
+    // the first write), and a slow one: the writes wait for room.
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            let mut f = std::fs::File::open(fifo).unwrap();
+            let mut all = Vec::new();
+            let mut piece = [0u8; 4096];
+            loop {
+                match std::io::Read::read(&mut f, &mut piece).unwrap() {
+                    0 => return all,
+                    n => all.extend_from_slice(&piece[..n]),
+                }
+            }
+        })
+    };
+    let out = run(&[
+        "filter",
+        "--class",
+        "chess960",
+        "-o",
+        fifo.to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(reader.join().unwrap() == expected, "the kept games, whole");
+    // A run that fails before writing anything (a corrupt gzip input)
+    // still ends the output its reader waits on.
+    let corrupt = dir.path().join("bad.pgn.gz");
+    std::fs::write(&corrupt, b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage").unwrap();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let out = run(&[
+        "filter",
+        "--class",
+        "chess960",
+        "-o",
+        fifo.to_str().unwrap(),
+        corrupt.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("bad.pgn.gz"), "{}", stderr(&out));
+    assert_eq!(reader.join().unwrap(), b"");
+}
+
 /// Runs pgnfen with `args` and `input` (written with `data` first), and
 /// cuts `input` to 1,000 bytes `delay_ms` after the start.
 fn truncated_during(
