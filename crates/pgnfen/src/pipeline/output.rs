@@ -561,7 +561,7 @@ impl Output {
     /// ([`Options::cancel`](super::Options::cancel)) stop soon after `cancel`
     /// is set, with an `Interrupted` error, whatever the output: a slow
     /// compressor (xz, bzip2, gzip) takes the merger's long runs of bytes in
-    /// slices of [`CANCELLABLE_SLICE`] and looks at the flag before each,
+    /// slices of 16 KiB and looks at the flag before each,
     /// and a pipe or FIFO that nobody reads or empties is waited for with
     /// `poll` in slices (see `pipe`). Without it (the command line, whose
     /// signal handler ends the process) nothing changes.
