@@ -559,7 +559,9 @@ impl Output {
 
     /// Makes the writing of a run that can be cancelled
     /// ([`Options::cancel`](super::Options::cancel)) stop soon after `cancel`
-    /// is set, with an `Interrupted` error, whatever the output: a slow
+    /// is set, whatever the output, with an error of kind `Other`
+    /// ("interrupted": not `Interrupted`, which `write_all` and the buffers
+    /// around a writer would retry for ever): a slow
     /// compressor (xz, bzip2, gzip) takes the merger's long runs of bytes in
     /// slices of 16 KiB and looks at the flag before each,
     /// and a pipe or FIFO that nobody reads or empties is waited for with
