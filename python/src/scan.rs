@@ -311,8 +311,9 @@ pub fn scan_stream(
         ..ExportOptions::default()
     };
     if let TagColumns::Named(names) = &export_options.tags {
-        export::Columns::named(names)
-            .map_err(|m| crate::errors::usage(format!("invalid tags: {m}")))?;
+        // Worded as `export()` and `pgnfen.dask.read_headers` word it: the
+        // columns are export's.
+        export::Columns::named(names).map_err(|m| crate::errors::usage(format!("export: {m}")))?;
     }
     pgnfen::pipeline::check_inputs_exist(&inputs).map_err(command_error)?;
     // `tags="all"` reads the inputs once for the names: without the GIL.
