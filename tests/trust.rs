@@ -130,14 +130,17 @@ fn a_fifo_output_gets_every_kept_byte_when_its_reader_comes_late_and_an_end_when
             }
         })
     };
-    let out = run(&[
-        "filter",
-        "--class",
-        "chess960",
-        "-o",
-        fifo.to_str().unwrap(),
-        input.to_str().unwrap(),
-    ]);
+    let filter_into_fifo = |input: &Path| {
+        run(&[
+            "filter",
+            "--class",
+            "chess960",
+            "-o",
+            fifo.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ])
+    };
+    let out = filter_into_fifo(&input);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(reader.join().unwrap() == expected, "the kept games, whole");
     // A run that fails before writing anything (a corrupt gzip input)
@@ -148,14 +151,7 @@ fn a_fifo_output_gets_every_kept_byte_when_its_reader_comes_late_and_an_end_when
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(fifo).unwrap())
     };
-    let out = run(&[
-        "filter",
-        "--class",
-        "chess960",
-        "-o",
-        fifo.to_str().unwrap(),
-        corrupt.to_str().unwrap(),
-    ]);
+    let out = filter_into_fifo(&corrupt);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("bad.pgn.gz"), "{}", stderr(&out));
     assert_eq!(reader.join().unwrap(), b"");

@@ -23,12 +23,10 @@ use super::{CANCEL_POLL, cancelled_in_io};
 
 /// Whether descriptor `fd` is a pipe, FIFO or socket.
 pub(crate) fn fd_is_pipe(fd: RawFd) -> bool {
-    // SAFETY: fstat writes only into `stat`; an unopened descriptor is EBADF.
-    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(fd, &mut stat) } != 0 {
-        return false;
-    }
-    matches!(stat.st_mode & libc::S_IFMT, libc::S_IFIFO | libc::S_IFSOCK)
+    crate::error::descriptor_metadata(fd).is_some_and(|meta| {
+        let kind = meta.file_type();
+        kind.is_fifo() || kind.is_socket()
+    })
 }
 
 /// Waits until `fd` is ready for `events` (or reports an error or a hang-up,
@@ -77,13 +75,10 @@ fn set_nonblocking(file: &File) -> io::Result<()> {
     Ok(())
 }
 
-/// Opens the FIFO at `path` for reading. With a flag the open never waits
-/// for a writer (`O_NONBLOCK`, which then stays on: [`PipeReader`] waits
-/// for data with `poll`); without one it waits as `open` does.
-pub(crate) fn open_fifo_for_reading(path: &Path, cancel: Option<&AtomicBool>) -> io::Result<File> {
-    if cancel.is_none() {
-        return File::open(path);
-    }
+/// Opens the FIFO at `path` for reading without waiting for a writer
+/// (`O_NONBLOCK`, which then stays on: [`PipeReader`] waits for data with
+/// `poll`), for a run that can be cancelled.
+pub(crate) fn open_fifo_for_reading(path: &Path) -> io::Result<File> {
     std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
@@ -302,7 +297,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = fifo(&dir);
         let flag = Arc::new(AtomicBool::new(false));
-        let file = open_fifo_for_reading(&path, Some(&flag)).unwrap();
+        let file = open_fifo_for_reading(&path).unwrap();
         let mut reader = PipeReader::new(file, flag.clone());
         let setter = cancel_after(&flag, Duration::from_millis(100));
         let start = Instant::now();
@@ -322,7 +317,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = fifo(&dir);
         let flag = Arc::new(AtomicBool::new(false));
-        let file = open_fifo_for_reading(&path, Some(&flag)).unwrap();
+        let file = open_fifo_for_reading(&path).unwrap();
         let writer = {
             let path = path.clone();
             std::thread::spawn(move || {

@@ -249,7 +249,7 @@ impl Input {
                 let fifo = cancel.is_some()
                     && std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
                 let file = match fifo {
-                    true => open_fifo_for_reading(path, cancel.map(|c| &**c))?,
+                    true => open_fifo_for_reading(path)?,
                     false => File::open(path)?,
                 };
                 let meta = file.metadata()?;
