@@ -168,6 +168,14 @@ fn refused_formats() -> Vec<(&'static str, Vec<u8>)> {
             "an lz4 file (legacy format)",
             with(&[0x02, 0x21, 0x4c, 0x18, 0, 0, 0, 0]),
         ),
+        // lz4 writes skippable frames in zstd's format: once read as zstd.
+        (
+            "an lz4 file",
+            with(&[
+                0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, b'a', b'b', b'c', 0x04, 0x22, 0x4d, 0x18, 0x64,
+                0x40, 0xa7,
+            ]),
+        ),
         // lzma-alone: properties 0x5d, 8 MiB dictionary, size unknown.
         (
             "an lzma file",

@@ -910,6 +910,17 @@ fn is_lzma_alone(data: &[u8]) -> bool {
     dict == top || dict == top + top / 2
 }
 
+/// What follows the skippable frames (zstd's and lz4's, magic `0x184D2A5?`,
+/// then a 4-byte little-endian length) that start `data`; `None` when they
+/// run past its end. Their number is bounded by `data`'s length.
+fn after_skippable_frames(mut data: &[u8]) -> Option<&[u8]> {
+    while let [0x50..=0x5f, 0x2a, 0x4d, 0x18, l0, l1, l2, l3, ..] = *data {
+        let length = usize::try_from(u32::from_le_bytes([l0, l1, l2, l3])).ok()?;
+        data = data.get(8usize.checked_add(length)?..)?;
+    }
+    Some(data)
+}
+
 impl Compression {
     /// The compression whose magic bytes start `data` (never a PGN's start).
     pub fn sniff(data: &[u8]) -> Compression {
@@ -917,8 +928,15 @@ impl Compression {
             [0x1f, 0x8b, ..] => Compression::Gzip,
             [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
             // A skippable frame: pzstd (and so the lichess database) starts
-            // every file with one, announcing the first frame's size.
-            [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..] => Compression::Zstd,
+            // every file with one, announcing the first frame's size. lz4
+            // shares the format of skippable frames, so the frame after them
+            // decides (zstd when they run past the bytes at hand).
+            [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..] => match after_skippable_frames(data) {
+                Some(next @ [0x04, 0x22, 0x4d, 0x18, ..] | next @ [0x02, 0x21, 0x4c, 0x18, ..]) => {
+                    Compression::sniff(next)
+                }
+                _ => Compression::Zstd,
+            },
             // A local file header, or the end record of an empty archive.
             [b'P', b'K', 3, 4, ..] | [b'P', b'K', 5, 6, ..] => Compression::Zip,
             // A block, or the end of a stream without one (an empty stream,
@@ -1685,6 +1703,34 @@ mod tests {
             (
                 vec![0x04, 0x22, 0x4d, 0x18, 0x64],
                 Compression::Refused("an lz4 file"),
+            ),
+            // lz4 writes skippable frames as zstd does: the frame after them
+            // names the format.
+            (
+                vec![
+                    0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 9, 9, 0x04, 0x22, 0x4d, 0x18, 0x64,
+                ],
+                Compression::Refused("an lz4 file"),
+            ),
+            (
+                vec![
+                    0x5f, 0x2a, 0x4d, 0x18, 0, 0, 0, 0, 0x50, 0x2a, 0x4d, 0x18, 1, 0, 0, 0, 7,
+                    0x02, 0x21, 0x4c, 0x18,
+                ],
+                Compression::Refused("an lz4 file (legacy format)"),
+            ),
+            (
+                vec![
+                    0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4, 0x28, 0xb5, 0x2f, 0xfd,
+                ],
+                Compression::Zstd,
+            ),
+            // A skippable frame longer than the bytes at hand: zstd, as before.
+            (
+                vec![
+                    0x50, 0x2a, 0x4d, 0x18, 0xff, 0xff, 0xff, 0xff, 0x04, 0x22, 0x4d, 0x18,
+                ],
+                Compression::Zstd,
             ),
             (
                 b"7z\xbc\xaf\x27\x1c\0\x04".to_vec(),
