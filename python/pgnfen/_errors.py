@@ -9,7 +9,6 @@ client) and so that one class can have two bases.
 """
 
 import builtins
-import errno
 
 
 class Error(Exception):
@@ -73,22 +72,6 @@ class _NotADirectoryError(InputError, builtins.NotADirectoryError):
 
 class _BrokenPipeError(InputError, builtins.BrokenPipeError):
     """The reader of an output went away."""
-
-
-def _from_os_error(error, filename):
-    """The ``InputError`` of the kind Python's own ``OSError`` ``error``
-    is, naming ``filename`` (the user's path) instead of the one it failed on
-    (a hidden staging folder)."""
-    kind = {
-        errno.ENOENT: MissingFileError,
-        errno.EACCES: _PermissionError,
-        errno.EPERM: _PermissionError,
-        errno.EISDIR: _IsADirectoryError,
-        errno.ENOTDIR: _NotADirectoryError,
-    }.get(error.errno, InputError)
-    made = kind(f"{filename}: {error.strerror or error}")
-    made.errno, made.strerror, made.filename = error.errno, error.strerror, filename
-    return made
 
 
 # Shown (and pickled) as ``pgnfen.X``, where the package re-exports them.

@@ -53,7 +53,7 @@ import uuid
 import warnings
 
 from . import _pgnfen
-from ._errors import InputWarning, UsageError, _from_os_error
+from ._errors import InputWarning, UsageError
 
 #: The largest partition size chosen by default (and the size used when no
 #: cluster is known): big enough that a partition's fixed costs vanish.
@@ -732,7 +732,7 @@ def filter(
         for folder in made:
             with contextlib.suppress(OSError):
                 os.rmdir(folder)
-        raise _from_os_error(e, os.path.join(out_dir, names[0])) from None
+        raise _pgnfen.os_error(e.errno or errno.EIO, os.path.join(out_dir, names[0])) from None
 
     # Whether another file follows each partition's: a last game without a
     # final line end then gets one, as on one machine, so that it does not

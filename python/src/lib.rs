@@ -1001,6 +1001,7 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partitions::check_stats_selection, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_unchanged, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::shown_name, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::os_error, m)?)?;
     m.add_class::<PyGame>()?;
     m.add_class::<tags::Tags>()?;
     m.add_class::<GameIterator>()?;

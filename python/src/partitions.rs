@@ -207,6 +207,20 @@ pub fn shown_name(path: PathBuf) -> String {
     pgnfen::pipeline::Input::File(path).display_name()
 }
 
+/// The exception one machine raises for the operating system's error
+/// `errno` on `path` (an output it could not make): the same class, words and
+/// attributes, for the file operations the client does itself.
+#[pyfunction]
+pub fn os_error(
+    py: Python<'_>,
+    errno: i32,
+    path: PathBuf,
+) -> Py<pyo3::exceptions::PyBaseException> {
+    crate::paths::remember(&path);
+    let name = pgnfen::pipeline::Input::File(path).display_name();
+    crate::io_error(&name, &io::Error::from_raw_os_error(errno)).into_value(py)
+}
+
 /// Raises OSError naming the partition's file when the file is no longer
 /// what it was when the partitions were planned (for work done outside the
 /// native calls, such as reading a partition's Arrow rows).

@@ -460,6 +460,17 @@ def test_an_out_dir_that_cannot_be_made_is_named_by_its_part_file(client, tmp_pa
     assert str(error.value).startswith(os.path.join(out, "part-00000.pgn") + ": ")
     assert "staging" not in str(error.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == [source.name]
+    # Worded as one machine words the same output, to the letter.
+    with pytest.raises(NotADirectoryError) as alone:
+        pgnfen.filter(source, output=out / "part-00000.pgn", classes=["standard"])
+    mine, theirs = error.value, alone.value
+    assert (str(mine), mine.errno, mine.strerror, mine.filename) == (
+        str(theirs),
+        theirs.errno,
+        theirs.strerror,
+        theirs.filename,
+    )
+    assert type(mine) is type(theirs)
 
 
 def test_an_interrupted_filter_leaves_nothing_behind(client, tmp_path):
