@@ -182,7 +182,10 @@ fn stats_counts_only_matching_games() {
     assert!(v.get("unmatched").is_none());
     let out = run_stdin(&["stats", "--tag", "Event~^g"], input.as_bytes());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("1 game read did not match --tag"), "{text}");
+    assert!(
+        text.contains("1 game read did not match --tag or --speed and is not counted"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -56,13 +56,14 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
     if tagged {
         writeln!(
             out,
-            "{} {} read did not match --tag or --speed and are not counted",
+            "{} {} read did not match --tag or --speed and {} not counted",
             thousands(counts.unmatched),
             if counts.unmatched == 1 {
                 "game"
             } else {
                 "games"
-            }
+            },
+            if counts.unmatched == 1 { "is" } else { "are" }
         )?;
     }
     write_speeds(out, counts)?;
