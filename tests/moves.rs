@@ -433,22 +433,73 @@ fn text_without_a_tag_line_is_one_game_whose_moves_are_replayed() {
         (v["ply"].as_u64(), v["move"].as_str(), v["column"].as_u64()),
         (Some(1), Some("Kz9"), Some(1))
     );
-    // Larger than the piece the reader hands on at a time (64 KiB): its start
-    // was passed before its end showed it to be movetext. Counted as not
-    // checked, never replayed from the middle.
-    let mut input = "Nf3 Nf6 Ng1 Ng8\n".repeat(300_000).into_bytes();
-    input.extend_from_slice(b"2. Ke3 *\n");
+    // Larger than a chunk and than the pieces the reader hands on: its start
+    // was passed on before its end showed it to be movetext, and the moves
+    // are still replayed from the first, from a file or a pipe, with one
+    // worker or two. An illegal move at its end, at its start, or past what
+    // the replay holds (8 MiB: not checked, and `check` says so).
+    let dir = tempfile::tempdir().unwrap();
+    let lines = |n: usize| "Nf3 Nf6 Ng1 Ng8\n".repeat(n).into_bytes();
+    let at_end = [lines(300_000), b"2. Ke3 *\n".to_vec()].concat();
+    let at_start = [b"1. Ke3\n".to_vec(), lines(600_000), b"*\n".to_vec()].concat();
+    let past_budget = [lines(600_000), b"Ke3 *\n".to_vec()].concat();
+    for (name, input, found) in [
+        ("at_end.pgn", &at_end, Some((300_001, 4, 1_200_001))),
+        ("at_start.pgn", &at_start, Some((1, 4, 1))),
+        ("past_budget.pgn", &past_budget, None),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, input).unwrap();
+        let file = path.to_str().unwrap();
+        for args in [
+            vec!["check", "--moves", "all", "--format", "json", "-j1", file],
+            vec!["check", "--moves", "all", "--format", "json", "-j2", file],
+            vec![
+                "check",
+                "--moves",
+                "all",
+                "--format",
+                "json",
+                "--no-mmap",
+                file,
+            ],
+            vec!["check", "--moves", "all", "--format", "json", "-"],
+        ] {
+            let out = if args.last() == Some(&"-") {
+                run_stdin(&args, input)
+            } else {
+                run(&args)
+            };
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            match found {
+                Some((line, column, ply)) => {
+                    assert_eq!(out.status.code(), Some(1), "{name} {args:?}: {stderr}");
+                    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                    assert_eq!(
+                        (v["line"].as_u64(), v["column"].as_u64(), v["ply"].as_u64()),
+                        (Some(line), Some(column), Some(ply)),
+                        "{name} {args:?}"
+                    );
+                    assert_eq!(v["move"], "Ke3");
+                }
+                None => {
+                    assert_eq!(out.status.code(), Some(0), "{name} {args:?}: {stderr}");
+                    assert!(out.stdout.is_empty(), "{name} {args:?}");
+                    assert!(
+                        stderr.contains("note: 1 game was not replayed to the end"),
+                        "{name} {args:?}: {stderr}"
+                    );
+                }
+            }
+        }
+    }
     assert_eq!(
-        move_counts(&input),
+        move_counts(&past_budget),
         serde_json::json!({"checked": 0, "illegal": 0, "not_checked": 1})
     );
-    // `check` finds no problem in it, and says that it did not replay it.
-    let out = run_stdin(&["check", "--moves", "all"], &input);
-    assert_eq!(out.status.code(), Some(0));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("note: 1 game was not replayed to the end"),
-        "{text}"
+    assert_eq!(
+        move_counts(&lines(300_000)),
+        serde_json::json!({"checked": 1, "illegal": 0, "not_checked": 0})
     );
     // Text before the first tag line belongs to the first game, but is no movetext.
     assert_eq!(

@@ -112,8 +112,8 @@ pub enum Replay {
     Illegal(Box<IllegalMove>),
     /// The game's class is replayed, but the moves that were judged (all
     /// legal) stop short of its end: its movetext passed what the replay
-    /// holds in memory (8 MiB for a game finished by the merging thread;
-    /// one read piece for an input without a tag line). Counted with the
+    /// holds in memory (8 MiB for a game finished by the merging thread,
+    /// and for an input without a tag line). Counted with the
     /// games not checked; `check` says how many there were.
     Unfinished,
 }

@@ -798,23 +798,10 @@ impl Builder {
                 }
                 Event::Movetext { offset: at, line } => {
                     let Some(i) = reading else { continue };
-                    if *at == 0 && offset > 0 {
-                        // A game of text without any tag line (only such a
-                        // game's movetext starts at the input's first byte),
-                        // longer than the piece its end is in: its start was
-                        // handed on before anyone knew it was movetext. Not
-                        // replayed, and counted so (an empty, cut movetext).
-                        out[i].moves_from = None;
-                        if let Some(result) = out[i].result.as_mut() {
-                            let nothing = crate::moves::MoveText {
-                                bytes: &[],
-                                line: *line,
-                                complete: false,
-                            };
-                            job.moves(result, &nothing);
-                        }
-                        continue;
-                    }
+                    // A game of text without any tag line has its movetext
+                    // start at the input's first byte, known only at the
+                    // input's end: it may lie before this piece, and then
+                    // whoever holds it replays it (see `finish_entry`).
                     out[i].moves_from = Some((*at, *line));
                 }
                 Event::HeaderEnd => {
@@ -931,14 +918,20 @@ impl Builder {
 }
 
 /// Hands the entry's movetext, `moves_from..end` of `data` (at absolute
-/// `offset`), to the job, if the entry waits for it.
+/// `offset`), to the job, if the entry waits for it. A movetext that begins
+/// before `data` (that of an input without a tag line, longer than the bytes
+/// at hand) keeps waiting: the merger, which holds the input's earlier bytes
+/// for that game, replays it.
 fn finish_entry<J: Job>(job: &J, entry: &mut Entry<J::Game>, data: &[u8], offset: u64, end: u64) {
     let (Some((from, line)), Some(result)) = (entry.moves_from, entry.result.as_mut()) else {
         return;
     };
+    if from < offset {
+        return;
+    }
     entry.moves_from = None;
     let chunk_end = offset + data.len() as u64;
-    let from = from.clamp(offset, chunk_end);
+    let from = from.min(chunk_end);
     let end = end.clamp(from, chunk_end);
     let text = crate::moves::MoveText {
         bytes: &data[(from - offset) as usize..(end - offset) as usize],

@@ -1019,6 +1019,11 @@ struct Merger<'j, J: Job> {
     /// The open game's result while it waits for the rest of its movetext
     /// (a job that reads moves, a game that crosses chunks).
     awaiting: Option<Awaiting<J::Game>>,
+    /// The input's bytes from its first on, up to [`game::MOVES_BUDGET`],
+    /// kept while no game's header has ended, for a job that reads moves:
+    /// an input without any tag line is one game whose movetext begins at
+    /// its first byte, which shows only at its end (see [`Preamble`]).
+    preamble: Option<Preamble>,
     /// Emptied result vectors, shared with the workers.
     spares: Arc<Spares<J::Game>>,
     /// Whether games that need none of the general path's states take the
@@ -1060,6 +1065,24 @@ struct Awaiting<G> {
     cut: bool,
 }
 
+/// The first bytes of an input, kept until a header ends.
+struct Preamble {
+    /// Where `bytes` begin: 0, else (an input read from a cut) never used.
+    from: u64,
+    bytes: Vec<u8>,
+    /// Bytes past [`game::MOVES_BUDGET`] were left out.
+    cut: bool,
+}
+
+impl Preamble {
+    fn keep(&mut self, bytes: &[u8]) {
+        let room = game::MOVES_BUDGET.saturating_sub(self.bytes.len());
+        self.cut |= bytes.len() > room;
+        self.bytes
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+}
+
 struct OpenGame {
     index: u64,
     start: u64,
@@ -1085,6 +1108,11 @@ impl<'j, J: Job> Merger<'j, J> {
             destination: None,
             events: Vec::new(),
             awaiting: None,
+            preamble: job.reads_moves().then(|| Preamble {
+                from: if first == Start::Input { 0 } else { u64::MAX },
+                bytes: Vec::new(),
+                cut: false,
+            }),
             spares: Arc::new(Spares::new()),
             short_path: !GENERAL_MERGE.with(std::cell::Cell::get),
         }
@@ -1299,6 +1327,7 @@ impl<'j, J: Job> Merger<'j, J> {
                 let hold_from = hold_from.clamp(pos, end);
                 self.route(pos, hold_from, data, sink)?;
                 self.flush_run(data, sink)?;
+                self.keep_preamble(data.slice(hold_from, end));
                 self.held.push(hold_from, data.slice(hold_from, end))
             }
             _ => {
@@ -1332,6 +1361,7 @@ impl<'j, J: Job> Merger<'j, J> {
         if from == to {
             return Ok(());
         }
+        self.keep_preamble(data.slice(from, to));
         if !self.held.is_empty() || self.open.is_none() {
             return self.held.push(from, data.slice(from, to));
         }
@@ -1363,6 +1393,20 @@ impl<'j, J: Job> Merger<'j, J> {
                 }
             },
             _ => self.pending.push(from, data.slice(from, to)),
+        }
+    }
+
+    /// Keeps `bytes`, the next routed, in the preamble while it may still be
+    /// an input's movetext: no header has ended (the first game is still
+    /// open and unknown). Any other input lets it go at its first header.
+    fn keep_preamble(&mut self, bytes: &[u8]) {
+        let Some(p) = &mut self.preamble else {
+            return;
+        };
+        if self.games > 1 || self.open.as_ref().is_some_and(|o| o.known) {
+            self.preamble = None;
+        } else {
+            p.keep(bytes);
         }
     }
 
@@ -1406,13 +1450,22 @@ impl<'j, J: Job> Merger<'j, J> {
     ) -> io::Result<()> {
         match moves_from {
             Some((from, line)) if self.open.as_ref().is_some_and(|o| !o.known) => {
+                // The bytes routed before the game's header ended (an input
+                // without a tag line: all of it) hold its movetext's start.
+                let (text, cut) = match self.preamble.take() {
+                    Some(mut p) if p.from == 0 => {
+                        p.bytes.drain(..(from as usize).min(p.bytes.len()));
+                        (p.bytes, p.cut)
+                    }
+                    _ => (Vec::new(), false),
+                };
                 self.awaiting = Some(Awaiting {
                     result,
                     line_delta,
                     from,
                     line,
-                    text: Vec::new(),
-                    cut: false,
+                    text,
+                    cut,
                 });
                 Ok(())
             }
