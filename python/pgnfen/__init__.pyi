@@ -154,7 +154,7 @@ class GameIterator(Iterator[Game]):
         exc_value: Optional[BaseException],
         traceback: Optional[TracebackType],
         /,
-    ) -> bool: ...
+    ) -> None: ...
 
 def fen(record: str, /, *, ep: Optional[Literal["as-is", "pseudo-legal", "legal"]] = None) -> FenReport:
     """The object of ``pgnfen fen --format json`` for one bare FEN record
@@ -176,7 +176,7 @@ class FenRecordIterator(Iterator[FenRecordReport]):
         exc_value: Optional[BaseException],
         traceback: Optional[TracebackType],
         /,
-    ) -> bool: ...
+    ) -> None: ...
 
 def fen_records(
     *paths: _Path,
@@ -212,7 +212,7 @@ class ProblemIterator(Iterator[CheckProblem]):
         exc_value: Optional[BaseException],
         traceback: Optional[TracebackType],
         /,
-    ) -> bool: ...
+    ) -> None: ...
 
 def check(
     *paths: _Path,

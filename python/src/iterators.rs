@@ -118,9 +118,11 @@ macro_rules! iterator_methods {
                 _exc_type: Option<&Bound<'_, PyAny>>,
                 _exc_value: Option<&Bound<'_, PyAny>>,
                 _traceback: Option<&Bound<'_, PyAny>>,
-            ) -> PyResult<bool> {
-                Self::close(slf)?;
-                Ok(false)
+            ) -> PyResult<()> {
+                // None: an exception raised in the block goes on (and the
+                // stubs say so, so that a type checker knows the block does
+                // not swallow it).
+                Self::close(slf)
             }
         }
     };

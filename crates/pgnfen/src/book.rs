@@ -54,6 +54,10 @@ pub(crate) const BLOCK: usize = 1 << 20;
 pub(crate) const MAX_LINE: usize = 1 << 20;
 /// Lines rendered by one task on the worker threads.
 const RUN: usize = 2048;
+
+/// Lines of a block rendered before their runs are emitted, at most: four
+/// runs, two for each of two workers.
+const GROUP: usize = 4 * RUN;
 use crate::pgn::scan::BOM;
 
 /// One line of a block: where its text and its line end lie.
@@ -298,7 +302,13 @@ pub fn stream_in_blocks<R: Render, S: Sink<R::Run>>(
                 pass(sink, &cur[..consumed])?;
             }
         }
-        let render = || render_lines(renderer, &cur, lines, line_no);
+        // The lines are rendered and emitted a group at a time: what waits
+        // to be emitted stays bounded whatever the lines' length (a block of
+        // short invalid records holds 20,000 of them, whose Python dicts took
+        // fen_records() past 100 MiB). The first group is rendered beside
+        // the reading of the next block, the others after it.
+        let (head, tail) = lines.split_at(lines.len().min(GROUP));
+        let render = || render_lines(renderer, &cur, head, line_no);
         let mut read_next = || -> io::Result<usize> {
             next.clear();
             if eof {
@@ -310,13 +320,25 @@ pub fn stream_in_blocks<R: Render, S: Sink<R::Run>>(
         // An interactive input is read after the answer is written, so that a
         // line typed at a terminal is answered at once; other inputs are read
         // beside the rendering, which keeps both cores busy.
+        let rest = |sink: &mut S| {
+            let mut at = line_no + head.len() as u64;
+            for group in tail.chunks(GROUP) {
+                emit_all(sink, render_lines(renderer, &cur, group, at))?;
+                at += group.len() as u64;
+            }
+            Ok(())
+        };
         let (runs, read) = if interactive {
             let runs = render();
             emit_all(sink, runs)?;
+            rest(sink)?;
             sink.flush().map_err(StreamError::Sink)?;
             (Vec::new(), read_next())
         } else {
-            rayon::join(render, read_next)
+            let (runs, read) = rayon::join(render, read_next);
+            emit_all(sink, runs)?;
+            rest(sink)?;
+            (Vec::new(), read)
         };
         line_no += lines.len() as u64;
         emit_all(sink, runs)?;
