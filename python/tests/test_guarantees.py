@@ -559,6 +559,28 @@ def test_games_memory_is_bounded_on_tiny_games_that_are_all_problems(tmp_path):
     assert rss_kib < 100 * 1024, f"{rss_kib} KiB"
 
 
+def test_fen_records_memory_is_bounded_on_a_book_of_short_invalid_records(tmp_path):
+    # 12 bytes a record, each with a problem: a 256 KiB block holds 21,845
+    # of them, whose dicts took the loop to 101-119 MiB while a whole
+    # block was rendered before any was handed on.
+    path = tmp_path / "junk.epd"
+    path.write_bytes(b'[Event "b"]\n' * 2_000_000)
+    code = textwrap.dedent(
+        """
+        import sys, pgnfen
+        n = 0
+        for r in pgnfen.fen_records(sys.argv[1]):
+            n += not r["valid"]
+        peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+        print(n, peak.split()[1])
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, check=True)
+    count, rss_kib = map(int, out.stdout.split())
+    assert count == 2_000_000
+    assert rss_kib < 90 * 1024, f"{rss_kib} KiB"
+
+
 # ---- paths: str, bytes, os.PathLike, not UTF-8 ----
 
 
