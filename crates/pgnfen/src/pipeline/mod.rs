@@ -1327,7 +1327,9 @@ impl<'j, J: Job> Merger<'j, J> {
                 let hold_from = hold_from.clamp(pos, end);
                 self.route(pos, hold_from, data, sink)?;
                 self.flush_run(data, sink)?;
-                self.keep_preamble(data.slice(hold_from, end));
+                if self.preamble.is_some() {
+                    self.keep_preamble(data.slice(hold_from, end));
+                }
                 self.held.push(hold_from, data.slice(hold_from, end))
             }
             _ => {
@@ -1361,7 +1363,9 @@ impl<'j, J: Job> Merger<'j, J> {
         if from == to {
             return Ok(());
         }
-        self.keep_preamble(data.slice(from, to));
+        if self.preamble.is_some() {
+            self.keep_preamble(data.slice(from, to));
+        }
         if !self.held.is_empty() || self.open.is_none() {
             return self.held.push(from, data.slice(from, to));
         }
@@ -1399,6 +1403,10 @@ impl<'j, J: Job> Merger<'j, J> {
     /// Keeps `bytes`, the next routed, in the preamble while it may still be
     /// an input's movetext: no header has ended (the first game is still
     /// open and unknown). Any other input lets it go at its first header.
+    /// Out of line: the callers' check that there is a preamble is all that
+    /// the games after an input's first pay.
+    #[cold]
+    #[inline(never)]
     fn keep_preamble(&mut self, bytes: &[u8]) {
         let Some(p) = &mut self.preamble else {
             return;
