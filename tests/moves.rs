@@ -602,3 +602,90 @@ fn the_corpus_replays_without_panics() {
         assert!(matches!(out.status.code(), Some(0 | 1)), "{}", f.display());
     }
 }
+
+/// (ply, line, column) of the illegal move `check --moves all` finds in the
+/// one game of `path` (`None`: none found), the run's counts of games
+/// checked and not replayed to the end, with these chunk sizes.
+fn tagless_verdict(
+    path: &Path,
+    (target, max): (usize, usize),
+    threads: usize,
+    mmap: bool,
+) -> (Option<(u64, u64, usize)>, u64, u64) {
+    let mut options = pgnfen::check::Options {
+        moves: Some(pgnfen::moves::MovesMode::All),
+        ..Default::default()
+    };
+    options.run.threads = threads;
+    options.run.chunk_sizes = (target, max);
+    options.run.mmap = mmap;
+    options.run.notes = false;
+    let mut found = None;
+    let summary = pgnfen::check::run(&[Input::File(path.to_path_buf())], &options, |d| {
+        if d.finding.code.as_str() == "illegal-move" {
+            found = Some((u64::from(d.finding.ply.unwrap()), d.line, d.finding.column));
+        }
+        Ok(())
+    })
+    .unwrap();
+    (found, summary.moves_checked, summary.moves_unfinished)
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// An input without a tag line is one game, all movetext, known as such
+    /// only at its end: with chunks from 16 bytes on (so that its start was
+    /// handed on long before), one or two workers, mapped or read, it is
+    /// replayed from its first move, and the illegal move is found where it
+    /// stands, as with one chunk for all.
+    #[test]
+    fn a_tagless_input_is_replayed_whatever_the_chunks(
+        moves in 1usize..400,
+        illegal in proptest::option::of(0usize..400),
+        breaks in proptest::collection::vec(0u8..4, 400),
+        target in 16usize..2000,
+        threads in 1usize..=2,
+        mmap: bool,
+    ) {
+        // Knights out and back: always legal; `Ke3` never is (the king is
+        // on e1 or e8 and e2/e7 hold pawns).
+        let dance = ["Nf3", "Nf6", "Ng1", "Ng8"];
+        let mut text = String::new();
+        let (mut line, mut column, mut expected) = (1u64, 1usize, None);
+        for i in 0..moves {
+            let word = if illegal == Some(i) { "Ke3" } else { dance[i % 4] };
+            if illegal == Some(i) {
+                expected = Some((i as u64 + 1, line, column));
+            }
+            text.push_str(word);
+            column += word.len();
+            // A space, a line end (LF or CRLF) or a comment after each move.
+            let sep = match breaks[i] {
+                0 => " ",
+                1 => "\n",
+                2 => "\r\n",
+                _ => " {a\nb} ",
+            };
+            text.push_str(sep);
+            match breaks[i] {
+                0 => column += 1,
+                1 | 2 => (line, column) = (line + 1, 1),
+                _ => (line, column) = (line + 1, 4),
+            }
+            if expected.is_some() {
+                break;
+            }
+        }
+        text.push_str("*\n");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tagless.pgn");
+        std::fs::write(&path, &text).unwrap();
+        let whole = tagless_verdict(&path, (1 << 20, 8 << 20), 1, false);
+        prop_assert_eq!(whole, (expected, 1, 0));
+        let cut = tagless_verdict(&path, (target, target * 4), threads, mmap);
+        prop_assert_eq!(cut, whole, "chunks {}", target);
+    }
+}
