@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use common::{json, run, run_stdin};
 use pgnfen::pipeline::Input;
+use proptest::prelude::*;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -630,8 +631,6 @@ fn tagless_verdict(
     .unwrap();
     (found, summary.moves_checked, summary.moves_unfinished)
 }
-
-use proptest::prelude::*;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]

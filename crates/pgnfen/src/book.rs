@@ -56,7 +56,7 @@ pub(crate) const MAX_LINE: usize = 1 << 20;
 const RUN: usize = 2048;
 
 /// Lines of a block rendered before their runs are emitted, at most: four
-/// runs, two for each of two workers.
+/// runs, enough to keep two workers busy.
 const GROUP: usize = 4 * RUN;
 use crate::pgn::scan::BOM;
 
@@ -328,20 +328,18 @@ pub fn stream_in_blocks<R: Render, S: Sink<R::Run>>(
             }
             Ok(())
         };
-        let (runs, read) = if interactive {
-            let runs = render();
-            emit_all(sink, runs)?;
+        let read = if interactive {
+            emit_all(sink, render())?;
             rest(sink)?;
             sink.flush().map_err(StreamError::Sink)?;
-            (Vec::new(), read_next())
+            read_next()
         } else {
             let (runs, read) = rayon::join(render, read_next);
             emit_all(sink, runs)?;
             rest(sink)?;
-            (Vec::new(), read)
+            read
         };
         line_no += lines.len() as u64;
-        emit_all(sink, runs)?;
         if eof {
             break;
         }

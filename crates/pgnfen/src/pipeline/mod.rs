@@ -1065,10 +1065,9 @@ struct Awaiting<G> {
     cut: bool,
 }
 
-/// The first bytes of an input, kept until a header ends.
+/// The first bytes of an input (from its byte 0), kept until a header ends.
+#[derive(Default)]
 struct Preamble {
-    /// Where `bytes` begin: 0, else (an input read from a cut) never used.
-    from: u64,
     bytes: Vec<u8>,
     /// Bytes past [`game::MOVES_BUDGET`] were left out.
     cut: bool,
@@ -1108,11 +1107,8 @@ impl<'j, J: Job> Merger<'j, J> {
             destination: None,
             events: Vec::new(),
             awaiting: None,
-            preamble: job.reads_moves().then(|| Preamble {
-                from: if first == Start::Input { 0 } else { u64::MAX },
-                bytes: Vec::new(),
-                cut: false,
-            }),
+            // Text read from a cut (a partition) is never an input's start.
+            preamble: (job.reads_moves() && first == Start::Input).then(Preamble::default),
             spares: Arc::new(Spares::new()),
             short_path: !GENERAL_MERGE.with(std::cell::Cell::get),
         }
@@ -1461,11 +1457,11 @@ impl<'j, J: Job> Merger<'j, J> {
                 // The bytes routed before the game's header ended (an input
                 // without a tag line: all of it) hold its movetext's start.
                 let (text, cut) = match self.preamble.take() {
-                    Some(mut p) if p.from == 0 => {
+                    Some(mut p) => {
                         p.bytes.drain(..(from as usize).min(p.bytes.len()));
                         (p.bytes, p.cut)
                     }
-                    _ => (Vec::new(), false),
+                    None => (Vec::new(), false),
                 };
                 self.awaiting = Some(Awaiting {
                     result,
