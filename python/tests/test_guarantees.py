@@ -3,8 +3,10 @@ Ctrl-C stops every long call, check() has bounded memory, paths may be bytes
 or os.PathLike (and not UTF-8), and pgnfen.dask neither writes over its own
 inputs nor mixes runs or changed files."""
 
+import gzip
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -169,6 +171,99 @@ def test_sigterm_and_sighup_remove_temporaries_and_end_the_process_by_them(call,
     assert code == -sig, child.stderr.read().decode()
     assert out.read_bytes() == b"an existing output\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn", "out.pgn"]
+
+
+# Preloaded into the child: a `read` of the file named by HANG_PATH never
+# returns, as on a file system that hangs (every other read is the real one).
+HANGING_READ = textwrap.dedent(
+    """
+    #define _GNU_SOURCE
+    #include <dlfcn.h>
+    #include <limits.h>
+    #include <stdio.h>
+    #include <stdlib.h>
+    #include <string.h>
+    #include <unistd.h>
+
+    ssize_t read(int fd, void *buf, size_t count) {
+        static ssize_t (*real)(int, void *, size_t);
+        if (!real)
+            real = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+        const char *hang = getenv("HANG_PATH");
+        char link[64], target[PATH_MAX];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = hang ? readlink(link, target, sizeof target - 1) : -1;
+        if (n > 0) {
+            target[n] = 0;
+            if (strcmp(target, hang) == 0)
+                for (;;)
+                    pause();
+        }
+        return real(fd, buf, count);
+    }
+    """
+)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_still_end_a_call_that_ctrl_c_could_not_stop(sig, tmp_path):
+    # After Ctrl-C the call waits for its run to drop its outputs; a run
+    # stuck in a read that never returns cannot, so the wait goes on, and
+    # SIGTERM or SIGHUP must still remove the temporary output and end the
+    # process by the signal (without the call's handler during that wait,
+    # the default action would end it with the temporary file left behind).
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("needs gcc to build the hanging read")
+    (tmp_path / "hang.c").write_text(HANGING_READ)
+    shim = tmp_path / "hang.so"
+    subprocess.run([gcc, "-shared", "-fPIC", "-o", shim, tmp_path / "hang.c", "-ldl"], check=True)
+    games = tmp_path / "games.pgn.gz"  # read with read(), never mapped
+    games.write_bytes(gzip.compress(GAME * 10_000, compresslevel=1))
+    out = tmp_path / "out.pgn"
+    out.write_bytes(b"an existing output\n")
+    script = tmp_path / "child.py"
+    script.write_text(
+        RESTORE_SIGINT
+        + f"signal.signal(signal.Signals({int(sig)}), signal.SIG_DFL)\n"
+        + "import sys\n"
+        + "import pgnfen\n"
+        + "print('started', flush=True)\n"
+        + "try:\n"
+        + "    pgnfen.filter(sys.argv[1], output=sys.argv[2], classes=['setup'])\n"
+        + "except KeyboardInterrupt:\n"
+        + "    sys.exit(42)\n"
+        + "sys.exit(1)\n"
+    )
+    env = dict(os.environ, LD_PRELOAD=str(shim), HANG_PATH=str(games.resolve()))
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(games), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+
+    def temporaries():
+        return [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+    try:
+        assert child.stdout.readline() == b"started\n", child.stderr.read().decode()
+        deadline = time.monotonic() + 10
+        while not temporaries() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert temporaries(), "the call made its temporary output"
+        child.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        assert child.poll() is None, "the run, stuck in its read, keeps the call waiting"
+        child.send_signal(sig)
+        code = child.wait(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert code == -sig, child.stderr.read().decode()
+    assert out.read_bytes() == b"an existing output\n"
+    assert temporaries() == []
 
 
 FORK_DURING_A_CALL = textwrap.dedent(
