@@ -87,6 +87,45 @@ where
     })
 }
 
+/// How long stopping an iterator or stream waits for its run's threads
+/// ([`stop_within`]): they stop within 200 ms unless a read hangs.
+pub const STOP_WAIT: Duration = Duration::from_secs(1);
+
+/// Runs `stop` (which stops the run of an iterator or stream and joins its
+/// threads) without the GIL, waiting at most [`STOP_WAIT`] for it. A run
+/// stuck in a read that never returns (a file system whose server went
+/// away) cannot stop, and an iterator has no output to drop, so Ctrl-C,
+/// `close()` and dropping it go on without it: `stop` finishes on a thread
+/// of its own once the read returns. (A call that writes waits for its run
+/// instead, which must drop its temporary outputs: see [`run`].)
+pub fn stop_within<F: FnOnce() + Send + 'static>(py: Python<'_>, stop: F) {
+    let stop = Arc::new(Mutex::new(Some(stop)));
+    let theirs = Arc::clone(&stop);
+    let (tx, rx) = bounded(1);
+    let spawned = std::thread::Builder::new()
+        .name("pgnfen-stop".into())
+        .spawn(move || {
+            let taken = theirs.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(stop) = taken {
+                stop();
+            }
+            let _ = tx.send(());
+        });
+    detach(py, || match spawned {
+        Ok(_) => {
+            let _ = rx.recv_timeout(STOP_WAIT);
+        }
+        // No thread (the limit on threads reached): stopped here, however
+        // long it takes.
+        Err(_) => {
+            let taken = stop.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(stop) = taken {
+                stop();
+            }
+        }
+    });
+}
+
 /// Registered with `atexit`: stops the calls still running (on other
 /// threads), waits up to a second for them to remove their temporary files,
 /// then removes what is left. With the GIL released for a moment, a thread

@@ -116,12 +116,19 @@ impl<M: Message> JsonStream<M> {
         }
     }
 
-    /// Stops the run now and waits for its thread; the stream is then empty.
+    /// Stops the run now and waits for its thread (a while only: see
+    /// [`crate::interrupt::stop_within`]); the stream is then empty.
     pub(crate) fn stop(&mut self, py: Python<'_>) {
         self.call.cancel.store(true, Ordering::Relaxed);
         self.ready.clear();
-        crate::interrupt::detach(py, || {
-            let _ = self.finish();
+        // Closing the queue stops a run still sending.
+        let rx = self.rx.take();
+        let handle = self.handle.take();
+        crate::interrupt::stop_within(py, move || {
+            drop(rx);
+            if let Some(handle) = handle {
+                let _ = handle.join();
+            }
         });
     }
 

@@ -739,9 +739,10 @@ impl Drop for GameIterator {
             return iterators::Reading::let_go(self);
         }
         // Dropping the stream waits for the pipeline to stop: without the
-        // GIL, as a reader may wait on a Python thread (one feeding a pipe).
+        // GIL, as a reader may wait on a Python thread (one feeding a pipe),
+        // and for a while only (a read that hangs).
         if let Some(games) = self.games.take() {
-            Python::attach(|py| crate::interrupt::detach(py, || drop(games)));
+            Python::attach(|py| crate::interrupt::stop_within(py, move || drop(games)));
         }
     }
 }
@@ -834,7 +835,7 @@ impl GameIterator {
     /// Stops the reading (see `close()`).
     fn stop(&mut self, py: Python<'_>) {
         if let Some(games) = self.games.take() {
-            crate::interrupt::detach(py, || drop(games));
+            crate::interrupt::stop_within(py, move || drop(games));
         }
     }
 }

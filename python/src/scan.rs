@@ -97,7 +97,7 @@ impl ArrowStream {
             }
             // Dropping the batches stops and joins the export's run.
             let batches = self.batches.take();
-            crate::interrupt::detach(py, || drop(batches));
+            crate::interrupt::stop_within(py, move || drop(batches));
             return Err(e);
         }
         self.give_notes(py)
@@ -120,12 +120,13 @@ impl Drop for ArrowStream {
             return;
         }
         // Dropping the batches waits for the export's run to stop: without
-        // the GIL, as a reader may wait on a Python thread (one feeding a pipe).
+        // the GIL, as a reader may wait on a Python thread (one feeding a
+        // pipe), and for a while only (a read that hangs).
         if let Some(batches) = self.batches.take() {
             if let Some(call) = &self.call {
                 call.cancel.store(true, Ordering::Relaxed);
             }
-            Python::attach(|py| crate::interrupt::detach(py, || drop(batches)));
+            Python::attach(|py| crate::interrupt::stop_within(py, move || drop(batches)));
         }
     }
 }

@@ -205,6 +205,20 @@ HANGING_READ = textwrap.dedent(
 )
 
 
+def hanging_input(tmp_path):
+    """A gzip file of games (read with read(), never mapped) and the
+    environment in which every read of it hangs."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("needs gcc to build the hanging read")
+    (tmp_path / "hang.c").write_text(HANGING_READ)
+    shim = tmp_path / "hang.so"
+    subprocess.run([gcc, "-shared", "-fPIC", "-o", shim, tmp_path / "hang.c", "-ldl"], check=True)
+    games = tmp_path / "games.pgn.gz"
+    games.write_bytes(gzip.compress(GAME * 10_000, compresslevel=1))
+    return games, dict(os.environ, LD_PRELOAD=str(shim), HANG_PATH=str(games.resolve()))
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_still_end_a_call_that_ctrl_c_could_not_stop(sig, tmp_path):
     # After Ctrl-C the call waits for its run to drop its outputs; a run
@@ -212,14 +226,7 @@ def test_sigterm_and_sighup_still_end_a_call_that_ctrl_c_could_not_stop(sig, tmp
     # SIGTERM or SIGHUP must still remove the temporary output and end the
     # process by the signal (without the call's handler during that wait,
     # the default action would end it with the temporary file left behind).
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("needs gcc to build the hanging read")
-    (tmp_path / "hang.c").write_text(HANGING_READ)
-    shim = tmp_path / "hang.so"
-    subprocess.run([gcc, "-shared", "-fPIC", "-o", shim, tmp_path / "hang.c", "-ldl"], check=True)
-    games = tmp_path / "games.pgn.gz"  # read with read(), never mapped
-    games.write_bytes(gzip.compress(GAME * 10_000, compresslevel=1))
+    games, env = hanging_input(tmp_path)
     out = tmp_path / "out.pgn"
     out.write_bytes(b"an existing output\n")
     script = tmp_path / "child.py"
@@ -235,7 +242,6 @@ def test_sigterm_and_sighup_still_end_a_call_that_ctrl_c_could_not_stop(sig, tmp
         + "    sys.exit(42)\n"
         + "sys.exit(1)\n"
     )
-    env = dict(os.environ, LD_PRELOAD=str(shim), HANG_PATH=str(games.resolve()))
     child = subprocess.Popen(
         [sys.executable, str(script), str(games), str(out)],
         stdout=subprocess.PIPE,
@@ -264,6 +270,40 @@ def test_sigterm_and_sighup_still_end_a_call_that_ctrl_c_could_not_stop(sig, tmp
     assert code == -sig, child.stderr.read().decode()
     assert out.read_bytes() == b"an existing output\n"
     assert temporaries() == []
+
+
+@pytest.mark.parametrize("kind", ["games", "check", "fen_records", "scan"])
+def test_ctrl_c_stops_an_iterator_whose_read_hangs(kind, tmp_path):
+    # An iterator has no output to drop: Ctrl-C waits a moment for its run
+    # to stop and then raises without it (the run's threads end once the
+    # read returns), where it waited for the read for ever.
+    if kind == "scan":
+        pytest.importorskip("pyarrow")
+    games, env = hanging_input(tmp_path)
+    script = tmp_path / "child.py"
+    script.write_text(
+        RESTORE_SIGINT
+        + "import sys\n"
+        + "import pgnfen\n"
+        + "print('started', flush=True)\n"
+        + "try:\n"
+        + f"    for _ in pgnfen.{kind}(sys.argv[1]):\n"
+        + "        pass\n"
+        + "except KeyboardInterrupt:\n"
+        + "    print('stopped', flush=True)\n"
+        + "    sys.exit(42)\n"
+        + "sys.exit(1)\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(games)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    code, elapsed = interrupted(child, after=0.5)
+    assert code == 42, child.stderr.read().decode()
+    # The wait is a second at most; the margin is for a loaded machine.
+    assert elapsed < 3.0, elapsed
 
 
 FORK_DURING_A_CALL = textwrap.dedent(
