@@ -93,6 +93,21 @@ CHILD = RESTORE_SIGINT + textwrap.dedent(
     """
 )
 
+# A child that filters argv[1] into argv[2], prints "started" first and exits
+# 42 on KeyboardInterrupt.
+FILTER_CHILD = textwrap.dedent(
+    """
+    import sys
+    import pgnfen
+    print("started", flush=True)
+    try:
+        pgnfen.filter(sys.argv[1], output=sys.argv[2], classes=["setup"])
+    except KeyboardInterrupt:
+        sys.exit(42)
+    sys.exit(1)
+    """
+)
+
 CALLS = [
     "stats",
     "check",
@@ -233,14 +248,7 @@ def test_sigterm_and_sighup_still_end_a_call_that_ctrl_c_could_not_stop(sig, tmp
     script.write_text(
         RESTORE_SIGINT
         + f"signal.signal(signal.Signals({int(sig)}), signal.SIG_DFL)\n"
-        + "import sys\n"
-        + "import pgnfen\n"
-        + "print('started', flush=True)\n"
-        + "try:\n"
-        + "    pgnfen.filter(sys.argv[1], output=sys.argv[2], classes=['setup'])\n"
-        + "except KeyboardInterrupt:\n"
-        + "    sys.exit(42)\n"
-        + "sys.exit(1)\n"
+        + FILTER_CHILD
     )
     child = subprocess.Popen(
         [sys.executable, str(script), str(games), str(out)],
@@ -418,14 +426,7 @@ def test_sigint_stops_a_filter_to_xz_between_slices_not_chunks(tmp_path):
     script = tmp_path / "child.py"
     script.write_text(
         RESTORE_SIGINT
-        + "import sys\n"
-        + "import pgnfen\n"
-        + "print('started', flush=True)\n"
-        + "try:\n"
-        + "    pgnfen.filter(sys.argv[1], output=sys.argv[2], classes=['setup'])\n"
-        + "except KeyboardInterrupt:\n"
-        + "    sys.exit(42)\n"
-        + "sys.exit(1)\n"
+        + FILTER_CHILD
     )
     out = tmp_path / "kept.pgn.xz"
     child = subprocess.Popen(
