@@ -176,13 +176,7 @@ def test_sigterm_and_sighup_remove_temporaries_and_end_the_process_by_them(call,
         + CHILD
     )
     child = start_child(tmp_path, script, call, out, GAME + PROBLEM_GAME)
-    try:
-        child.send_signal(sig)
-        code = child.wait(timeout=10)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    code, _ = interrupted(child, sig=sig)
     assert code == -sig, child.stderr.read().decode()
     assert out.read_bytes() == b"an existing output\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["child.py", "games.pgn", "out.pgn"]
@@ -269,12 +263,11 @@ def test_sigterm_and_sighup_still_end_a_call_that_ctrl_c_could_not_stop(sig, tmp
         child.send_signal(signal.SIGINT)
         time.sleep(0.5)
         assert child.poll() is None, "the run, stuck in its read, keeps the call waiting"
-        child.send_signal(sig)
-        code = child.wait(timeout=10)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    except BaseException:
+        child.kill()
+        child.wait()
+        raise
+    code, _ = interrupted(child, sig=sig)
     assert code == -sig, child.stderr.read().decode()
     assert out.read_bytes() == b"an existing output\n"
     assert temporaries() == []
