@@ -72,7 +72,7 @@ pub fn split(
         tags,
         run,
     };
-    let summary = interrupt::run(py, &call, || pgnfen::split::run(&inputs, &options))?
+    let summary = interrupt::run(py, &call, move || pgnfen::split::run(&inputs, &options))?
         .map_err(command_error)?;
     let counts = PyDict::new(py);
     for (path, games) in &summary.files {
@@ -170,14 +170,18 @@ pub fn export_table(
     check_inputs_exist(&inputs).map_err(command_error)?;
     let (pipeline, call) = cancellable(threads)?;
     let name = output.display().to_string();
-    let summary = interrupt::run(py, &call, || -> Result<pgnfen::export::Summary, Error> {
-        let out = Output::create(Some(&output))
-            .map_err(|e| Error::writing(&name, e))?
-            .cancelled_by(pipeline.cancel.clone());
-        let columns = pgnfen::export::columns(&inputs, &export_options, &pipeline)?;
-        let batches = pgnfen::export::batches(&inputs, columns, &export_options, &pipeline);
-        Ok(pgnfen::export::write(batches, format, out)?)
-    })?
+    let summary = interrupt::run(
+        py,
+        &call,
+        move || -> Result<pgnfen::export::Summary, Error> {
+            let out = Output::create(Some(&output))
+                .map_err(|e| Error::writing(&name, e))?
+                .cancelled_by(pipeline.cancel.clone());
+            let columns = pgnfen::export::columns(&inputs, &export_options, &pipeline)?;
+            let batches = pgnfen::export::batches(&inputs, columns, &export_options, &pipeline);
+            Ok(pgnfen::export::write(batches, format, out)?)
+        },
+    )?
     .map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", summary.games)?;

@@ -87,17 +87,19 @@ where
     })
 }
 
-/// How long stopping an iterator or stream waits for its run's threads
-/// ([`stop_within`]): they stop within 200 ms unless a read hangs.
-pub const STOP_WAIT: Duration = Duration::from_secs(1);
+/// How long stopping a call, an iterator or a stream waits for its run's
+/// threads ([`run`], [`stop_within`]): they stop within 200 ms unless a read
+/// hangs, and with the wait for the signal ([`POLL`]) it stays inside the
+/// half second a user may wait after Ctrl-C.
+pub const STOP_WAIT: Duration = Duration::from_millis(400);
 
 /// Runs `stop` (which stops the run of an iterator or stream and joins its
 /// threads) without the GIL, waiting at most [`STOP_WAIT`] for it. A run
 /// stuck in a read that never returns (a file system whose server went
 /// away) cannot stop, and an iterator has no output to drop, so Ctrl-C,
 /// `close()` and dropping it go on without it: `stop` finishes on a thread
-/// of its own once the read returns. (A call that writes waits for its run
-/// instead, which must drop its temporary outputs: see [`run`].)
+/// of its own once the read returns. (A call does the same once it has
+/// removed its run's temporary outputs: see [`run`].)
 pub fn stop_within<F: FnOnce() + Send + 'static>(py: Python<'_>, stop: F) {
     let stop = Arc::new(Mutex::new(Some(stop)));
     let theirs = Arc::clone(&stop);
@@ -198,26 +200,30 @@ impl Call {
     }
 }
 
-/// Runs `work` without the GIL on a scoped thread, polling for signals; on a
-/// signal handler's exception sets the call's flag, waits for `work` to
-/// return (it stops within a chunk's work once the flag is set) and returns
-/// that exception instead of the result. The run's notes are given as
-/// warnings when it returns.
+/// Runs `work` without the GIL on a thread of its own, polling for signals;
+/// on a signal handler's exception sets the call's flag, waits up to
+/// [`STOP_WAIT`] for `work` to return (it stops within a chunk's work once
+/// the flag is set) and returns that exception instead of the result. A run
+/// that has not stopped by then is stuck in a read that cannot be taken back
+/// (a file system whose server went away): its temporary outputs are removed
+/// and the call returns without it; the thread ends when the read returns,
+/// finding its outputs gone, or with the process. The run's notes are given
+/// as warnings when it returns.
 pub fn run<T, F>(py: Python<'_>, call: &Call, work: F) -> PyResult<T>
 where
-    T: Send,
-    F: FnOnce() -> T + Send,
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
 {
     let _ending = EndingSignals::watch();
     let main = is_main_thread();
     let _running = Running::enter(&call.cancel);
-    std::thread::scope(|scope| {
+    {
         let (tx, rx) = bounded::<()>(1);
         let handle = std::thread::Builder::new()
             .name("pgnfen-call".into())
-            .spawn_scoped(scope, move || {
+            .spawn(move || {
                 let result = work();
-                // The receiver may be gone only if the caller panicked.
+                // The receiver is gone if the call returned without it.
                 let _ = tx.send(());
                 result
             })
@@ -227,7 +233,7 @@ where
                     "cannot start a thread ({e}); the limit on processes and threads (ulimit -u) may be too low"
                 ))
             })?;
-        let join = |handle: std::thread::ScopedJoinHandle<'_, T>| {
+        let join = |handle: std::thread::JoinHandle<T>| {
             handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -255,22 +261,30 @@ where
                 call.cancel.store(true, Ordering::Relaxed);
                 // The run stops at its next chunk or slice (a pipe is
                 // waited for in slices too); its outputs are dropped
-                // uncommitted on the worker, so wait for that. SIGTERM and
-                // SIGHUP still end the process while it waits (a read of a
-                // file system that hangs cannot be taken back).
+                // uncommitted on the worker, so wait for that, a while.
+                // SIGTERM and SIGHUP still end the process meanwhile.
                 py.detach(|| {
+                    let start = Instant::now();
                     loop {
-                        match rx.recv_timeout(POLL) {
-                            Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+                        let left = STOP_WAIT.saturating_sub(start.elapsed());
+                        match rx.recv_timeout(left.min(POLL)) {
+                            Ok(()) | Err(RecvTimeoutError::Disconnected) => {
+                                return drop(join(handle));
+                            }
                             Err(RecvTimeoutError::Timeout) => end_if_signalled(),
                         }
+                        if left.is_zero() {
+                            // Stuck in a read: its outputs go now, as they
+                            // would have when it stopped.
+                            pgnfen::pipeline::signals::remove_cancelled_temporaries();
+                            return;
+                        }
                     }
-                    drop(join(handle))
                 });
                 return Err(e);
             }
         }
-    })
+    }
 }
 
 /// The signals that end the process unless handled, and that a run must

@@ -411,7 +411,7 @@ fn stats(
     let moves = moves_mode(moves)?;
     let tags = tag_expressions(tags)?;
     let speeds: Vec<Speed> = choices("speeds", speeds)?;
-    let json = interrupt::run(py, &call, || -> PyResult<Vec<u8>> {
+    let json = interrupt::run(py, &call, move || -> PyResult<Vec<u8>> {
         let options = pgnfen::stats::Options {
             moves,
             tags,
@@ -505,7 +505,8 @@ fn filter_games(
         run: options,
     };
     let filter::Summary { games, kept } =
-        interrupt::run(py, &call, || filter::run(&inputs, &options))?.map_err(command_error)?;
+        interrupt::run(py, &call, move || filter::run(&inputs, &options))?
+            .map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;
     counts.set_item("kept", kept)?;
@@ -644,7 +645,7 @@ fn convert(
         games,
         converted,
         unchanged,
-    } = interrupt::run(py, &call, || pgnfen::convert::run(&inputs, &options))?
+    } = interrupt::run(py, &call, move || pgnfen::convert::run(&inputs, &options))?
         .map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;

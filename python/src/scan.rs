@@ -318,10 +318,13 @@ pub fn scan_stream(
     }
     pgnfen::pipeline::check_inputs_exist(&inputs).map_err(command_error)?;
     // `tags="all"` reads the inputs once for the names: without the GIL.
-    let columns = interrupt::run(py, &call, || {
-        export::columns(&inputs, &export_options, &pipeline)
-    })?
-    .map_err(|e| command_error(e.into()))?;
+    // The run owns what it reads (a call may leave a run whose read hangs)
+    // and hands it back.
+    let (columns, inputs, export_options, pipeline) = interrupt::run(py, &call, move || {
+        let columns = export::columns(&inputs, &export_options, &pipeline);
+        (columns, inputs, export_options, pipeline)
+    })?;
+    let columns = columns.map_err(|e| command_error(e.into()))?;
     let batches = export::batches(&inputs, columns, &export_options, &pipeline);
     Ok(ArrowStream {
         schema: batches.schema(),

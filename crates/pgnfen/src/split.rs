@@ -34,6 +34,8 @@
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use crate::class::Class;
 use crate::error::{Error, Usage, check_distinct_outputs, check_inputs_exist};
@@ -202,7 +204,7 @@ impl Drop for CreatedFolders {
 impl CreatedFolders {
     /// Creates the folder `path` goes in and any missing folder above it, as
     /// `mkdir -p` does (checked before any input is read).
-    fn make_for(&mut self, path: &Path) -> Result<(), Error> {
+    fn make_for(&mut self, path: &Path, run: Option<&Arc<AtomicBool>>) -> Result<(), Error> {
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -224,7 +226,7 @@ impl CreatedFolders {
         for d in missing.into_iter().rev() {
             match std::fs::create_dir(d) {
                 Ok(()) => {
-                    crate::pipeline::signals::register_folder(d);
+                    crate::pipeline::signals::register_folder(d, run);
                     self.0.push(d.to_path_buf());
                 }
                 // Made meanwhile by someone else: theirs, not ours to remove.
@@ -325,7 +327,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     // files are gone before the folders are tried for removal.
     let mut folders = CreatedFolders::default();
     for (_, _, path) in &combos {
-        folders.make_for(path)?;
+        folders.make_for(path, options.run.cancel.as_ref())?;
     }
     // Names the template gives alike share their file; different names
     // that reach one file (a link, `a/../a`) would overwrite each other.
@@ -353,7 +355,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
                     // another split into the same tree, which removes the
                     // empty folders it made): made again, once.
                     Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                        folders.make_for(&path)?;
+                        folders.make_for(&path, options.run.cancel.as_ref())?;
                         Output::create_among(Some(&path), outputs)
                     }
                     other => other,

@@ -586,6 +586,9 @@ impl Output {
         if let Target::Special(w) = &mut self.target {
             w.get_mut().set_cancel(Some(flag.clone()));
         }
+        if let Some((temp, _)) = &self.temp {
+            signals::owned_by(temp, &flag);
+        }
         self.cancel = Some(flag);
         self
     }

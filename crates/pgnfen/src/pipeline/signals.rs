@@ -7,14 +7,27 @@
 //! program (SIGBUS) ends the same way, with exit status 2 and a message naming it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+/// A temporary file or a folder made for outputs, with the cancellation flag
+/// of the run that made it, once known ([`owned_by`]).
+struct Made {
+    path: PathBuf,
+    run: Option<Arc<AtomicBool>>,
+}
+
+impl Made {
+    fn cancelled(&self) -> bool {
+        self.run.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+}
 
 /// Temporary files that exist under a name right now.
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static LIVE: Mutex<Vec<Made>> = Mutex::new(Vec::new());
 
 /// Folders a run made for its outputs (`split`'s template), in the order made:
 /// removed again, when empty, if the run is interrupted.
-static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static FOLDERS: Mutex<Vec<Made>> = Mutex::new(Vec::new());
 
 /// Removes every temporary output file that exists now and ends the process
 /// with `code`. Nothing is renamed into place or created after it starts. For
@@ -37,13 +50,13 @@ pub fn end_removing_temporaries(end: impl FnOnce() -> std::convert::Infallible) 
 }
 
 /// Removes the temporary files `live` and then the folders, last made first.
-fn remove(live: &[PathBuf], folders: &[PathBuf]) {
-    for path in live {
-        let _ = std::fs::remove_file(path);
+fn remove(live: &[Made], folders: &[Made]) {
+    for made in live {
+        let _ = std::fs::remove_file(&made.path);
     }
-    for dir in folders.iter().rev() {
+    for made in folders.iter().rev() {
         // Fails, as it should, on a folder that holds anything.
-        let _ = std::fs::remove_dir(dir);
+        let _ = std::fs::remove_dir(&made.path);
     }
 }
 
@@ -56,20 +69,47 @@ pub fn remove_temporaries() {
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
     remove(&live, &folders);
-    for path in live.drain(..) {
-        slot_retire(&path);
+    for made in live.drain(..) {
+        slot_retire(&made.path);
     }
-    for dir in folders.drain(..) {
-        slot_take(&FOLDER_SLOTS, &dir);
+    for made in folders.drain(..) {
+        slot_take(&FOLDER_SLOTS, &made.path);
     }
 }
 
-/// A run made the folder `dir` for its outputs (see [`exit_removing_temporaries`]).
-pub(crate) fn register_folder(dir: &Path) {
+/// Removes the temporary output files of the runs that were cancelled
+/// ([`Options::cancel`](super::Options::cancel) set), and the empty folders
+/// they made for their outputs, leaving those of other runs alone. For a host
+/// that stops waiting for a cancelled run (Python, after Ctrl-C, when the
+/// run's read of a file system hangs and cannot be taken back): the run's
+/// outputs are then gone as if it had stopped, and if it ever goes on, its
+/// rename of a removed file into place fails, so nothing is replaced.
+pub fn remove_cancelled_temporaries() {
+    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut folders = FOLDERS.lock().unwrap_or_else(|e| e.into_inner());
+    let (gone, kept): (Vec<Made>, Vec<Made>) = live.drain(..).partition(Made::cancelled);
+    *live = kept;
+    let (made_by_them, kept): (Vec<Made>, Vec<Made>) = folders.drain(..).partition(Made::cancelled);
+    *folders = kept;
+    remove(&gone, &made_by_them);
+    for made in &gone {
+        slot_retire(&made.path);
+    }
+    for made in &made_by_them {
+        slot_take(&FOLDER_SLOTS, &made.path);
+    }
+}
+
+/// A run made the folder `dir` for its outputs (see [`exit_removing_temporaries`]);
+/// `run` is its cancellation flag, if it has one.
+pub(crate) fn register_folder(dir: &Path, run: Option<&Arc<AtomicBool>>) {
     FOLDERS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .push(dir.to_path_buf());
+        .push(Made {
+            path: dir.to_path_buf(),
+            run: run.cloned(),
+        });
     slot_put(&FOLDER_SLOTS, dir);
 }
 
@@ -78,7 +118,7 @@ pub(crate) fn retire_folder(dir: &Path) {
     FOLDERS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .retain(|d| d != dir);
+        .retain(|d| d.path != dir);
     slot_take(&FOLDER_SLOTS, dir);
 }
 
@@ -96,10 +136,20 @@ pub fn install_bus_handler() -> std::io::Result<()> {
 
 /// A temporary file now exists at `path`.
 pub(crate) fn register(path: &Path) {
-    LIVE.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(path.to_path_buf());
+    LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(Made {
+        path: path.to_path_buf(),
+        run: None,
+    });
     slot_register(path);
+}
+
+/// The temporary file at `path` belongs to the run that `run` cancels (see
+/// [`remove_cancelled_temporaries`]).
+pub(crate) fn owned_by(path: &Path, run: &Arc<AtomicBool>) {
+    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(made) = live.iter_mut().find(|m| m.path == path) {
+        made.run = Some(run.clone());
+    }
 }
 
 /// Runs `step` (the rename into place, or the removal) and forgets `path`, as
@@ -107,7 +157,7 @@ pub(crate) fn register(path: &Path) {
 pub(crate) fn retire<T>(path: &Path, step: impl FnOnce() -> T) -> T {
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     let result = step();
-    live.retain(|p| p != path);
+    live.retain(|m| m.path != path);
     slot_retire(path);
     result
 }
@@ -118,7 +168,7 @@ pub(crate) fn retire<T>(path: &Path, step: impl FnOnce() -> T) -> T {
 pub(crate) fn retire_all<T>(paths: &[PathBuf], step: impl FnOnce() -> T) -> T {
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     let result = step();
-    live.retain(|p| !paths.contains(p));
+    live.retain(|m| !paths.contains(&m.path));
     for path in paths {
         slot_retire(path);
     }
@@ -298,5 +348,50 @@ mod tests {
             slot_retire(Path::new("out.pgn.tmp"));
         }
         reading_mapped(None);
+    }
+
+    /// Only the outputs of cancelled runs go; another run's stay, as do the
+    /// folders that are not empty.
+    #[test]
+    fn the_temporaries_of_cancelled_runs_are_removed_and_no_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let (stopped, going) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let made = |name: &str, run: &Arc<AtomicBool>| {
+            let path = dir.path().join(name);
+            register(&path);
+            std::fs::write(&path, "x").unwrap();
+            owned_by(&path, run);
+            path
+        };
+        let (mine, theirs, unowned) = (
+            made("a.tmp", &stopped),
+            made("b.tmp", &going),
+            dir.path().join("c.tmp"),
+        );
+        register(&unowned);
+        std::fs::write(&unowned, "x").unwrap();
+        let (empty, full) = (dir.path().join("empty"), dir.path().join("full"));
+        for folder in [&empty, &full] {
+            std::fs::create_dir(folder).unwrap();
+            register_folder(folder, Some(&stopped));
+        }
+        std::fs::write(full.join("kept"), "x").unwrap();
+        remove_cancelled_temporaries();
+        assert!(mine.exists() && theirs.exists() && unowned.exists() && empty.exists());
+        stopped.store(true, Ordering::Relaxed);
+        remove_cancelled_temporaries();
+        assert!(!mine.exists() && !empty.exists());
+        assert!(theirs.exists() && unowned.exists() && full.exists());
+        let live = LIVE.lock().unwrap();
+        assert!(!live.iter().any(|m| m.path == mine));
+        assert!(live.iter().any(|m| m.path == theirs) && live.iter().any(|m| m.path == unowned));
+        drop(live);
+        for path in [&theirs, &unowned] {
+            retire(path, || ());
+        }
+        retire_folder(&full);
     }
 }
