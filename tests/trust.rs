@@ -678,6 +678,26 @@ fn an_input_without_tag_lines_is_warned_about_by_name() {
             stderr(&out)
         );
     }
+    // A zip archive without members (its end record alone), read by its
+    // directory or from a pipe, holds no stream of its own to warn about.
+    let empty_zip = dir.path().join("empty.zip");
+    let end_record = b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+    std::fs::write(&empty_zip, end_record).unwrap();
+    let said = format!(
+        "{}: no PGN tag line found (it holds no file, so no game)",
+        empty_zip.display()
+    );
+    let out = run(&["stats", "--format", "json", empty_zip.to_str().unwrap()]);
+    assert!(
+        out.status.success() && stderr(&out).contains(&said),
+        "{}",
+        stderr(&out)
+    );
+    let piped = stderr(&run_stdin(&["stats"], end_record));
+    assert!(
+        piped.contains("<stdin>: no PGN tag line found (it holds no file"),
+        "{piped}"
+    );
     // Text that is no PGN is warned about on standard input too.
     assert!(stderr(&run_stdin(&["stats"], b"hello\n")).contains("<stdin>: no PGN tag line found"));
     // Lines that begin with '[' but hold no tag pair cut it into games: said.

@@ -256,9 +256,18 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
         let mut streams = input
             .open_streams_until(raw_read.clone(), options.cancel.as_ref())
             .map_err(in_err)?;
+        let mut members = 0u64;
         while let Some(stream) = streams.next().map_err(|e| changed(in_err(e)))? {
+            members += 1;
             run.input(&stream.input, Source::Read(stream.reader), None, &progress)
                 .map_err(changed)?;
+        }
+        // A zip archive without members has no stream to warn about itself,
+        // and is as worth noticing as an empty file.
+        if members == 0 && options.notes {
+            progress.warn(&format!(
+                "pgnfen: warning: {name}: no PGN tag line found (it holds no file, so no game)"
+            ));
         }
     }
     progress.finish();
