@@ -84,6 +84,7 @@ for _class in (
     _IsADirectoryError,
     _NotADirectoryError,
     _BrokenPipeError,
+    InputWarning,
 ):
     _class.__module__ = "pgnfen"
 del _class

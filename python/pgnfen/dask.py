@@ -103,7 +103,11 @@ def _client(client):
     _needs_dask("distributed")
     from dask.distributed import default_client
 
-    return default_client()
+    try:
+        return default_client()
+    except ValueError as e:
+        # Dask's "No clients found": a UsageError (still a ValueError).
+        raise UsageError(f"pgnfen.dask needs a Dask client: pass client= or start one ({e})") from e
 
 
 def _paths(paths):
@@ -116,15 +120,19 @@ def _paths(paths):
     if not paths:
         raise UsageError("pgnfen.dask needs at least one path")
     for path in paths:
-        # A str no file name can be (a lone surrogate, a NUL byte): refused
-        # here, not as a UnicodeEncodeError or ValueError from a later call.
-        try:
-            encoded = os.fsencode(path)
-        except UnicodeEncodeError as e:
-            raise UsageError(f"{path!r}: not a possible file name: {e}") from None
-        if b"\0" in encoded:
-            raise UsageError(f"{path!r}: not a possible file name: it holds a NUL byte")
+        _refuse_impossible_name(path)
     return paths
+
+
+def _refuse_impossible_name(path):
+    """A str no file name can be (a lone surrogate, a NUL byte): refused
+    here, not as a UnicodeEncodeError or ValueError from a later call."""
+    try:
+        encoded = os.fsencode(path)
+    except UnicodeEncodeError as e:
+        raise UsageError(f"{path!r}: not a possible file name: {e}") from None
+    if b"\0" in encoded:
+        raise UsageError(f"{path!r}: not a possible file name: it holds a NUL byte")
 
 
 def default_partition_size(paths, client=None):
@@ -704,6 +712,7 @@ def filter(
         raise UsageError("filter() needs classes, chess960_positions, tags, speeds or moves")
     _pgnfen.check_selection(classes, tags, chess960_positions, speeds, moves)
     out_dir = os.fsdecode(os.fspath(out_dir))
+    _refuse_impossible_name(out_dir)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"{out_dir}: not a folder (out_dir is the folder the part files go to)")
     client = _client(client)

@@ -118,7 +118,17 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Position {
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Position> {
         refuse_bool(&obj, "chess960_positions")?;
-        obj.extract::<i64>().map(Position)
+        match obj.extract::<i64>() {
+            Ok(n) => Ok(Position(n)),
+            // Past 64 bits: as out of range as 960 (`selection` says so).
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py()) => {
+                Err(crate::errors::usage(format!(
+                    "invalid value '{}' for chess960_positions: a start position is 0-959",
+                    obj.str()?
+                )))
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 

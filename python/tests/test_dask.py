@@ -884,6 +884,12 @@ def test_arguments_are_checked_before_any_work(tmp_path):
         for path in ("x\ud800", "a\0b"):
             with pytest.raises(pgnfen.UsageError, match="not a possible file name"):
                 call([path], client=none)
+    # The folder of the part files too.
+    for out_dir in ("x\ud800", "a\0b"):
+        with pytest.raises(pgnfen.UsageError, match="not a possible file name"):
+            pgnfen.dask.filter([src], out_dir, ["standard"], client=none)
+    with pytest.raises(pgnfen.UsageError, match="0-959"):
+        pgnfen.dask.filter([src], tmp_path / "never", chess960_positions=[2**70], client=none)
     with pytest.raises(pgnfen.UsageError, match="not a possible file name"):
         pgnfen.stats("a\0b")
     assert not (tmp_path / "never").exists()

@@ -167,6 +167,35 @@ def test_dask_usage_errors_are_usage_errors():
         pgnfen.dask.filter([MIXED], "out", client=object())
 
 
+def test_dask_without_a_client_is_a_usage_error():
+    # Without client= and no client started, Dask's own "No clients found"
+    # comes as a UsageError (still a ValueError), as the docs promise of
+    # every error.
+    pytest.importorskip("dask.distributed")
+    import pgnfen.dask
+    from dask.distributed import default_client
+
+    try:
+        default_client()
+        pytest.fail("a Dask client is running in this test process")
+    except ValueError:
+        pass
+    for call in (
+        lambda: pgnfen.dask.stats([MIXED]),
+        lambda: pgnfen.dask.read_headers([MIXED]),
+        lambda: pgnfen.dask.filter([MIXED], "never", ["standard"]),
+    ):
+        with pytest.raises(pgnfen.UsageError, match="needs a Dask client") as e:
+            call()
+        assert isinstance(e.value, ValueError)
+    assert not os.path.exists("never")
+
+
+def test_warnings_are_shown_as_pgnfen_names():
+    assert pgnfen.InputWarning.__module__ == "pgnfen"
+    assert pgnfen.InputWarning is pickle.loads(pickle.dumps(pgnfen.InputWarning))
+
+
 # ---- split, export, fen_records against the command line ----
 
 

@@ -551,6 +551,10 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
         pgnfen.convert(path, output=tmp_path / "x.pgn", to="fen", ep="never")
     with pytest.raises(ValueError, match="0-959"):
         pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=[960])
+    # Past 64 bits too: a UsageError, not Python's OverflowError.
+    for huge in (2**70, -(2**70)):
+        with pytest.raises(pgnfen.UsageError, match=f"'{huge}' for chess960_positions: a start position is 0-959"):
+            pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=[huge])
     with pytest.raises(ValueError, match="needs classes"):
         pgnfen.filter(path, output=tmp_path / "x.pgn")
     # Empty lists select nothing either: the same message, in Python's words.
