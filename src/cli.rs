@@ -625,16 +625,47 @@ impl Choice for pgnfen::moves::MovesMode {
 }
 
 /// The value parser of a flag that takes a `T` by its name.
-fn choice_parser<T: Choice>() -> impl TypedValueParser<Value = T> {
+fn choice_parser<T: Choice>() -> ChoiceParser<T> {
     let values = T::ALL
         .iter()
         .map(|c| PossibleValue::new(c.name()).help(c.description()));
-    PossibleValuesParser::new(values).map(|name| {
-        *T::ALL
+    ChoiceParser(PossibleValuesParser::new(values), std::marker::PhantomData)
+}
+
+/// The parser of a flag whose values are the names of `T::ALL`. An empty
+/// item of a list (`--speed blitz,`) is named as such: clap's own words for
+/// it ("a value is required ... but none was supplied") read as if the flag
+/// had no value at all.
+#[derive(Clone)]
+struct ChoiceParser<T>(PossibleValuesParser, std::marker::PhantomData<T>);
+
+impl<T: Choice> TypedValueParser for ChoiceParser<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        if let Some(arg) = arg.filter(|a| value.is_empty() && a.get_value_delimiter().is_some()) {
+            let flag = format!(" of '{arg}'");
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("an empty item in the list{flag} (a comma too many?)\n"),
+            )
+            .with_cmd(cmd));
+        }
+        let name = self.0.parse_ref(cmd, arg, value)?;
+        Ok(*T::ALL
             .iter()
             .find(|c| c.name() == name)
-            .expect("the parser accepts only the names of T::ALL")
-    })
+            .expect("the parser accepts only the names of T::ALL"))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        self.0.possible_values()
+    }
 }
 
 #[cfg(test)]

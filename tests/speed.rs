@@ -183,6 +183,21 @@ fn bad_speeds_are_usage_errors() {
     let out = run(&["split", "-o", "out.pgn", input.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("{speed}"));
+    // An empty item of a list is named as such, not as a missing value.
+    for (flag, list) in [
+        ("--speed", "blitz,"),
+        ("--speed", ",rapid"),
+        ("--speed", "bullet,,blitz"),
+    ] {
+        let out = run(&["stats", flag, list, input.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{flag} {list}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("an empty item in the list of '{flag} <"))
+                && !err.contains("none was supplied"),
+            "{flag} {list}: {err}"
+        );
+    }
 }
 
 fn stats_speeds(args: &[&str]) -> Vec<u64> {
