@@ -23,7 +23,7 @@ class UsageError(Error, ValueError):
 class InputWarning(UserWarning):
     """A note about an input or a record that did not stop the call, which
     the command line writes on standard error: an input in which no PGN tag
-    line was found (a binary file or a wrong path given by mistake), a FEN
+    line was found (a binary file or the wrong file named by mistake), a FEN
     that ``convert`` left unchanged. Filter it with the ``warnings`` module
     (``warnings.simplefilter("ignore", pgnfen.InputWarning)``)."""
 

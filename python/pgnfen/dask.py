@@ -263,7 +263,7 @@ def _warn_as_one_machine(parts, resolved):
     """The warnings one machine gives as it reads, in input order, worded as
     there: the notes the workers' runs kept (about a zip's members, read
     whole by one partition), and about a file in which no tag line is found
-    (a binary file, a wrong path), once a file: when none of its partitions
+    (a binary file, the wrong file named by mistake), once a file: when none of its partitions
     saw one."""
 
     def no_tag_line(path, seen, games):

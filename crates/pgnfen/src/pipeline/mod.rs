@@ -539,7 +539,7 @@ fn run_one<J: Job, S: Sink<J::Game>, R: chunk::Lend + Send>(
     let name = input.display_name();
     let in_err = input_error(&name);
     let mut seen = Seen {
-        // Whether a tag line was seen yet (a binary file or a wrong path has
+        // Whether a tag line was seen yet (a binary file or the wrong file has
         // none), when someone wants to know.
         tag_line: !options.notes && !sink.watches_tag_lines(),
         notes: options.notes,
@@ -703,7 +703,7 @@ struct Seen {
 }
 
 impl Seen {
-    /// The note for an input with no tag line (a binary file, a wrong path,
+    /// The note for an input with no tag line (a binary file, the wrong file,
     /// an empty file). Lines that begin with `[` but hold no tag pair still
     /// cut such an input into several games: the note says so, or the count
     /// of games next to "no tag line" would read as a contradiction. An
@@ -758,7 +758,7 @@ fn merge_one<J: Job, S: Sink<J::Game>>(
 
 /// Whether `bytes` hold a tag line: `[`, a tag name, blanks, `"`, at the start
 /// of a line (after blanks). Only used to warn about inputs that are not PGN
-/// at all (a binary file, a wrong path), so a tag line inside a comment counts.
+/// at all (a binary file, the wrong file), so a tag line inside a comment counts.
 /// A byte order mark before the first line is no part of it.
 fn has_tag_line(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(&crate::pgn::scan::BOM).unwrap_or(bytes);
