@@ -1,6 +1,6 @@
 //! Notes of a run for the user, which the command line writes on standard
 //! error: an input in which no PGN tag line was found (a binary file, a
-//! wrong path), a FEN that `convert` left unchanged. In Python each is a
+//! wrong file), a FEN that `convert` left unchanged. In Python each is a
 //! warning, `pgnfen.InputWarning`, given on the calling thread when the call
 //! returns, or as an iteration goes on (the `warnings` module then shows,
 //! filters or raises it as the program asks).
