@@ -403,7 +403,7 @@ fn summary(r: &Summary, seconds: f64, warnings: bool) -> String {
         // Not a problem of the game, but a promise not kept: say so.
         s.push_str(&format!(
             "note: {} not replayed to the end: the movetext passes what the replay holds \
-             (8 MiB); the moves before were legal\n",
+             (8 MiB); any moves before that were legal\n",
             count(r.moves_unfinished, "game was", "games were")
         ));
     }
