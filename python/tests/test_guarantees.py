@@ -228,6 +228,26 @@ def hanging_input(tmp_path):
     return games, dict(os.environ, LD_PRELOAD=str(shim), HANG_PATH=str(games.resolve()))
 
 
+def ctrl_c_while_a_read_hangs(tmp_path, script_text, args, env):
+    """Runs `script_text` (which prints "started", then exits 42 on
+    KeyboardInterrupt) with `args` in `env` (hanging_input's), sends it
+    Ctrl-C half a second after it started, and checks that it ended by the
+    exception within the promise; returns the ended child."""
+    script = tmp_path / "child.py"
+    script.write_text(RESTORE_SIGINT + script_text)
+    child = subprocess.Popen(
+        [sys.executable, str(script), *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    code, elapsed = interrupted(child, after=0.5)
+    assert code == 42, child.stderr.read().decode()
+    # Half a second is the promise; the margin is for a loaded test machine.
+    assert elapsed < 1.5, elapsed
+    return child
+
+
 # A child that runs one call (argv[2]) on the file argv[1] with its outputs
 # in the folder argv[3]. On KeyboardInterrupt it prints what that folder holds
 # before it exits (so that what is gone was removed by the call, not by the
@@ -271,18 +291,7 @@ def test_ctrl_c_stops_a_call_whose_read_hangs(call, tmp_path):
     (folder / "out.pgn.rest").write_bytes(b"an existing rest\n")
     other = tmp_path / "other.pgn"
     other.write_bytes(GAME * 3)
-    script = tmp_path / "child.py"
-    script.write_text(RESTORE_SIGINT + HANGING_CALL_CHILD)
-    child = subprocess.Popen(
-        [sys.executable, str(script), str(games), call, str(folder), str(other)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    code, elapsed = interrupted(child, after=0.5)
-    assert code == 42, child.stderr.read().decode()
-    # Half a second is the promise; the margin is for a loaded test machine.
-    assert elapsed < 1.5, elapsed
+    child = ctrl_c_while_a_read_hangs(tmp_path, HANGING_CALL_CHILD, [games, call, folder, other], env)
     left, games_counted = child.stdout.read().decode().splitlines()
     # No temporary file, no folder made for split's outputs, and the
     # existing outputs untouched.
@@ -339,10 +348,8 @@ def test_ctrl_c_stops_an_iterator_whose_read_hangs(kind, tmp_path):
     if kind == "scan":
         pytest.importorskip("pyarrow")
     games, env = hanging_input(tmp_path)
-    script = tmp_path / "child.py"
-    script.write_text(
-        RESTORE_SIGINT
-        + "import sys\n"
+    script = (
+        "import sys\n"
         + "import pgnfen\n"
         + "print('started', flush=True)\n"
         + "try:\n"
@@ -353,16 +360,7 @@ def test_ctrl_c_stops_an_iterator_whose_read_hangs(kind, tmp_path):
         + "    sys.exit(42)\n"
         + "sys.exit(1)\n"
     )
-    child = subprocess.Popen(
-        [sys.executable, str(script), str(games)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    code, elapsed = interrupted(child, after=0.5)
-    assert code == 42, child.stderr.read().decode()
-    # Half a second is the promise; the margin is for a loaded test machine.
-    assert elapsed < 1.5, elapsed
+    ctrl_c_while_a_read_hangs(tmp_path, script, [games], env)
 
 
 FORK_DURING_A_CALL = textwrap.dedent(
