@@ -250,6 +250,62 @@ fn variants_are_played_by_their_rules() {
 }
 
 #[test]
+fn no_move_is_legal_after_a_variant_game_ended() {
+    let over = |variant, fen: &str, movetext| {
+        let start = Start {
+            variant,
+            chess960: false,
+            fen: Some(fen.as_bytes().into()),
+            hint: false,
+        };
+        illegal(&start, movetext)
+    };
+    // Antichess and Horde: a side without pieces has won or lost
+    // (shakmaty's move lists go on there; python-chess's do not).
+    for (variant, fen, movetext) in [
+        (
+            Variant::Antichess,
+            "8/8/8/8/8/8/PP6/8 w - - 0 1",
+            "1. a3 b3",
+        ),
+        (
+            Variant::Antichess,
+            "8/8/8/8/8/8/p7/8 b - - 0 1",
+            "1... a1=Q",
+        ),
+        (Variant::Horde, "4k3/8/8/8/8/8/8/8 b - - 0 1", "1... Kd7"),
+        // King of the Hill: a king on a centre square.
+        (
+            Variant::KingOfTheHill,
+            "4k3/8/8/8/3K4/8/8/8 b - - 0 1",
+            "1... Kd7",
+        ),
+        // Three-check: the third check given.
+        (
+            Variant::ThreeCheck,
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 1 +3+0",
+            "1. Kd2",
+        ),
+    ] {
+        let m = over(variant, fen, movetext);
+        assert_eq!(
+            (m.ply, m.reason),
+            (1, "the game is already over by the variant's rules"),
+            "{variant:?} {fen}"
+        );
+    }
+    // The move that ends the game is legal; the one after it is not.
+    let start = Start {
+        variant: Variant::Antichess,
+        chess960: false,
+        fen: Some(b"8/8/8/8/8/1p6/P7/8 w - - 0 1"[..].into()),
+        hint: false,
+    };
+    assert_eq!(run(&start, "1. axb3"), Replay::Passed);
+    assert_eq!(illegal(&start, "1. axb3 Kd7").ply, 2);
+}
+
+#[test]
 fn variant_names_and_unreadable_fens() {
     assert_eq!(
         lichess_variant(b"King of the Hill"),
