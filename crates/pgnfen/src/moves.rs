@@ -304,9 +304,21 @@ impl Start {
             // other servers do): standard castling first, Chess960 otherwise.
             &[CastlingMode::Standard, CastlingMode::Chess960]
         };
-        modes
-            .iter()
-            .find_map(|&mode| VariantPosition::from_setup(self.variant, setup.clone(), mode).ok())
+        // Antichess and Racing Kings have no castling, yet a FEN of theirs
+        // may carry the standard array's `KQkq` (as python-chess reads
+        // them): the rights are dropped, not the game's check.
+        let castleless = matches!(self.variant, Variant::Antichess | Variant::RacingKings);
+        modes.iter().find_map(|&mode| {
+            VariantPosition::from_setup(self.variant, setup.clone(), mode)
+                .or_else(|e| {
+                    if castleless {
+                        e.ignore_invalid_castling_rights()
+                    } else {
+                        Err(e)
+                    }
+                })
+                .ok()
+        })
     }
 }
 

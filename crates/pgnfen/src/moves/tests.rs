@@ -320,6 +320,29 @@ fn variant_names_and_unreadable_fens() {
         hint: false,
     };
     assert_eq!(run(&bad, "1. e4"), Replay::NotChecked);
+    // Castling rights in a variant without castling are dropped, not the
+    // check; in one with castling, rights without their rook still make
+    // the FEN unreadable.
+    let with_rights = |variant, fen: &str| Start {
+        variant,
+        chess960: false,
+        fen: Some(fen.as_bytes().into()),
+        hint: false,
+    };
+    let array = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let anti = with_rights(Variant::Antichess, array);
+    assert_eq!(run(&anti, "1. e3 b5 2. Bxb5"), Replay::Passed);
+    assert_eq!(illegal(&anti, "1. e3 b5 2. Nf3").ply, 3);
+    let racing = with_rights(
+        Variant::RacingKings,
+        "8/8/8/8/8/8/krbnNBRK/qrbnNBRQ w KQkq - 0 1",
+    );
+    assert_eq!(run(&racing, "1. Kh3"), Replay::Passed);
+    let atomic = with_rights(
+        Variant::Atomic,
+        "rnbqkbn1/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    );
+    assert_eq!(run(&atomic, "1. e4"), Replay::NotChecked);
 }
 
 #[test]
