@@ -309,15 +309,11 @@ impl Start {
         // them): the rights are dropped, not the game's check.
         let castleless = matches!(self.variant, Variant::Antichess | Variant::RacingKings);
         modes.iter().find_map(|&mode| {
-            VariantPosition::from_setup(self.variant, setup.clone(), mode)
-                .or_else(|e| {
-                    if castleless {
-                        e.ignore_invalid_castling_rights()
-                    } else {
-                        Err(e)
-                    }
-                })
-                .ok()
+            match VariantPosition::from_setup(self.variant, setup.clone(), mode) {
+                Ok(pos) => Some(pos),
+                Err(e) if castleless => e.ignore_invalid_castling_rights().ok(),
+                Err(_) => None,
+            }
         })
     }
 }
