@@ -217,72 +217,70 @@ where
     let _ending = EndingSignals::watch();
     let main = is_main_thread();
     let _running = Running::enter(&call.cancel);
-    {
-        let (tx, rx) = bounded::<()>(1);
-        let handle = std::thread::Builder::new()
-            .name("pgnfen-call".into())
-            .spawn(move || {
-                let result = work();
-                // The receiver is gone if the call returned without it.
-                let _ = tx.send(());
-                result
-            })
-            // A limit on threads (`ulimit -u`): an OSError, not a panic.
-            .map_err(|e| {
-                pyo3::exceptions::PyOSError::new_err(format!(
-                    "cannot start a thread ({e}); the limit on processes and threads (ulimit -u) may be too low"
-                ))
-            })?;
-        let join = |handle: std::thread::JoinHandle<T>| {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        };
-        loop {
-            // Only the main thread runs signal handlers: another waits for
-            // the whole run (still noting SIGTERM and SIGHUP).
-            let done = detach(py, || {
+    let (tx, rx) = bounded::<()>(1);
+    let handle = std::thread::Builder::new()
+        .name("pgnfen-call".into())
+        .spawn(move || {
+            let result = work();
+            // The receiver is gone if the call returned without it.
+            let _ = tx.send(());
+            result
+        })
+        // A limit on threads (`ulimit -u`): an OSError, not a panic.
+        .map_err(|e| {
+            pyo3::exceptions::PyOSError::new_err(format!(
+                "cannot start a thread ({e}); the limit on processes and threads (ulimit -u) may be too low"
+            ))
+        })?;
+    let join = |handle: std::thread::JoinHandle<T>| {
+        handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    };
+    loop {
+        // Only the main thread runs signal handlers: another waits for
+        // the whole run (still noting SIGTERM and SIGHUP).
+        let done = detach(py, || {
+            loop {
+                match rx.recv_timeout(POLL) {
+                    Ok(()) | Err(RecvTimeoutError::Disconnected) => return true,
+                    Err(RecvTimeoutError::Timeout) if main => return false,
+                    Err(RecvTimeoutError::Timeout) => end_if_signalled(),
+                }
+            }
+        });
+        end_if_signalled();
+        if done {
+            let result = join(handle);
+            // Its notes (an input without a tag line) as warnings.
+            call.notes.give(py)?;
+            return Ok(result);
+        }
+        if let Err(e) = py.check_signals() {
+            call.cancel.store(true, Ordering::Relaxed);
+            // The run stops at its next chunk or slice (a pipe is
+            // waited for in slices too); its outputs are dropped
+            // uncommitted on the worker, so wait for that, a while.
+            // SIGTERM and SIGHUP still end the process meanwhile.
+            py.detach(|| {
+                let start = Instant::now();
                 loop {
-                    match rx.recv_timeout(POLL) {
-                        Ok(()) | Err(RecvTimeoutError::Disconnected) => return true,
-                        Err(RecvTimeoutError::Timeout) if main => return false,
+                    let left = STOP_WAIT.saturating_sub(start.elapsed());
+                    match rx.recv_timeout(left.min(POLL)) {
+                        Ok(()) | Err(RecvTimeoutError::Disconnected) => {
+                            return drop(join(handle));
+                        }
                         Err(RecvTimeoutError::Timeout) => end_if_signalled(),
+                    }
+                    if left.is_zero() {
+                        // Stuck in a read: its outputs go now, as they
+                        // would have when it stopped.
+                        pgnfen::pipeline::signals::remove_cancelled_temporaries();
+                        return;
                     }
                 }
             });
-            end_if_signalled();
-            if done {
-                let result = join(handle);
-                // Its notes (an input without a tag line) as warnings.
-                call.notes.give(py)?;
-                return Ok(result);
-            }
-            if let Err(e) = py.check_signals() {
-                call.cancel.store(true, Ordering::Relaxed);
-                // The run stops at its next chunk or slice (a pipe is
-                // waited for in slices too); its outputs are dropped
-                // uncommitted on the worker, so wait for that, a while.
-                // SIGTERM and SIGHUP still end the process meanwhile.
-                py.detach(|| {
-                    let start = Instant::now();
-                    loop {
-                        let left = STOP_WAIT.saturating_sub(start.elapsed());
-                        match rx.recv_timeout(left.min(POLL)) {
-                            Ok(()) | Err(RecvTimeoutError::Disconnected) => {
-                                return drop(join(handle));
-                            }
-                            Err(RecvTimeoutError::Timeout) => end_if_signalled(),
-                        }
-                        if left.is_zero() {
-                            // Stuck in a read: its outputs go now, as they
-                            // would have when it stopped.
-                            pgnfen::pipeline::signals::remove_cancelled_temporaries();
-                            return;
-                        }
-                    }
-                });
-                return Err(e);
-            }
+            return Err(e);
         }
     }
 }
