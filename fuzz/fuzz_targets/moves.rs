@@ -27,7 +27,7 @@ use pgnfen::moves::{MoveText, MovesMode, Replay, Start, replay};
 use pgnfen::pipeline::{Input, Options};
 use shakmaty::variant::Variant;
 
-const STARTS: [(&str, bool, Variant); 5] = [
+const STARTS: [(&str, bool, Variant); 10] = [
     ("", false, Variant::Chess),
     (
         "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
@@ -41,6 +41,21 @@ const STARTS: [(&str, bool, Variant); 5] = [
     ),
     ("", false, Variant::Crazyhouse),
     ("", false, Variant::Atomic),
+    // Castling rights in a variant without castling: dropped, not the check.
+    (
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        false,
+        Variant::Antichess,
+    ),
+    ("", false, Variant::Horde),
+    ("", false, Variant::RacingKings),
+    ("", false, Variant::KingOfTheHill),
+    // One check from the end: the game can end, and nothing may follow.
+    (
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 +2+0",
+        false,
+        Variant::ThreeCheck,
+    ),
 ];
 
 /// (game, ply, line, column) of each illegal move, and games replayed.
