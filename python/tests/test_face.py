@@ -167,28 +167,31 @@ def test_dask_usage_errors_are_usage_errors():
         pgnfen.dask.filter([MIXED], "out", client=object())
 
 
-def test_dask_without_a_client_is_a_usage_error():
+def test_dask_without_a_client_is_a_usage_error(tmp_path):
     # Without client= and no client started, Dask's own "No clients found"
     # comes as a UsageError (still a ValueError), as the docs promise of
-    # every error.
+    # every error. In a fresh interpreter: no other test's client is there.
     pytest.importorskip("dask.distributed")
-    import pgnfen.dask
-    from dask.distributed import default_client
-
-    try:
-        default_client()
-        pytest.fail("a Dask client is running in this test process")
-    except ValueError:
-        pass
-    for call in (
-        lambda: pgnfen.dask.stats([MIXED]),
-        lambda: pgnfen.dask.read_headers([MIXED]),
-        lambda: pgnfen.dask.filter([MIXED], "never", ["standard"]),
-    ):
-        with pytest.raises(pgnfen.UsageError, match="needs a Dask client") as e:
-            call()
-        assert isinstance(e.value, ValueError)
-    assert not os.path.exists("never")
+    script = textwrap.dedent(
+        f"""
+        import pgnfen, pgnfen.dask
+        for call in (
+            lambda: pgnfen.dask.stats([{str(MIXED)!r}]),
+            lambda: pgnfen.dask.read_headers([{str(MIXED)!r}]),
+            lambda: pgnfen.dask.filter([{str(MIXED)!r}], "never", ["standard"]),
+        ):
+            try:
+                call()
+            except pgnfen.UsageError as e:
+                assert isinstance(e, ValueError) and "needs a Dask client" in str(e), e
+            else:
+                raise AssertionError("no error")
+        print("ok")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    assert done.stdout == "ok\n", done.stderr
+    assert not (tmp_path / "never").exists()
 
 
 def test_warnings_are_shown_as_pgnfen_names():
