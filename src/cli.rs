@@ -649,10 +649,9 @@ impl<T: Choice> TypedValueParser for ChoiceParser<T> {
         value: &std::ffi::OsStr,
     ) -> Result<T, clap::Error> {
         if let Some(arg) = arg.filter(|a| value.is_empty() && a.get_value_delimiter().is_some()) {
-            let flag = format!(" of '{arg}'");
             return Err(clap::Error::raw(
                 clap::error::ErrorKind::InvalidValue,
-                format!("an empty item in the list{flag} (a comma too many?)\n"),
+                format!("an empty item in the list of '{arg}' (a comma too many?)\n"),
             )
             .with_cmd(cmd));
         }

@@ -110,24 +110,26 @@ fn refuse_bool(obj: &Borrowed<'_, '_, PyAny>, what: &str) -> PyResult<()> {
     Ok(())
 }
 
-/// A Chess960 start position number as given (checked by [`selection`]).
-pub(crate) struct Position(i64);
+/// A Chess960 start position number, 0 to 959.
+pub(crate) struct Position(u16);
 
 impl<'a, 'py> FromPyObject<'a, 'py> for Position {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Position> {
         refuse_bool(&obj, "chess960_positions")?;
-        match obj.extract::<i64>() {
-            Ok(n) => Ok(Position(n)),
-            // Past 64 bits: as out of range as 960 (`selection` says so).
-            Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py()) => {
-                Err(crate::errors::usage(format!(
-                    "invalid value '{}' for chess960_positions: a start position is 0-959",
-                    obj.str()?
-                )))
-            }
-            Err(e) => Err(e),
+        let n = match obj.extract::<i64>() {
+            Ok(n) => u16::try_from(n).ok(),
+            // Past 64 bits: as out of range as 960.
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py()) => None,
+            Err(e) => return Err(e),
+        };
+        match n.filter(|&n| n < pgnfen::fen::chess960::POSITIONS) {
+            Some(n) => Ok(Position(n)),
+            None => Err(crate::errors::usage(format!(
+                "invalid value '{}' for chess960_positions: a start position is 0-959",
+                obj.str()?
+            ))),
         }
     }
 }
@@ -533,20 +535,11 @@ pub(crate) fn selection(
     speeds: Option<Vec<String>>,
 ) -> PyResult<Selection> {
     let tags = selector(tags, speeds)?;
-    let positions = chess960_positions
+    let positions: Vec<u16> = chess960_positions
         .unwrap_or_default()
         .into_iter()
-        .map(|Position(n)| {
-            u16::try_from(n)
-                .ok()
-                .filter(|&n| n < pgnfen::fen::chess960::POSITIONS)
-                .ok_or_else(|| {
-                    crate::errors::usage(format!(
-                        "invalid value '{n}' for chess960_positions: a start position is 0-959"
-                    ))
-                })
-        })
-        .collect::<PyResult<Vec<u16>>>()?;
+        .map(|Position(n)| n)
+        .collect();
     // None: every class; with positions, only Chess960 games (they alone
     // have one).
     let classes: Vec<Class> = choices("classes", classes)?;

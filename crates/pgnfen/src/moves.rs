@@ -364,7 +364,17 @@ impl FindMove for shakmaty::Chess {
     }
 }
 
-impl FindMove for VariantPosition {}
+impl FindMove for VariantPosition {
+    fn find(&self, san: San) -> Result<Move, &'static str> {
+        // shakmaty's Antichess and Horde still give moves once a side has no
+        // piece left (its other variants give none once their goal is
+        // reached): no move is legal after the game's end, in any variant.
+        if self.is_variant_end() {
+            return Err("the game is already over by the variant's rules");
+        }
+        find_move(self, san)
+    }
+}
 
 fn replay_from<P: FindMove + Clone>(
     mut pos: P,
@@ -686,12 +696,6 @@ fn parse_san(word: &[u8]) -> Lenient {
 /// or names no capture is ignored on a piece move; a pawn capture must name
 /// its file (`exd5` or `ed5`).
 fn find_move<P: Position>(pos: &P, san: San) -> Result<Move, &'static str> {
-    // shakmaty's Antichess and Horde still give moves once a side has no
-    // piece left (its other variants give none once their goal is reached):
-    // no move is legal after the game's end, in any variant.
-    if pos.is_variant_end() {
-        return Err("the game is already over by the variant's rules");
-    }
     match san {
         San::Normal {
             role,

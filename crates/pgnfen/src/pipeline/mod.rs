@@ -263,8 +263,9 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
                 .map_err(changed)?;
         }
         // A zip archive without members has no stream to warn about itself,
-        // and is as worth noticing as an empty file.
-        if members == 0 && options.notes {
+        // and is as worth noticing as an empty file. (A run cancelled before
+        // the first member also ends the members: no note for that.)
+        if members == 0 && options.notes && !is_cancelled(options) {
             progress.warn(&format!(
                 "pgnfen: warning: {name}: no PGN tag line found (it holds no file, so no game)"
             ));
