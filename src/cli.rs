@@ -225,7 +225,7 @@ pub enum Command {
         exit_status_plain!()
     ))]
     Export(ExportArgs),
-    /// Convert and classify bare FEN records
+    /// Convert and classify bare FEN and EPD records
     #[command(after_help = concat!(
         "Examples:\n",
         "  echo 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' | pgnfen fen --to shredder\n",
@@ -293,7 +293,7 @@ pub struct FilterArgs {
     /// Classes to keep: standard, setup, chess960, crc, other, malformed (any class when only other selections are given; filter needs at least one)
     #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = choice_parser::<Class>())]
     pub class: Vec<Class>,
-    /// Keep only Chess960 games from these start positions (0 to 959); a game of another class has no start position, so it is not kept (--class must include chess960)
+    /// Keep only Chess960 games from these start positions (0 to 959); a game of another class has no start position, so it is not kept (a --class list must include chess960)
     #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = parse_chess960_position)]
     pub chess960_position: Vec<u16>,
     /// Keep only games whose tag satisfies EXPR: NAME OP VALUE, OP one of = != ~ !~ < <= > >= (repeatable, all must hold)
@@ -433,8 +433,8 @@ pub struct ExportArgs {
     #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
     pub speed: Vec<Speed>,
     /// How tag names and values are decoded: auto (UTF-8 when valid, else
-    /// Windows-1252, each value on its own), utf-8, or latin-1 (Windows-1252;
-    /// also latin1, iso-8859-1, windows-1252, cp1252)
+    /// Windows-1252, each value on its own), utf-8 (also utf8), or latin-1
+    /// (Windows-1252; also latin1, iso-8859-1, windows-1252, cp1252)
     #[arg(long, value_name = "ENCODING", default_value = "auto", ignore_case = true, value_parser = encoding_names())]
     pub encoding: String,
     /// Output file (default: standard output); .csv and .jsonl may end in .gz, .bz2, .xz or .zst

@@ -183,7 +183,7 @@ fn stats_counts_only_matching_games() {
     let out = run_stdin(&["stats", "--tag", "Event~^g"], input.as_bytes());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("1 game read did not match --tag or --speed and is not counted"),
+        text.contains("1 game read did not match --tag and is not counted"),
         "{text}"
     );
 }

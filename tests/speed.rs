@@ -239,6 +239,22 @@ fn stats_counts_speeds() {
         Some(VALUES.len() as u64 - blitz_rapid)
     );
     assert_eq!(v["speeds"]["unknown"].as_u64(), Some(0));
+    // The text report's note on the others names the flags given, and only them.
+    let unmatched = VALUES.len() as u64 - blitz_rapid;
+    for (flags, named) in [
+        (&["--speed", "blitz,rapid"][..], "--speed"),
+        (
+            &["--speed", "blitz,rapid", "--tag", "Event!=none"][..],
+            "--tag and --speed",
+        ),
+    ] {
+        let mut args = vec!["stats"];
+        args.extend_from_slice(flags);
+        args.push(input.to_str().unwrap());
+        let text = String::from_utf8(run(&args).stdout).unwrap();
+        let note = format!("{unmatched} games read did not match {named} and are not counted");
+        assert!(text.contains(&note), "{note:?} in\n{text}");
+    }
     // The text report: a row per speed, a column per class with games.
     let out = run(&["stats", input.to_str().unwrap()]);
     ok(&out);

@@ -24,7 +24,7 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     let mut out = io::stdout().lock();
     let written = match args.format {
         Format::Json => counts.write_json(&mut out),
-        Format::Text => write_text(&mut out, &counts),
+        Format::Text => write_text(&mut out, &counts, &selected_by(args)),
     };
     written
         .and_then(|()| out.flush())
@@ -32,7 +32,18 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     Ok(Outcome::Clean)
 }
 
-fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
+/// The flags that selected the games counted, as the table's note on the
+/// others names them: only those given.
+fn selected_by(args: &StatsArgs) -> String {
+    let given = [
+        ("--tag", !args.tag.is_empty()),
+        ("--speed", !args.speed.is_empty()),
+    ];
+    let names: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
+    names.join(" and ")
+}
+
+fn write_text(out: &mut impl Write, counts: &Counts, selected_by: &str) -> io::Result<()> {
     let tagged = counts.tagged;
     let pct = |n: u64| {
         if counts.games == 0 {
@@ -56,7 +67,7 @@ fn write_text(out: &mut impl Write, counts: &Counts) -> io::Result<()> {
     if tagged {
         writeln!(
             out,
-            "{} {} read did not match --tag or --speed and {} not counted",
+            "{} {} read did not match {selected_by} and {} not counted",
             thousands(counts.unmatched),
             if counts.unmatched == 1 {
                 "game"
