@@ -56,6 +56,10 @@ fn command_error(e: Error) -> PyErr {
         Error::Usage(usage) => errors::usage(usage.to_string()),
         Error::Io { file, source } => io_error(&file, &source),
         Error::BrokenPipe => errors::broken_pipe(),
+        // Only Ctrl-C (or a signal) cancels a call's run, and the call
+        // raises for it on its own; this is the same, should the run's
+        // error come first.
+        Error::Cancelled => pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
     }
 }
 

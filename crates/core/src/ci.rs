@@ -128,7 +128,7 @@ pub struct Region {
 /// log before the first result, each result at once; [`Sarif::finish`] closes
 /// the results, the run and the log. The bytes are those of
 /// `serde_json::to_writer_pretty` on the whole log.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Sarif {
     /// The rest of the log after its results, once the head is written.
     tail: Option<String>,

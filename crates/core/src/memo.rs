@@ -60,6 +60,17 @@ pub struct Memo<V> {
     skipped: u32,
 }
 
+impl<V> std::fmt::Debug for Memo<V> {
+    /// Its size and the current window's counts, not its entries.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memo")
+            .field("slots", &self.slots.len())
+            .field("lookups", &self.lookups)
+            .field("hits", &self.hits)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<V: Clone> Memo<V> {
     pub const fn new() -> Memo<V> {
         Memo {

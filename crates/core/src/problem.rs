@@ -139,6 +139,15 @@ impl fmt::Display for Code {
     }
 }
 
+impl std::str::FromStr for Code {
+    type Err = crate::ParseNameError;
+
+    /// A name written by [`Code::as_str`] (`fen-syntax`, ...).
+    fn from_str(s: &str) -> Result<Code, crate::ParseNameError> {
+        Code::from_name(s).ok_or_else(|| crate::ParseNameError::new("problem code", s, None))
+    }
+}
+
 /// One problem found in a FEN string or in a game's SetUp/FEN/Variant tags.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
@@ -318,6 +327,21 @@ impl std::ops::Index<Code> for ProblemCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_read_back_as_they_are_shown() {
+        for code in Code::ALL {
+            assert_eq!(code.to_string().parse::<Code>(), Ok(code));
+        }
+        for dialect in crate::fen::Dialect::ALL {
+            assert_eq!(dialect.to_string().parse(), Ok(dialect));
+        }
+        for ep in crate::fen::EpPolicy::ALL {
+            assert_eq!(ep.to_string().parse(), Ok(ep));
+        }
+        let e = "fen-syntaxx".parse::<Code>().unwrap_err();
+        assert_eq!((e.kind(), e.given()), ("problem code", "fen-syntaxx"));
+    }
 
     #[test]
     fn problem_counts_count_each_code_and_stop_at_the_top() {

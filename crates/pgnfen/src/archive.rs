@@ -96,9 +96,9 @@ pub struct Archive {
 
 impl Archive {
     /// The archive of these files, read in the order given. Each is opened once
-    /// here so that a missing or unreadable file is reported before any work
-    /// starts (the error names the file). Compression (gzip, bzip2, zstd, xz)
-    /// and zip archives are handled as the commands handle them.
+    /// here so that a missing or unreadable file, or a folder, is reported
+    /// before any work starts (the error names the file). Compression (gzip,
+    /// bzip2, zstd, xz) and zip archives are handled as the commands handle them.
     pub fn open<I, P>(paths: I) -> Result<Archive, InputError>
     where
         I: IntoIterator<Item = P>,
@@ -110,7 +110,14 @@ impl Archive {
             .collect();
         for input in &inputs {
             if let Input::File(path) = input
-                && let Err(source) = std::fs::File::open(path)
+                && let Err(source) =
+                    std::fs::File::open(path).and_then(|file| match file.metadata()?.is_dir() {
+                        true => Err(io::Error::new(
+                            io::ErrorKind::IsADirectory,
+                            "is a directory",
+                        )),
+                        false => Ok(()),
+                    })
             {
                 return Err(InputError {
                     file: input.display_name(),
@@ -161,23 +168,33 @@ impl Archive {
 
     /// Streams the games of every input, in input order, from a background
     /// thread. The iterator yields `Err` once, last, when an input cannot be
-    /// read (a corrupt compressed stream, an I/O error). Dropping it stops the
-    /// reading.
+    /// read (a corrupt compressed stream, an I/O error), when the flag of
+    /// [`Options::cancel`] stopped the run (kind
+    /// [`io::ErrorKind::Interrupted`]) or when the thread failed (a panic, in
+    /// a [`Watch`](pipeline::Watch) of the caller's, say). Dropping it stops
+    /// the reading; the caller's cancellation flag is never set by this, so
+    /// that one flag can serve every run of a program.
     pub fn games(&self) -> Games {
         let (tx, rx) = bounded(BATCHES_IN_FLIGHT);
         let (spare_tx, spare_rx) = bounded(SPARE_BATCHES);
         let inputs = self.inputs.clone();
         let mut options = self.options.clone();
-        let cancel = options
-            .cancel
-            .get_or_insert_with(|| Arc::new(AtomicBool::new(false)))
-            .clone();
+        // The run watches a flag of its own, which dropping the iterator
+        // sets; the caller's is relayed to it.
+        let callers_flag = options.cancel.take();
+        let already = callers_flag
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed));
+        let cancel = Arc::new(AtomicBool::new(already));
+        options.cancel = Some(Arc::clone(&cancel));
+        let run_cancel = Arc::clone(&cancel);
         let keep_raw = self.keep_raw;
         let index_tags = Arc::new(AtomicBool::new(false));
         let sink_index_tags = Arc::clone(&index_tags);
         let handle = std::thread::Builder::new()
             .name("pgnfen-archive".into())
             .spawn(move || {
+                let relay = callers_flag.map(|flag| relay(flag, Arc::clone(&run_cancel)));
                 let mut sink = GameSink {
                     tx: tx.clone(),
                     spare: spare_rx,
@@ -192,6 +209,11 @@ impl Archive {
                 if let Err(e) = result {
                     // A closed channel (the consumer is gone) is the normal way to stop.
                     let _ = tx.send(Err(e));
+                }
+                // The run's own flag, set once it is over, ends the relay.
+                run_cancel.store(true, Ordering::Relaxed);
+                if let Some(Ok(relay)) = relay {
+                    let _ = relay.join();
                 }
             });
         match handle {
@@ -218,6 +240,30 @@ impl Archive {
             }
         }
     }
+}
+
+/// How often [`relay`] looks at the caller's flag: the pipeline itself
+/// looks at its own every 20 ms at most, so a stop takes at most half again
+/// as long as when the caller's flag is the run's.
+const RELAY_EVERY: Duration = Duration::from_millis(10);
+
+/// A thread that sets the run's cancellation flag once the caller's is set,
+/// and ends when the run's is set (by the relay, by a dropped [`Games`] or at
+/// the run's end). The run cannot watch the caller's flag itself, since
+/// stopping it when its iterator is dropped would then set that flag, which
+/// the caller may share with its other runs (a Ctrl-C flag).
+fn relay(callers_flag: Arc<AtomicBool>, run_cancel: Arc<AtomicBool>) -> io::Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("pgnfen-archive-cancel".into())
+        .spawn(move || {
+            while !run_cancel.load(Ordering::Relaxed) {
+                if callers_flag.load(Ordering::Relaxed) {
+                    run_cancel.store(true, Ordering::Relaxed);
+                    return;
+                }
+                std::thread::sleep(RELAY_EVERY);
+            }
+        })
 }
 
 /// One game of an archive.
@@ -596,9 +642,9 @@ pub struct Games {
     /// The batch being handed out, game by game.
     batch: Option<Unpacking>,
     handle: Option<JoinHandle<()>>,
-    /// The run's cancellation flag (its own, or the one of
-    /// [`Archive::with_options`]): set when the iterator is dropped, so that a
-    /// reader waiting on a slow pipe stops at its next read.
+    /// The run's own cancellation flag (never the caller's: see [`relay`]):
+    /// set when the iterator is dropped, so that a reader waiting on a slow
+    /// pipe stops at its next read.
     cancel: Arc<AtomicBool>,
 }
 
@@ -616,10 +662,7 @@ impl Games {
         match rx.recv_timeout(timeout) {
             Ok(item) => Some(self.received(item)),
             Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => {
-                self.finish();
-                Some(None)
-            }
+            Err(RecvTimeoutError::Disconnected) => Some(self.finish().map(Err)),
         }
     }
 
@@ -676,14 +719,19 @@ impl Games {
         }
     }
 
-    /// Closes the channel and waits for the pipeline to stop.
-    fn finish(&mut self) {
+    /// Closes the channel and waits for the pipeline to stop: the error of a
+    /// thread that panicked (the run's end is then no proof that every game
+    /// was read).
+    fn finish(&mut self) -> Option<RunError> {
         self.rx = None;
         self.batch = None;
-        if let Some(handle) = self.handle.take() {
-            self.cancel.store(true, Ordering::Relaxed);
-            let _ = handle.join();
-        }
+        let handle = self.handle.take()?;
+        self.cancel.store(true, Ordering::Relaxed);
+        handle.join().err().map(|_| {
+            RunError::Sink(io::Error::other(
+                "the archive's reading thread failed unexpectedly (it panicked)",
+            ))
+        })
     }
 }
 
@@ -696,8 +744,7 @@ impl Iterator for Games {
                 return Some(Ok(game));
             }
             let Some(item) = self.rx.as_ref()?.recv().ok() else {
-                self.finish();
-                return None;
+                return self.finish().map(Err);
             };
             if let Some(item) = self.received(item) {
                 return Some(item);
@@ -711,7 +758,8 @@ impl Drop for Games {
     /// it (the chunks in flight are dropped); the thread is then joined so
     /// that no work goes on after the iterator is gone.
     fn drop(&mut self) {
-        self.finish();
+        // A panic is not told here: nobody is reading.
+        let _ = self.finish();
     }
 }
 

@@ -173,11 +173,13 @@ pub trait Sink<T> {
 }
 
 /// Why [`stream`] stopped early.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StreamError<E> {
     /// Reading the input failed.
-    Read(io::Error),
+    #[error("reading the input: {0}")]
+    Read(#[source] io::Error),
     /// The sink failed.
+    #[error("{0}")]
     Sink(E),
 }
 

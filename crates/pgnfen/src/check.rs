@@ -45,7 +45,9 @@ pub struct Finding {
     pub help: Option<String>,
     /// The tag at fault: `SetUp`, `FEN` or `Variant`.
     pub tag: &'static str,
-    /// Relative line (add the game's line delta).
+    /// The line as the scan counted it: the line in the input for a run
+    /// over whole inputs; a partition's run counts from its own start, so
+    /// read [`Diagnostic::line`], which is always the line in the input.
     pub line: u64,
     /// 1-based column in characters.
     pub column: usize,

@@ -32,6 +32,12 @@ pub enum Error {
     /// command-line program.
     #[error("broken pipe")]
     BrokenPipe,
+    /// The run was stopped through [`Options::cancel`](crate::pipeline::Options::cancel)
+    /// before it ended: its outputs were not committed (their temporary
+    /// files are gone, existing files untouched), and what it counted is not
+    /// the whole input.
+    #[error("interrupted: the run was cancelled")]
+    Cancelled,
 }
 
 /// A bad argument, each kind its own variant. Nothing was read or written.
@@ -177,13 +183,20 @@ fn without_name(e: io::Error) -> io::Error {
     }
 }
 
+impl From<crate::pipeline::InputError> for Error {
+    /// An input that cannot be read, named as the caller named it.
+    fn from(e: crate::pipeline::InputError) -> Self {
+        Error::Io {
+            file: e.file,
+            source: e.source,
+        }
+    }
+}
+
 impl From<RunError> for Error {
     fn from(e: RunError) -> Self {
         match e {
-            RunError::Input(e) => Error::Io {
-                file: e.file,
-                source: e.source,
-            },
+            RunError::Input(e) => e.into(),
             RunError::Sink(e) => sink_error(e),
         }
     }
@@ -208,6 +221,11 @@ impl From<crate::export::Error> for Error {
 fn sink_error(e: io::Error) -> Error {
     if e.kind() == io::ErrorKind::BrokenPipe {
         return Error::BrokenPipe;
+    }
+    // Only a cancelled run's error is of this kind (`pipeline::cancelled`):
+    // the loops around a reader or writer retry a real one.
+    if e.kind() == io::ErrorKind::Interrupted {
+        return Error::Cancelled;
     }
     let kind = e.kind();
     // No output's fault: named as the run's threads.

@@ -85,6 +85,8 @@
 #![warn(missing_docs)]
 // Every type a public item takes or returns can be named by its users.
 #![warn(unnameable_types)]
+// Every public type can be printed with `{:?}`, as a user's own types expect.
+#![warn(missing_debug_implementations)]
 
 pub mod archive;
 pub mod book;

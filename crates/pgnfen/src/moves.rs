@@ -61,6 +61,13 @@ impl MovesMode {
     }
 }
 
+impl std::fmt::Display for MovesMode {
+    /// Its name, as [`MovesMode::as_str`] writes it and `parse` reads it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl std::str::FromStr for MovesMode {
     type Err = crate::ParseNameError;
 
@@ -147,8 +154,10 @@ pub struct IllegalMove {
     pub ply: u32,
     /// The token as written, suffix included (cut to 64 bytes).
     pub token: String,
-    /// Line of the token, in the base of the game's header lines (the
-    /// pipeline's relative lines: add the game's line delta).
+    /// Line of the token, counted as the game's header lines are (the line
+    /// in the input for a run over whole inputs; in a partition's run, from
+    /// the partition's start: [`Diagnostic::line`](crate::check::Diagnostic::line)
+    /// is always the line in the input).
     pub line: u64,
     /// 1-based column of the token, in characters.
     pub column: usize,

@@ -1,11 +1,15 @@
 //! The library's face used as a program would: the entry points with their
 //! options structs, `Archive`, and their error paths.
 
+use std::io;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use pgnfen::fen::Dialect;
 use pgnfen::filter::Selection;
-use pgnfen::pipeline::Input;
+use pgnfen::pipeline::{Input, Options, RunError, Watch};
 use pgnfen::select::Selector;
 use pgnfen::{Archive, Class, Code, Error, Game, TagExpr, check, convert, filter, split, stats};
 
@@ -63,6 +67,136 @@ fn archive_games_agree_with_stats_and_rebuild_the_file() {
     assert_eq!(games[1].chess960_position, Some(0));
     let raw: Vec<u8> = games.iter().flat_map(|g| g.raw().to_vec()).collect();
     assert_eq!(raw, GAMES.as_bytes());
+}
+
+#[test]
+fn an_archive_obeys_the_callers_cancellation_flag_and_never_sets_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let flag = Arc::new(AtomicBool::new(false));
+    let options = Options {
+        cancel: Some(Arc::clone(&flag)),
+        ..Options::new(2)
+    };
+    let archive = Archive::from_inputs(archive(dir.path())).with_options(options.clone());
+    // Read to the end, or dropped after one game: the flag, which the caller
+    // may share with all its runs (a Ctrl-C flag), stays as it was.
+    assert_eq!(archive.games().filter(Result::is_ok).count(), 3);
+    assert!(archive.games().next().is_some());
+    assert!(
+        !flag.load(Ordering::Relaxed),
+        "the archive set the caller's flag"
+    );
+    let run = stats::Options {
+        run: options.clone(),
+        ..stats::Options::default()
+    };
+    assert_eq!(stats::run(archive.inputs(), &run).unwrap().games, 3);
+
+    // Set before the run: it reads nothing, and says so last.
+    flag.store(true, Ordering::Relaxed);
+    let items: Vec<_> = archive.games().collect();
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert!(matches!(&items[0], Err(RunError::Sink(e)) if e.kind() == io::ErrorKind::Interrupted));
+    // A task says so by its own error, not as an I/O error of some file.
+    assert!(matches!(
+        stats::run(archive.inputs(), &run),
+        Err(Error::Cancelled)
+    ));
+
+    // Set while the run waits on a pipe that holds a game and a half and
+    // stays open: the run stops at once, and says so last. (The games read
+    // so far come first: the pipeline hands a game over once the chunk that
+    // holds it is complete, which here it never is.)
+    flag.store(false, Ordering::Relaxed);
+    let fifo = dir.path().join("slow.pgn");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let mut writer = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"{ printf '[Event "x"]\n\n1. e4 *\n\n[Event "y"]\n'; exec sleep 10; } > "$1""#)
+        .arg("sh")
+        .arg(&fifo)
+        .spawn()
+        .unwrap();
+    let games = Archive::from_inputs(vec![Input::File(fifo)])
+        .with_options(options)
+        .games();
+    std::thread::sleep(Duration::from_millis(300));
+    let set_at = Instant::now();
+    flag.store(true, Ordering::Relaxed);
+    let items: Vec<_> = games.collect();
+    let took = set_at.elapsed();
+    writer.kill().unwrap();
+    writer.wait().unwrap();
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(
+        matches!(items.last(), Some(Err(RunError::Sink(e))) if e.kind() == io::ErrorKind::Interrupted),
+        "{items:?}"
+    );
+}
+
+#[test]
+fn an_archive_of_a_folder_is_refused_when_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = Archive::open([dir.path()]).unwrap_err();
+    assert_eq!(e.source.kind(), io::ErrorKind::IsADirectory);
+    // And `?` makes it the library's one error, naming the path.
+    let as_error = || -> Result<Archive, Error> { Ok(Archive::open([dir.path()])?) };
+    assert!(
+        matches!(as_error(), Err(Error::Io { file, .. }) if file == dir.path().display().to_string())
+    );
+}
+
+#[test]
+fn chunk_sizes_out_of_bounds_are_brought_within_them() {
+    let dir = tempfile::tempdir().unwrap();
+    for chunk_sizes in [
+        (usize::MAX, usize::MAX),
+        (1 << 40, 1 << 41),
+        (0, 0),
+        (4096, 1),
+    ] {
+        let options = Options {
+            chunk_sizes,
+            ..Options::new(2)
+        };
+        let games = Archive::from_inputs(archive(dir.path()))
+            .with_options(options)
+            .games()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        assert_eq!(games.len(), 3, "{chunk_sizes:?}");
+    }
+}
+
+/// A progress display that fails on its first count of games.
+struct FailingWatch;
+
+impl Watch for FailingWatch {
+    fn games(&self, _games: u64) {
+        panic!("a broken progress display");
+    }
+}
+
+#[test]
+fn an_archive_whose_thread_panics_ends_with_an_error_not_as_if_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options {
+        watch: Some(Arc::new(FailingWatch)),
+        ..Options::new(1)
+    };
+    let items: Vec<_> = Archive::from_inputs(archive(dir.path()))
+        .with_options(options)
+        .games()
+        .collect();
+    let last = items.last().expect("an item");
+    assert!(
+        matches!(last, Err(RunError::Sink(e)) if e.to_string().contains("panicked")),
+        "{items:?}"
+    );
 }
 
 #[test]

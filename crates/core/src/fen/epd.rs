@@ -380,6 +380,12 @@ pub fn analyse_record(line: &[u8], hint: VariantHint) -> Record {
 impl Record {
     /// The record in `dialect`: a FEN is written whole; an EPD as its four
     /// fields, one space and its operations exactly as in `line`.
+    ///
+    /// # Panics
+    ///
+    /// When `line` is not the line the record was read from and is too
+    /// short to hold its operations where that line held them (the record
+    /// keeps their place, not a copy).
     pub fn write(
         &self,
         line: &[u8],

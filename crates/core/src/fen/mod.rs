@@ -113,6 +113,20 @@ impl EpPolicy {
     }
 }
 
+impl std::fmt::Display for Dialect {
+    /// Its name, as [`Dialect::as_str`] writes it and `parse` reads it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Display for EpPolicy {
+    /// Its name, as [`EpPolicy::as_str`] writes it and `parse` reads it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl std::str::FromStr for Dialect {
     type Err = crate::ParseNameError;
 

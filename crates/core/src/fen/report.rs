@@ -58,6 +58,11 @@ pub fn report(input: &str, analysis: &Analysis, ep: Option<EpPolicy>) -> Report 
 
 /// The report of one line of a book, FEN or EPD: an EPD's strings are EPD
 /// records (four fields and its operations). `ep` as for [`report`].
+///
+/// # Panics
+///
+/// As [`Record::write`]: when `line` is not the line `record` was read from
+/// and too short to hold its operations.
 pub fn report_record(line: &[u8], record: &Record, ep: Option<EpPolicy>) -> Report {
     let write = |d: Dialect| {
         record

@@ -4,6 +4,7 @@
 use super::*;
 
 /// The pipeline job of `check`: finds and places the problems of each game.
+#[derive(Debug)]
 pub struct CheckJob {
     /// Warnings become findings too; otherwise they are only counted (a
     /// finding holds copies of its message and line: most warnings of a large

@@ -165,6 +165,7 @@ impl EditBlock {
 }
 
 /// Rewrites each readable FEN tag of a game.
+#[derive(Debug)]
 pub struct ConvertJob {
     /// The dialect every FEN is written in.
     pub dialect: Dialect,
@@ -498,6 +499,17 @@ pub struct EditingSink<W> {
     pub unchanged: u64,
     /// How the bytes written last end.
     open_line: OpenLine<()>,
+}
+
+impl<W> std::fmt::Debug for EditingSink<W> {
+    /// Its file and counts, not its buffers.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EditingSink")
+            .field("file", &self.file)
+            .field("converted", &self.converted)
+            .field("unchanged", &self.unchanged)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<W: Write> EditingSink<W> {

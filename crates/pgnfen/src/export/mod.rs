@@ -234,6 +234,7 @@ impl Sink<Option<Box<[u8]>>> for NameCollector {
 /// The record batches of an export, produced on a thread of their own while
 /// the caller consumes them; an iterator that ends with the run's error, if
 /// any. Dropping it stops the run (at the next batch).
+#[derive(Debug)]
 pub struct Batches {
     schema: SchemaRef,
     rx: Option<Receiver<RecordBatch>>,

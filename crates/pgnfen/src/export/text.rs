@@ -123,6 +123,7 @@ fn json_value(out: &mut Vec<u8>, column: &Column<'_>, i: usize) {
 }
 
 /// Writes JSON lines.
+#[derive(Debug)]
 pub struct JsonLines<W: Write> {
     out: W,
     /// Each column's key, escaped, with its colon: `"name":`.
@@ -176,6 +177,7 @@ impl<W: Write> JsonLines<W> {
 
 /// Writes CSV. Text cells are shown as [`crate::escape::csv_cell`] says
 /// (control characters escaped, a quote before a formula start) unless raw.
+#[derive(Debug)]
 pub struct Csv<W: Write> {
     out: csv::Writer<W>,
     field: Vec<u8>,

@@ -5,6 +5,7 @@
 use super::*;
 
 /// The pipeline job of `filter`: decides each game's destination.
+#[derive(Debug)]
 pub struct FilterJob<'a>(pub &'a Selection);
 
 impl Job for FilterJob<'_> {
@@ -22,6 +23,7 @@ impl Job for FilterJob<'_> {
 
 /// The sink of `filter`: each game to the kept output or to the rest (shared
 /// with the Python package's `filter`).
+#[derive(Debug)]
 pub struct Split {
     /// Where kept games go.
     pub kept: Output,

@@ -5,6 +5,7 @@ use super::*;
 
 /// A job run with `--moves`: the job's own result for each game, and the
 /// replay of its mainline.
+#[derive(Debug)]
 pub struct WithMoves<J> {
     /// The job whose results are kept.
     pub inner: J,

@@ -17,6 +17,17 @@ use memmap2::{Mmap, UncheckedAdvice};
 pub const TARGET_CHUNK: usize = 1 << 20;
 /// The size beyond which a chunk is cut at any line end.
 pub const MAX_CHUNK: usize = 4 << 20;
+/// The sizes a caller may ask for ([`Options::chunk_sizes`](super::Options::chunk_sizes)):
+/// tests ask for a few bytes; a run keeps a few chunks per thread in
+/// memory, so more than this asks for gigabytes.
+const ALLOWED_SIZES: std::ops::RangeInclusive<usize> = 16..=(256 << 20);
+
+/// A (target, maximum) pair as a run uses it: each within [`ALLOWED_SIZES`],
+/// the maximum no less than the target.
+pub fn allowed_sizes((target, max): (usize, usize)) -> (usize, usize) {
+    let target = target.clamp(*ALLOWED_SIZES.start(), *ALLOWED_SIZES.end());
+    (target, max.clamp(target, *ALLOWED_SIZES.end()))
+}
 /// The pages of a mapped input go back to the kernel this many bytes at a
 /// time (see [`Chunk::into_buffer`]).
 pub const RELEASE_BLOCK: usize = 4 << 20;
@@ -205,8 +216,8 @@ impl<R: Lend> Chunker<R> {
             seq: 0,
             eof: false,
             done: false,
-            target: target.max(16),
-            max: max.max(target.max(16)),
+            target: allowed_sizes((target, max)).0,
+            max: allowed_sizes((target, max)).1,
             cancel: None,
             failed: None,
         }

@@ -210,6 +210,7 @@ struct Slot {
 }
 
 /// The tags of one header, in order.
+#[derive(Debug)]
 pub struct Header<'a> {
     arena: &'a [u8],
     slots: &'a [Slot],

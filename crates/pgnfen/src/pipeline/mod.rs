@@ -115,7 +115,8 @@ pub struct Options {
     /// line is found, a hint when standard input is a terminal.
     pub notes: bool,
     /// Chunk sizes (target, maximum): 1 and 4 MiB by default; tests make them
-    /// tiny so that every cut and merge path runs on small inputs.
+    /// tiny so that every cut and merge path runs on small inputs. Each is
+    /// taken between 16 bytes and 256 MiB, the maximum no less than the target.
     pub chunk_sizes: (usize, usize),
     /// Set (from any thread) to stop the run early: a caller that cannot end
     /// the process on Ctrl-C (the Python binding) stops the run this way. The
@@ -194,7 +195,25 @@ impl Options {
 pub(crate) const MAX_THREADS: usize = 1024;
 
 /// Streams every input through `job` and `sink`, in order. Returns the number of games.
+///
+/// A cancelled run ([`Options::cancel`]) ends with [`cancelled`]'s error,
+/// whatever its parts saw first: a pipe's read cut short fails as an input
+/// would, and a reader that stops at the flag ends its input as if it had
+/// been read to the end, which would pass for a complete run.
 pub(crate) fn run<J: Job, S: Sink<J::Game>>(
+    inputs: &[Input],
+    job: &J,
+    sink: &mut S,
+    options: &Options,
+) -> Result<u64, RunError> {
+    let result = run_inputs(inputs, job, sink, options);
+    if is_cancelled(options) {
+        return Err(RunError::Sink(cancelled()));
+    }
+    result
+}
+
+fn run_inputs<J: Job, S: Sink<J::Game>>(
     inputs: &[Input],
     job: &J,
     sink: &mut S,
@@ -390,7 +409,7 @@ impl FileStamp {
 /// known, get what was asked.
 fn useful_threads(inputs: &[Input], options: &Options) -> usize {
     let asked = options.threads.clamp(1, MAX_THREADS);
-    let unit = (options.chunk_sizes.0 as u64 / 8).max(1);
+    let unit = (chunk::allowed_sizes(options.chunk_sizes).0 as u64 / 8).max(1);
     let mut total = 0u64;
     for input in inputs {
         match input.raw_len() {
@@ -482,7 +501,12 @@ pub(crate) fn run_reader<J: Job, S: Sink<J::Game>>(
     let mut progress = Reporter::new(None, None);
     let mut run = Runner::new(job, sink, &pool, options);
     run.at_input_start = at_input_start;
-    let games = run.input(input, Source::Read(reader), None, &progress)?;
+    let result = run.input(input, Source::Read(reader), None, &progress);
+    // As for [`run`]: a cancelled run says so, whatever it saw first.
+    if is_cancelled(options) {
+        return Err(RunError::Sink(cancelled()));
+    }
+    let games = result?;
     progress.finish();
     Ok(games)
 }
@@ -808,7 +832,7 @@ struct Limits {
 
 impl Limits {
     fn of(options: &Options) -> Limits {
-        let (target, _) = options.chunk_sizes;
+        let (target, _) = chunk::allowed_sizes(options.chunk_sizes);
         Limits {
             piece: (target / 16).max(1),
             budget: target.saturating_mul(2).max(1),

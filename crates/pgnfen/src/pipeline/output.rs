@@ -243,6 +243,16 @@ pub struct Output {
     cancel: Option<Arc<AtomicBool>>,
 }
 
+impl std::fmt::Debug for Output {
+    /// Its name and whether it is a file still under its temporary name.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Output")
+            .field("name", &self.name)
+            .field("temporary", &self.temp.as_ref().map(|(temp, _)| &**temp))
+            .finish_non_exhaustive()
+    }
+}
+
 /// Bytes of the output's name kept in its temporary file's name.
 const TEMP_NAME_KEEP: usize = 200;
 

@@ -64,9 +64,29 @@ pub struct Stream {
     pub reader: Box<dyn Read + Send>,
 }
 
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stream")
+            .field("input", &self.input)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The streams of one opened input, in order.
 pub struct Streams {
     inner: StreamsInner,
+}
+
+impl std::fmt::Debug for Streams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match &self.inner {
+            StreamsInner::One(_) => "one",
+            StreamsInner::Zip { .. } => "zip",
+        };
+        f.debug_struct("Streams")
+            .field("kind", &kind)
+            .finish_non_exhaustive()
+    }
 }
 
 enum StreamsInner {

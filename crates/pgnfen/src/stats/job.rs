@@ -27,6 +27,7 @@ static TIME_CONTROL: std::sync::LazyLock<[Vec<u8>; 1]> =
     std::sync::LazyLock::new(|| [crate::speed::TAG.to_vec()]);
 
 /// The pipeline job of counting: classifies each game and reads its speed.
+#[derive(Debug)]
 pub struct StatsJob;
 
 impl Job for StatsJob {
