@@ -236,6 +236,52 @@ fn a_split_into_several_xz_files_stays_within_the_bound() {
     assert_eq!(games, 300_000);
 }
 
+/// A `split` into every class and speed writes 42 `.zst` files at once. Each
+/// had its own compression threads and 2 MiB frames, with their buffers
+/// kept for the next frames: 250 to 370 MiB, more as the input grew (133
+/// MiB for 100 MB). The threads are now shared and the frames smaller.
+#[test]
+fn a_split_into_many_zst_files_stays_within_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    // The sample's 13 games (every class) under each of the seven speeds,
+    // about 110 MB in all.
+    let sample =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/mixed.pgn")).unwrap();
+    let speeds = ["15+0", "60+0", "300+0", "900+10", "3600+30", "-", "?"];
+    let copies: Vec<String> = speeds
+        .iter()
+        .map(|tc| sample.replace("[Event ", &format!("[TimeControl \"{tc}\"]\n[Event ")))
+        .collect();
+    let rounds = (110 << 20) / copies.iter().map(String::len).sum::<usize>();
+    let input = write(dir.path(), "games.pgn", |w| {
+        for _ in 0..rounds {
+            for copy in &copies {
+                w.write_all(copy.as_bytes()).unwrap();
+            }
+        }
+    });
+    let template = dir.path().join("out/{speed}-{class}.pgn.zst");
+    let (kib, code) = peak_kib(&[
+        "split",
+        "-o",
+        template.to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    println!("{kib} KiB");
+    assert_eq!(code, Some(0));
+    assert!(kib < LIMIT_KIB, "{kib} KiB");
+    // 42 files that read back: every game in one of them.
+    let outputs: Vec<String> = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(outputs.len(), 42);
+    let mut args = vec!["stats", "--format", "json"];
+    args.extend(outputs.iter().map(String::as_str));
+    let v: serde_json::Value = serde_json::from_slice(&common::run(&args).stdout).unwrap();
+    assert_eq!(v["games"].as_u64(), Some((rounds * 13 * 7) as u64));
+}
+
 /// `--moves` wraps the job: its results' weight (check's findings) had been
 /// lost, so the per-chunk budget never held, and `check --moves all` of a
 /// million games that are all problems peaked at 131 MiB with 2 workers and

@@ -929,6 +929,37 @@ fn writing_help_completions_or_the_manual_to_a_full_disk_fails_plainly() {
 }
 
 #[test]
+fn a_check_report_to_a_full_disk_is_one_message_naming_standard_output() {
+    // A report small enough to be written at the end, and one written during
+    // the run (each game a problem): the same one line, and no summary that
+    // reads as a run that went well.
+    let dir = tempfile::tempdir().unwrap();
+    let many = dir.path().join("many.pgn");
+    std::fs::write(&many, "[SetUp \"1\"]\n\n*\n\n".repeat(200_000)).unwrap();
+    let small = dir.path().join("small.pgn");
+    std::fs::write(&small, "[SetUp \"1\"]\n\n*\n\n").unwrap();
+    for input in [&small, &many] {
+        for format in ["text", "json", "csv", "github", "sarif"] {
+            let full = std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let out = bin()
+                .args(["check", "--format", format, input.to_str().unwrap()])
+                .stdout(full)
+                .stderr(Stdio::piped())
+                .output()
+                .unwrap();
+            let msg = String::from_utf8_lossy(&out.stderr);
+            let what = format!("{format} {}: {msg}", input.display());
+            assert_eq!(out.status.code(), Some(2), "{what}");
+            assert_eq!(msg.lines().count(), 1, "{what}");
+            assert!(msg.starts_with("pgnfen: <stdout>: "), "{what}");
+        }
+    }
+}
+
+#[test]
 fn write_errors_and_bad_arguments_name_the_users_paths() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.pgn");

@@ -319,6 +319,11 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     });
     let totals = match totals {
         Err(Error::BrokenPipe) if failed => return Ok(Outcome::Problems),
+        // The report's one output is standard output, named as the other
+        // commands name it (the library names a sink's failure `<output>`).
+        Err(Error::Io { file, source }) if file == "<output>" => {
+            return Err(Error::writing("<stdout>", source));
+        }
         other => other?,
     };
     let summary = summary(&totals, started.elapsed().as_secs_f64(), warnings);
@@ -370,10 +375,15 @@ fn finish<W: Write>(
                 out.write_all(hint.as_bytes()).map_err(write_err)?;
             }
         }
-    } else if !global.quiet {
+        return out.flush().map_err(write_err);
+    }
+    // The report is out (or failed) before the summary tells of a run that
+    // ended: a full disk is not followed by a summary, as if all went well.
+    out.flush().map_err(write_err)?;
+    if !global.quiet {
         say_raw!("{summary}");
     }
-    out.flush().map_err(write_err)
+    Ok(())
 }
 
 fn summary(r: &Summary, seconds: f64, warnings: bool) -> String {

@@ -21,10 +21,16 @@
 //! frame was memory the kernel had to map and clear page by page, 40,000
 //! page faults more than a plain output on the benchmark's `filter` (576 MB
 //! written), most of them in the copy of the games into the frame.
+//!
+//! The threads are the process's, shared by every `.zst` output ([`pool`]),
+//! and a run that writes many files at once (`split`: up to 42) writes
+//! smaller frames ([`frame_size_among`]), so that their buffers together
+//! stay within the run's memory bound. With a set of threads and 2 MiB
+//! frames per file, a `split` into 42 `.zst` files held 250 to 370 MiB.
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
-use std::thread::JoinHandle;
+use std::sync::Mutex;
 
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
@@ -40,9 +46,88 @@ const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
 /// Most frames handed to the threads and not yet written.
 const MAX_PENDING: usize = 8;
 
-/// A frame to compress, a buffer for its compressed bytes, and where to send
-/// the result.
-type Job = (Vec<u8>, Vec<u8>, Sender<io::Result<Compressed>>);
+/// What the frames of the files a run writes at once may take together:
+/// each file holds its frame being filled and, once frames are in flight, a
+/// buffer for the next one's input and one for its compressed bytes.
+const FRAMES_BUDGET: usize = 8 << 20;
+
+/// The smallest frame: PGN still compresses within a few percent of what
+/// 2 MiB frames give (zstd level 1's window is 512 KiB).
+const MIN_FRAME: usize = 128 << 10;
+
+/// The frame size of each of `outputs` `.zst` files written at once: [`FRAME`]
+/// for one or two (`-o`, `--rest`), else a power of two such that their
+/// frames fit in [`FRAMES_BUDGET`], at least [`MIN_FRAME`]: 1 MiB for a
+/// `split` by class or by speed (6 or 7 files), 128 KiB for one by both (42).
+pub fn frame_size_among(outputs: usize) -> usize {
+    if outputs <= 2 {
+        return FRAME;
+    }
+    let share = FRAMES_BUDGET / outputs;
+    // The largest power of two not above the share.
+    let size = 1usize << (usize::BITS - 1 - share.max(1).leading_zeros());
+    size.clamp(MIN_FRAME, FRAME)
+}
+
+/// A frame to compress at a level, a buffer for its compressed bytes, and
+/// where to send the result.
+type Job = (i32, Vec<u8>, Vec<u8>, Sender<io::Result<Compressed>>);
+
+/// The compression threads of the process, shared by every `.zst` output:
+/// a run that writes 42 files compresses on as many threads, each with one
+/// zstd context, as one that writes a single file, not on a set per file.
+/// Started as outputs ask for them, they wait for frames as long as the
+/// process lives.
+struct Pool {
+    jobs: Sender<Job>,
+    queue: Receiver<Job>,
+    threads: usize,
+}
+
+static POOL: Mutex<Option<Pool>> = Mutex::new(None);
+
+/// The queue of the pool, which gets `threads` threads if it has fewer.
+fn pool(threads: usize) -> io::Result<Sender<Job>> {
+    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let pool = pool.get_or_insert_with(|| {
+        let (jobs, queue) = unbounded();
+        Pool {
+            jobs,
+            queue,
+            threads: 0,
+        }
+    });
+    while pool.threads < threads {
+        let queue = pool.queue.clone();
+        std::thread::Builder::new()
+            .name(format!("pgnfen-zstd-{}", pool.threads))
+            .spawn(move || compress_frames(&queue))
+            .map_err(super::no_thread)?;
+        pool.threads += 1;
+    }
+    Ok(pool.jobs.clone())
+}
+
+/// A pool thread: compresses each frame it is handed at its level (with a
+/// context kept per level) and sends it back.
+fn compress_frames(queue: &Receiver<Job>) {
+    let mut contexts: Vec<(i32, io::Result<zstd::bulk::Compressor<'static>>)> = Vec::new();
+    for (level, input, mut frame, reply) in queue {
+        let at = match contexts.iter().position(|(l, _)| *l == level) {
+            Some(at) => at,
+            None => {
+                contexts.push((level, compressor(level)));
+                contexts.len() - 1
+            }
+        };
+        let result = match &mut contexts[at].1 {
+            Ok(c) => compress_into(c, &input, &mut frame).map(|()| Compressed { frame, input }),
+            Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+        };
+        // The writer may be gone (an error elsewhere): nothing to tell.
+        let _ = reply.send(result);
+    }
+}
 
 /// A compressed frame, and the buffer its input was in (to be filled again).
 struct Compressed {
@@ -56,9 +141,12 @@ pub struct FrameWriter<W: Write> {
     inner: Option<W>,
     /// The frame being filled.
     buf: Vec<u8>,
+    /// Bytes of each frame before compression.
+    frame_size: usize,
+    /// The zstd level.
+    level: i32,
     /// The threads' queue (`None` with one thread: frames are compressed here).
     jobs: Option<Sender<Job>>,
-    workers: Vec<JoinHandle<()>>,
     /// The results of the frames handed out, in output order.
     pending: VecDeque<Receiver<io::Result<Compressed>>>,
     max_pending: usize,
@@ -95,13 +183,27 @@ fn compress_into(
 impl<W: Write> FrameWriter<W> {
     /// A writer compressing at `level` on `threads` threads (1: no thread is
     /// started, the caller's thread compresses).
+    #[cfg(test)]
     pub fn new(inner: W, level: i32, threads: usize) -> io::Result<FrameWriter<W>> {
+        FrameWriter::with_frames(inner, level, threads, FRAME)
+    }
+
+    /// [`FrameWriter::new`] with frames of `frame_size` bytes before
+    /// compression (see [`frame_size_among`]).
+    pub fn with_frames(
+        inner: W,
+        level: i32,
+        threads: usize,
+        frame_size: usize,
+    ) -> io::Result<FrameWriter<W>> {
         let threads = threads.clamp(1, MAX_PENDING);
+        let frame_size = frame_size.clamp(1, FRAME);
         let mut writer = FrameWriter {
             inner: Some(inner),
-            buf: Vec::with_capacity(FRAME),
+            buf: Vec::with_capacity(frame_size),
+            frame_size,
+            level,
             jobs: None,
-            workers: Vec::new(),
             pending: VecDeque::new(),
             max_pending: (threads + 1).min(MAX_PENDING),
             local: None,
@@ -113,27 +215,7 @@ impl<W: Write> FrameWriter<W> {
             writer.local = Some(compressor(level)?);
             return Ok(writer);
         }
-        let (tx, rx) = unbounded::<Job>();
-        for i in 0..threads {
-            let rx = rx.clone();
-            let worker = std::thread::Builder::new()
-                .name(format!("pgnfen-zstd-{i}"))
-                .spawn(move || {
-                    let mut c = compressor(level);
-                    for (input, mut frame, reply) in rx {
-                        let result = match &mut c {
-                            Ok(c) => compress_into(c, &input, &mut frame)
-                                .map(|()| Compressed { frame, input }),
-                            Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
-                        };
-                        // The writer may be gone (an error elsewhere): nothing to tell.
-                        let _ = reply.send(result);
-                    }
-                })
-                .map_err(super::no_thread)?;
-            writer.workers.push(worker);
-        }
-        writer.jobs = Some(tx);
+        writer.jobs = Some(pool(threads)?);
         Ok(writer)
     }
 
@@ -156,13 +238,13 @@ impl<W: Write> FrameWriter<W> {
         let next = self
             .spare_inputs
             .pop()
-            .unwrap_or_else(|| Vec::with_capacity(FRAME));
+            .unwrap_or_else(|| Vec::with_capacity(self.frame_size));
         let data = std::mem::replace(&mut self.buf, next);
         let (reply, result) = bounded(1);
         let sent = self
             .jobs
             .as_ref()
-            .map(|jobs| jobs.send((data, frame, reply)));
+            .map(|jobs| jobs.send((self.level, data, frame, reply)));
         if !matches!(sent, Some(Ok(()))) {
             return Err(io::Error::other("the zstd compression threads stopped"));
         }
@@ -210,16 +292,7 @@ impl<W: Write> FrameWriter<W> {
         while !self.pending.is_empty() {
             self.write_next()?;
         }
-        self.stop();
         Ok(self.inner.take().expect("finish runs once"))
-    }
-
-    /// Ends the threads (they finish the frame at hand first).
-    fn stop(&mut self) {
-        self.jobs = None;
-        for w in self.workers.drain(..) {
-            let _ = w.join();
-        }
     }
 }
 
@@ -227,21 +300,15 @@ fn finished() -> io::Error {
     io::Error::other("the zstd output is already finished")
 }
 
-impl<W: Write> Drop for FrameWriter<W> {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
 impl<W: Write> Write for FrameWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         let mut rest = data;
         while !rest.is_empty() {
-            let room = FRAME - self.buf.len();
+            let room = self.frame_size - self.buf.len();
             let (now, later) = rest.split_at(room.min(rest.len()));
             self.buf.extend_from_slice(now);
             rest = later;
-            if self.buf.len() == FRAME {
+            if self.buf.len() == self.frame_size {
                 self.submit()?;
             }
         }
@@ -341,6 +408,29 @@ mod tests {
                 "{threads} threads: the bytes come back"
             );
         }
+    }
+
+    #[test]
+    fn many_outputs_share_the_budget_in_smaller_frames() {
+        assert_eq!(frame_size_among(1), FRAME);
+        assert_eq!(frame_size_among(2), FRAME);
+        assert_eq!(frame_size_among(3), FRAME);
+        assert_eq!(frame_size_among(6), 1 << 20);
+        assert_eq!(frame_size_among(7), 1 << 20);
+        assert_eq!(frame_size_among(42), MIN_FRAME);
+        assert_eq!(frame_size_among(usize::MAX), MIN_FRAME);
+        for outputs in 3..=64 {
+            let size = frame_size_among(outputs);
+            assert!(size.is_power_of_two());
+            assert!(size * outputs <= FRAMES_BUDGET || size == MIN_FRAME);
+        }
+        // Frames of that size read back as the input.
+        let input = text(3 * MIN_FRAME + 5);
+        let mut w = FrameWriter::with_frames(Vec::new(), 1, 2, MIN_FRAME).unwrap();
+        w.write_all(&input).unwrap();
+        let out = w.finish().unwrap();
+        assert_eq!(frames_of(&out).len(), 4);
+        assert!(zstd::stream::decode_all(&out[..]).unwrap() == input);
     }
 
     #[test]

@@ -422,8 +422,9 @@ impl Output {
     }
 
     /// [`Output::create`] for one of `outputs` files a run writes at once
-    /// (`split`'s): `.xz` encoders take memory of their own, so when there are
-    /// more than two, each gets a smaller one (see `xz_encoder`).
+    /// (`split`'s): `.xz` encoders and `.zst` frames take memory of their
+    /// own, so when there are more than two, each gets a smaller share (see
+    /// `xz_encoder` and [`frame_size_among`](super::frame_writer::frame_size_among)).
     pub fn create_among(path: Option<&Path>, outputs: usize) -> io::Result<Output> {
         let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
             return Ok(Output::stdout());
@@ -524,9 +525,12 @@ impl Output {
                 file,
                 bzip2::Compression::default(),
             )),
-            Compression::Zstd => {
-                Target::Zstd(FrameWriter::new(file, ZSTD_LEVEL, compression_threads())?)
-            }
+            Compression::Zstd => Target::Zstd(FrameWriter::with_frames(
+                file,
+                ZSTD_LEVEL,
+                compression_threads(),
+                super::frame_writer::frame_size_among(outputs),
+            )?),
             Compression::Xz => Target::Xz(xz_encoder(file, outputs)?),
             Compression::Refused(_) => {
                 // `for_output` never returns it: an ending is not a magic number.
