@@ -411,6 +411,39 @@ def test_a_process_forked_during_a_call_ends_on_sigterm(tmp_path):
     assert out.stdout == b"True\n", out.stderr.decode()
 
 
+ZST_AFTER_A_FORK = textwrap.dedent(
+    """
+    import os, sys
+    import pgnfen
+    src, out = sys.argv[1:3]
+    pgnfen.filter(src, output=out + "/parent.pgn.zst", classes=["standard"])
+    pid = os.fork()
+    if pid == 0:
+        # multiprocessing's way: the parent's compression threads are not here.
+        pgnfen.filter(src, output=out + "/child.pgn.zst", classes=["standard"])
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    print(os.WEXITSTATUS(status), flush=True)
+    """
+)
+
+
+def test_a_forked_child_writes_zst_outputs_of_its_own(tmp_path):
+    # The `.zst` compression threads are the process's: a child made by fork
+    # has none of them, and must start its own rather than wait for them.
+    script = tmp_path / "fork.py"
+    script.write_text(ZST_AFTER_A_FORK)
+    src = tmp_path / "games.pgn"
+    src.write_bytes((SAMPLES / "mixed.pgn").read_bytes() * 2000)
+    out = subprocess.run(
+        [sys.executable, str(script), str(src), str(tmp_path)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert out.stdout == b"0\n", out.stderr.decode()
+    assert (tmp_path / "child.pgn.zst").read_bytes() == (tmp_path / "parent.pgn.zst").read_bytes()
+
+
 def test_a_handler_of_the_program_for_sigterm_is_left_alone(tmp_path):
     # The program's own handler runs (at the call's next look for signals)
     # and its exception stops the call, as Ctrl-C's does.

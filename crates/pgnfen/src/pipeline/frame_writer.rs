@@ -82,6 +82,9 @@ struct Pool {
     jobs: Sender<Job>,
     queue: Receiver<Job>,
     threads: usize,
+    /// The process that started the threads: a child made by `fork` (a
+    /// Python program's `multiprocessing`) has none of them, and starts its own.
+    process: u32,
 }
 
 static POOL: Mutex<Option<Pool>> = Mutex::new(None);
@@ -89,12 +92,19 @@ static POOL: Mutex<Option<Pool>> = Mutex::new(None);
 /// The queue of the pool, which gets `threads` threads if it has fewer.
 fn pool(threads: usize) -> io::Result<Sender<Job>> {
     let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    if pool
+        .as_ref()
+        .is_some_and(|p| p.process != std::process::id())
+    {
+        *pool = None;
+    }
     let pool = pool.get_or_insert_with(|| {
         let (jobs, queue) = unbounded();
         Pool {
             jobs,
             queue,
             threads: 0,
+            process: std::process::id(),
         }
     });
     while pool.threads < threads {

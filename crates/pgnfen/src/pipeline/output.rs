@@ -29,11 +29,13 @@ use super::source::{Compression, Input};
 /// smallest file recompresses once; a filter's output is usually read again.
 const ZSTD_LEVEL: i32 = 1;
 
-/// Threads that compress a `.zst` output; 0: one per core.
+/// Threads that compress `.zst` outputs; 0: one per core.
 static COMPRESSION_THREADS: AtomicUsize = AtomicUsize::new(0);
 
-/// Sets how many threads compress each `.zst` output (the run's `-j`; the
-/// command line sets it once, before any output is created). 0: one per core.
+/// Sets how many threads compress `.zst` outputs (the run's `-j`; the
+/// command line sets it once, before any output is created). 0: one per
+/// core. The threads are the process's, shared by every `.zst` output; a
+/// later setting can add threads, not take them away.
 pub fn set_compression_threads(threads: usize) {
     COMPRESSION_THREADS.store(threads, Ordering::Relaxed);
 }
