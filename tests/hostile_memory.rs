@@ -216,24 +216,7 @@ fn a_split_into_several_xz_files_stays_within_the_bound() {
         }
     });
     let template = dir.path().join("out/{speed}.pgn.xz");
-    let (kib, code) = peak_kib(&[
-        "split",
-        "-o",
-        template.to_str().unwrap(),
-        input.to_str().unwrap(),
-    ]);
-    println!("{kib} KiB");
-    assert_eq!(code, Some(0));
-    assert!(kib < LIMIT_KIB, "{kib} KiB");
-    // The files read back: every game in one of them.
-    let mut games = 0;
-    for entry in std::fs::read_dir(dir.path().join("out")).unwrap() {
-        let path = entry.unwrap().path();
-        let out = common::run(&["stats", "--format", "json", path.to_str().unwrap()]);
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        games += v["games"].as_u64().unwrap();
-    }
-    assert_eq!(games, 300_000);
+    assert_eq!(split_within_the_bound(&template, &input), (4, 300_000));
 }
 
 /// A `split` into every class and speed writes 42 `.zst` files at once. Each
@@ -261,6 +244,14 @@ fn a_split_into_many_zst_files_stays_within_the_bound() {
         }
     });
     let template = dir.path().join("out/{speed}-{class}.pgn.zst");
+    let games = (rounds * 13 * 7) as u64;
+    assert_eq!(split_within_the_bound(&template, &input), (42, games));
+}
+
+/// Runs `split -o TEMPLATE INPUT` (TEMPLATE in a folder of its own), holds
+/// its peak memory within the bound, and reads the files back: how many
+/// there are and how many games they hold.
+fn split_within_the_bound(template: &Path, input: &Path) -> (usize, u64) {
     let (kib, code) = peak_kib(&[
         "split",
         "-o",
@@ -270,16 +261,14 @@ fn a_split_into_many_zst_files_stays_within_the_bound() {
     println!("{kib} KiB");
     assert_eq!(code, Some(0));
     assert!(kib < LIMIT_KIB, "{kib} KiB");
-    // 42 files that read back: every game in one of them.
-    let outputs: Vec<String> = std::fs::read_dir(dir.path().join("out"))
+    let outputs: Vec<String> = std::fs::read_dir(template.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
         .collect();
-    assert_eq!(outputs.len(), 42);
     let mut args = vec!["stats", "--format", "json"];
     args.extend(outputs.iter().map(String::as_str));
     let v: serde_json::Value = serde_json::from_slice(&common::run(&args).stdout).unwrap();
-    assert_eq!(v["games"].as_u64(), Some((rounds * 13 * 7) as u64));
+    (outputs.len(), v["games"].as_u64().unwrap())
 }
 
 /// `--moves` wraps the job: its results' weight (check's findings) had been
