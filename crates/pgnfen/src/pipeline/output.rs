@@ -426,7 +426,7 @@ impl Output {
     /// [`Output::create`] for one of `outputs` files a run writes at once
     /// (`split`'s): `.xz` encoders and `.zst` frames take memory of their
     /// own, so when there are more than two, each gets a smaller share (see
-    /// `xz_encoder` and [`frame_size_among`](super::frame_writer::frame_size_among)).
+    /// `xz_encoder` and `frame_writer::frame_size_among`).
     pub fn create_among(path: Option<&Path>, outputs: usize) -> io::Result<Output> {
         let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
             return Ok(Output::stdout());
