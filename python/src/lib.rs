@@ -502,9 +502,7 @@ fn filter_games(
         ));
     }
     if moves.is_none() || !selection.is_empty() {
-        selection
-            .validate("filter")
-            .map_err(|e| crate::errors::usage(e.to_string()))?;
+        selection.validate("filter").map_err(selection_error)?;
     }
     // (After the selection's errors, as the command line has them.)
     if rest.as_ref() == Some(&output) {
@@ -528,6 +526,18 @@ fn filter_games(
     counts.set_item("kept", kept)?;
     counts.set_item("rest", games - kept)?;
     Ok(counts.into_any().unbind())
+}
+
+/// A selection's error in the words of Python's arguments where the
+/// library's message names the command line's flags.
+pub(crate) fn selection_error(e: Error) -> PyErr {
+    match e {
+        Error::Usage(pgnfen::Usage::PositionsWithoutChess960 { .. }) => crate::errors::usage(
+            "filter(): chess960_positions selects Chess960 games, but classes does not include \
+             chess960",
+        ),
+        e => crate::errors::usage(e.to_string()),
+    }
 }
 
 /// The games `filter()` (and `pgnfen.dask.filter`) keep: every given

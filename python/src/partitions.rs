@@ -319,7 +319,7 @@ fn selection(
     } else {
         selection.validate("filter")
     };
-    checked.map_err(|e| crate::errors::usage(e.to_string()))?;
+    checked.map_err(crate::selection_error)?;
     Ok(selection)
 }
 

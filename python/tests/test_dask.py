@@ -205,6 +205,8 @@ def test_filter_by_speeds_and_chess960_positions_as_on_one_machine(client, tmp_p
         pgnfen.dask.filter(paths, tmp_path / "bad", speeds=["blitzz"], client=client)
     with pytest.raises(pgnfen.UsageError, match="0-959"):
         pgnfen.dask.filter(paths, tmp_path / "bad", chess960_positions=[960], client=client)
+    with pytest.raises(pgnfen.UsageError, match="but classes does not include chess960"):
+        pgnfen.dask.filter(paths, tmp_path / "bad", classes=["setup"], chess960_positions=[5], client=client)
     with pytest.raises(TypeError, match="speeds"):
         pgnfen.dask.filter(paths, tmp_path / "bad", speeds="blitz", client=client)
     with pytest.raises(pgnfen.UsageError, match="needs"):

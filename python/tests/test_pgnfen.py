@@ -557,6 +557,9 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
             pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=[huge])
     with pytest.raises(ValueError, match="needs classes"):
         pgnfen.filter(path, output=tmp_path / "x.pgn")
+    # Positions with classes that leave Chess960 out: in the arguments' names.
+    with pytest.raises(pgnfen.UsageError, match=r"^filter\(\): chess960_positions .* but classes does not include chess960$"):
+        pgnfen.filter(path, output=tmp_path / "x.pgn", classes=["standard"], chess960_positions=[5])
     # Empty lists select nothing either: the same message, in Python's words.
     for empty in ("classes", "chess960_positions", "tags", "speeds"):
         with pytest.raises(ValueError, match=r"^filter\(\) needs classes"):
