@@ -95,9 +95,11 @@ pub struct Archive {
 }
 
 impl Archive {
-    /// The archive of these files, read in the order given. Each is opened once
-    /// here so that a missing or unreadable file, or a folder, is reported
-    /// before any work starts (the error names the file). Compression (gzip,
+    /// The archive of these files, read in the order given. Each is checked
+    /// here as the tasks check their inputs, so that a missing or unreadable
+    /// file, or a folder, is reported before any work starts (the error names
+    /// the file; a named pipe is not opened, which would take its writer's
+    /// first bytes from the real read). Compression (gzip,
     /// bzip2, zstd, xz) and zip archives are handled as the commands handle them.
     pub fn open<I, P>(paths: I) -> Result<Archive, InputError>
     where
@@ -110,14 +112,7 @@ impl Archive {
             .collect();
         for input in &inputs {
             if let Input::File(path) = input
-                && let Err(source) =
-                    std::fs::File::open(path).and_then(|file| match file.metadata()?.is_dir() {
-                        true => Err(io::Error::new(
-                            io::ErrorKind::IsADirectory,
-                            "is a directory",
-                        )),
-                        false => Ok(()),
-                    })
+                && let Err(source) = crate::error::check_readable(path)
             {
                 return Err(InputError {
                     file: input.display_name(),

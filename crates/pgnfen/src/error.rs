@@ -260,19 +260,7 @@ fn sink_error(e: io::Error) -> Error {
 pub fn check_inputs_exist(inputs: &[Input]) -> Result<(), Error> {
     for input in inputs {
         let Input::File(path) = input else { continue };
-        let checked = std::fs::metadata(path).and_then(|meta| {
-            if meta.is_dir() {
-                Err(io::Error::new(
-                    io::ErrorKind::IsADirectory,
-                    "is a directory",
-                ))
-            } else if meta.is_file() {
-                std::fs::File::open(path).map(drop)
-            } else {
-                Ok(())
-            }
-        });
-        if let Err(source) = checked {
+        if let Err(source) = check_readable(path) {
             return Err(Error::Io {
                 file: input.display_name(),
                 source,
@@ -280,6 +268,22 @@ pub fn check_inputs_exist(inputs: &[Input]) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// [`check_inputs_exist`] for one file: an error for a missing or
+/// unreadable file or a folder. Only a regular file is opened.
+pub(crate) fn check_readable(path: &Path) -> io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_dir() {
+        Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ))
+    } else if meta.is_file() {
+        std::fs::File::open(path).map(drop)
+    } else {
+        Ok(())
+    }
 }
 
 /// Refuses two outputs of one run that are the same file, before anything is

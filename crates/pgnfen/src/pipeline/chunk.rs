@@ -208,6 +208,7 @@ impl<R: Lend> Chunker<R> {
 
     /// A chunker with other sizes (small ones exercise the cut logic in tests).
     pub fn with_sizes(source: Source<R>, target: usize, max: usize) -> Self {
+        let (target, max) = allowed_sizes((target, max));
         Chunker {
             source,
             carry: Vec::new(),
@@ -216,8 +217,8 @@ impl<R: Lend> Chunker<R> {
             seq: 0,
             eof: false,
             done: false,
-            target: allowed_sizes((target, max)).0,
-            max: allowed_sizes((target, max)).1,
+            target,
+            max,
             cancel: None,
             failed: None,
         }
