@@ -43,6 +43,20 @@ struct Reports {
     ep: Option<EpPolicy>,
 }
 
+impl Reports {
+    /// The report's object with the file and line it was read from first.
+    fn located(&self, line: u64, report: fen::report::Report) -> Value {
+        let mut object = serde_json::Map::new();
+        object.insert("file".into(), Value::from(self.file.as_str()));
+        object.insert("line".into(), Value::from(line));
+        // A report of strings and numbers always serializes.
+        if let Ok(Value::Object(fields)) = serde_json::to_value(report) {
+            object.extend(fields);
+        }
+        Value::Object(object)
+    }
+}
+
 impl Render for Reports {
     type Run = Vec<Value>;
 
@@ -54,16 +68,7 @@ impl Render for Reports {
             .filter(|(text, _)| !Line::is_blank_or_comment(text))
             .map(|(text, number)| {
                 let record = fen::analyse_record(text, VariantHint::StandardLike);
-                let mut object = serde_json::Map::new();
-                object.insert("file".into(), Value::from(self.file.as_str()));
-                object.insert("line".into(), Value::from(number));
-                // A report of strings and numbers always serializes.
-                if let Ok(Value::Object(fields)) =
-                    serde_json::to_value(fen::report_record(text, &record, self.ep))
-                {
-                    object.extend(fields);
-                }
-                Value::Object(object)
+                self.located(number, fen::report_record(text, &record, self.ep))
             })
             .collect()
     }
@@ -77,13 +82,7 @@ impl Render for Reports {
     }
 
     fn long_line_end(&self, _line_end: &[u8], line: u64) -> Vec<Value> {
-        let mut object = serde_json::Map::new();
-        object.insert("file".into(), Value::from(self.file.as_str()));
-        object.insert("line".into(), Value::from(line));
-        if let Value::Object(fields) = Line::too_long_report() {
-            object.extend(fields);
-        }
-        vec![Value::Object(object)]
+        vec![self.located(line, Line::too_long_report())]
     }
 }
 

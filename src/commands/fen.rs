@@ -53,6 +53,16 @@ struct Located<'a> {
     report: fen::report::Report,
 }
 
+impl Located<'_> {
+    /// Appends the object and a line end to `out`.
+    fn write_line(&self, out: &mut Vec<u8>) {
+        // A report of strings and numbers always serializes, and a `Vec`
+        // never refuses bytes.
+        serde_json::to_writer(&mut *out, self).ok();
+        out.push(b'\n');
+    }
+}
+
 /// The output of a run of lines, to be written in order.
 #[derive(Default)]
 struct Rendered {
@@ -310,16 +320,12 @@ impl Converter<'_> {
                     .extend_from_slice(if line_end.is_empty() { b"\n" } else { line_end });
             }
             (Format::Json, _) => {
-                // Where the line lies first, as in every record's report.
-                let mut report = serde_json::Map::new();
-                report.insert("file".into(), file.into());
-                report.insert("line".into(), line.into());
-                if let serde_json::Value::Object(fields) = Line::too_long_report() {
-                    report.extend(fields);
-                }
-                r.out
-                    .extend_from_slice(serde_json::Value::Object(report).to_string().as_bytes());
-                r.out.push(b'\n');
+                let report = Located {
+                    file,
+                    line,
+                    report: Line::too_long_report(),
+                };
+                report.write_line(&mut r.out);
             }
         }
         if self.args.format == Format::Text {
@@ -358,11 +364,7 @@ impl Converter<'_> {
                     line: no,
                     report: fen::report_record(text, &record, self.args.ep),
                 };
-                // A report of strings and numbers always serializes.
-                if let Ok(json) = serde_json::to_string(&report) {
-                    r.out.extend_from_slice(json.as_bytes());
-                }
-                r.out.push(b'\n');
+                report.write_line(&mut r.out);
             }
             (Format::Text, None) => {
                 r.out.extend_from_slice(analysis.class.as_str().as_bytes());

@@ -20,8 +20,9 @@ pub struct ReportProblem {
 /// One bare record: exactly the keys of `fen --format json` (docs/commands.md, `fen`), in that order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Report {
-    /// The record as given.
-    pub input: String,
+    /// The record as given; `None` for a line too long to be a record, which
+    /// is never held whole (its one problem is a `fen-syntax` error).
+    pub input: Option<String>,
     /// Whether it is a legal position.
     pub valid: bool,
     /// Its class name.
@@ -84,7 +85,7 @@ fn build(
     operations: Option<String>,
 ) -> Report {
     Report {
-        input: String::from_utf8_lossy(input).into_owned(),
+        input: Some(String::from_utf8_lossy(input).into_owned()),
         valid: analysis.is_valid(),
         class: analysis.class.as_str(),
         board: analysis.board.map(|b| b.as_str()),
