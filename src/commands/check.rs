@@ -313,15 +313,19 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     // standard output closed after it (`| head`) ends the run quietly, but
     // with status 1, as the whole run would have.
     let mut failed = false;
+    // Whether writing the report failed: the library names the failure of
+    // the function it is given `<output>`, and the report's one output is
+    // standard output, named as the other commands name it.
+    let mut unwritten = false;
     let totals = check::run(&inputs(&args.inputs), &options, |d| {
         failed |= d.severity() == Severity::Error || args.deny_warnings;
-        report.add(d)
+        let written = report.add(d);
+        unwritten |= written.is_err();
+        written
     });
     let totals = match totals {
         Err(Error::BrokenPipe) if failed => return Ok(Outcome::Problems),
-        // The report's one output is standard output, named as the other
-        // commands name it (the library names a sink's failure `<output>`).
-        Err(Error::Io { file, source }) if file == "<output>" => {
+        Err(Error::Io { source, .. }) if unwritten => {
             return Err(Error::writing("<stdout>", source));
         }
         other => other?,
