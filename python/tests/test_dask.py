@@ -685,6 +685,16 @@ def test_partitions_are_the_tuples_the_stubs_name(tmp_path):
         assert identity is not None
 
 
+def test_a_partition_size_that_would_plan_a_partition_a_byte_is_refused(tmp_path):
+    # A million partitions at most: one a byte of a 2 MB file would hold the
+    # plan's memory for nothing. The file of the refusal is not read.
+    path = tmp_path / "games.pgn"
+    path.write_bytes(b'[Event "a"]\n\n1. e4 *\n\n' * 100_000)
+    with pytest.raises(pgnfen.UsageError, match="more than 1048576 partitions"):
+        pgnfen.dask.partitions([path], partition_size=1)
+    assert len(pgnfen.dask.partitions([path], partition_size=4 << 10)) == 538
+
+
 class _RecomputingClient:
     """A client that runs tasks in this process and, before every new task,
     runs again each finished task whose future is still held, newest first:

@@ -94,6 +94,16 @@ pub enum Usage {
     /// Partitions are read at offsets, which standard input cannot be.
     #[error("partitions need files: standard input cannot be read at an offset")]
     PartitionOfStdin,
+    /// A partition size so small for the inputs that the plan would hold
+    /// more partitions than [`crate::partition::MAX_PARTITIONS`].
+    #[error(
+        "partitions of {target} bytes would cut the inputs into more than {} partitions; ask for larger ones",
+        crate::partition::MAX_PARTITIONS
+    )]
+    TooManyPartitions {
+        /// The partition size asked for.
+        target: u64,
+    },
     /// `--in-place` given standard input.
     #[error("--in-place rewrites files: standard input cannot be rewritten in place")]
     InPlaceStdin,

@@ -193,13 +193,20 @@ impl Partition {
     }
 }
 
+/// Partitions one plan holds at most: a million partitions are already far
+/// more tasks than a cluster schedules well, and a partition size of a few
+/// bytes would otherwise plan one per byte of the inputs (a gigabyte's worth
+/// of partitions would not fit in memory).
+pub const MAX_PARTITIONS: u64 = 1 << 20;
+
 /// Cuts every file into partitions of about `target` bytes (of the file as
 /// stored: compressed bytes for zstd), in input order.
 ///
 /// # Errors
 ///
 /// [`Error::Io`] naming a file that cannot be read; [`Error::Usage`] for
-/// standard input (`-`), which cannot be read at an offset.
+/// standard input (`-`), which cannot be read at an offset, and for a
+/// `target` so small that the plan would hold more than [`MAX_PARTITIONS`].
 pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, Error> {
     let target = target.max(1);
     let mut parts = Vec::new();
@@ -229,7 +236,9 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
                     head.len() < crate::pipeline::source::MAGIC_LEN,
                 )
                 .map_err(io_err)?;
-                (0..len.div_ceil(target).max(1))
+                let count = len.div_ceil(target).max(1);
+                refuse_too_many(parts.len() as u64 + count, target)?;
+                (0..count)
                     .map(|i| (Kind::Plain, i * target..((i + 1) * target).min(len)))
                     .collect()
             }
@@ -242,6 +251,7 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
             }
             _ => vec![(Kind::Whole, 0..len)],
         };
+        refuse_too_many((parts.len() + ranges.len()) as u64, target)?;
         parts.extend(
             ranges
                 .into_iter()
@@ -256,6 +266,15 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
         );
     }
     Ok(parts)
+}
+
+/// Refuses a plan of `count` partitions of `target` bytes when that is more
+/// than [`MAX_PARTITIONS`] (checked before a file's partitions are made).
+fn refuse_too_many(count: u64, target: u64) -> Result<(), Error> {
+    if count > MAX_PARTITIONS {
+        return Err(crate::error::Usage::TooManyPartitions { target }.into());
+    }
+    Ok(())
 }
 
 /// Where a run of a partition starts reading games.

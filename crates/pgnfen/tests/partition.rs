@@ -255,6 +255,46 @@ fn standard_input_cannot_be_partitioned() {
     ));
 }
 
+#[test]
+fn a_partition_size_too_small_for_the_inputs_is_refused_before_planning() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("games.pgn");
+    let game = b"[Event \"a\"]\n\n1. e4 *\n\n";
+    let len = partition::MAX_PARTITIONS as usize + 1;
+    std::fs::write(
+        &plain,
+        game.repeat(len.div_ceil(game.len()))[..len].to_vec(),
+    )
+    .unwrap();
+    // One partition a byte would be one more than the bound: refused, saying so.
+    let refused = partition::plan(&[&plain], 1).unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            pgnfen::Error::Usage(pgnfen::Usage::TooManyPartitions { target: 1 })
+        ),
+        "{refused}"
+    );
+    assert!(
+        refused.to_string().contains("ask for larger ones"),
+        "{refused}"
+    );
+    // Two bytes a partition stay within it (the plan is made), and so does a
+    // whole-file input next to it whatever the size.
+    let gz = dir.path().join("games.pgn.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, game).unwrap();
+    std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
+    assert_eq!(partition::plan(&[&gz], 1).unwrap().len(), 1);
+    let halves = partition::plan(&[&plain], 2).unwrap();
+    assert_eq!(halves.len() as u64, partition::MAX_PARTITIONS / 2 + 1);
+    // The bound counts every input's partitions together.
+    assert!(matches!(
+        partition::plan(&[&plain, &plain], 2),
+        Err(pgnfen::Error::Usage(_))
+    ));
+}
+
 /// The notes of a run kept, as the Python binding keeps them for a
 /// cluster's client.
 #[derive(Default)]
