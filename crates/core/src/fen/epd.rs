@@ -333,8 +333,19 @@ pub fn analyse_record(line: &[u8], hint: VariantHint) -> Record {
             operations: None,
         };
     };
-    let mut analysis = analyse(&line[split.position], hint);
+    let position = split.position;
+    let mut analysis = analyse(&line[position.clone()], hint);
     analysis.problems.retain(|p| p.code != Code::MissingClocks);
+    // Spaces beyond the one before the operations end the four fields, and
+    // the FEN reader calls them trailing; they stand between the fields and
+    // the operations, a spacing fault as between two fields.
+    if let Some(p) = analysis.problems.iter_mut().find(|p| {
+        p.code == Code::Noncanonical && !p.span.is_empty() && p.span.end == position.len()
+    }) && line[p.span.start..ops.start].iter().all(|&b| b == b' ')
+    {
+        p.span.end = ops.start;
+        p.message = super::parse::REPEATED_SPACES.into();
+    }
     let before = analysis.problems.len();
     let unreadable = analysis.position.is_none();
     let syntax_error = analysis.problems.iter().any(|p| p.code == Code::FenSyntax);
@@ -620,6 +631,12 @@ mod tests {
         let c = codes(&line);
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].0, Code::Noncanonical);
+        // Named as between two fields, over the whole run of spaces: they
+        // trail the fields, but the operations follow.
+        let record = analyse_record(line.as_bytes(), VariantHint::StandardLike);
+        let p = &record.analysis.problems[0];
+        assert_eq!(p.message, "fields are separated by more than one space");
+        assert_eq!(p.span, START.len()..START.len() + 2);
         assert_eq!(
             shredder(&line).unwrap(),
             format!("{} bm e4;", START.replace("KQkq", "HAha"))

@@ -420,6 +420,9 @@ fn bad_byte(fen: &[u8], pos: usize) -> Problem {
     )
 }
 
+/// The message of spaces repeated between two fields.
+pub(crate) const REPEATED_SPACES: &str = "fields are separated by more than one space";
+
 /// The first spacing fault: leading, trailing or repeated spaces.
 fn spacing(fen: &[u8]) -> Option<Problem> {
     let nc = |span: Range<usize>, msg: &str| {
@@ -433,7 +436,7 @@ fn spacing(fen: &[u8]) -> Option<Problem> {
     if let Some(i) = fen.windows(2).position(|w| w == b"  ") {
         let n = fen[i..].iter().take_while(|&&b| b == b' ').count();
         if i + n < fen.len() {
-            return Some(nc(i..i + n, "fields are separated by more than one space"));
+            return Some(nc(i..i + n, REPEATED_SPACES));
         }
     }
     if fen.last() == Some(&b' ') {
