@@ -84,8 +84,11 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line whatever a name or a library's message holds: control
             // characters escaped, so that nothing in it can start a line of its
-            // own (a GitHub workflow command reads standard error too).
-            say!("pgnfen: {}", pgnfen::escape::controls(&e.to_string()));
+            // own (a GitHub workflow command reads standard error too), nor
+            // hold the runner's older form of command, `##[error]`, which a
+            // quoted argument could bring (`--tag 'White~##[error]('`).
+            let message = pgnfen::escape::controls(&e.to_string()).into_owned();
+            say!("pgnfen: {}", pgnfen::escape::legacy_command_free(&message));
             ExitCode::from(2)
         }
     }
@@ -128,19 +131,21 @@ fn is_plain_file(path: &std::path::Path) -> bool {
         && pgnfen::pipeline::Compression::sniff(&head) == pgnfen::pipeline::Compression::None
 }
 
-/// The arguments that hold a control character (a newline in a file name).
+/// The arguments that hold a control character (a newline in a file name) or
+/// the GitHub runner's older form of command, `##[`.
 fn tainted_arguments() -> impl Iterator<Item = String> {
     std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
-        .filter(|a| a.chars().any(char::is_control))
+        .filter(|a| a.chars().any(char::is_control) || a.contains("##["))
 }
 
 /// clap's report of a usage error, with the text it quotes from the
 /// arguments escaped: a newline in a name or value must not start a line of
 /// its own, which a GitHub workflow reading standard error could take for a
-/// command (`::error::...`). Only when an argument holds a control character;
-/// otherwise clap prints its report as it is.
+/// command (`::error::...`), and no `##[` may stand in it. Only when an
+/// argument holds a control character or `##[`; otherwise clap prints its
+/// report as it is.
 fn escaped_usage_error(e: &clap::Error) -> String {
     let mut text = e.render().to_string();
     for argument in tainted_arguments() {
@@ -168,6 +173,8 @@ fn escaped_usage_error(e: &clap::Error) -> String {
             text = text.replace(piece.as_str(), &pgnfen::escape::controls(piece));
         }
     }
+    // clap's own words never hold `##[`: any in the report was quoted.
+    let text = pgnfen::escape::legacy_command_free(&text).into_owned();
     // Whatever was quoted in a way not foreseen: no line may begin with `::`.
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {

@@ -154,6 +154,64 @@ fn names_cannot_start_commands_of_the_older_form_either() {
     assert!(stderr.contains("nosuch#\\u{23}[error]x.pgn"), "{stderr}");
 }
 
+/// Arguments quoted back in usage errors, clap's and pgnfen's own: a file
+/// a glob names that begins with `-` (`*.pgn` in a repository), a flag's
+/// value, a tag expression, a template, a subcommand.
+#[test]
+fn arguments_quoted_in_usage_errors_hold_no_command_of_the_older_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let dashed = dir.path().join("--x##[error]Injected.pgn");
+    std::fs::write(&dashed, "").unwrap();
+    let dashed_name = dashed.file_name().unwrap();
+    let runs: [&[&std::ffi::OsStr]; 8] = [
+        &[
+            "check".as_ref(),
+            "--format".as_ref(),
+            "github".as_ref(),
+            dashed_name,
+        ],
+        &[
+            "check".as_ref(),
+            "--moves".as_ref(),
+            "##[warning]m".as_ref(),
+            "x".as_ref(),
+        ],
+        &[
+            "-j".as_ref(),
+            "##[error]".as_ref(),
+            "check".as_ref(),
+            "x".as_ref(),
+        ],
+        &["##[error]sub".as_ref()],
+        &["explain".as_ref(), "##[error]x".as_ref()],
+        &[
+            "split".as_ref(),
+            "-o".as_ref(),
+            "##[error]{x}".as_ref(),
+            "x".as_ref(),
+        ],
+        &[
+            "export".as_ref(),
+            "--tags".as_ref(),
+            "##[error]".as_ref(),
+            "x".as_ref(),
+        ],
+        &[
+            "filter".as_ref(),
+            "--tag".as_ref(),
+            "White~##[error](".as_ref(),
+            "x".as_ref(),
+        ],
+    ];
+    for args in runs {
+        let out = bin().current_dir(dir.path()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("#\\u{23}["), "{args:?}: {stderr}");
+        only_own_commands(&out.stderr).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+    }
+}
+
 #[test]
 fn github_format_names_cannot_start_workflow_commands() {
     let dir = tempfile::tempdir().unwrap();
