@@ -1433,3 +1433,54 @@ fn only_the_standard_streams_are_taken_as_streams_and_devices_take_several_outpu
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// A damaged compressed input: the games read before the damage reach every
+/// consumer alike (`filter`'s standard output, `export`'s rows, the
+/// library's games), the game the damage may have cut short held back, also
+/// when the whole file is smaller than a chunk (its first bytes were lost
+/// with the error before).
+#[test]
+fn the_games_before_damage_reach_every_front_end_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = |i: usize| format!("[Event \"{i}\"]\n\n1. e4 1-0\n\n");
+    for (games, junk) in [(3, true), (5000, true), (5000, false)] {
+        let text: String = (0..games).map(game).collect();
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(text.as_bytes()).unwrap();
+        let mut data = encoder.finish().unwrap();
+        if junk {
+            data.extend_from_slice(b"JUNK");
+        } else {
+            data.truncate(data.len() * 2 / 3);
+        }
+        let path = dir.path().join(format!("{games}-{junk}.pgn.gz"));
+        std::fs::write(&path, &data).unwrap();
+        let p = path.to_str().unwrap();
+
+        let filtered = run(&["-q", "filter", "--class", "standard", p]);
+        assert_eq!(filtered.status.code(), Some(2));
+        let kept = String::from_utf8_lossy(&filtered.stdout)
+            .matches("[Event ")
+            .count();
+        let exported = run(&["-q", "export", "--format", "jsonl", p]);
+        assert_eq!(exported.status.code(), Some(2));
+        let rows = exported.stdout.iter().filter(|&&b| b == b'\n').count();
+        let mut library = 0;
+        let mut error = None;
+        for item in pgnfen::Archive::open([&path]).unwrap().games() {
+            match item {
+                Ok(_) => library += 1,
+                Err(e) => error = Some(e),
+            }
+        }
+        assert!(error.is_some(), "{p}");
+        assert_eq!((kept, rows), (library, library), "{p}");
+        if junk {
+            // The data is whole: only the last game, whose end the error
+            // hides, is held back.
+            assert_eq!(kept, games - 1, "{p}");
+        } else {
+            assert!(kept > 0 && kept < games, "{p}: {kept}");
+        }
+    }
+}

@@ -199,8 +199,18 @@ impl Archive {
                     index_tags: sink_index_tags,
                     problems_weight: 0,
                 };
-                let result = pipeline::run(&inputs, &ArchiveJob, &mut sink, &options)
-                    .and_then(|_| sink.flush().map_err(RunError::Sink));
+                let result = match pipeline::run(&inputs, &ArchiveJob, &mut sink, &options) {
+                    Ok(_) => sink.flush().map_err(RunError::Sink),
+                    Err(e @ RunError::Input(_)) => {
+                        // An input that turns out damaged: the games read
+                        // before the damage come first (the last one ends
+                        // where the readable text does), as every command
+                        // hands them on, then the error.
+                        let _ = sink.flush();
+                        Err(e)
+                    }
+                    Err(e) => Err(e),
+                };
                 if let Err(e) = result {
                     // A closed channel (the consumer is gone) is the normal way to stop.
                     let _ = tx.send(Err(e));

@@ -420,6 +420,14 @@ where
                 Err(RunError::Sink(e)) if e.get_ref().is_some_and(|r| r.is::<Stopped>()) => {
                     return Ok(sink.summary);
                 }
+                Err(e @ RunError::Input(_)) => {
+                    // An input that turns out damaged: the rows of the games
+                    // read before the damage are handed on first, as every
+                    // command hands those games on (a consumer that went
+                    // away meanwhile changes nothing: the error is the news).
+                    let _ = sink.flush_game().and_then(|()| sink.send());
+                    return Err(e);
+                }
                 Err(e) => return Err(e),
             };
             sink.flush_game().map_err(RunError::Sink)?;

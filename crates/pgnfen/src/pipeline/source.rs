@@ -599,6 +599,11 @@ pub(crate) struct Unnested<R> {
     /// The first decoded bytes, read ahead to be recognised, and how many of
     /// them were handed out; `None` once all were.
     head: Option<(Vec<u8>, usize)>,
+    /// The error that ended the reading of those first bytes, returned once
+    /// they were handed out: a small file whose data is followed by damage
+    /// (trailing garbage, a cut) gives its games before the error, as a
+    /// larger one does.
+    failed: Option<io::Error>,
 }
 
 impl<R: Read> Unnested<R> {
@@ -607,6 +612,7 @@ impl<R: Read> Unnested<R> {
             inner,
             outer,
             head: None,
+            failed: None,
         }
     }
 
@@ -619,7 +625,12 @@ impl<R: Read> Unnested<R> {
                 Ok(0) => break,
                 Ok(k) => n += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) if n == 0 => return Err(e),
+                Err(e) => {
+                    // Judged by what was read, as a file that ends there.
+                    self.failed = Some(e);
+                    break;
+                }
             }
         }
         head.truncate(n);
@@ -670,6 +681,9 @@ impl<R: Read> Read for Unnested<R> {
             if n > 0 || buf.is_empty() {
                 return Ok(n);
             }
+        }
+        if let Some(e) = self.failed.take() {
+            return Err(e);
         }
         self.inner.read(buf)
     }
