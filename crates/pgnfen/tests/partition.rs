@@ -261,11 +261,7 @@ fn a_partition_size_too_small_for_the_inputs_is_refused_before_planning() {
     let plain = dir.path().join("games.pgn");
     let game = b"[Event \"a\"]\n\n1. e4 *\n\n";
     let len = partition::MAX_PARTITIONS as usize + 1;
-    std::fs::write(
-        &plain,
-        game.repeat(len.div_ceil(game.len()))[..len].to_vec(),
-    )
-    .unwrap();
+    std::fs::write(&plain, &game.repeat(len.div_ceil(game.len()))[..len]).unwrap();
     // One partition a byte would be one more than the bound: refused, saying so.
     let refused = partition::plan(&[&plain], 1).unwrap_err();
     assert!(
