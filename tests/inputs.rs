@@ -692,3 +692,64 @@ fn a_compressed_file_cut_short_says_which_format_and_why() {
     };
     assert_eq!(stats(&padded), stats(&unpadded));
 }
+
+/// Damage that the decoders' own words do not explain: each message names
+/// the format and says what the usual cause is.
+#[test]
+fn damaged_data_is_named_by_its_format_and_its_likely_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = chess960_games(300);
+    let with_junk = |how: &str| {
+        let mut data = compressed(how, &games);
+        data.extend_from_slice(b"JUNK");
+        data
+    };
+    // A frame with its checksum, whose last checksum byte is changed.
+    let flipped = {
+        let mut e = zstd::stream::Encoder::new(Vec::new(), 1).unwrap();
+        e.include_checksum(true).unwrap();
+        e.write_all(&games).unwrap();
+        let mut data = e.finish().unwrap();
+        *data.last_mut().unwrap() ^= 0x01;
+        data
+    };
+    let mut zip = Vec::new();
+    {
+        let mut z = zip::ZipWriter::new(std::io::Cursor::new(&mut zip));
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        z.start_file("games.pgn", stored).unwrap();
+        z.write_all(&games).unwrap();
+        z.finish().unwrap();
+    }
+    // A stored member's text changed: its CRC no longer matches.
+    let at = zip.windows(6).position(|w| w == b"[Event").unwrap() + 2;
+    zip[at] ^= 0x20;
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("junk.pgn.xz", with_junk("xz"), "xz data cannot be read"),
+        (
+            "junk.pgn.bz2",
+            with_junk("bzip2"),
+            "bytes that are not bzip2 follow its last stream",
+        ),
+        (
+            "sum.pgn.zst",
+            flipped,
+            "zstd data cannot be read: Restored data doesn't match checksum (the compressed data is damaged",
+        ),
+        (
+            "crc.zip",
+            zip,
+            "crc.zip:games.pgn: the zip member cannot be read",
+        ),
+    ];
+    for (name, data, expected) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &data).unwrap();
+        let run = bin().args(["-q", "stats"]).arg(&path).output().unwrap();
+        assert_eq!(run.status.code(), Some(2), "{name}");
+        let err = stderr(&run);
+        assert!(err.contains(expected), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+    }
+}

@@ -785,8 +785,16 @@ impl<R: BufRead> Read for XzReader<R> {
             } else if e.kind() == io::ErrorKind::Interrupted {
                 e
             } else {
-                let why = if e.to_string().to_lowercase().contains("eof") {
-                    " (the file ends inside compressed data: it was cut short)"
+                // liblzma tells a cut from bytes after the last stream that
+                // are no stream (too few for a header: "premature eof";
+                // more: "data error") by neither word.
+                let lower = e.to_string().to_lowercase();
+                let why = if lower.contains("eof") {
+                    " (the file ends inside compressed data: it was cut short, or a \
+                     few bytes that are not xz follow its last stream)"
+                } else if lower.contains("data error") || lower.contains("format") {
+                    " (the compressed data is damaged, or bytes that are not xz follow \
+                     its last stream: trailing garbage)"
                 } else {
                     ""
                 };
@@ -809,7 +817,10 @@ impl<R: Read> Read for DecoderErrors<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.inner.read(buf).map_err(|e| {
             let text = e.to_string();
-            if e.kind() == io::ErrorKind::Interrupted || text.contains(" data ") {
+            // (A message of this module's own already names the format.)
+            if e.kind() == io::ErrorKind::Interrupted
+                || text.starts_with(&format!("{} data ", self.format))
+            {
                 return e;
             }
             let lower = text.to_lowercase();
@@ -818,6 +829,13 @@ impl<R: Read> Read for DecoderErrors<R> {
                 || lower.contains("end of file")
             {
                 " (the file ends inside compressed data: it was cut short)"
+            } else if lower.contains("checksum") {
+                " (the compressed data is damaged: what it decodes to does not \
+                 match its checksum)"
+            } else if self.format == "bzip2" && lower.contains("header missing") {
+                // After a stream, only another stream may follow.
+                " (bytes that are not bzip2 follow its last stream: trailing \
+                 garbage or padding)"
             } else if self.format == "gzip" && lower.contains("header") {
                 // Most often what follows the last member (`gzip -d` warns
                 // "trailing garbage ignored" and goes on; pgnfen loses no
@@ -1351,18 +1369,20 @@ fn another_entry_after<R: Read + io::Seek>(reader: &mut R, at: u64) -> io::Resul
 /// descriptor, as `zip - ...`, Python's `zipfile` and Java write to a pipe)
 /// could not be read at all.
 fn zip_members_streamed(mut input: Box<dyn Read + Send>, tx: &mut ZipTx) -> io::Result<()> {
-    let mut copy = tempfile::tempfile().map_err(|e| {
+    // Named with its folder, as the spill file is: the system's temporary
+    // folder, which no argument named.
+    let copy_error = |what: &str, e: io::Error| {
         io::Error::new(
             e.kind(),
-            format!("a zip from a pipe is read from a temporary copy, which cannot be made: {e}"),
+            format!(
+                "a zip from a pipe is read from a temporary copy in {}, which {what}: {e} \
+                 (set TMPDIR to use another folder)",
+                std::env::temp_dir().display()
+            ),
         )
-    })?;
-    io::copy(&mut input, &mut copy).map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!("a zip from a pipe is read from a temporary copy, which failed: {e}"),
-        )
-    })?;
+    };
+    let mut copy = tempfile::tempfile().map_err(|e| copy_error("cannot be made", e))?;
+    io::copy(&mut input, &mut copy).map_err(|e| copy_error("failed", e))?;
     io::Seek::rewind(&mut copy)?;
     zip_members_seekable(BufReader::with_capacity(8 << 10, copy), tx)
 }
@@ -1402,7 +1422,14 @@ fn send_member<R: Read + ?Sized>(
                     if first && !tx.send(ZipMessage::Member(name.clone())) {
                         return Ok(false);
                     }
-                    return Err(fail(e.to_string()));
+                    // The zip library's words ("Invalid checksum") name
+                    // neither the layer nor, for a method it lacks, what is read.
+                    let hint = if e.to_string().contains("not supported") {
+                        " (pgnfen reads stored, deflated, bzip2 and zstd members)"
+                    } else {
+                        ""
+                    };
+                    return Err(fail(format!("the zip member cannot be read: {e}{hint}")));
                 }
             }
         }
