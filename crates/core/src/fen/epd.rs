@@ -264,18 +264,19 @@ pub fn check_operations(
             }
         }
         let clock = match opcode {
-            b"hmvc" => Some((&mut clocks.halfmove, 0, "a halfmove clock (an integer ≥ 0)")),
+            b"hmvc" => Some((&mut clocks.halfmove, "halfmove clock")),
             // 0 is read as 1, with a warning, as in a FEN's sixth field.
-            b"fmvn" => Some((&mut clocks.fullmove, 0, "a fullmove number (an integer)")),
+            b"fmvn" => Some((&mut clocks.fullmove, "fullmove number")),
             _ => None,
         };
-        if let Some((slot, min, what)) = clock {
+        if let Some((slot, noun)) = clock {
             let value = match operands.as_slice() {
-                [one] => std::str::from_utf8(&line[one.clone()])
-                    .ok()
-                    .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
-                    .and_then(|s| s.parse::<u32>().ok())
-                    .filter(|&n| n >= min),
+                // Read as the FEN's clock fields are: a number that is too
+                // large, or written with leading zeros, is said so alike.
+                [one] => match super::parse::clock_general(line, one.clone(), noun, problems) {
+                    Some(n) => Some(n),
+                    None => return None,
+                },
                 _ => None,
             };
             match value {
@@ -298,7 +299,10 @@ pub fn check_operations(
                     };
                     problems.push(syntax(
                         span,
-                        format!("'{}' expects {what}", String::from_utf8_lossy(opcode)),
+                        format!(
+                            "'{}' expects one {noun} (a whole number)",
+                            String::from_utf8_lossy(opcode)
+                        ),
                     ));
                     return None;
                 }
@@ -542,6 +546,14 @@ mod tests {
         assert_eq!(codes(&format!("{START} fmvn -1;")), [(Code::FenSyntax, 59)]);
         assert_eq!(codes(&format!("{START} hmvc x;")), [(Code::FenSyntax, 59)]);
         assert_eq!(codes(&format!("{START} hmvc;")), [(Code::FenSyntax, 54)]);
+        // Leading zeros and numbers too large, said as of a FEN's clocks.
+        let line = format!("{START} hmvc 07;");
+        assert_eq!(codes(&line), [(Code::Noncanonical, 59)]);
+        assert_eq!(rec(&line).analysis.position.unwrap().halfmove, 7);
+        let line = format!("{START} hmvc 99999999999;");
+        assert_eq!(codes(&line), [(Code::FenSyntax, 59)]);
+        let message = &rec(&line).analysis.problems[0].message;
+        assert_eq!(message, "halfmove clock '99999999999' is too large");
     }
 
     #[test]

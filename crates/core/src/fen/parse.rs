@@ -1007,8 +1007,9 @@ fn plain_clock(field: &[u8]) -> Option<u32> {
     Some(value)
 }
 
-/// Any clock field: its value, or the problem with it.
-fn clock_general(
+/// Any clock field: its value, or the problem with it (also an EPD's
+/// `hmvc` and `fmvn` operands).
+pub(crate) fn clock_general(
     fen: &[u8],
     range: Range<usize>,
     what: &str,
