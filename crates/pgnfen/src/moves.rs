@@ -520,12 +520,18 @@ fn illegal_at(
     // As a tag's column: a byte order mark at the line's start takes none.
     let column = crate::pgn::tags::display_column(&bytes[line_start..], token.start - line_start);
     // Cuts at character starts (never before the line or the token), so that
-    // the span lies on character boundaries of the lossy text.
+    // the span lies on character boundaries of the lossy text. A byte order
+    // mark is not shown, as it takes no column (nor in a tag line's snippet).
+    let shown_start = if bytes[line_start..token.start].starts_with(&crate::pgn::scan::BOM) {
+        line_start + crate::pgn::scan::BOM.len()
+    } else {
+        line_start
+    };
     let from = boundary(
         bytes,
-        token.start.saturating_sub(LINE_SHOWN).max(line_start),
+        token.start.saturating_sub(LINE_SHOWN).max(shown_start),
     )
-    .max(line_start);
+    .max(shown_start);
     let to_raw = boundary(bytes, shown.end.min(token.start + TOKEN_SHOWN)).max(token.start);
     let to = boundary(bytes, (to_raw + LINE_SHOWN).min(line_end)).max(to_raw.min(line_end));
     let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();

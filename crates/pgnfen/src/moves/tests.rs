@@ -133,6 +133,11 @@ fn an_illegal_move_is_placed() {
     let knights = from_fen("4k3/8/8/8/8/8/8/2N1K1N1 w - - 0 1", false);
     assert!(illegal(&knights, "1. Ne2").message().contains("ambiguous"));
     assert_eq!(run(&knights, "1. Nge2"), Replay::Passed);
+    // A byte order mark before the movetext takes no column and is not shown.
+    let m = illegal(&standard(), "\u{feff}1. Ke2 *");
+    assert_eq!((m.line, m.column), (1, 4));
+    assert_eq!(m.line_text, "1. Ke2 *");
+    assert_eq!(&m.line_text[m.span.clone()], "Ke2");
 }
 
 #[test]
