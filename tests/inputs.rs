@@ -726,7 +726,11 @@ fn damaged_data_is_named_by_its_format_and_its_likely_cause() {
     let at = zip.windows(6).position(|w| w == b"[Event").unwrap() + 2;
     zip[at] ^= 0x20;
     let cases: [(&str, Vec<u8>, &str); 4] = [
-        ("junk.pgn.xz", with_junk("xz"), "xz data cannot be read"),
+        (
+            "junk.pgn.xz",
+            with_junk("xz"),
+            "or bytes that are not xz follow its last stream",
+        ),
         (
             "junk.pgn.bz2",
             with_junk("bzip2"),

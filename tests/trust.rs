@@ -1443,8 +1443,16 @@ fn only_the_standard_streams_are_taken_as_streams_and_devices_take_several_outpu
 fn the_games_before_damage_reach_every_front_end_alike() {
     let dir = tempfile::tempdir().unwrap();
     let game = |i: usize| format!("[Event \"{i}\"]\n\n1. e4 1-0\n\n");
-    for (games, junk) in [(3, true), (5000, true), (5000, false)] {
-        let text: String = (0..games).map(game).collect();
+    // A comment whose blank line and `[` line look like a game start: the
+    // text before the damage ends inside the second game.
+    let faked = "[Event \"1\"]\n\n1. e4 e5 *\n\n[Event \"2\"]\n\n1. d4 {a comment\n\n[not a tag]\nstill comment} d5 *\n\n";
+    let cases = [
+        ((0..3).map(game).collect::<String>(), true, Some(2)),
+        ((0..5000).map(game).collect(), true, Some(4999)),
+        ((0..5000).map(game).collect(), false, None),
+        (faked.to_string(), true, Some(1)),
+    ];
+    for (n, (text, junk, expected)) in cases.into_iter().enumerate() {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         encoder.write_all(text.as_bytes()).unwrap();
         let mut data = encoder.finish().unwrap();
@@ -1453,15 +1461,10 @@ fn the_games_before_damage_reach_every_front_end_alike() {
         } else {
             data.truncate(data.len() * 2 / 3);
         }
-        let path = dir.path().join(format!("{games}-{junk}.pgn.gz"));
+        let path = dir.path().join(format!("{n}.pgn.gz"));
         std::fs::write(&path, &data).unwrap();
         let p = path.to_str().unwrap();
 
-        let filtered = run(&["-q", "filter", "--class", "standard", p]);
-        assert_eq!(filtered.status.code(), Some(2));
-        let kept = String::from_utf8_lossy(&filtered.stdout)
-            .matches("[Event ")
-            .count();
         let exported = run(&["-q", "export", "--format", "jsonl", p]);
         assert_eq!(exported.status.code(), Some(2));
         let rows = exported.stdout.iter().filter(|&&b| b == b'\n').count();
@@ -1469,18 +1472,34 @@ fn the_games_before_damage_reach_every_front_end_alike() {
         let mut error = None;
         for item in pgnfen::Archive::open([&path]).unwrap().games() {
             match item {
-                Ok(_) => library += 1,
+                Ok(game) => {
+                    // Every game handed on is whole: it ends with its result.
+                    assert!(
+                        game.raw().trim_ascii_end().ends_with(b"*")
+                            || game.raw().trim_ascii_end().ends_with(b"1-0"),
+                        "{p}"
+                    );
+                    library += 1;
+                }
                 Err(e) => error = Some(e),
             }
         }
         assert!(error.is_some(), "{p}");
-        assert_eq!((kept, rows), (library, library), "{p}");
-        if junk {
-            // The data is whole: only the last game, whose end the error
-            // hides, is held back.
-            assert_eq!(kept, games - 1, "{p}");
-        } else {
-            assert!(kept > 0 && kept < games, "{p}: {kept}");
+        assert_eq!(rows, library, "{p}");
+        match expected {
+            Some(games) => assert_eq!(library, games, "{p}"),
+            None => assert!(library > 0 && library < 5000, "{p}: {library}"),
+        }
+        // `filter` streams each game's bytes as they come: the same games,
+        // but for a game the damage cut short after a faked game start (the
+        // last case), whose first bytes it has written already.
+        if n < 3 {
+            let filtered = run(&["-q", "filter", "--class", "standard", p]);
+            assert_eq!(filtered.status.code(), Some(2));
+            let kept = String::from_utf8_lossy(&filtered.stdout)
+                .matches("[Event ")
+                .count();
+            assert_eq!(kept, library, "{p}");
         }
     }
 }

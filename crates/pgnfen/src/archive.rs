@@ -199,18 +199,8 @@ impl Archive {
                     index_tags: sink_index_tags,
                     problems_weight: 0,
                 };
-                let result = match pipeline::run(&inputs, &ArchiveJob, &mut sink, &options) {
-                    Ok(_) => sink.flush().map_err(RunError::Sink),
-                    Err(e @ RunError::Input(_)) => {
-                        // An input that turns out damaged: the games read
-                        // before the damage come first (the last one ends
-                        // where the readable text does), as every command
-                        // hands them on, then the error.
-                        let _ = sink.flush();
-                        Err(e)
-                    }
-                    Err(e) => Err(e),
-                };
+                let result = pipeline::run(&inputs, &ArchiveJob, &mut sink, &options)
+                    .and_then(|_| sink.flush().map_err(RunError::Sink));
                 if let Err(e) = result {
                     // A closed channel (the consumer is gone) is the normal way to stop.
                     let _ = tx.send(Err(e));
@@ -1002,6 +992,17 @@ impl GameSink {
 }
 
 impl Sink<Facts> for GameSink {
+    fn input_damaged(&mut self, last_complete: bool) -> io::Result<()> {
+        // The games before the damage go out before the error does; the
+        // last one only when it is known to be whole.
+        if last_complete {
+            self.end_game()?;
+        } else if let Some(open) = self.current.take() {
+            self.batch.bytes.truncate(open.raw.start);
+        }
+        self.send()
+    }
+
     fn begin_input(&mut self, input: &Input) -> io::Result<()> {
         self.end_game()?;
         self.batch.files.push(input.display_name().into());

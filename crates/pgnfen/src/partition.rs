@@ -269,7 +269,8 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
 }
 
 /// Refuses a plan of `count` partitions of `target` bytes when that is more
-/// than [`MAX_PARTITIONS`] (checked before a file's partitions are made).
+/// than [`MAX_PARTITIONS`] (for a plain file, before its partitions are
+/// made; a zstd file's are as many as its frames at most).
 fn refuse_too_many(count: u64, target: u64) -> Result<(), Error> {
     if count > MAX_PARTITIONS {
         return Err(crate::error::Usage::TooManyPartitions { target }.into());

@@ -273,10 +273,12 @@ pub fn check_operations(
             let value = match operands.as_slice() {
                 // Read as the FEN's clock fields are: a number that is too
                 // large, or written with leading zeros, is said so alike.
-                [one] => match super::parse::clock_general(line, one.clone(), noun, problems) {
-                    Some(n) => Some(n),
-                    None => return None,
-                },
+                [one] => Some(super::parse::clock_general(
+                    line,
+                    one.clone(),
+                    noun,
+                    problems,
+                )?),
                 _ => None,
             };
             match value {

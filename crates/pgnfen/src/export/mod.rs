@@ -420,14 +420,6 @@ where
                 Err(RunError::Sink(e)) if e.get_ref().is_some_and(|r| r.is::<Stopped>()) => {
                     return Ok(sink.summary);
                 }
-                Err(e @ RunError::Input(_)) => {
-                    // An input that turns out damaged: the rows of the games
-                    // read before the damage are handed on first, as every
-                    // command hands those games on (a consumer that went
-                    // away meanwhile changes nothing: the error is the news).
-                    let _ = sink.flush_game().and_then(|()| sink.send());
-                    return Err(e);
-                }
                 Err(e) => return Err(e),
             };
             sink.flush_game().map_err(RunError::Sink)?;
@@ -524,5 +516,16 @@ impl Sink<Option<row::Row>> for RowSink {
             *length += data.len() as u64;
         }
         Ok(())
+    }
+
+    fn input_damaged(&mut self, last_complete: bool) -> io::Result<()> {
+        // The rows before the damage go out before the error does; the last
+        // game's only when it is known to be whole.
+        if last_complete {
+            self.flush_game()?;
+        } else {
+            self.current = None;
+        }
+        self.send()
     }
 }

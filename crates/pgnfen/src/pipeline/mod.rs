@@ -691,7 +691,11 @@ fn run_one<J: Job, S: Sink<J::Game>, R: chunk::Lend + Send>(
             while let Some(message) = waiting.remove(&next) {
                 next += 1;
                 match message {
-                    Message::Failed(e) => return Err(in_err(e)),
+                    Message::Failed(e) => {
+                        // (The error is the news: one of the sink's own is not.)
+                        let _ = sink.input_damaged(merger.ends_a_game());
+                        return Err(in_err(e));
+                    }
                     Message::Scanned(scanned) => {
                         let (buf, last) = merge_one(
                             &mut merger,
@@ -1146,6 +1150,14 @@ impl<'j, J: Job> Merger<'j, J> {
             spares: Arc::new(Spares::new()),
             short_path: !GENERAL_MERGE.with(std::cell::Cell::get),
         }
+    }
+
+    /// Whether the bytes merged so far end where a game may end: the next
+    /// line, were it a tag line, would start a new game (not inside a
+    /// comment, a header or a line). The chunk before a read error ends at a
+    /// likely game start only, which a comment can fake.
+    fn ends_a_game(&self) -> bool {
+        !matches!(self.scanner.fits_cut(), CutFit::Rescan)
     }
 
     /// Merges one chunk (in order) and gives its buffer back.

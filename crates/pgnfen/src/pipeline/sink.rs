@@ -61,6 +61,17 @@ pub trait Sink<G> {
     fn wants_bytes(&self) -> bool {
         true
     }
+
+    /// The input turned out damaged (compressed data that cannot be decoded)
+    /// after the games handed over so far, and the run ends with its error.
+    /// `last_complete`: the game begun last ends where the readable text
+    /// does, as the scan of what came before says (the next line would start
+    /// a new game); otherwise the damage may have cut it short (its text ends
+    /// inside a comment, a header or a line). A sink that holds each game
+    /// until the next one begins hands that game on here, or drops it.
+    fn input_damaged(&mut self, _last_complete: bool) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Where the bytes written last went, and how they end, so that the next

@@ -654,7 +654,7 @@ impl<R: Read> Unnested<R> {
 /// out (the first chunk is read, so copied).
 impl<R: super::chunk::Lend> super::chunk::Lend for Unnested<R> {
     fn lend(&mut self) -> Option<super::chunk::Lent> {
-        if self.outer != Compression::None || self.head.is_some() {
+        if self.outer != Compression::None || self.head.is_some() || self.failed.is_some() {
             return None;
         }
         self.inner.lend()
