@@ -729,7 +729,7 @@ fn damaged_data_is_named_by_its_format_and_its_likely_cause() {
         (
             "junk.pgn.xz",
             with_junk("xz"),
-            "or bytes that are not xz follow its last stream",
+            "that are not xz follow its last stream",
         ),
         (
             "junk.pgn.bz2",

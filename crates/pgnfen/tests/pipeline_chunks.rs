@@ -550,3 +550,97 @@ fn long_lines_read_the_same_in_tiny_chunks() {
         assert_eq!(run_with(chunks), big, "{chunks:?}");
     }
 }
+
+/// The games a run hands on when its input breaks off (damaged compressed
+/// data): the sink drops the game left open when the pipeline says the
+/// damage may have cut it short, as the library's and `export`'s sinks do.
+#[derive(Debug, Default)]
+struct WholeGames(Games);
+
+impl Sink<GameFacts> for WholeGames {
+    fn begin_game(&mut self, info: &GameInfo, facts: GameFacts) -> io::Result<()> {
+        self.0.begin_game(info, facts)
+    }
+
+    fn bytes(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        self.0.bytes(offset, data)
+    }
+
+    fn input_damaged(&mut self, last_complete: bool) -> io::Result<()> {
+        if !last_complete {
+            self.0.games.pop();
+        }
+        Ok(())
+    }
+}
+
+/// `text` gzipped so that exactly its first `readable` bytes decode, then
+/// the stream breaks off (cut at a sync flush).
+fn broken_off_gzip(text: &[u8], readable: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(&text[..readable]).unwrap();
+    encoder.flush().unwrap();
+    let flushed = encoder.get_ref().len();
+    encoder.write_all(&text[readable..]).unwrap();
+    let mut data = encoder.finish().unwrap();
+    data.truncate(flushed);
+    data
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 64,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/pipeline_chunks.proptest-regressions"
+        )))),
+        ..ProptestConfig::default()
+    })]
+
+    /// Whatever the chunk sizes and wherever the input breaks off, the games
+    /// handed on are the first games of the whole input, each as it is
+    /// there (the last one may lack blank lines the damage took), and only
+    /// a game the damage reached is held back.
+    #[test]
+    fn an_input_that_breaks_off_hands_on_its_whole_games(
+        lines in prop::collection::vec((piece(), line_end()), 1..120),
+        at in 0.0f64..1.0,
+    ) {
+        let (dir, path, input) = written(&lines);
+        let reference = games(&path, BIG).games;
+        let readable = ((input.len() as f64) * at) as usize;
+        let gz = dir.path().join("in.pgn.gz");
+        std::fs::write(&gz, broken_off_gzip(&input, readable)).unwrap();
+        // (A chunk longer than any line: a tag value longer than the largest
+        // chunk is read as empty, whether the input breaks off or not.)
+        for (threads, chunk_sizes) in [(1, (1 << 20, 8 << 20)), (2, (37, 300)), (1, (16, 160))] {
+            let options = Options {
+                chunk_sizes,
+                ..Options::new(threads)
+            };
+            let mut sink = WholeGames::default();
+            let result = internals::run(&[Input::File(gz.clone())], &StatsJob, &mut sink, &options);
+            prop_assert!(result.is_err(), "a damaged input is an error");
+            let handed = sink.0.games;
+            prop_assert!(handed.len() <= reference.len());
+            for (k, (got, want)) in handed.iter().zip(&reference).enumerate() {
+                prop_assert_eq!((got.0, got.1, got.2), (want.0, want.1, want.2), "{:?} {:?} {}", threads, chunk_sizes, readable);
+                if k + 1 < handed.len() {
+                    prop_assert_eq!(&got.3, &want.3);
+                } else {
+                    prop_assert!(want.3.starts_with(&got.3));
+                    prop_assert!(got.0 + got.3.len() as u64 <= readable as u64);
+                }
+            }
+            // Every game that lies whole before the damage is handed on, but
+            // one without a termination marker that the damage meets at its
+            // very end (its end shows only when the next game starts).
+            let whole = reference
+                .iter()
+                .filter(|g| g.0 + g.3.len() as u64 <= readable as u64)
+                .count();
+            prop_assert!(handed.len() + 1 >= whole, "{} of {} whole games", handed.len(), whole);
+        }
+    }
+}

@@ -164,6 +164,22 @@ pub enum CutFit {
     Rescan,
 }
 
+/// Where the games read so far end when the input breaks off (damaged
+/// compressed data: nothing more can be read), from the scanner's state
+/// there: [`Scanner::break_off`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BreakOff {
+    /// Every game begun is whole: the last one's termination marker was
+    /// read (the rest of its line belongs to it), or no game began.
+    Complete,
+    /// The last game is whole; the text from this absolute offset on (lines
+    /// after its marker that no tag line followed) belongs to no game yet.
+    Pending(u64),
+    /// The last game begun was cut short: its header or its movetext was
+    /// being read (no termination marker).
+    LastGame,
+}
+
 /// Most tag names remembered per header (for the "blank line, then a tag the
 /// header already holds" rule). Names past this many tag lines are not remembered.
 pub const MAX_HEADER_NAMES: usize = 256;
@@ -516,6 +532,15 @@ impl Scanner {
             Phase::Ended | Phase::Movetext => CutFit::NewGame,
             Phase::Empty | Phase::Preamble | Phase::Garbage { .. } => CutFit::SameGame,
             Phase::Header => CutFit::Rescan,
+        }
+    }
+
+    /// Where the games read so far end if the input breaks off here.
+    pub fn break_off(&self) -> BreakOff {
+        match self.phase {
+            Phase::Empty | Phase::Ended => BreakOff::Complete,
+            Phase::Garbage { offset, .. } => BreakOff::Pending(offset),
+            Phase::Preamble | Phase::Header | Phase::Movetext => BreakOff::LastGame,
         }
     }
 

@@ -65,6 +65,10 @@ pub struct Chunk {
     pub start: Start,
     /// The input ends with this chunk.
     pub last: bool,
+    /// The input broke off after this chunk (a read error: damaged
+    /// compressed data): its bytes are all that could be read, and the last
+    /// game in them may be cut short (the merger keeps only whole games).
+    pub damaged: bool,
 }
 
 impl Chunk {
@@ -75,6 +79,11 @@ impl Chunk {
             Some(Shared::Lent(lent)) => &(**lent).as_ref()[self.mapped..self.mapped + self.len],
             None => &self.buffer[..self.len],
         }
+    }
+
+    /// Keeps only the first `len` bytes (a damaged chunk's whole games).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
     }
 
     /// Whether the chunk is a window of bytes a reader lent.
@@ -264,19 +273,19 @@ impl<R: Lend> Chunker<R> {
         let mut want = self.target.max(filled);
         let cut = loop {
             if let Err(e) = self.fill(&mut buf, &mut filled, want) {
-                // The games that ended before the failure (a truncated or
-                // corrupt stream) are handed on first: a consumer of the
-                // games (Python's `games()`) gets every readable one before
-                // the error. The game the failure cut short is not.
-                let readable = match e.kind() {
-                    io::ErrorKind::Interrupted => None,
-                    // (A cut is at 1 or later: two bytes at least.)
-                    _ if filled < 2 => None,
-                    _ => find_cut(&buf[..filled], 1),
-                };
-                let Some(p) = readable else { return Err(e) };
+                // The bytes read before the failure (a truncated or corrupt
+                // stream) go on first, marked: the merger hands on the games
+                // whose end they hold (a consumer of the games, Python's
+                // `games()`, gets every whole one before the error), not the
+                // one the failure cut short.
+                if e.kind() == io::ErrorKind::Interrupted || filled == 0 {
+                    return Err(e);
+                }
                 self.failed = Some(e);
-                break Some((p, Start::Cut));
+                let start = self.next_start;
+                let mut chunk = self.emit(buf, None, 0, filled, start, false);
+                chunk.damaged = true;
+                return Ok(Some(chunk));
             }
             if self.eof {
                 break None;
@@ -402,6 +411,7 @@ impl<R: Lend> Chunker<R> {
             mapped,
             start,
             last,
+            damaged: false,
         };
         self.seq += 1;
         self.offset += len as u64;
@@ -694,25 +704,28 @@ mod tests {
     }
 
     #[test]
-    fn a_stream_that_fails_hands_on_its_complete_games_first() {
+    fn a_stream_that_fails_hands_on_what_it_read_first_marked_damaged() {
         let game = b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n";
         let mut input: Vec<u8> = game.iter().cycle().take(game.len() * 10).copied().collect();
         input.extend_from_slice(b"[Event \"cut\"]\n\n1. e4");
         // One chunk would hold it all: the failure comes within the first.
+        // Every byte read goes on, marked; the merger keeps the whole games.
         let mut chunker = Chunker::with_sizes(Source::Read(Failing(&input)), 1 << 16, 1 << 17);
         let first = chunker.next_chunk(Vec::new()).unwrap().unwrap();
-        assert_eq!(first.bytes(), &input[..game.len() * 10]);
-        assert!(!first.last);
+        assert_eq!(first.bytes(), &input[..]);
+        assert!(!first.last && first.damaged);
         let err = chunker.next_chunk(Vec::new()).unwrap_err();
         assert_eq!(err.to_string(), "cut short");
         assert!(chunker.next_chunk(Vec::new()).unwrap().is_none());
-        // Nothing complete before the failure: the error at once.
-        let mut chunker = Chunker::with_sizes(Source::Read(Failing(b"[Event \"cut\"]\n")), 64, 128);
+        // A chunk read whole before is not marked.
+        let mut chunker = Chunker::with_sizes(Source::Read(Failing(&input)), 64, 128);
+        let read = chunker.next_chunk(Vec::new()).unwrap().unwrap();
+        assert!(!read.damaged);
+        // Nothing read before the failure: the error at once.
+        let mut chunker = Chunker::with_sizes(Source::Read(Failing(b"")), 64, 128);
         assert!(chunker.next_chunk(Vec::new()).is_err());
-        for nothing in [&b""[..], b"["] {
-            let mut chunker = Chunker::with_sizes(Source::Read(Failing(nothing)), 64, 128);
-            assert!(chunker.next_chunk(Vec::new()).is_err());
-        }
+        let mut chunker = Chunker::with_sizes(Source::Read(Failing(b"[")), 64, 128);
+        assert!(chunker.next_chunk(Vec::new()).unwrap().unwrap().damaged);
     }
 
     #[test]

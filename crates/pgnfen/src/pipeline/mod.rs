@@ -62,7 +62,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
-use crate::pgn::scan::{CutFit, Event, Scanner};
+use crate::pgn::scan::{BreakOff, CutFit, Event, Scanner};
 use chunk::{Chunk, Chunker, Source, Start};
 pub(crate) use game::Job;
 use game::{Builder, Entry};
@@ -1067,6 +1067,9 @@ struct Merger<'j, J: Job> {
     /// Whether games that need none of the general path's states take the
     /// short one in [`Merger::emit`] (always, but under [`general_merge`]).
     short_path: bool,
+    /// Once a damaged chunk (the input broke off after it) was merged:
+    /// whether the game left open then is whole (see [`Merger::ends_a_game`]).
+    whole_before_damage: Option<bool>,
 }
 
 thread_local! {
@@ -1149,15 +1152,54 @@ impl<'j, J: Job> Merger<'j, J> {
             preamble: (job.reads_moves() && first == Start::Input).then(Preamble::default),
             spares: Arc::new(Spares::new()),
             short_path: !GENERAL_MERGE.with(std::cell::Cell::get),
+            whole_before_damage: None,
         }
     }
 
-    /// Whether the bytes merged so far end where a game may end: the next
-    /// line, were it a tag line, would start a new game (not inside a
-    /// comment, a header or a line). The chunk before a read error ends at a
-    /// likely game start only, which a comment can fake.
+    /// A damaged chunk (the input broke off after it) cut back to the whole
+    /// games in it: scanned first from the true state, it ends after the
+    /// last game whose termination marker it holds, or where the game it
+    /// cuts short starts; such a game's first bytes are not handed on. Also
+    /// records whether the game left open then is whole.
+    fn keep_whole_games(&mut self, chunk: &mut Chunk) -> bool {
+        let mut probe = self.scanner.clone();
+        let mut events = Vec::new();
+        probe.feed(chunk.bytes(), &mut events);
+        let end = match probe.break_off() {
+            BreakOff::Complete => None,
+            BreakOff::Pending(offset) => Some(offset),
+            BreakOff::LastGame => Some(
+                events
+                    .iter()
+                    .rev()
+                    .find_map(|e| match e {
+                        Event::GameStart { offset, .. } => Some(*offset),
+                        _ => None,
+                    })
+                    // It began in an earlier chunk: none of this one is its
+                    // end, and it is not whole.
+                    .unwrap_or(chunk.offset),
+            ),
+        };
+        let began_earlier = probe.break_off() == BreakOff::LastGame
+            && !events.iter().any(|e| matches!(e, Event::GameStart { .. }));
+        self.whole_before_damage = Some(!began_earlier);
+        let Some(end) = end else { return false };
+        let keep = usize::try_from(end.saturating_sub(chunk.offset)).unwrap_or(usize::MAX);
+        if keep >= chunk.bytes().len() {
+            return false;
+        }
+        chunk.truncate(keep);
+        true
+    }
+
+    /// Whether the game left open when the input broke off is whole: known
+    /// from the damaged chunk's scan when there was one, or else (the error
+    /// came at a chunk's first read) from the state at the last chunk's
+    /// end, a cut before a tag line that a comment can fake.
     fn ends_a_game(&self) -> bool {
-        !matches!(self.scanner.fits_cut(), CutFit::Rescan)
+        self.whole_before_damage
+            .unwrap_or_else(|| !matches!(self.scanner.fits_cut(), CutFit::Rescan))
     }
 
     /// Merges one chunk (in order) and gives its buffer back.
@@ -1166,7 +1208,14 @@ impl<'j, J: Job> Merger<'j, J> {
         scanned: Scanned<J::Game>,
         sink: &mut S,
     ) -> io::Result<Vec<u8>> {
-        let Scanned { chunk, speculative } = scanned;
+        let Scanned {
+            mut chunk,
+            mut speculative,
+        } = scanned;
+        if chunk.damaged && self.keep_whole_games(&mut chunk) {
+            // The worker scanned bytes that are no longer the chunk's.
+            speculative = None;
+        }
         let fit = match chunk.start {
             Start::Input => CutFit::NewGame,
             Start::Cut => self.scanner.fits_cut(),
