@@ -1456,6 +1456,7 @@ fn the_whole_games_before_damage_reach_every_front_end_alike() {
         AtFlush,
     }
     let many: String = (0..5000).map(game).collect();
+    let no_line_end = format!("{first}[Event \"2\"]\n\n1. d4 0-1");
     let cases = [
         (
             (0..3).map(game).collect::<String>(),
@@ -1466,6 +1467,8 @@ fn the_whole_games_before_damage_reach_every_front_end_alike() {
         (many.clone(), String::new(), Damage::Junk, Some(5000)),
         (many, String::new(), Damage::Cut, None),
         (faked.0, faked.1, Damage::AtFlush, Some(1)),
+        // A marker that is the last byte before trailing garbage ends its game.
+        (no_line_end, String::new(), Damage::Junk, Some(2)),
     ];
     for (n, (text, after, damage, expected)) in cases.into_iter().enumerate() {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -1504,8 +1507,15 @@ fn the_whole_games_before_damage_reach_every_front_end_alike() {
         let count = games.matches("[Event ").count();
         assert_eq!(rows, count, "{p}");
         assert_eq!(filtered.stdout, library, "{p}");
+        // Replaying the moves keeps each game until its movetext ends: the
+        // last whole game too.
+        let replayed = run(&["-q", "filter", "--class", "standard", "--moves", "all", p]);
+        assert_eq!(replayed.status.code(), Some(2));
+        assert_eq!(replayed.stdout, library, "{p}: --moves");
         assert!(
-            games.trim_end().ends_with('*') || games.trim_end().ends_with("1-0"),
+            ["*", "1-0", "0-1"]
+                .iter()
+                .any(|marker| games.trim_end().ends_with(marker)),
             "{p}: {games:?}"
         );
         match expected {
@@ -1513,4 +1523,34 @@ fn the_whole_games_before_damage_reach_every_front_end_alike() {
             None => assert!(count > 0 && count < 5000, "{p}: {count}"),
         }
     }
+}
+
+/// An input that fails at its first read (a gzip file damaged from its
+/// start) after an undamaged one: the games of the one before reach every
+/// front end (they were held, waiting for a batch or the next game).
+#[test]
+fn an_input_failing_at_once_keeps_the_games_of_the_inputs_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.pgn");
+    std::fs::write(
+        &good,
+        "[Event \"a\"]\n\n1. e4 1-0\n\n[Event \"b\"]\n\n1. d4 *\n",
+    )
+    .unwrap();
+    let bad = dir.path().join("bad.pgn.gz");
+    std::fs::write(
+        &bad,
+        b"\x1f\x8b\x08\0\0\0\0\0\0\x03\xff\xff\xff\xff\xff\xff",
+    )
+    .unwrap();
+    let (g, b) = (good.to_str().unwrap(), bad.to_str().unwrap());
+    let exported = run(&["-q", "export", "--format", "jsonl", g, b]);
+    assert_eq!(exported.status.code(), Some(2));
+    assert_eq!(exported.stdout.iter().filter(|&&c| c == b'\n').count(), 2);
+    let games: Vec<_> = pgnfen::Archive::open([&good, &bad])
+        .unwrap()
+        .games()
+        .collect();
+    assert_eq!(games.iter().filter(|g| g.is_ok()).count(), 2);
+    assert!(games.last().unwrap().is_err());
 }

@@ -307,3 +307,48 @@ fn a_pzstd_file_on_standard_input_is_decoded_too() {
     let direct = pgnfen(&["stats", "--format", "json", plain.to_str().unwrap()]);
     assert_eq!(common::json(&from_stdin), common::json(&direct));
 }
+
+/// A file of many frames cut short (a download that stopped): the frames
+/// before the cut are read out whatever how far ahead the parallel reader
+/// walked, and give what the same bytes give from a pipe, where they are
+/// decoded in turn.
+#[test]
+fn a_cut_file_of_many_frames_hands_on_every_whole_frame_as_a_pipe_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..30_000)
+        .map(|i| format!("[Event \"{i}\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n"))
+        .collect();
+    let frames: Vec<u8> = text
+        .as_bytes()
+        .chunks(text.len() / 40 + 1)
+        .flat_map(|piece| zstd::encode_all(piece, 1).unwrap())
+        .collect();
+    for fraction in [0.3, 0.6, 0.75] {
+        let cut = &frames[..(frames.len() as f64 * fraction) as usize];
+        let path = dir.path().join("cut.pgn.zst");
+        std::fs::write(&path, cut).unwrap();
+        let from_file = bin()
+            .args(["-q", "convert", "--to", "shredder"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let from_pipe = common::run_stdin(&["-q", "convert", "--to", "shredder", "-"], cut);
+        assert_eq!(from_file.status.code(), Some(2));
+        assert_eq!(from_pipe.status.code(), Some(2));
+        assert_eq!(from_file.stdout, from_pipe.stdout, "{fraction}");
+        // Nearly all of the text before the cut: all but the game it cut.
+        let written = from_file.stdout.len();
+        assert!(text.as_bytes().starts_with(&from_file.stdout));
+        let readable = zstd::stream::read::Decoder::new(cut)
+            .map(|mut d| {
+                let mut out = Vec::new();
+                let _ = std::io::Read::read_to_end(&mut d, &mut out);
+                out.len()
+            })
+            .unwrap();
+        assert!(
+            written + 64 > readable && written <= readable,
+            "{fraction}: {written} of {readable}"
+        );
+    }
+}

@@ -730,6 +730,10 @@ impl<G, S: Sink<G>> Sink<G> for Bounded<'_, S> {
     fn watches_tag_lines(&self) -> bool {
         true
     }
+
+    fn input_damaged(&mut self, last_complete: bool) -> io::Result<()> {
+        self.inner.input_damaged(last_complete)
+    }
 }
 
 #[cfg(test)]

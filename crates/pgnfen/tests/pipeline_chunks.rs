@@ -629,7 +629,14 @@ proptest! {
                 if k + 1 < handed.len() {
                     prop_assert_eq!(&got.3, &want.3);
                 } else {
-                    prop_assert!(want.3.starts_with(&got.3));
+                    prop_assert!(
+                        want.3.starts_with(&got.3),
+                        "{:?} {} got {:?} want {:?}",
+                        chunk_sizes,
+                        readable,
+                        String::from_utf8_lossy(&got.3),
+                        String::from_utf8_lossy(&want.3)
+                    );
                     prop_assert!(got.0 + got.3.len() as u64 <= readable as u64);
                 }
             }
@@ -640,7 +647,16 @@ proptest! {
                 .iter()
                 .filter(|g| g.0 + g.3.len() as u64 <= readable as u64)
                 .count();
-            prop_assert!(handed.len() + 1 >= whole, "{} of {} whole games", handed.len(), whole);
+            prop_assert!(
+                handed.len() + 1 >= whole,
+                "{} of {} whole games, {:?}, readable {}: handed {:?}, reference {:?}",
+                handed.len(),
+                whole,
+                chunk_sizes,
+                readable,
+                handed.iter().map(|g| (g.0, g.3.len())).collect::<Vec<_>>(),
+                reference.iter().map(|g| (g.0, g.3.len())).collect::<Vec<_>>()
+            );
         }
     }
 }

@@ -538,6 +538,9 @@ impl Scanner {
     /// Where the games read so far end if the input breaks off here.
     pub fn break_off(&self) -> BreakOff {
         match self.phase {
+            // A line of blanks so far after the marker's line: it could have
+            // become the next game's indented tag line.
+            Phase::Ended if self.mode == Mode::Indent => BreakOff::Pending(self.line_start),
             Phase::Empty | Phase::Ended => BreakOff::Complete,
             Phase::Garbage { offset, .. } => BreakOff::Pending(offset),
             Phase::Preamble | Phase::Header | Phase::Movetext => BreakOff::LastGame,

@@ -525,6 +525,11 @@ pub struct ParallelFrames<'p> {
     modified: Option<SystemTime>,
     walker: FrameWalker,
     walked_all: bool,
+    /// The walk's error (a frame that runs past the end of a cut file),
+    /// returned once the frames walked before it were read out: a damaged
+    /// file hands on all it holds intact, however many frames the walk was
+    /// ahead.
+    walk_error: Option<io::Error>,
     /// A frame walked but not handed out: the budget had no room for it.
     pending: Option<Frame>,
     queue: VecDeque<InFlight>,
@@ -574,6 +579,7 @@ impl<'p> ParallelFrames<'p> {
             modified,
             walker: FrameWalker::new(len),
             walked_all: false,
+            walk_error: None,
             pending: None,
             queue: VecDeque::new(),
             reserved: 0,
@@ -608,10 +614,15 @@ impl<'p> ParallelFrames<'p> {
             let frame = match self.pending.take() {
                 Some(frame) => frame,
                 None if self.walked_all => break,
-                None => match self.walker.next_frame(&*self.file)? {
-                    Some(frame) => frame,
-                    None => {
+                None => match self.walker.next_frame(&*self.file) {
+                    Ok(Some(frame)) => frame,
+                    Ok(None) => {
                         self.walked_all = true;
+                        break;
+                    }
+                    Err(e) => {
+                        self.walked_all = true;
+                        self.walk_error = Some(e);
                         break;
                     }
                 },
@@ -670,6 +681,9 @@ impl<'p> ParallelFrames<'p> {
         self.at = 0;
         self.submit()?;
         let Some(next) = self.queue.pop_front() else {
+            if let Some(e) = self.walk_error.take() {
+                return Err(e);
+            }
             self.check_unchanged()?;
             return Ok(false);
         };

@@ -210,6 +210,14 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
     if is_cancelled(options) {
         return Err(RunError::Sink(cancelled()));
     }
+    if let Err(RunError::Input(_)) = &result {
+        // An input that failed before any game of its own was read (its
+        // first read, its format) leaves the sink holding the last game of
+        // the inputs before, which is whole. (Within an input, the merger
+        // has said already whether the game left open is: then this changes
+        // nothing.)
+        let _ = sink.input_damaged(true);
+    }
     result
 }
 
@@ -1159,12 +1167,16 @@ impl<'j, J: Job> Merger<'j, J> {
     /// A damaged chunk (the input broke off after it) cut back to the whole
     /// games in it: scanned first from the true state, it ends after the
     /// last game whose termination marker it holds, or where the game it
-    /// cuts short starts; such a game's first bytes are not handed on. Also
-    /// records whether the game left open then is whole.
-    fn keep_whole_games(&mut self, chunk: &mut Chunk) -> bool {
+    /// cuts short starts; such a game's first bytes are not handed on. It is
+    /// then merged as the input's last chunk. Also records whether the game
+    /// left open then is whole.
+    fn keep_whole_games(&mut self, chunk: &mut Chunk) {
         let mut probe = self.scanner.clone();
         let mut events = Vec::new();
         probe.feed(chunk.bytes(), &mut events);
+        // Nothing follows: a termination marker that is the last byte read
+        // (no line end after it) is one.
+        probe.finish(&mut events);
         let end = match probe.break_off() {
             BreakOff::Complete => None,
             BreakOff::Pending(offset) => Some(offset),
@@ -1184,13 +1196,15 @@ impl<'j, J: Job> Merger<'j, J> {
         let began_earlier = probe.break_off() == BreakOff::LastGame
             && !events.iter().any(|e| matches!(e, Event::GameStart { .. }));
         self.whole_before_damage = Some(!began_earlier);
-        let Some(end) = end else { return false };
-        let keep = usize::try_from(end.saturating_sub(chunk.offset)).unwrap_or(usize::MAX);
-        if keep >= chunk.bytes().len() {
-            return false;
+        if let Some(end) = end {
+            let keep = usize::try_from(end.saturating_sub(chunk.offset)).unwrap_or(usize::MAX);
+            chunk.truncate(keep);
         }
-        chunk.truncate(keep);
-        true
+        // What is kept ends the input's text, as its end would: its last
+        // game is finished (a job that reads moves replays it to its end
+        // there), unless that game began before the chunk and is cut short.
+        // (The run still ends with the error, which comes next.)
+        chunk.last = !began_earlier;
     }
 
     /// Whether the game left open when the input broke off is whole: known
@@ -1198,8 +1212,13 @@ impl<'j, J: Job> Merger<'j, J> {
     /// came at a chunk's first read) from the state at the last chunk's
     /// end, a cut before a tag line that a comment can fake.
     fn ends_a_game(&self) -> bool {
-        self.whole_before_damage
-            .unwrap_or_else(|| !matches!(self.scanner.fits_cut(), CutFit::Rescan))
+        let whole = self
+            .whole_before_damage
+            .unwrap_or_else(|| !matches!(self.scanner.fits_cut(), CutFit::Rescan));
+        // A game cut short before its header was read (or, with the moves
+        // replayed, before its movetext was) never reached the sink, whose
+        // last game is then the whole one before it.
+        whole || !self.open.as_ref().is_some_and(|o| o.known)
     }
 
     /// Merges one chunk (in order) and gives its buffer back.
@@ -1212,8 +1231,10 @@ impl<'j, J: Job> Merger<'j, J> {
             mut chunk,
             mut speculative,
         } = scanned;
-        if chunk.damaged && self.keep_whole_games(&mut chunk) {
-            // The worker scanned bytes that are no longer the chunk's.
+        if chunk.damaged {
+            self.keep_whole_games(&mut chunk);
+            // Scanned again here: the worker scanned bytes that may no longer
+            // be the chunk's, as a chunk that the input goes on after.
             speculative = None;
         }
         let fit = match chunk.start {
@@ -1428,6 +1449,12 @@ impl<'j, J: Job> Merger<'j, J> {
                 self.flush_run(data, sink)?;
                 if last {
                     let mut held = std::mem::take(&mut self.held);
+                    if self.whole_before_damage.is_some() {
+                        // The input broke off: held text is no game's (the
+                        // game it would begin was never read), and is left
+                        // out with the damage.
+                        return self.finish_awaiting(data, sink);
+                    }
                     if self.open.is_some() {
                         // Garbage at the end of the input belongs to the last game.
                         held.drain(|offset, bytes| self.hand_to_open_game(offset, bytes, sink))?;
