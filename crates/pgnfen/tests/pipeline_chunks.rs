@@ -271,6 +271,68 @@ proptest! {
         let (_dir, path, _) = written(&lines);
         short_path_calls_as_the_general_one(&path);
     }
+
+    /// Whatever the chunk sizes and wherever the input breaks off, the games
+    /// handed on are the first games of the whole input, each as it is
+    /// there (the last one may lack blank lines the damage took), and only
+    /// a game the damage reached is held back.
+    #[test]
+    fn an_input_that_breaks_off_hands_on_its_whole_games(
+        lines in prop::collection::vec((piece(), line_end()), 1..120),
+        at in 0.0f64..1.0,
+    ) {
+        let (dir, path, input) = written(&lines);
+        let reference = games(&path, BIG).games;
+        let readable = ((input.len() as f64) * at) as usize;
+        let gz = dir.path().join("in.pgn.gz");
+        std::fs::write(&gz, broken_off_gzip(&input, readable)).unwrap();
+        // (A chunk longer than any line: a tag value longer than the largest
+        // chunk is read as empty, whether the input breaks off or not.)
+        for (threads, chunk_sizes) in [(1, (1 << 20, 8 << 20)), (2, (37, 300)), (1, (16, 160))] {
+            let options = Options {
+                chunk_sizes,
+                ..Options::new(threads)
+            };
+            let mut sink = WholeGames::default();
+            let result = internals::run(&[Input::File(gz.clone())], &StatsJob, &mut sink, &options);
+            prop_assert!(result.is_err(), "a damaged input is an error");
+            let handed = sink.0.games;
+            prop_assert!(handed.len() <= reference.len());
+            for (k, (got, want)) in handed.iter().zip(&reference).enumerate() {
+                prop_assert_eq!((got.0, got.1, got.2), (want.0, want.1, want.2), "{:?} {:?} {}", threads, chunk_sizes, readable);
+                if k + 1 < handed.len() {
+                    prop_assert_eq!(&got.3, &want.3);
+                } else {
+                    prop_assert!(
+                        want.3.starts_with(&got.3),
+                        "{:?} {} got {:?} want {:?}",
+                        chunk_sizes,
+                        readable,
+                        String::from_utf8_lossy(&got.3),
+                        String::from_utf8_lossy(&want.3)
+                    );
+                    prop_assert!(got.0 + got.3.len() as u64 <= readable as u64);
+                }
+            }
+            // Every game that lies whole before the damage is handed on, but
+            // one without a termination marker that the damage meets at its
+            // very end (its end shows only when the next game starts).
+            let whole = reference
+                .iter()
+                .filter(|g| g.0 + g.3.len() as u64 <= readable as u64)
+                .count();
+            prop_assert!(
+                handed.len() + 1 >= whole,
+                "{} of {} whole games, {:?}, readable {}: handed {:?}, reference {:?}",
+                handed.len(),
+                whole,
+                chunk_sizes,
+                readable,
+                handed.iter().map(|g| (g.0, g.3.len())).collect::<Vec<_>>(),
+                reference.iter().map(|g| (g.0, g.3.len())).collect::<Vec<_>>()
+            );
+        }
+    }
 }
 
 /// The lines written into a file of a new temporary folder (kept while the
@@ -586,77 +648,4 @@ fn broken_off_gzip(text: &[u8], readable: usize) -> Vec<u8> {
     let mut data = encoder.finish().unwrap();
     data.truncate(flushed);
     data
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 64,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/pipeline_chunks.proptest-regressions"
-        )))),
-        ..ProptestConfig::default()
-    })]
-
-    /// Whatever the chunk sizes and wherever the input breaks off, the games
-    /// handed on are the first games of the whole input, each as it is
-    /// there (the last one may lack blank lines the damage took), and only
-    /// a game the damage reached is held back.
-    #[test]
-    fn an_input_that_breaks_off_hands_on_its_whole_games(
-        lines in prop::collection::vec((piece(), line_end()), 1..120),
-        at in 0.0f64..1.0,
-    ) {
-        let (dir, path, input) = written(&lines);
-        let reference = games(&path, BIG).games;
-        let readable = ((input.len() as f64) * at) as usize;
-        let gz = dir.path().join("in.pgn.gz");
-        std::fs::write(&gz, broken_off_gzip(&input, readable)).unwrap();
-        // (A chunk longer than any line: a tag value longer than the largest
-        // chunk is read as empty, whether the input breaks off or not.)
-        for (threads, chunk_sizes) in [(1, (1 << 20, 8 << 20)), (2, (37, 300)), (1, (16, 160))] {
-            let options = Options {
-                chunk_sizes,
-                ..Options::new(threads)
-            };
-            let mut sink = WholeGames::default();
-            let result = internals::run(&[Input::File(gz.clone())], &StatsJob, &mut sink, &options);
-            prop_assert!(result.is_err(), "a damaged input is an error");
-            let handed = sink.0.games;
-            prop_assert!(handed.len() <= reference.len());
-            for (k, (got, want)) in handed.iter().zip(&reference).enumerate() {
-                prop_assert_eq!((got.0, got.1, got.2), (want.0, want.1, want.2), "{:?} {:?} {}", threads, chunk_sizes, readable);
-                if k + 1 < handed.len() {
-                    prop_assert_eq!(&got.3, &want.3);
-                } else {
-                    prop_assert!(
-                        want.3.starts_with(&got.3),
-                        "{:?} {} got {:?} want {:?}",
-                        chunk_sizes,
-                        readable,
-                        String::from_utf8_lossy(&got.3),
-                        String::from_utf8_lossy(&want.3)
-                    );
-                    prop_assert!(got.0 + got.3.len() as u64 <= readable as u64);
-                }
-            }
-            // Every game that lies whole before the damage is handed on, but
-            // one without a termination marker that the damage meets at its
-            // very end (its end shows only when the next game starts).
-            let whole = reference
-                .iter()
-                .filter(|g| g.0 + g.3.len() as u64 <= readable as u64)
-                .count();
-            prop_assert!(
-                handed.len() + 1 >= whole,
-                "{} of {} whole games, {:?}, readable {}: handed {:?}, reference {:?}",
-                handed.len(),
-                whole,
-                chunk_sizes,
-                readable,
-                handed.iter().map(|g| (g.0, g.3.len())).collect::<Vec<_>>(),
-                reference.iter().map(|g| (g.0, g.3.len())).collect::<Vec<_>>()
-            );
-        }
-    }
 }
