@@ -243,15 +243,13 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
                     .collect()
             }
             Compression::Zstd if frames::several_frames(&file, len) => {
-                frames::partitions(&file, target)
-                    .map_err(io_err)?
-                    .into_iter()
-                    .map(|r| (Kind::ZstdFrames, r))
-                    .collect()
+                // As many as the frames at most, so counted once made.
+                let ranges = frames::partitions(&file, target).map_err(io_err)?;
+                refuse_too_many((parts.len() + ranges.len()) as u64, target)?;
+                ranges.into_iter().map(|r| (Kind::ZstdFrames, r)).collect()
             }
             _ => vec![(Kind::Whole, 0..len)],
         };
-        refuse_too_many((parts.len() + ranges.len()) as u64, target)?;
         parts.extend(
             ranges
                 .into_iter()

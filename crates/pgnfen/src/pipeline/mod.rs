@@ -1177,24 +1177,20 @@ impl<'j, J: Job> Merger<'j, J> {
         // Nothing follows: a termination marker that is the last byte read
         // (no line end after it) is one.
         probe.finish(&mut events);
-        let end = match probe.break_off() {
-            BreakOff::Complete => None,
-            BreakOff::Pending(offset) => Some(offset),
-            BreakOff::LastGame => Some(
-                events
-                    .iter()
-                    .rev()
-                    .find_map(|e| match e {
-                        Event::GameStart { offset, .. } => Some(*offset),
-                        _ => None,
-                    })
-                    // It began in an earlier chunk: none of this one is its
-                    // end, and it is not whole.
-                    .unwrap_or(chunk.offset),
+        let last_start = events.iter().rev().find_map(|e| match e {
+            Event::GameStart { offset, .. } => Some(*offset),
+            _ => None,
+        });
+        let (end, began_earlier) = match probe.break_off() {
+            BreakOff::Complete => (None, false),
+            BreakOff::Pending(offset) => (Some(offset), false),
+            // Without a start in this chunk the game began in an earlier
+            // one: none of this chunk is its end, and it is not whole.
+            BreakOff::LastGame => (
+                Some(last_start.unwrap_or(chunk.offset)),
+                last_start.is_none(),
             ),
         };
-        let began_earlier = probe.break_off() == BreakOff::LastGame
-            && !events.iter().any(|e| matches!(e, Event::GameStart { .. }));
         self.whole_before_damage = Some(!began_earlier);
         if let Some(end) = end {
             let keep = usize::try_from(end.saturating_sub(chunk.offset)).unwrap_or(usize::MAX);

@@ -68,7 +68,9 @@ pub trait Sink<G> {
     /// does, as the scan of what came before says (the next line would start
     /// a new game); otherwise the damage may have cut it short (its text ends
     /// inside a comment, a header or a line). A sink that holds each game
-    /// until the next one begins hands that game on here, or drops it.
+    /// until the next one begins hands that game on here, or drops it. It may
+    /// be told twice (by the merger, then by the run for any input error):
+    /// the second call finds nothing open.
     fn input_damaged(&mut self, _last_complete: bool) -> io::Result<()> {
         Ok(())
     }
