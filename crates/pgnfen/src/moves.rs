@@ -432,7 +432,9 @@ fn replay_from<P: FindMove + Clone>(
             Ok(_) => {}
             Err(reason) => {
                 let standard_start = start.hint && ply == 1 && fits_standard_start(text);
-                let position = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+                // X-FEN's en passant square: kept when a pawn could take
+                // there, legal or not (a pinned capturer), as `fen` writes it.
+                let position = Fen::from_position(&pos, EnPassantMode::PseudoLegal).to_string();
                 let mut illegal = illegal_at(text, token, ply, position, reason, standard_start);
                 illegal.in_san = in_san;
                 illegal.from_fen = start.fen.is_some();

@@ -47,16 +47,20 @@ pub fn split(line: &[u8]) -> Split {
         position: 0..line.len(),
         operations: None,
     };
+    // A tab is not a separator of the FEN (its parser says so), but it is
+    // found as one here, so that the operations after it are still told
+    // apart from the position's fields.
+    let blank = |b: u8| b == b' ' || b == b'\t';
     let mut i = 0;
     let mut fourth_end = None;
     for _ in 0..4 {
-        while i < line.len() && line[i] == b' ' {
+        while i < line.len() && blank(line[i]) {
             i += 1;
         }
         if i == line.len() {
             return whole;
         }
-        while i < line.len() && line[i] != b' ' {
+        while i < line.len() && !blank(line[i]) {
             i += 1;
         }
         fourth_end = Some(i);
@@ -65,7 +69,7 @@ pub fn split(line: &[u8]) -> Split {
         return whole;
     };
     let mut start = fourth_end;
-    while start < line.len() && line[start] == b' ' {
+    while start < line.len() && blank(line[start]) {
         start += 1;
     }
     // A FEN never holds a ';': with one, the rest is operations however it
@@ -74,7 +78,7 @@ pub fn split(line: &[u8]) -> Split {
     // it a FEN with a fault in its clocks.
     let rest = &line[start..];
     let fen_like = |b: u8| b.is_ascii_digit() || b == b'-';
-    let mut tokens = rest.split(|&b| b == b' ').filter(|t| !t.is_empty());
+    let mut tokens = rest.split(|&b| blank(b)).filter(|t| !t.is_empty());
     let clock_pair = tokens.clone().count() == 2
         && tokens
             .nth(1)
@@ -84,8 +88,12 @@ pub fn split(line: &[u8]) -> Split {
         Some(&b) if (fen_like(b) || clock_pair) && !rest.contains(&b';') => whole,
         Some(_) => Split {
             // One separating space is the operations'; more are the FEN's spacing
-            // fault, reported as such by the FEN parser.
-            position: 0..start - 1,
+            // fault, reported as such by the FEN parser, and so is a tab.
+            position: 0..if line[start - 1] == b' ' {
+                start - 1
+            } else {
+                start
+            },
             operations: Some(start..line.len()),
         },
     }
@@ -556,6 +564,21 @@ mod tests {
         assert_eq!(codes(&line), [(Code::FenSyntax, 59)]);
         let message = &rec(&line).analysis.problems[0].message;
         assert_eq!(message, "halfmove clock '99999999999' is too large");
+    }
+
+    #[test]
+    fn a_tab_among_the_fields_is_its_fault_and_leaves_the_operations_whole() {
+        // Before the operations: the tab is reported where it stands, and the
+        // operations are what follows it (not the record's last words).
+        let line = format!("{START}\tbm e4; id \"x\";");
+        let r = rec(&line);
+        assert_eq!(codes(&line), [(Code::FenSyntax, 53)]);
+        assert_eq!(&line[r.operations.unwrap()], "bm e4; id \"x\";");
+        // Between two fields of the position.
+        let line = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq\t- bm e4;";
+        let r = rec(line);
+        assert_eq!(codes(line), [(Code::FenSyntax, 51)]);
+        assert_eq!(&line[r.operations.unwrap()], "bm e4;");
     }
 
     #[test]

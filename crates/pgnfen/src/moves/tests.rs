@@ -141,6 +141,22 @@ fn an_illegal_move_is_placed() {
 }
 
 #[test]
+fn the_note_writes_x_fen_en_passant_squares() {
+    // The e5 pawn is pinned: its capture on d6 is pseudo-legal, not legal,
+    // and X-FEN keeps the square (the FEN tag holds it, and `fen` keeps it).
+    let pinned = from_fen("8/8/8/K2pP2r/8/8/8/4k3 w - d6 0 1", false);
+    let m = illegal(&pinned, "1. exd6 *");
+    assert_eq!(m.position, "8/8/8/K2pP2r/8/8/8/4k3 w - d6 0 1");
+    // The same square made by a move of the game.
+    let before = from_fen("4k3/3p4/8/K3P2r/8/8/8/8 b - - 0 1", false);
+    let m = illegal(&before, "1... d5 2. Ke2 *");
+    assert_eq!(m.position, "4k3/8/8/K2pP2r/8/8/8/8 w - d6 0 2");
+    // No pawn beside the one that moved: no square, as before.
+    let m = illegal(&standard(), "1. e4 Ke7 2. Ke3 *");
+    assert!(m.position.contains(" KQkq - "), "{}", m.position);
+}
+
+#[test]
 fn the_standard_start_hint() {
     // A FEN of the game's final position: the moves fit the standard array.
     let last = from_fen(
