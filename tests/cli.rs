@@ -153,6 +153,70 @@ fn convert_to_classic_fen_reports_lossy_castling() {
 }
 
 #[test]
+fn convert_counts_every_fen_tag_past_those_a_header_keeps() {
+    // 70 FEN tags a game: a header keeps 64, and the 6 past them are left
+    // as they were, one report a game; the summary counts the tags, as the
+    // output still holds them (the count had been one a game).
+    let fen = "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11";
+    let game = |n: usize| {
+        let fens: String = (0..70).map(|_| format!("[FEN \"{fen}\"]\n")).collect();
+        format!("[Event \"m{n}\"]\n{fens}\n*\n\n")
+    };
+    let input = game(1) + &game(2);
+    let out = run_stdin(&["convert", "--to", "shredder"], input.as_bytes());
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("6 more FEN tag(s) in this game not read")
+            .count(),
+        2,
+        "{err}"
+    );
+    assert!(
+        err.contains("128 FEN tags written as shredder, 12 left unchanged"),
+        "{err}"
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.matches(" w Gkq - 4 11").count(), 12);
+    assert_eq!(stdout.matches(" w Gga - 4 11").count(), 128);
+}
+
+#[test]
+fn repair_ends_its_lines_as_the_file_does_before_a_last_line_without_an_end() {
+    // The FEN tag is the input's last line and has no line end: the tags
+    // inserted before it end as the lines before it do (they had a bare \n
+    // in a CRLF file).
+    let fen = "rn2k1r1/ppp1pp1p/3p2p1/5bn1/P7/2N2B2/1PPPPP2/2BNK1RR w Gkq - 4 11";
+    for eol in ["\r\n", "\n", "\r"] {
+        let input = format!("[Event \"e\"]{eol}[FEN \"{fen}\"]");
+        let out = run_stdin(
+            &["convert", "-q", "--to", "shredder", "--repair"],
+            input.as_bytes(),
+        );
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            format!(
+                "[Event \"e\"]{eol}[Variant \"Chess960\"]{eol}[SetUp \"1\"]{eol}[FEN \"{}\"]",
+                fen.replace("Gkq", "Gga")
+            ),
+            "{eol:?}"
+        );
+    }
+    // A FEN tag alone, on the input's only line: a line feed.
+    let input = format!("[FEN \"{fen}\"]");
+    let out = run_stdin(
+        &["convert", "-q", "--to", "shredder", "--repair"],
+        input.as_bytes(),
+    );
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .starts_with("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN")
+    );
+}
+
+#[test]
 fn convert_places_a_problem_past_an_escape_as_check_does() {
     // A fault before an escape ('X'), and one that is an escaped quote:
     // `convert` had pointed at the value's start (column 7) whenever the

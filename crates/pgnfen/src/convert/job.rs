@@ -32,6 +32,9 @@ pub struct Unchanged {
     pub code: Code,
     /// What is wrong, in a sentence.
     pub message: String,
+    /// How many FEN tags the report stands for: one, or every tag past
+    /// those a header keeps (one report for all of them).
+    pub tags: u64,
 }
 
 /// What convert does to one game.
@@ -212,6 +215,7 @@ impl Job for ConvertJob {
                     column: column(0),
                     code: Code::FenSyntax,
                     message: "the FEN value is too long to read".into(),
+                    tags: 1,
                 });
                 continue;
             }
@@ -230,6 +234,7 @@ impl Job for ConvertJob {
                     column: column(raw_span(tag.raw, *at..*at).map_or(0, |raw| raw.start)),
                     code: *code,
                     message: message.to_string(),
+                    tags: 1,
                 }),
             });
         }
@@ -243,6 +248,7 @@ impl Job for ConvertJob {
                     "{n} more FEN tag(s) in this game not read: a header keeps at most {} SetUp/FEN/Variant tags",
                     crate::pipeline::game::MAX_TAGS
                 ),
+                tags: n,
             });
         }
         out.into_staged()
@@ -423,8 +429,8 @@ pub(super) fn pair_just_before(first: &HeaderTag<'_>, second: &HeaderTag<'_>) ->
 }
 
 /// `text` (a whole tag pair) directly before `tag`: on a line of its own when the
-/// tag opens its line (ended by `line_end`, the FEN tag's: `\n` when that is
-/// the input's last line and has none), else just before the tag pair on the
+/// tag opens its line (ended by `line_end`, the FEN tag's, see
+/// [`HeaderTag::line_end`]: `\n` when that is empty), else just before the tag pair on the
 /// same line (`[Event "x"] [SetUp "1"] [FEN "..."]`).
 pub(super) fn insertion_before(tag: &HeaderTag<'_>, text: &[u8], line_end: &[u8]) -> Edit {
     let line_start = tag.value_offset - tag.value_column as u64;
@@ -560,7 +566,7 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
 
     fn begin_game(&mut self, info: &GameInfo, game: GameEdits) -> io::Result<()> {
         self.converted += u64::from(game.converted);
-        self.unchanged += game.unchanged.len() as u64;
+        self.unchanged += game.unchanged.iter().map(|u| u.tags).sum::<u64>();
         if !self.quiet {
             for u in &game.unchanged {
                 let line = format!(
