@@ -179,6 +179,16 @@ fn convert_counts_every_fen_tag_past_those_a_header_keeps() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(stdout.matches(" w Gkq - 4 11").count(), 12);
     assert_eq!(stdout.matches(" w Gga - 4 11").count(), 128);
+    // In a game of another variant its FEN tags are not pgnfen's to read,
+    // and none is reported or counted, past the limit or not.
+    let input = input.replace("[Event \"m1\"]", "[Event \"m1\"] [Variant \"Crazyhouse\"]");
+    let out = run_stdin(&["convert", "--to", "shredder"], input.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("more FEN tag(s)").count(), 1, "{err}");
+    assert!(
+        err.contains("64 FEN tags written as shredder, 6 left unchanged"),
+        "{err}"
+    );
 }
 
 #[test]

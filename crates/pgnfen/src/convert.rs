@@ -303,6 +303,7 @@ mod tests {
             offset: 6,
             remove: 3,
             insert: Inserted::from_slice(&long),
+            end_line: false,
         };
         let mut expected = b"[FEN \"".to_vec();
         expected.extend_from_slice(&long);
@@ -313,6 +314,42 @@ mod tests {
     }
 
     #[test]
+    fn an_inserted_line_ends_as_the_line_before_when_asked() {
+        // A tag inserted before the input's last line, which has no line end
+        // to copy: the sink ends it as the bytes before it end, whichever
+        // piece (chunk) they came in.
+        for eol in ["\r\n", "\n", "\r"] {
+            let input = format!("[Event \"x\"]{eol}[FEN \"abc\"]");
+            let at = input.find("[FEN").unwrap() as u64;
+            let edit = Edit {
+                offset: at,
+                remove: 0,
+                insert: Inserted::from_slice(b"[SetUp \"1\"]"),
+                end_line: true,
+            };
+            let expected = format!("[Event \"x\"]{eol}[SetUp \"1\"]{eol}[FEN \"abc\"]");
+            for pieces in [1, 2, 3, at as usize, at as usize - 1, 100] {
+                assert_eq!(
+                    apply(input.as_bytes(), vec![edit.clone()], pieces),
+                    expected.as_bytes(),
+                    "{eol:?} {pieces}"
+                );
+            }
+        }
+        // Nothing before it: a line feed.
+        let edit = Edit {
+            offset: 0,
+            remove: 0,
+            insert: Inserted::from_slice(b"[SetUp \"1\"]"),
+            end_line: true,
+        };
+        assert_eq!(
+            apply(b"[FEN \"abc\"]", vec![edit], 4),
+            b"[SetUp \"1\"]\n[FEN \"abc\"]"
+        );
+    }
+
+    #[test]
     fn edits_apply_across_pieces() {
         let input = b"[FEN \"abc\"]\n1. e4 *\n";
         let edits = vec![
@@ -320,11 +357,13 @@ mod tests {
                 offset: 0,
                 remove: 0,
                 insert: Inserted::from_slice(b"[SetUp \"1\"]\n"),
+                end_line: false,
             },
             Edit {
                 offset: 6,
                 remove: 3,
                 insert: Inserted::from_slice(b"XYZW"),
+                end_line: false,
             },
         ];
         for pieces in [1, 2, 3, 7, 100] {

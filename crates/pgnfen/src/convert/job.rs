@@ -15,6 +15,11 @@ pub struct Edit {
     pub remove: usize,
     /// Bytes written in their place.
     pub insert: Inserted,
+    /// Whether the writer ends `insert` with the line end of the bytes
+    /// written before it: a line inserted before one that has no line end
+    /// of its own to copy (the input's last line), which then ends as the
+    /// lines of the file do.
+    pub end_line: bool,
 }
 
 /// The bytes of an [`Edit`] on the merger: a FEN as written (nearly always
@@ -73,6 +78,7 @@ impl GameEdits {
                 insert: Inserted::from_slice(
                     &block.bytes[e.bytes[0] as usize..e.bytes[1] as usize],
                 ),
+                end_line: e.end_line,
             })
         })
     }
@@ -94,7 +100,7 @@ struct Found {
 
 impl Found {
     /// Stages `insert` in place of `remove` bytes at `offset`.
-    fn edit(&mut self, offset: u64, remove: usize, insert: &[u8]) {
+    fn edit(&mut self, offset: u64, remove: usize, insert: &[u8], end_line: bool) {
         self.inserted += insert.len() as u32;
         STAGE.with_borrow_mut(|stage| {
             self.from.get_or_insert(stage.edits.len() as u32);
@@ -104,13 +110,14 @@ impl Found {
                 offset,
                 remove,
                 bytes: [start, stage.bytes.len() as u32],
+                end_line,
             });
         });
     }
 
     /// Stages an insertion made as an [`Edit`] (`--repair`'s tag pairs).
     fn stage(&mut self, edit: &Edit) {
-        self.edit(edit.offset, edit.remove, &edit.insert);
+        self.edit(edit.offset, edit.remove, &edit.insert, edit.end_line);
     }
 
     /// The game's result, its edits sorted by offset (`--repair`'s
@@ -146,6 +153,7 @@ struct StagedEdit {
     offset: u64,
     remove: usize,
     bytes: [u32; 2],
+    end_line: bool,
 }
 
 thread_local! {
@@ -224,7 +232,7 @@ impl Job for ConvertJob {
                 Rewrite::Written(text) => {
                     out.converted += 1;
                     if text[..] != *tag.raw {
-                        out.edit(tag.value_offset, tag.raw.len(), text);
+                        out.edit(tag.value_offset, tag.raw.len(), text, false);
                     }
                 }
                 Rewrite::Unchanged { code, at, message } => out.unchanged.push(Unchanged {
@@ -238,15 +246,19 @@ impl Job for ConvertJob {
                 }),
             });
         }
-        if let Some((n, line)) = header.dropped_fens() {
-            // Past the tags a header keeps (bounded memory): reported, never silent.
+        if let Some((n, line)) = header.dropped_fens()
+            && family != VariantFamily::Other
+        {
+            // Past the tags a header keeps (bounded memory): reported, never
+            // silent (but as the kept ones, not at all in another variant).
             out.unchanged.push(Unchanged {
                 line,
                 column: 1,
                 code: Code::FenSyntax,
                 message: format!(
-                    "{n} more FEN tag(s) in this game not read: a header keeps at most {} SetUp/FEN/Variant tags",
-                    crate::pipeline::game::MAX_TAGS
+                    "{n} more FEN tag(s) in this game not read: a header keeps at most {} SetUp/FEN/Variant tags and {} KiB of their text",
+                    crate::pipeline::game::MAX_TAGS,
+                    crate::pipeline::game::HEADER_BUDGET >> 10
                 ),
                 tags: n,
             });
@@ -429,8 +441,9 @@ pub(super) fn pair_just_before(first: &HeaderTag<'_>, second: &HeaderTag<'_>) ->
 }
 
 /// `text` (a whole tag pair) directly before `tag`: on a line of its own when the
-/// tag opens its line (ended by `line_end`, the FEN tag's, see
-/// [`HeaderTag::line_end`]: `\n` when that is empty), else just before the tag pair on the
+/// tag opens its line (ended by `line_end`, the FEN tag's; when that line has
+/// none, the input's last, by the line end written before it: see
+/// [`Edit::end_line`]), else just before the tag pair on the
 /// same line (`[Event "x"] [SetUp "1"] [FEN "..."]`).
 pub(super) fn insertion_before(tag: &HeaderTag<'_>, text: &[u8], line_end: &[u8]) -> Edit {
     let line_start = tag.value_offset - tag.value_column as u64;
@@ -441,17 +454,19 @@ pub(super) fn insertion_before(tag: &HeaderTag<'_>, text: &[u8], line_end: &[u8]
         .all(|&b| b == b' ' || b == b'\t');
     if opens_line {
         let mut insert = Inserted::from_slice(text);
-        insert.extend_from_slice(if line_end.is_empty() { b"\n" } else { line_end });
+        insert.extend_from_slice(line_end);
         Edit {
             offset: line_start,
             remove: 0,
             insert,
+            end_line: line_end.is_empty(),
         }
     } else {
         Edit {
             offset: line_start + bracket as u64,
             remove: 0,
             insert: [text, b" "].concat().into(),
+            end_line: false,
         }
     }
 }
@@ -505,6 +520,8 @@ pub struct EditingSink<W> {
     pub unchanged: u64,
     /// How the bytes written last end.
     open_line: OpenLine<()>,
+    /// The last two bytes written (for [`Edit::end_line`]).
+    tail: [u8; 2],
 }
 
 impl<W> std::fmt::Debug for EditingSink<W> {
@@ -532,12 +549,28 @@ impl<W: Write> EditingSink<W> {
             converted: 0,
             unchanged: 0,
             open_line: OpenLine::default(),
+            tail: [0; 2],
         }
     }
 
     fn put(&mut self, data: &[u8]) -> io::Result<()> {
         self.open_line.wrote((), data);
+        match data {
+            [] => {}
+            [b] => self.tail = [self.tail[1], *b],
+            [.., a, b] => self.tail = [*a, *b],
+        }
         self.out.write_all(data)
+    }
+
+    /// The line end of the bytes written last (`\n` when they end none: the
+    /// inserted line then stands first in the output).
+    fn line_end_written(&self) -> &'static [u8] {
+        match self.tail {
+            [b'\r', b'\n'] => b"\r\n",
+            [_, b'\r'] => b"\r",
+            _ => b"\n",
+        }
     }
 
     /// Sends each report to `watch` ([`Watch::note`]) instead of standard
@@ -619,7 +652,12 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
                     let k = edit.offset.saturating_sub(at) as usize;
                     let edit = self.edits.pop_front().expect("the edit just seen");
                     self.put(&data[..k])?;
+                    // (Before the insertion is written: its own line end.)
+                    let line_end = self.line_end_written();
                     self.put(&edit.insert)?;
+                    if edit.end_line {
+                        self.put(line_end)?;
+                    }
                     self.skip = edit.remove;
                     data = &data[k..];
                     at += k as u64;
@@ -639,6 +677,7 @@ mod tests {
             offset,
             remove,
             insert: Inserted::from_slice(insert),
+            end_line: false,
         }
     }
 

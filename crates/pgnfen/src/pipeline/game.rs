@@ -172,8 +172,7 @@ pub struct HeaderTag<'a> {
     pub value_offset: u64,
     /// Whether the value could be read (see `raw`).
     pub complete: bool,
-    /// The tag line's line end (`\n`, `\r\n`, `\r`); for the input's last line,
-    /// which has none, the line before's (empty when it has none either).
+    /// The tag line's line end (`\n`, `\r\n`, `\r`, or empty at the end of the input).
     pub line_end: &'static [u8],
 }
 
@@ -593,18 +592,7 @@ impl Builder {
             (Some(b'\r'), Some(b'\n')) => b"\r\n",
             (Some(b'\r'), _) => b"\r",
             (Some(b'\n'), _) => b"\n",
-            // The input's last line, without a line end: the line before's,
-            // so that a line inserted before it (`convert --repair`) ends as
-            // the file's lines do.
-            _ => match (
-                ls.checked_sub(2).map(|i| data[i]),
-                ls.checked_sub(1).map(|i| data[i]),
-            ) {
-                (Some(b'\r'), Some(b'\n')) => b"\r\n",
-                (_, Some(b'\n')) => b"\n",
-                (_, Some(b'\r')) => b"\r",
-                _ => b"",
-            },
+            _ => b"",
         };
         // The value inside the chunk (clamped to the line when it is not all here).
         let vs = (tag.value.start.clamp(offset, end) - offset) as usize;
