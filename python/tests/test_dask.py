@@ -408,6 +408,12 @@ def test_named_tag_columns(client, tmp_path):
 def test_errors(client, tmp_path):
     with pytest.raises(FileNotFoundError):
         pgnfen.dask.stats([tmp_path / "missing.pgn"], client=client)
+    # A folder: the error one machine gives, message included.
+    with pytest.raises(IsADirectoryError) as one:
+        pgnfen.stats(tmp_path)
+    with pytest.raises(IsADirectoryError) as dask:
+        pgnfen.dask.stats([tmp_path], client=client)
+    assert str(dask.value) == str(one.value)
     with pytest.raises(ValueError):
         pgnfen.dask.stats([], client=client)
     with pytest.raises(ValueError):

@@ -219,6 +219,9 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
             file: path.display().to_string(),
             source,
         };
+        // A folder is refused as one machine refuses it (File::open of a
+        // folder succeeds, and the read that follows fails otherwise).
+        crate::error::check_readable(path).map_err(io_err)?;
         let file = File::open(path).map_err(io_err)?;
         let len = file.metadata().map_err(io_err)?.len();
         // As many bytes as the magic of every known format needs (a tar header).
