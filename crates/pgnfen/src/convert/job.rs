@@ -555,6 +555,11 @@ impl<W: Write> EditingSink<W> {
 
     fn put(&mut self, data: &[u8]) -> io::Result<()> {
         self.open_line.wrote((), data);
+        self.put_unmarked(data)
+    }
+
+    /// Writes `data` without telling `open_line` (the line ends it asked for).
+    fn put_unmarked(&mut self, data: &[u8]) -> io::Result<()> {
         match data {
             [] => {}
             [b] => self.tail = [self.tail[1], *b],
@@ -592,7 +597,7 @@ impl<W: Write> Sink<GameEdits> for EditingSink<W> {
     fn begin_input(&mut self, input: &Input) -> io::Result<()> {
         self.file = input.display_name();
         match self.open_line.take() {
-            Some(((), missing)) => self.out.write_all(missing),
+            Some(((), missing)) => self.put_unmarked(missing),
             None => Ok(()),
         }
     }
