@@ -338,8 +338,9 @@ pub struct SplitArgs {
     #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
     pub speed: Vec<Speed>,
     /// Output file name, `{class}` and `{speed}` replaced by each game's class
-    /// and speed (at least one of them; e.g. 'out/{speed}-{class}.pgn.zst');
-    /// missing folders are created, as `mkdir -p` does
+    /// and speed (at least one of them, and no other word in braces; e.g.
+    /// 'out/{speed}-{class}.pgn.zst'); missing folders are created, as
+    /// `mkdir -p` does
     #[arg(short, long, value_name = "TEMPLATE", required = true)]
     pub output: PathBuf,
     /// PGN files (`-` for standard input, the default)

@@ -541,3 +541,66 @@ fn csv_cells_that_start_a_formula_are_neutralised() {
     assert_eq!(check(false), "'=cmd.pgn");
     assert_eq!(check(true), "=cmd.pgn");
 }
+
+#[test]
+fn a_fault_longer_than_the_snippet_of_a_long_line_ends_where_it_ends() {
+    // A SetUp value of 4,100 characters: the line is over 4 KiB, so the text
+    // format shows a window of it, but the machine formats' end column is
+    // that of the value's end, in every format.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.pgn");
+    let value = "y".repeat(4100);
+    std::fs::write(&path, format!("[Event \"x\"]\n[SetUp \"{value}\"]\n\n*\n")).unwrap();
+    let run = |format: &str| {
+        let out = bin()
+            .args(["check", "--format", format])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json: serde_json::Value = serde_json::from_str(run("json").trim()).unwrap();
+    assert_eq!(
+        (json["column"].as_u64(), json["end_column"].as_u64()),
+        (Some(9), Some(4109))
+    );
+    assert!(run("sarif").contains("\"endColumn\": 4109"));
+    assert!(run("csv").contains(",4109,"));
+    // A value on a short line: as before.
+    std::fs::write(&path, format!("[SetUp \"{}\"]\n\n*\n", "y".repeat(3000))).unwrap();
+    let json: serde_json::Value = serde_json::from_str(run("json").trim()).unwrap();
+    assert_eq!(json["end_column"].as_u64(), Some(3009));
+}
+
+#[test]
+fn a_sarif_uri_of_a_zip_member_is_made_of_its_own_name() {
+    // The member's name holds a line feed: shown escaped (`\n`) everywhere,
+    // but the URI is made of the name's own bytes, as a file's is.
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("book.zip");
+    {
+        let mut z = zip::ZipWriter::new(std::fs::File::create(&zip).unwrap());
+        let options = zip::write::SimpleFileOptions::default();
+        z.start_file("x.pgn\n::error::y", options).unwrap();
+        z.write_all(b"[SetUp \"2\"]\n\n*\n").unwrap();
+        z.finish().unwrap();
+    }
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["check", "--format", "sarif", "book.zip"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let location = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    assert_eq!(
+        location["artifactLocation"]["uri"],
+        "book.zip%3Ax.pgn%0A%3A%3Aerror%3A%3Ay"
+    );
+    // Standard input is named as in every other format.
+    let out = common::run_stdin(&["check", "--format", "sarif"], b"[SetUp \"2\"]\n\n*\n");
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let location = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "%3Cstdin%3E");
+}

@@ -381,3 +381,31 @@ fn fen_in_place_owes_no_line_end_to_the_next_file() {
         .unwrap();
     assert_eq!(text, format!("{converted}\n"));
 }
+
+#[test]
+fn a_file_named_twice_is_refused_before_any_is_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.pgn");
+    let b = dir.path().join("b.pgn");
+    std::fs::write(&a, GAME_A).unwrap();
+    std::fs::write(&b, GAME_B).unwrap();
+    let link = dir.path().join("link.pgn");
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    let again = dir.path().join(".").join("a.pgn");
+    for second in [&again, &link] {
+        for command in [
+            &["convert", "--to", "shredder", "--in-place"][..],
+            &["fen", "--to", "shredder", "--in-place"][..],
+        ] {
+            let mut args = command.to_vec();
+            args.extend([s(&b), s(&a), s(second)]);
+            let out = run(&args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("two outputs name the same file"), "{err}");
+            // Nothing was rewritten, the file named once neither.
+            assert_eq!(std::fs::read_to_string(&a).unwrap(), GAME_A);
+            assert_eq!(std::fs::read_to_string(&b).unwrap(), GAME_B);
+        }
+    }
+}

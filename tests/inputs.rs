@@ -725,7 +725,25 @@ fn damaged_data_is_named_by_its_format_and_its_likely_cause() {
     // A stored member's text changed: its CRC no longer matches.
     let at = zip.windows(6).position(|w| w == b"[Event").unwrap() + 2;
     zip[at] ^= 0x20;
-    let cases: [(&str, Vec<u8>, &str); 4] = [
+    // A frame made with a trained dictionary names the dictionary it needs.
+    let with_dictionary = {
+        let samples: Vec<Vec<u8>> = (0..2000)
+            .map(|i| {
+                format!("[Event \"g{i}\"]\n[White \"p{}\"]\n\n1. e4 *\n\n", i * 7).into_bytes()
+            })
+            .collect();
+        let dictionary = zstd::dict::from_samples(&samples, 2048).unwrap();
+        zstd::bulk::Compressor::with_dictionary(3, &dictionary)
+            .unwrap()
+            .compress(&games)
+            .unwrap()
+    };
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        (
+            "dict.pgn.zst",
+            with_dictionary,
+            "zstd data cannot be read: Dictionary mismatch (the data was compressed with a zstd dictionary",
+        ),
         (
             "junk.pgn.xz",
             with_junk("xz"),
@@ -756,4 +774,67 @@ fn damaged_data_is_named_by_its_format_and_its_likely_cause() {
         assert!(err.contains(expected), "{name}: {err}");
         assert_eq!(err.lines().count(), 1, "{name}: {err}");
     }
+}
+
+#[test]
+fn an_encrypted_zip_member_is_named_after_the_members_read_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut zip = Vec::new();
+    {
+        let mut z = zip::ZipWriter::new(std::io::Cursor::new(&mut zip));
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        for name in ["open.pgn", "locked.pgn"] {
+            z.start_file(name, stored).unwrap();
+            z.write_all(b"[Event \"a\"]\n\n1. e4 *\n").unwrap();
+        }
+        z.finish().unwrap();
+    }
+    // Bit 0 of the general purpose flags says "encrypted", in the second
+    // member's local header (flags at byte 6) and central entry (at byte 8).
+    let local = zip
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x03\x04")
+        .nth(1)
+        .unwrap()
+        .0;
+    zip[local + 6] |= 1;
+    let central = zip
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x01\x02")
+        .nth(1)
+        .unwrap()
+        .0;
+    zip[central + 8] |= 1;
+    let path = dir.path().join("books.zip");
+    std::fs::write(&path, &zip).unwrap();
+    let run = bin()
+        .args(["-q", "filter", "--class", "standard"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    // The first member was read and its game handed on.
+    assert_eq!(run.stdout, b"[Event \"a\"]\n\n1. e4 *\n");
+    assert_eq!(
+        stderr(&run).trim_end(),
+        "pgnfen: books.zip:locked.pgn: the zip member cannot be read: it is encrypted, \
+         and pgnfen reads no encrypted member (unpack it first)"
+            .replace("books.zip", &path.display().to_string())
+    );
+
+    // A zip cut inside its end record is named as cut short, not by the
+    // zip library's name of the record's Rust type.
+    let cut = dir.path().join("cut.zip");
+    std::fs::write(&cut, b"PK\x05\x06").unwrap();
+    let run = bin().args(["-q", "stats"]).arg(&cut).output().unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let err = stderr(&run);
+    assert!(
+        err.contains("not a readable zip: the file ends inside one of its records"),
+        "{err}"
+    );
+    assert!(!err.contains("zip::"), "{err}");
 }

@@ -125,6 +125,14 @@ fn bad_templates_and_folders_write_nothing() {
             "has neither {class} nor {speed}",
         ),
         (
+            format!("{}/{{Speed}}-{{class}}.pgn", dir.path().display()),
+            "has {Speed}, which is no placeholder (did you mean {speed}?)",
+        ),
+        (
+            format!("{}/{{file}}-{{class}}.pgn", dir.path().display()),
+            "has {file}, which is no placeholder; the placeholders are {class} and {speed}",
+        ),
+        (
             format!("{}/{{class}}.pgn", file.display()),
             "is not a folder",
         ),
@@ -224,4 +232,53 @@ fn split_creates_the_folders_its_template_names() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("is not a folder"), "{err}");
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
+}
+
+#[test]
+fn every_class_and_speed_at_once_under_a_low_soft_limit_of_open_files() {
+    use std::os::unix::process::CommandExt;
+    // One game of each class in each speed: 42 outputs open at once, more
+    // than a soft limit of 30 open files allows; the hard limit allows them,
+    // and split raises the soft one.
+    let headers = [
+        "",
+        "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n",
+        "[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n",
+        "[Variant \"Capablanca\"]\n[SetUp \"1\"]\n[FEN \"rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1\"]\n",
+        "[Variant \"Atomic\"]\n",
+        "[SetUp \"1\"]\n",
+    ];
+    let clocks = ["15", "60", "300", "600", "1800", "-", "?"];
+    let mut pgn = String::new();
+    for header in headers {
+        for clock in clocks {
+            pgn += &format!("[Event \"e\"]\n{header}[TimeControl \"{clock}\"]\n\n*\n\n");
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("all.pgn");
+    std::fs::write(&input, pgn).unwrap();
+    let mut cmd = common::bin();
+    cmd.args(["-q", "split", "-o"])
+        .arg(dir.path().join("out/{class}-{speed}.pgn"))
+        .arg(&input);
+    // SAFETY: getrlimit and setrlimit are async-signal-safe, as the child's
+    // code between fork and exec must be.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut limit: libc::rlimit = std::mem::zeroed();
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+            limit.rlim_cur = 30;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read_dir(dir.path().join("out")).unwrap().count();
+    assert_eq!(written, 42);
 }

@@ -54,6 +54,8 @@ def test_error_classes_are_pgnfen_errors_and_the_builtin_kind():
         lambda tmp: pgnfen.filter(MIXED, output=tmp / "o.pgn", tags=["WhiteElo>>1"]),
         lambda tmp: pgnfen.convert(MIXED, output=tmp / "o.pgn", to="fenn"),
         lambda tmp: pgnfen.split(MIXED, template=tmp / "no-placeholder.pgn"),
+        # A word in braces that is no placeholder (a typo of {speed}).
+        lambda tmp: pgnfen.split(MIXED, template=tmp / "{Speed}-{class}.pgn"),
         lambda tmp: pgnfen.split(MIXED, template=tmp / "{class}.pgn", classes=["nope"]),
         lambda tmp: pgnfen.export(MIXED, output=tmp / "h.txt"),
         lambda tmp: pgnfen.export(MIXED, output=tmp / "h.csv", format="xml"),

@@ -10,6 +10,7 @@ use crate::commands::{Error, Outcome, inputs, options};
 use crate::format::thousands;
 
 pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
+    allow_open_files();
     let options = split::Options {
         template: args.output.clone(),
         classes: args.class.clone(),
@@ -50,4 +51,26 @@ pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
     }
     crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
     Ok(Outcome::Clean)
+}
+
+/// Raises the soft limit of open files to 256 when it is lower and the hard
+/// limit allows it: `split` may write an output for each of the 42 pairs of
+/// class and speed at once, beside its inputs and the run's own files, and a
+/// shell's `ulimit -Sn 40` would otherwise end such a run ("Too many open
+/// files") that the hard limit allows.
+fn allow_open_files() {
+    #[cfg(unix)]
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    unsafe {
+        const OPEN_FILES: libc::rlim_t = 256;
+        let mut limit: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0
+            && limit.rlim_cur < OPEN_FILES
+            && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = OPEN_FILES.min(limit.rlim_max);
+            // Failing leaves the limit, and so the run, as they were.
+            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
 }

@@ -51,6 +51,10 @@ pub struct Finding {
     pub line: u64,
     /// 1-based column in characters.
     pub column: usize,
+    /// The column just past the part at fault, in characters: counted on
+    /// the tag line itself, so that a fault longer than the snippet's window
+    /// of a long line still ends where it ends.
+    pub end_column: usize,
     /// The tag line, for the snippet (of a line longer than
     /// 4 KiB, a window of it around the fault).
     pub line_text: String,
@@ -81,6 +85,10 @@ impl Finding {
             tag: "",
             line: m.line,
             column: m.column,
+            end_column: m.column
+                + m.line_text
+                    .get(m.span.clone())
+                    .map_or(0, |s| s.chars().count()),
             line_text: m.line_text.clone(),
             span: m.span.clone(),
             count: 1,
@@ -168,11 +176,7 @@ impl Diagnostic<'_> {
 impl Finding {
     /// The column just past the part of the line at fault, in characters.
     pub fn end_column(&self) -> usize {
-        let width = self
-            .line_text
-            .get(self.span.clone())
-            .map_or(0, |s| s.chars().count());
-        self.column + width
+        self.end_column
     }
 }
 

@@ -142,7 +142,8 @@ fn run_in_place(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
 }
 
 /// The files `--in-place` rewrites, checked before any is touched: each must
-/// be a regular file (not standard input, not a zip archive).
+/// be a regular file (not standard input, not a zip archive), and none may
+/// be named twice (by two spellings or a link).
 pub fn in_place_paths(inputs: &[Input]) -> Result<Vec<&std::path::Path>, Error> {
     check_inputs_exist(inputs)?;
     let mut paths = Vec::with_capacity(inputs.len());
@@ -167,6 +168,9 @@ pub fn in_place_paths(inputs: &[Input]) -> Result<Vec<&std::path::Path>, Error> 
             }
         }
     }
+    // A file named twice (`g.pgn ./g.pgn`, a link to it) would be rewritten
+    // twice: two outputs of one run that are one file.
+    crate::error::check_distinct_outputs(&paths)?;
     Ok(paths)
 }
 

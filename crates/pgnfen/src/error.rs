@@ -124,6 +124,23 @@ pub enum Usage {
         /// The template given.
         template: PathBuf,
     },
+    /// A split template with a placeholder other than `{class}` and `{speed}`
+    /// (`{Speed}`, `{file}`): most likely a typo, which would otherwise be
+    /// written into every file's name.
+    #[error(
+        "split: the output template {:?} has {{{}}}, which is no placeholder{}; the placeholders are {{class}} and {{speed}}",
+        .template.display().to_string(),
+        .placeholder,
+        .suggestion.as_ref().map(|s| format!(" (did you mean {{{s}}}?)")).unwrap_or_default()
+    )]
+    SplitPlaceholder {
+        /// The template given.
+        template: PathBuf,
+        /// The word between the braces.
+        placeholder: String,
+        /// The placeholder it is closest to, if it is close to one.
+        suggestion: Option<&'static str>,
+    },
     /// A split output whose folder is a file.
     #[error("split: cannot write {}: {} is not a folder", .path.display(), .ancestor.display())]
     SplitNotAFolder {

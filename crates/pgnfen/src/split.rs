@@ -59,6 +59,30 @@ fn names(template: &Path, placeholder: &str) -> bool {
     memchr::memmem::find(template.as_os_str().as_bytes(), placeholder.as_bytes()).is_some()
 }
 
+/// The first word in braces of `template` (`{` letters, digits or `_` `}`)
+/// that is neither `class` nor `speed`. Braces around anything else (`{}`,
+/// `{a b}`, `{1-2}`) are taken as part of a name.
+fn unknown_placeholder(template: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = template.as_os_str().as_bytes();
+    let mut rest = bytes;
+    while let Some(open) = memchr::memchr(b'{', rest) {
+        let after = &rest[open + 1..];
+        let len = after
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        if len > 0 && after.get(len) == Some(&b'}') {
+            let word = &after[..len];
+            if word != b"class" && word != b"speed" {
+                return Some(String::from_utf8_lossy(word).into_owned());
+            }
+        }
+        rest = after;
+    }
+    None
+}
+
 /// `template` with every occurrence of `placeholder` replaced by `value`,
 /// in the template's bytes.
 fn replace(template: &Path, placeholder: &str, value: &str) -> PathBuf {
@@ -285,6 +309,17 @@ pub struct Summary {
 /// written.
 pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let template = options.template.as_path();
+    if let Some(placeholder) = unknown_placeholder(template) {
+        let suggestion = ["class", "speed"]
+            .into_iter()
+            .find(|p| strsim::jaro_winkler(&placeholder.to_lowercase(), p) > 0.8);
+        return Err(Usage::SplitPlaceholder {
+            template: template.to_path_buf(),
+            placeholder,
+            suggestion,
+        }
+        .into());
+    }
     let by_speed = names(template, SPEED_PLACEHOLDER);
     if !names(template, PLACEHOLDER) && !by_speed {
         return Err(Usage::SplitTemplate {
@@ -400,4 +435,28 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         .map_err(|(i, e)| Error::writing(&written[i].0.display().to_string(), e))?;
     summary.files = written;
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_in_braces_other_than_the_placeholders_are_found() {
+        let unknown = |t: &str| unknown_placeholder(Path::new(t));
+        assert_eq!(unknown("out/{class}-{speed}.pgn"), None);
+        assert_eq!(unknown("out/{Speed}.pgn").as_deref(), Some("Speed"));
+        assert_eq!(unknown("{class}/{x_1}.pgn").as_deref(), Some("x_1"));
+        // Braces around no word are part of a name, and so is a word in
+        // doubled braces around a placeholder.
+        for name in [
+            "{}{class}",
+            "{a b}{class}",
+            "{1-2}{class}",
+            "{{class}}",
+            "{class",
+        ] {
+            assert_eq!(unknown(name), None, "{name}");
+        }
+    }
 }

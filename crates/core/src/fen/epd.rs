@@ -99,6 +99,38 @@ pub fn split(line: &[u8]) -> Split {
     }
 }
 
+/// A record read as a FEN whose halfmove clock reads as an opcode (`... - dm
+/// 13`, see [`split`]) may be an EPD whose one operation lacks its `;`: the
+/// clock's error says how to write it so.
+fn opcode_as_clock_help(line: &[u8], problems: &mut [Problem]) {
+    let mut fields = line
+        .split(|&b| b == b' ')
+        .scan(0, |at, field| {
+            let start = *at;
+            *at += field.len() + 1;
+            Some((start, field))
+        })
+        .filter(|(_, f)| !f.is_empty());
+    let (Some((at, opcode)), Some((_, operand)), None) =
+        (fields.nth(4), fields.next(), fields.next())
+    else {
+        return;
+    };
+    let opcode_like = opcode[0].is_ascii_alphabetic()
+        && opcode
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    if let Some(p) = problems.iter_mut().find(|p| {
+        opcode_like && p.code == Code::FenSyntax && p.span.start == at && p.help.is_none()
+    }) {
+        p.help = Some(format!(
+            "if '{} {}' is an EPD operation, end it with ';' ('{0} {1};'): a line of four fields and two more ending in a number reads as a FEN",
+            String::from_utf8_lossy(opcode),
+            String::from_utf8_lossy(operand)
+        ));
+    }
+}
+
 /// What the operations say about the clocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Clocks {
@@ -342,8 +374,10 @@ pub struct Record {
 pub fn analyse_record(line: &[u8], hint: VariantHint) -> Record {
     let split = split(line);
     let Some(ops) = split.operations else {
+        let mut analysis = analyse(line, hint);
+        opcode_as_clock_help(line, &mut analysis.problems);
         return Record {
-            analysis: analyse(line, hint),
+            analysis,
             operations: None,
         };
     };
@@ -650,6 +684,29 @@ mod tests {
         assert_eq!((p.halfmove, p.fullmove), (7, 23));
         // An unterminated string is still an error: its end cannot be known.
         assert_eq!(codes(&format!("{START} c0 \"8")), [(Code::FenSyntax, 57)]);
+    }
+
+    #[test]
+    fn a_lone_numeric_operation_without_its_semicolon_is_a_fen_with_advice() {
+        // Read as a FEN whose halfmove clock is a word (as `- x 22` must be),
+        // with the way to have it read as an EPD in the error's help.
+        let line = format!("{START} dm 13");
+        let r = rec(&line);
+        assert!(r.operations.is_none() && !r.analysis.is_valid());
+        assert_eq!(codes(&line), [(Code::FenSyntax, 54)]);
+        let help = r.analysis.problems[0].help.as_deref().unwrap();
+        assert!(
+            help.starts_with("if 'dm 13' is an EPD operation, end it with ';'"),
+            "{help}"
+        );
+        // With its ';' it is one.
+        assert!(rec(&format!("{START} dm 13;")).analysis.is_valid());
+        // A clock that is no word gets no such advice.
+        for line in [format!("{START} +1 13"), format!("{START} 1x 13")] {
+            let r = rec(&line);
+            assert!(!r.analysis.is_valid(), "{line}");
+            assert!(r.analysis.problems[0].help.is_none(), "{line}");
+        }
     }
 
     #[test]

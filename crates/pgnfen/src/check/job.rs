@@ -32,6 +32,9 @@ impl CheckJob {
         let start = (tag.value_column + span.start).min(text.len());
         let end = (tag.value_column + span.end).min(text.len()).max(start);
         let column = tag.column(start);
+        // Counted before the snippet's window cuts the span (the tag's text
+        // holds the whole value).
+        let end_column = tag.column(end).max(column);
         // A snippet shows the whole tag line, but only a window of a very long
         // one (each finding holds its own copy of the text).
         let (from, to) = if text.len() > LINE_KEEP {
@@ -58,6 +61,7 @@ impl CheckJob {
             tag: tag.name.as_str(),
             line: tag.line,
             column,
+            end_column,
             line_text: String::from_utf8_lossy(shown).into_owned(),
             span: lossy(&shown[..start - from])..lossy(&shown[..end - from]),
             count,

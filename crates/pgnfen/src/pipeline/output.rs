@@ -81,6 +81,19 @@ fn xz_encoder(
     Ok(liblzma::write::XzEncoder::new_stream(file, stream))
 }
 
+/// The bzip2 level of one of `outputs` files written at once. An encoder
+/// takes about eight times its block of 100 kB a level: bzip2's default
+/// level 6 about 5 MB, which 42 `split` outputs (every class and speed)
+/// would make 215 MB, past the run's memory bound. Past two files, level 1
+/// (about 1.2 MB an encoder, 50 MB for 42).
+fn bzip2_level(outputs: usize) -> bzip2::Compression {
+    if outputs <= 2 {
+        bzip2::Compression::default()
+    } else {
+        bzip2::Compression::fast()
+    }
+}
+
 enum Target {
     Stdout(BufWriter<io::Stdout>),
     Plain(BufWriter<Disk>),
@@ -287,6 +300,99 @@ impl Drop for Finished {
 }
 
 /// The OS error inside a `tempfile` error, without the temporary path it adds.
+/// How an output was put in place, so that it can be undone while the run's
+/// other outputs are.
+enum Placed {
+    /// It replaced a file by an exchange of the two names: the old file is
+    /// under the temporary name.
+    Exchanged(tempfile::TempPath),
+    /// It was renamed to a name where no file was.
+    Created,
+    /// It was renamed over a file (where names cannot be exchanged): the old
+    /// file is gone.
+    Replaced,
+}
+
+impl Placed {
+    /// Puts back what was at the output's name before (as far as it can).
+    fn undo(self, path: &Path) {
+        match self {
+            // Exchanged again, the temporary name holds the new file, which
+            // goes when `old` is dropped.
+            Placed::Exchanged(old) => {
+                let _ = exchange(&old, path);
+            }
+            Placed::Created => {
+                let _ = std::fs::remove_file(path);
+            }
+            Placed::Replaced => {}
+        }
+    }
+}
+
+/// Puts a finished output in place. A file already at `path` is exchanged
+/// with it in one step (Linux's `RENAME_EXCHANGE`), so that if a later
+/// output of the same run cannot be put in place (a file in a sticky folder
+/// that belongs to someone else, an immutable one), this one can be put
+/// back; where names cannot be exchanged, it is renamed over the file.
+fn place(temp: tempfile::TempPath, path: &Path) -> io::Result<Placed> {
+    match exchange(&temp, path) {
+        Ok(()) => return Ok(Placed::Exchanged(temp)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e)
+            if !matches!(
+                e.raw_os_error(),
+                Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
+            ) =>
+        {
+            // Said as what could not be done: "Operation not permitted"
+            // alone reads as if the run could not even start.
+            return Err(io::Error::new(
+                e.kind(),
+                format!("the existing file cannot be replaced: {e}"),
+            ));
+        }
+        Err(_) => {}
+    }
+    let existed = std::fs::symlink_metadata(path).is_ok();
+    temp.persist(path).map_err(|e| without_temp_path(e.error))?;
+    Ok(if existed {
+        Placed::Replaced
+    } else {
+        Placed::Created
+    })
+}
+
+/// Exchanges the files at two names of one folder, atomically.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let a = CString::new(a.as_os_str().as_bytes())?;
+    let b = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: two NUL-terminated paths, relative to the working folder.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Elsewhere names are not exchanged: outputs are renamed into place.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> io::Result<()> {
+    Err(io::Error::from_raw_os_error(libc::ENOSYS))
+}
+
 fn without_temp_path(e: io::Error) -> io::Error {
     if e.raw_os_error().is_some() {
         return e;
@@ -523,10 +629,9 @@ impl Output {
                 file,
                 flate2::Compression::default(),
             )),
-            Compression::Bzip2 => Target::Bzip2(bzip2::write::BzEncoder::new(
-                file,
-                bzip2::Compression::default(),
-            )),
+            Compression::Bzip2 => {
+                Target::Bzip2(bzip2::write::BzEncoder::new(file, bzip2_level(outputs)))
+            }
             Compression::Zstd => Target::Zstd(FrameWriter::with_frames(
                 file,
                 ZSTD_LEVEL,
@@ -631,10 +736,13 @@ impl Output {
     /// happen under the signal registry's lock, so that a failure (a full
     /// disk, a folder gone) or a signal leaves either every existing output
     /// as it was or none (`filter`'s kept games and rest, `split`'s files).
-    /// The one exception: a rename that fails after others succeeded (its
-    /// folder's permissions changed in the instant between) leaves those
-    /// replaced. On failure: the position of the output that failed, and its
-    /// error; every temporary file is gone.
+    /// An output that cannot be put in place after others were (a file of
+    /// someone else's in a sticky folder, an immutable file) has those put
+    /// back: each replaced file was exchanged with its new version (Linux's
+    /// `RENAME_EXCHANGE`), which can be exchanged back. Only on a file system that cannot exchange two names
+    /// does a later failure leave the earlier outputs replaced. On failure:
+    /// the position of the output that failed, and its error; every
+    /// temporary file is gone.
     pub fn commit_all(outputs: Vec<Output>) -> Result<(), (usize, io::Error)> {
         Output::commit_all_unless(outputs, None)
     }
@@ -700,10 +808,26 @@ impl Output {
                     ));
                 }
             }
+            let mut placed = Vec::with_capacity(renames.len());
             for (i, rename) in renames.into_iter().enumerate() {
-                if let Some((temp, path)) = rename {
-                    temp.persist(&path)
-                        .map_err(|e| (i, without_temp_path(e.error)))?;
+                let Some((temp, path)) = rename else {
+                    continue;
+                };
+                match place(temp, &path) {
+                    Ok(how) => placed.push((how, path)),
+                    Err(e) => {
+                        // The outputs put in place before go back as they were.
+                        for (how, path) in placed.into_iter().rev() {
+                            how.undo(&path);
+                        }
+                        return Err((i, e));
+                    }
+                }
+            }
+            for (how, _) in placed {
+                // The old files, now under the temporary names, go.
+                if let Placed::Exchanged(old) = how {
+                    let _ = old.close();
                 }
             }
             Ok(())
@@ -1112,6 +1236,42 @@ mod tests {
         out.commit().unwrap();
         let meta = std::fs::metadata("/dev/null").unwrap();
         assert!(!meta.is_file(), "/dev/null must stay a device");
+    }
+
+    #[test]
+    fn an_exchanged_output_is_put_back_and_a_created_one_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let temp = |text: &str| {
+            let mut t = tempfile::NamedTempFile::new_in(dir.path()).unwrap();
+            t.write_all(text.as_bytes()).unwrap();
+            t.into_temp_path()
+        };
+        let old = dir.path().join("old.pgn");
+        std::fs::write(&old, "OLD").unwrap();
+        let new = dir.path().join("new.pgn");
+        let exchanged = place(temp("NEW 1"), &old).unwrap();
+        let created = place(temp("NEW 2"), &new).unwrap();
+        assert!(matches!(exchanged, Placed::Exchanged(_)));
+        assert!(matches!(created, Placed::Created));
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), "NEW 1");
+        assert_eq!(std::fs::read_to_string(&new).unwrap(), "NEW 2");
+        // Undone as a failed run undoes them: the folder is as it was.
+        created.undo(&new);
+        exchanged.undo(&old);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["old.pgn"]);
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), "OLD");
+        // Kept, the old file under the temporary name goes.
+        let Placed::Exchanged(previous) = place(temp("NEW 3"), &old).unwrap() else {
+            panic!("a file system of this test's that cannot exchange names");
+        };
+        assert_eq!(std::fs::read_to_string(&previous).unwrap(), "OLD");
+        previous.close().unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), "NEW 3");
     }
 
     #[test]

@@ -209,11 +209,15 @@ impl Input {
     /// The name as bytes to make a reference of (a SARIF log's file URI): a
     /// file's path as it is, bytes that are not UTF-8 and control characters
     /// included, where [`Input::display_name`] shows them replaced or
-    /// escaped; the display name for the others.
+    /// escaped; a zip member's name as the archive holds it after the
+    /// archive's name (as named) and `:`; `<stdin>` for standard input.
     pub fn name_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         match self {
             Input::File(p) => std::borrow::Cow::Borrowed(p.as_os_str().as_encoded_bytes()),
-            _ => std::borrow::Cow::Owned(self.display_name().into_bytes()),
+            Input::ZipMember { archive, member } => {
+                std::borrow::Cow::Owned(format!("{archive}:{member}").into_bytes())
+            }
+            Input::Stdin => std::borrow::Cow::Borrowed(b"<stdin>"),
         }
     }
 
@@ -433,12 +437,20 @@ pub(crate) fn check_unchanged(
 ) -> io::Result<()> {
     let meta = file.metadata()?;
     if meta.len() != len || meta.modified().ok() != modified {
-        return Err(changed(&format!(
-            "size {len} when opened, {} now",
-            meta.len()
-        )));
+        return Err(changed(&what_changed(len, meta.len())));
     }
     Ok(())
+}
+
+/// What changed in a file that had `len` bytes when opened and has `now`:
+/// its size, or (the same size) its modification time, as when it is
+/// rewritten in place.
+pub(crate) fn what_changed(len: u64, now: u64) -> String {
+    if len == now {
+        format!("rewritten: the same size, {len} bytes, but modified since it was opened")
+    } else {
+        format!("size {len} when opened, {now} now")
+    }
 }
 
 /// The first [`MAGIC_LEN`] bytes of a regular file (fewer if it is shorter),
@@ -832,6 +844,11 @@ impl<R: Read> Read for DecoderErrors<R> {
             } else if lower.contains("checksum") {
                 " (the compressed data is damaged: what it decodes to does not \
                  match its checksum)"
+            } else if self.format == "zstd" && lower.contains("dictionary") {
+                // zstd's words ("Dictionary mismatch") do not say that the
+                // frame needs a dictionary the reader was not given.
+                " (the data was compressed with a zstd dictionary, which pgnfen \
+                 cannot be given: decompress it first with `zstd -d -D DICTIONARY`)"
             } else if self.format == "bzip2" && lower.contains("header missing") {
                 // After a stream, only another stream may follow.
                 " (bytes that are not bzip2 follow its last stream: trailing \
@@ -1135,11 +1152,7 @@ impl Read for Checked {
             let meta = self.file.metadata()?;
             let short = self.read.is_some_and(|r| r != self.len);
             if short || meta.len() != self.len || meta.modified().ok() != self.modified {
-                return Err(changed(&format!(
-                    "size {} when opened, {} now",
-                    self.len,
-                    meta.len()
-                )));
+                return Err(changed(&what_changed(self.len, meta.len())));
             }
         }
         Ok(n)
@@ -1295,13 +1308,19 @@ impl ZipTx {
 }
 
 fn zip_error(e: zip::result::ZipError) -> io::Error {
-    match e {
-        zip::result::ZipError::Io(e) => e,
-        e => io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("not a readable zip: {e}"),
-        ),
-    }
+    let why = match e {
+        zip::result::ZipError::Io(e) => return e,
+        // The library names the record by its Rust type
+        // (`zip::format::blocks::Zip32CDEBlock`), which tells a user nothing.
+        zip::result::ZipError::InvalidArchive(m) if m.starts_with("Unexpected end of ") => {
+            "the file ends inside one of its records (is it cut short?)".to_string()
+        }
+        e => e.to_string(),
+    };
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("not a readable zip: {why}"),
+    )
 }
 
 fn zip_members_seekable<R: Read + io::Seek>(mut file: R, tx: &mut ZipTx) -> io::Result<()> {
@@ -1322,9 +1341,32 @@ fn zip_members_seekable<R: Read + io::Seek>(mut file: R, tx: &mut ZipTx) -> io::
         let entry = entry.map_err(zip_error)?;
         last_entry = Some(entry.central_header_start());
         first_member_listed |= entry.header_start() == 0;
-        let member = entry
-            .with_reader(members.reader_mut(), zip::ZipReadOptions::new())
-            .map_err(zip_error)?;
+        if entry.is_dir() {
+            continue;
+        }
+        // A member that cannot be opened (encrypted, or its local header
+        // unreadable) is an error of that member, named `ARCHIVE:MEMBER`, not
+        // of the archive: the members before it were read.
+        let name = entry.name().map_err(zip_error)?.into_owned();
+        let opened = if entry.encrypted() {
+            Err("it is encrypted, and pgnfen reads no encrypted member (unpack it first)".into())
+        } else {
+            entry
+                .with_reader(members.reader_mut(), zip::ZipReadOptions::new())
+                .map_err(|e| e.to_string())
+        };
+        let member = match opened {
+            Ok(member) => member,
+            Err(why) => {
+                if !tx.send(ZipMessage::Member(name)) {
+                    return Ok(());
+                }
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("the zip member cannot be read: {why}"),
+                ));
+            }
+        };
         if !send_member(member, tx)? {
             return Ok(());
         }
@@ -1392,9 +1434,6 @@ fn send_member<R: Read + ?Sized>(
     mut member: zip::read::ZipFile<'_, R>,
     tx: &mut ZipTx,
 ) -> io::Result<bool> {
-    if member.is_dir() {
-        return Ok(true);
-    }
     let name = member.name().map_err(zip_error)?.into_owned();
     let fail = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
     // The first piece is sized by the size the member declares (one more byte
@@ -1965,6 +2004,37 @@ mod tests {
         assert!(got == expected);
         let whole: Vec<u8> = expected.into_iter().flat_map(|(_, d)| d).collect();
         assert!(read_all(&Input::File(path)).unwrap() == whole);
+    }
+
+    #[test]
+    fn a_change_is_named_by_what_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.pgn");
+        std::fs::write(&path, "[Event \"a\"]\n").unwrap();
+        let file = File::open(&path).unwrap();
+        let meta = file.metadata().unwrap();
+        let (len, modified) = (meta.len(), meta.modified().ok());
+        check_unchanged(&file, len, modified).unwrap();
+        // Rewritten with as many bytes: the size is not what changed.
+        let later = modified.unwrap() + std::time::Duration::from_secs(5);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        let e = check_unchanged(&file, len, modified)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("(rewritten: the same size, 12 bytes, but modified"),
+            "{e}"
+        );
+        std::fs::write(&path, "x").unwrap();
+        let e = check_unchanged(&file, len, modified)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("(size 12 when opened, 1 now)"), "{e}");
     }
 
     #[test]
