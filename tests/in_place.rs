@@ -402,7 +402,7 @@ fn a_file_named_twice_is_refused_before_any_is_rewritten() {
             let out = run(&args);
             assert_eq!(out.status.code(), Some(2), "{args:?}");
             let err = String::from_utf8_lossy(&out.stderr);
-            assert!(err.contains("two outputs name the same file"), "{err}");
+            assert!(err.contains("--in-place names one file twice ("), "{err}");
             // Nothing was rewritten, the file named once neither.
             assert_eq!(std::fs::read_to_string(&a).unwrap(), GAME_A);
             assert_eq!(std::fs::read_to_string(&b).unwrap(), GAME_B);

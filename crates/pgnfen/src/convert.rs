@@ -170,8 +170,12 @@ pub fn in_place_paths(inputs: &[Input]) -> Result<Vec<&std::path::Path>, Error> 
     }
     // A file named twice (`g.pgn ./g.pgn`, a link to it) would be rewritten
     // twice: two outputs of one run that are one file.
-    crate::error::check_distinct_outputs(&paths)?;
-    Ok(paths)
+    match crate::error::check_distinct_outputs(&paths) {
+        Err(Error::Usage(crate::error::Usage::SameOutput { both })) => {
+            Err(crate::error::Usage::InPlaceTwice { both }.into())
+        }
+        other => other.map(|()| paths),
+    }
 }
 
 /// Converts `inputs` into `out` (named `name` in messages) and commits it.

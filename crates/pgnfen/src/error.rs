@@ -124,6 +124,12 @@ pub enum Usage {
         /// The template given.
         template: PathBuf,
     },
+    /// `--in-place` given one file twice (two spellings, or a link to it).
+    #[error("--in-place names one file twice ({both}); name each file once")]
+    InPlaceTwice {
+        /// The two names.
+        both: String,
+    },
     /// A split template with a placeholder other than `{class}` and `{speed}`
     /// (`{Speed}`, `{file}`): most likely a typo, which would otherwise be
     /// written into every file's name.

@@ -59,24 +59,45 @@ fn names(template: &Path, placeholder: &str) -> bool {
     memchr::memmem::find(template.as_os_str().as_bytes(), placeholder.as_bytes()).is_some()
 }
 
-/// The first word in braces of `template` (`{` letters, digits or `_` `}`)
-/// that is neither `class` nor `speed`. Braces around anything else (`{}`,
-/// `{a b}`, `{1-2}`) are taken as part of a name.
+/// The first word in braces of `template` (`{`, a letter, then letters,
+/// digits or `_`, `}`) that is neither `class` nor `speed`, in its file name
+/// or in a folder that does not exist yet. Braces around anything else
+/// (`{}`, `{a b}`, `{2024}`) and the names of existing folders are taken as
+/// they are.
 fn unknown_placeholder(template: &Path) -> Option<String> {
     use std::os::unix::ffi::OsStrExt;
-    let bytes = template.as_os_str().as_bytes();
-    let mut rest = bytes;
+    let mut folder = PathBuf::new();
+    let mut components = template.components().peekable();
+    while let Some(component) = components.next() {
+        folder.push(component);
+        let is_file_name = components.peek().is_none();
+        let Some(word) = unknown_word(component.as_os_str().as_bytes()) else {
+            continue;
+        };
+        if is_file_name || !folder.is_dir() {
+            return Some(word);
+        }
+    }
+    None
+}
+
+/// The first `{word}` of `name` that is no placeholder (see
+/// [`unknown_placeholder`]).
+fn unknown_word(name: &[u8]) -> Option<String> {
+    let mut rest = name;
     while let Some(open) = memchr::memchr(b'{', rest) {
         let after = &rest[open + 1..];
         let len = after
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
             .count();
-        if len > 0 && after.get(len) == Some(&b'}') {
-            let word = &after[..len];
-            if word != b"class" && word != b"speed" {
-                return Some(String::from_utf8_lossy(word).into_owned());
-            }
+        let word = &after[..len];
+        if after.get(len) == Some(&b'}')
+            && word.first().is_some_and(u8::is_ascii_alphabetic)
+            && word != b"class"
+            && word != b"speed"
+        {
+            return Some(String::from_utf8_lossy(word).into_owned());
         }
         rest = after;
     }
@@ -453,10 +474,17 @@ mod tests {
             "{}{class}",
             "{a b}{class}",
             "{1-2}{class}",
+            "{2024}-{class}",
             "{{class}}",
             "{class",
         ] {
             assert_eq!(unknown(name), None, "{name}");
         }
+        // A folder's name is taken as it is once the folder exists.
+        let dir = tempfile::tempdir().unwrap();
+        let template = dir.path().join("{run}/{class}.pgn");
+        assert_eq!(unknown_placeholder(&template).as_deref(), Some("run"));
+        std::fs::create_dir(dir.path().join("{run}")).unwrap();
+        assert_eq!(unknown_placeholder(&template), None);
     }
 }

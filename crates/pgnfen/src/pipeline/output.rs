@@ -299,13 +299,43 @@ impl Drop for Finished {
     }
 }
 
-/// The OS error inside a `tempfile` error, without the temporary path it adds.
+/// Puts the outputs of one run in place (each temporary file at its path),
+/// in order; when one cannot be, those before it are put back as they were
+/// and the temporary files after it removed. On failure: the position of
+/// the output that failed, and its error.
+fn place_all(
+    renames: Vec<Option<(tempfile::TempPath, PathBuf)>>,
+) -> Result<(), (usize, io::Error)> {
+    let mut placed = Vec::with_capacity(renames.len());
+    for (i, rename) in renames.into_iter().enumerate() {
+        let Some((temp, path)) = rename else {
+            continue;
+        };
+        match place(temp, &path) {
+            Ok(how) => placed.push((how, path)),
+            Err(e) => {
+                for (how, path) in placed.into_iter().rev() {
+                    how.undo(&path);
+                }
+                return Err((i, e));
+            }
+        }
+    }
+    for (how, _) in placed {
+        // The old files, now under the temporary names, go.
+        if let Placed::Exchanged(old, _) = how {
+            let _ = old.close();
+        }
+    }
+    Ok(())
+}
+
 /// How an output was put in place, so that it can be undone while the run's
 /// other outputs are.
 enum Placed {
     /// It replaced a file by an exchange of the two names: the old file is
-    /// under the temporary name.
-    Exchanged(tempfile::TempPath),
+    /// under the temporary name, the new one (device, inode) at the output's.
+    Exchanged(tempfile::TempPath, (u64, u64)),
     /// It was renamed to a name where no file was.
     Created,
     /// It was renamed over a file (where names cannot be exchanged): the old
@@ -318,16 +348,34 @@ impl Placed {
     fn undo(self, path: &Path) {
         match self {
             // Exchanged again, the temporary name holds the new file, which
-            // goes when `old` is dropped.
-            Placed::Exchanged(old) => {
-                let _ = exchange(&old, path);
-            }
+            // goes when `old` is dropped. Only while the name holds this
+            // run's file: another program's, put there since, stays (and
+            // the old file goes, as it would have had this run succeeded).
+            Placed::Exchanged(old, new) => match identity(path) {
+                Some(now) if now == new => {
+                    if exchange(&old, path).is_err() {
+                        let _ = std::fs::rename(&old, path);
+                    }
+                }
+                // The name went meanwhile: the old file goes back to it.
+                None => {
+                    let _ = std::fs::rename(&old, path);
+                }
+                Some(_) => {}
+            },
             Placed::Created => {
                 let _ = std::fs::remove_file(path);
             }
             Placed::Replaced => {}
         }
     }
+}
+
+/// The device and inode of what `path` names (not following a link).
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
 }
 
 /// Puts a finished output in place. A file already at `path` is exchanged
@@ -337,7 +385,20 @@ impl Placed {
 /// back; where names cannot be exchanged, it is renamed over the file.
 fn place(temp: tempfile::TempPath, path: &Path) -> io::Result<Placed> {
     match exchange(&temp, path) {
-        Ok(()) => return Ok(Placed::Exchanged(temp)),
+        Ok(()) => {
+            // A folder made at the output's name in the last instant would
+            // now be under the temporary name, where nothing removes it:
+            // put back, and refused as a rename over it would have been.
+            if std::fs::symlink_metadata(&temp).is_ok_and(|m| m.is_dir()) {
+                let _ = exchange(&temp, path);
+                return Err(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    "is a directory",
+                ));
+            }
+            let new = identity(path).unwrap_or_default();
+            return Ok(Placed::Exchanged(temp, new));
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e)
             if !matches!(
@@ -345,12 +406,11 @@ fn place(temp: tempfile::TempPath, path: &Path) -> io::Result<Placed> {
                 Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
             ) =>
         {
-            // Said as what could not be done: "Operation not permitted"
-            // alone reads as if the run could not even start.
-            return Err(io::Error::new(
-                e.kind(),
-                format!("the existing file cannot be replaced: {e}"),
-            ));
+            // Said as what could not be done ("Operation not permitted"
+            // alone reads as if the run could not even start), with the
+            // system's error as the source, so that its code is still
+            // found ([`os_error_code`], Python's `errno`).
+            return Err(io::Error::new(e.kind(), NotReplaced(e)));
         }
         Err(_) => {}
     }
@@ -363,16 +423,36 @@ fn place(temp: tempfile::TempPath, path: &Path) -> io::Result<Placed> {
     })
 }
 
-/// Exchanges the files at two names of one folder, atomically.
+/// An existing output that could not be replaced, and the system's reason.
+#[derive(Debug)]
+struct NotReplaced(io::Error);
+
+impl std::fmt::Display for NotReplaced {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the existing file cannot be replaced: {}", self.0)
+    }
+}
+
+impl std::error::Error for NotReplaced {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+/// Exchanges the files at two names, atomically. Called through
+/// `syscall` rather than glibc's wrapper, which only glibc 2.28 and later
+/// have (a wheel built for older systems would not link).
 #[cfg(target_os = "linux")]
 fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let a = CString::new(a.as_os_str().as_bytes())?;
     let b = CString::new(b.as_os_str().as_bytes())?;
-    // SAFETY: two NUL-terminated paths, relative to the working folder.
+    // SAFETY: renameat2 with two NUL-terminated paths relative to the
+    // working folder, and a flag; it writes no memory of ours.
     let done = unsafe {
-        libc::renameat2(
+        libc::syscall(
+            libc::SYS_renameat2,
             libc::AT_FDCWD,
             a.as_ptr(),
             libc::AT_FDCWD,
@@ -393,6 +473,7 @@ fn exchange(_: &Path, _: &Path) -> io::Result<()> {
     Err(io::Error::from_raw_os_error(libc::ENOSYS))
 }
 
+/// The OS error inside a `tempfile` error, without the temporary path it adds.
 fn without_temp_path(e: io::Error) -> io::Error {
     if e.raw_os_error().is_some() {
         return e;
@@ -739,10 +820,10 @@ impl Output {
     /// An output that cannot be put in place after others were (a file of
     /// someone else's in a sticky folder, an immutable file) has those put
     /// back: each replaced file was exchanged with its new version (Linux's
-    /// `RENAME_EXCHANGE`), which can be exchanged back. Only on a file system that cannot exchange two names
-    /// does a later failure leave the earlier outputs replaced. On failure:
-    /// the position of the output that failed, and its error; every
-    /// temporary file is gone.
+    /// `RENAME_EXCHANGE`), which can be exchanged back. Only on a file
+    /// system that cannot exchange two names does a later failure leave the
+    /// earlier outputs replaced. On failure: the position of the output that
+    /// failed, and its error; every temporary file is gone.
     pub fn commit_all(outputs: Vec<Output>) -> Result<(), (usize, io::Error)> {
         Output::commit_all_unless(outputs, None)
     }
@@ -808,29 +889,7 @@ impl Output {
                     ));
                 }
             }
-            let mut placed = Vec::with_capacity(renames.len());
-            for (i, rename) in renames.into_iter().enumerate() {
-                let Some((temp, path)) = rename else {
-                    continue;
-                };
-                match place(temp, &path) {
-                    Ok(how) => placed.push((how, path)),
-                    Err(e) => {
-                        // The outputs put in place before go back as they were.
-                        for (how, path) in placed.into_iter().rev() {
-                            how.undo(&path);
-                        }
-                        return Err((i, e));
-                    }
-                }
-            }
-            for (how, _) in placed {
-                // The old files, now under the temporary names, go.
-                if let Placed::Exchanged(old) = how {
-                    let _ = old.close();
-                }
-            }
-            Ok(())
+            place_all(renames)
         })
     }
 
@@ -1239,6 +1298,46 @@ mod tests {
     }
 
     #[test]
+    fn outputs_placed_before_one_that_fails_are_put_back() {
+        // Three outputs: one replaces a file, one is new, and the third's
+        // temporary file is gone (removed by another program), so that it
+        // cannot be placed: the folder ends as it began.
+        let dir = tempfile::tempdir().unwrap();
+        let temp = |text: &str| {
+            let mut t = tempfile::NamedTempFile::new_in(dir.path()).unwrap();
+            t.write_all(text.as_bytes()).unwrap();
+            t.into_temp_path()
+        };
+        let old = dir.path().join("old.pgn");
+        std::fs::write(&old, "OLD").unwrap();
+        let lost = temp("LOST");
+        std::fs::remove_file(&lost).unwrap();
+        let renames = vec![
+            Some((temp("NEW 1"), old.clone())),
+            None,
+            Some((temp("NEW 2"), dir.path().join("new.pgn"))),
+            Some((lost, dir.path().join("third.pgn"))),
+            Some((temp("NEW 4"), dir.path().join("fourth.pgn"))),
+        ];
+        let (i, e) = place_all(renames).unwrap_err();
+        assert_eq!((i, e.kind()), (3, io::ErrorKind::NotFound));
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["old.pgn"]);
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), "OLD");
+        // All placed: the new files only.
+        let renames = vec![
+            Some((temp("NEW 1"), old.clone())),
+            Some((temp("NEW 2"), dir.path().join("new.pgn"))),
+        ];
+        place_all(renames).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), "NEW 1");
+    }
+
+    #[test]
     fn an_exchanged_output_is_put_back_and_a_created_one_removed() {
         let dir = tempfile::tempdir().unwrap();
         let temp = |text: &str| {
@@ -1251,7 +1350,7 @@ mod tests {
         let new = dir.path().join("new.pgn");
         let exchanged = place(temp("NEW 1"), &old).unwrap();
         let created = place(temp("NEW 2"), &new).unwrap();
-        assert!(matches!(exchanged, Placed::Exchanged(_)));
+        assert!(matches!(exchanged, Placed::Exchanged(..)));
         assert!(matches!(created, Placed::Created));
         assert_eq!(std::fs::read_to_string(&old).unwrap(), "NEW 1");
         assert_eq!(std::fs::read_to_string(&new).unwrap(), "NEW 2");
@@ -1264,8 +1363,17 @@ mod tests {
             .collect();
         assert_eq!(names, ["old.pgn"]);
         assert_eq!(std::fs::read_to_string(&old).unwrap(), "OLD");
+        // Another program's file put at the name since is not swapped away.
+        let exchanged = place(temp("NEW 1"), &old).unwrap();
+        let theirs = dir.path().join("theirs");
+        std::fs::write(&theirs, "THEIRS").unwrap();
+        std::fs::rename(&theirs, &old).unwrap();
+        exchanged.undo(&old);
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), "THEIRS");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        std::fs::write(&old, "OLD").unwrap();
         // Kept, the old file under the temporary name goes.
-        let Placed::Exchanged(previous) = place(temp("NEW 3"), &old).unwrap() else {
+        let Placed::Exchanged(previous, _) = place(temp("NEW 3"), &old).unwrap() else {
             panic!("a file system of this test's that cannot exchange names");
         };
         assert_eq!(std::fs::read_to_string(&previous).unwrap(), "OLD");

@@ -447,7 +447,7 @@ pub(crate) fn check_unchanged(
 /// rewritten in place.
 pub(crate) fn what_changed(len: u64, now: u64) -> String {
     if len == now {
-        format!("rewritten: the same size, {len} bytes, but modified since it was opened")
+        format!("modified since it was opened, at the same size of {len} bytes")
     } else {
         format!("size {len} when opened, {now} now")
     }
@@ -1308,19 +1308,24 @@ impl ZipTx {
 }
 
 fn zip_error(e: zip::result::ZipError) -> io::Error {
-    let why = match e {
-        zip::result::ZipError::Io(e) => return e,
-        // The library names the record by its Rust type
-        // (`zip::format::blocks::Zip32CDEBlock`), which tells a user nothing.
+    match e {
+        zip::result::ZipError::Io(e) => e,
+        e => io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not a readable zip: {}", zip_reason(&e)),
+        ),
+    }
+}
+
+/// The zip library's reason, in words a user can act on: it names a record
+/// cut short by its Rust type (`zip::format::blocks::Zip32CDEBlock`).
+fn zip_reason(e: &zip::result::ZipError) -> String {
+    match e {
         zip::result::ZipError::InvalidArchive(m) if m.starts_with("Unexpected end of ") => {
             "the file ends inside one of its records (is it cut short?)".to_string()
         }
         e => e.to_string(),
-    };
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("not a readable zip: {why}"),
-    )
+    }
 }
 
 fn zip_members_seekable<R: Read + io::Seek>(mut file: R, tx: &mut ZipTx) -> io::Result<()> {
@@ -1349,20 +1354,26 @@ fn zip_members_seekable<R: Read + io::Seek>(mut file: R, tx: &mut ZipTx) -> io::
         // of the archive: the members before it were read.
         let name = entry.name().map_err(zip_error)?.into_owned();
         let opened = if entry.encrypted() {
-            Err("it is encrypted, and pgnfen reads no encrypted member (unpack it first)".into())
+            Err((
+                io::ErrorKind::InvalidData,
+                "it is encrypted, and pgnfen reads no encrypted member (unpack it first)".into(),
+            ))
         } else {
             entry
                 .with_reader(members.reader_mut(), zip::ZipReadOptions::new())
-                .map_err(|e| e.to_string())
+                .map_err(|e| match &e {
+                    zip::result::ZipError::Io(io) => (io.kind(), io.to_string()),
+                    _ => (io::ErrorKind::InvalidData, zip_reason(&e)),
+                })
         };
         let member = match opened {
             Ok(member) => member,
-            Err(why) => {
+            Err((kind, why)) => {
                 if !tx.send(ZipMessage::Member(name)) {
                     return Ok(());
                 }
                 return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
+                    kind,
                     format!("the zip member cannot be read: {why}"),
                 ));
             }
@@ -2027,7 +2038,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("(rewritten: the same size, 12 bytes, but modified"),
+            e.contains("(modified since it was opened, at the same size of 12 bytes)"),
             "{e}"
         );
         std::fs::write(&path, "x").unwrap();
