@@ -131,13 +131,13 @@ fn is_plain_file(path: &std::path::Path) -> bool {
         && pgnfen::pipeline::Compression::sniff(&head) == pgnfen::pipeline::Compression::None
 }
 
-/// The arguments that hold a control character (a newline in a file name) or
-/// the GitHub runner's older form of command, `##[`.
+/// The arguments that hold a control character (a newline in a file name), a
+/// bidirectional control, or the GitHub runner's older form of command, `##[`.
 fn tainted_arguments() -> impl Iterator<Item = String> {
     std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
-        .filter(|a| a.chars().any(char::is_control) || a.contains("##["))
+        .filter(|a| a.chars().any(pgnfen::escape::is_escaped) || a.contains("##["))
 }
 
 /// clap's report of a usage error, with the text it quotes from the
@@ -164,12 +164,15 @@ fn escaped_usage_error(e: &clap::Error) -> String {
             pieces.extend(
                 argument
                     .chars()
-                    .filter(|c| c.is_control())
+                    .filter(|c| pgnfen::escape::is_escaped(*c))
                     .map(|c| format!("-{c}")),
             );
         }
         pieces.sort_by_key(|p| std::cmp::Reverse(p.len()));
-        for piece in pieces.iter().filter(|p| p.chars().any(char::is_control)) {
+        for piece in pieces
+            .iter()
+            .filter(|p| p.chars().any(pgnfen::escape::is_escaped))
+        {
             text = text.replace(piece.as_str(), &pgnfen::escape::controls(piece));
         }
     }

@@ -4,9 +4,10 @@
 //! by `::` a GitHub workflow command, a leading `=` a spreadsheet formula).
 //!
 //! One rule for every output: each control character (Unicode `Cc`: C0, DEL and
-//! C1) is written as Rust's `char::escape_debug` writes it (`\u{1b}`, `\n`,
-//! `\t`, `\r`, `\0`); every other character is kept as it is, backslashes
-//! included. The text is the same in every format and whether or not the
+//! C1) and each bidirectional embedding, override or isolate (U+202A–U+202E,
+//! U+2066–U+2069) is written as Rust's `char::escape_debug` writes it
+//! (`\u{1b}`, `\n`, `\t`, `\r`, `\0`, `\u{202e}`); every other character is
+//! kept as it is, backslashes included. The text is the same in every format and whether or not the
 //! output is a terminal.
 //!
 //! ```
@@ -19,21 +20,38 @@
 
 use std::borrow::Cow;
 
-/// `s` with every control character escaped (`\u{1b}` style); borrowed when
-/// there is none (the common case costs one scan).
+/// `s` with every control character escaped (`\u{1b}` style), and every
+/// bidirectional embedding, override or isolate ([`is_bidi_control`]);
+/// borrowed when there is none (the common case costs one scan).
 pub fn controls(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    if !s.chars().any(is_escaped) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if c.is_control() {
+        if is_escaped(c) {
             out.extend(c.escape_debug());
         } else {
             out.push(c);
         }
     }
     Cow::Owned(out)
+}
+
+/// Whether [`controls`] shows `c` escaped: a control character or a
+/// bidirectional control.
+pub fn is_escaped(c: char) -> bool {
+    c.is_control() || is_bidi_control(c)
+}
+
+/// The characters that reorder the text around them when shown (U+202A to
+/// U+202E, the embeddings and overrides, and U+2066 to U+2069, the
+/// isolates): a name holding U+202E shows `evil.pgn` where the file is
+/// `nfp.live`, as in the "Trojan Source" attacks on code, so they are shown
+/// escaped as control characters are. The marks U+200E and U+200F, which
+/// right-to-left text uses, reorder nothing around them and stay.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Whether a spreadsheet would read a cell starting with this character as a
@@ -87,6 +105,17 @@ pub fn legacy_command_free(name: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reordering_characters_are_escaped_and_marks_kept() {
+        assert_eq!(controls("uni\u{202e}nfp.pgn"), "uni\\u{202e}nfp.pgn");
+        assert_eq!(controls("a\u{2066}b\u{2069}"), "a\\u{2066}b\\u{2069}");
+        assert_eq!(controls("a\u{202a}"), "a\\u{202a}");
+        // Right-to-left text and its marks are not touched.
+        let hebrew = "\u{5e9}\u{5dc}\u{5d5}\u{5dd}\u{200f} 1-0";
+        assert!(matches!(controls(hebrew), Cow::Borrowed(_)));
+        assert!(!is_bidi_control('\u{2029}') && !is_bidi_control('\u{2065}'));
+    }
 
     #[test]
     fn a_name_holds_no_legacy_workflow_command() {
