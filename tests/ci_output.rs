@@ -443,42 +443,33 @@ fn strip_sgr(bytes: &[u8]) -> Vec<u8> {
 #[test]
 fn a_file_name_with_escapes_is_shown_escaped() {
     let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("a\u{1b}[2Kb.pgn");
-    std::fs::write(&pgn, "[SetUp \"1\"]\n\n*\n").unwrap();
-    // A right-to-left override, which would show `evil.pgn` reversed
-    // ("Trojan Source"), is escaped as a control character is.
-    let bidi = dir.path().join("uni\u{202e}nfp.live.pgn");
-    std::fs::write(&bidi, "[SetUp \"1\"]\n\n*\n").unwrap();
-    for format in ["text", "json", "csv", "github"] {
-        let out = bin()
-            .args(["check", "-q", "--format", format])
-            .arg(&bidi)
-            .output()
-            .unwrap();
-        let mut stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        if format == "json" {
-            let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-            stdout = v["file"].as_str().unwrap().to_string();
+    // An ESC sequence, and a right-to-left override, which would show the
+    // name reversed after it (`evil.pgn`, as in "Trojan Source"): each is
+    // shown escaped and never as itself.
+    for (name, shown, raw) in [
+        ("a\u{1b}[2Kb.pgn", "a\\u{1b}[2Kb.pgn", '\u{1b}'),
+        (
+            "uni\u{202e}nfp.live.pgn",
+            "uni\\u{202e}nfp.live.pgn",
+            '\u{202e}',
+        ),
+    ] {
+        let pgn = dir.path().join(name);
+        std::fs::write(&pgn, "[SetUp \"1\"]\n\n*\n").unwrap();
+        for format in ["text", "json", "csv", "github"] {
+            let out = bin()
+                .args(["check", "-q", "--format", format])
+                .arg(&pgn)
+                .output()
+                .unwrap();
+            let mut stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            if format == "json" {
+                let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+                stdout = v["file"].as_str().unwrap().to_string();
+            }
+            assert!(stdout.contains(shown), "{format}: {stdout:?}");
+            assert!(!stdout.contains(raw), "{format}: {stdout:?}");
         }
-        assert!(
-            stdout.contains("uni\\u{202e}nfp.live.pgn"),
-            "{format}: {stdout:?}"
-        );
-        assert!(!stdout.contains('\u{202e}'), "{format}: {stdout:?}");
-    }
-    for format in ["text", "json", "csv", "github"] {
-        let out = bin()
-            .args(["check", "-q", "--format", format])
-            .arg(&pgn)
-            .output()
-            .unwrap();
-        let mut stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        if format == "json" {
-            let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-            stdout = v["file"].as_str().unwrap().to_string();
-        }
-        assert!(stdout.contains("a\\u{1b}[2Kb.pgn"), "{format}: {stdout:?}");
-        assert!(!stdout.contains('\u{1b}'), "{format}: {stdout:?}");
     }
 }
 

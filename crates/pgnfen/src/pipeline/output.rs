@@ -1297,17 +1297,28 @@ mod tests {
         assert!(!meta.is_file(), "/dev/null must stay a device");
     }
 
+    /// A temporary file in `dir` holding `text`, as an output's.
+    fn temp_in(dir: &Path, text: &str) -> tempfile::TempPath {
+        let mut t = tempfile::NamedTempFile::new_in(dir).unwrap();
+        t.write_all(text.as_bytes()).unwrap();
+        t.into_temp_path()
+    }
+
+    /// The names in `dir`.
+    fn names_in(dir: &Path) -> Vec<std::ffi::OsString> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect()
+    }
+
     #[test]
     fn outputs_placed_before_one_that_fails_are_put_back() {
         // Three outputs: one replaces a file, one is new, and the third's
         // temporary file is gone (removed by another program), so that it
         // cannot be placed: the folder ends as it began.
         let dir = tempfile::tempdir().unwrap();
-        let temp = |text: &str| {
-            let mut t = tempfile::NamedTempFile::new_in(dir.path()).unwrap();
-            t.write_all(text.as_bytes()).unwrap();
-            t.into_temp_path()
-        };
+        let temp = |text: &str| temp_in(dir.path(), text);
         let old = dir.path().join("old.pgn");
         std::fs::write(&old, "OLD").unwrap();
         let lost = temp("LOST");
@@ -1321,11 +1332,7 @@ mod tests {
         ];
         let (i, e) = place_all(renames).unwrap_err();
         assert_eq!((i, e.kind()), (3, io::ErrorKind::NotFound));
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["old.pgn"]);
+        assert_eq!(names_in(dir.path()), ["old.pgn"]);
         assert_eq!(std::fs::read_to_string(&old).unwrap(), "OLD");
         // All placed: the new files only.
         let renames = vec![
@@ -1340,11 +1347,7 @@ mod tests {
     #[test]
     fn an_exchanged_output_is_put_back_and_a_created_one_removed() {
         let dir = tempfile::tempdir().unwrap();
-        let temp = |text: &str| {
-            let mut t = tempfile::NamedTempFile::new_in(dir.path()).unwrap();
-            t.write_all(text.as_bytes()).unwrap();
-            t.into_temp_path()
-        };
+        let temp = |text: &str| temp_in(dir.path(), text);
         let old = dir.path().join("old.pgn");
         std::fs::write(&old, "OLD").unwrap();
         let new = dir.path().join("new.pgn");
@@ -1357,11 +1360,7 @@ mod tests {
         // Undone as a failed run undoes them: the folder is as it was.
         created.undo(&new);
         exchanged.undo(&old);
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["old.pgn"]);
+        assert_eq!(names_in(dir.path()), ["old.pgn"]);
         assert_eq!(std::fs::read_to_string(&old).unwrap(), "OLD");
         // Another program's file put at the name since is not swapped away.
         let exchanged = place(temp("NEW 1"), &old).unwrap();
