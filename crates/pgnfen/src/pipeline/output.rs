@@ -384,38 +384,36 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
 /// that belongs to someone else, an immutable one), this one can be put
 /// back; where names cannot be exchanged, it is renamed over the file.
 fn place(temp: tempfile::TempPath, path: &Path) -> io::Result<Placed> {
-    match exchange(&temp, path) {
-        Ok(()) => {
-            // A folder made at the output's name in the last instant would
-            // now be under the temporary name, where nothing removes it:
-            // put back, and refused as a rename over it would have been.
-            if std::fs::symlink_metadata(&temp).is_ok_and(|m| m.is_dir()) {
-                let _ = exchange(&temp, path);
-                return Err(io::Error::new(
-                    io::ErrorKind::IsADirectory,
-                    "is a directory",
-                ));
-            }
-            let new = identity(path).unwrap_or_default();
-            return Ok(Placed::Exchanged(temp, new));
+    if exchange(&temp, path).is_ok() {
+        // A folder made at the output's name in the last instant would now
+        // be under the temporary name, where nothing removes it: put back,
+        // and refused as a rename over it would have been.
+        if std::fs::symlink_metadata(&temp).is_ok_and(|m| m.is_dir()) {
+            let _ = exchange(&temp, path);
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory",
+            ));
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e)
-            if !matches!(
-                e.raw_os_error(),
-                Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
-            ) =>
-        {
+        let new = identity(path).unwrap_or_default();
+        return Ok(Placed::Exchanged(temp, new));
+    }
+    // No file at the name, a file system that cannot exchange names (NFS,
+    // FAT: EINVAL), or a file that cannot be replaced at all: the rename
+    // decides, and its error is the one told.
+    let existed = std::fs::symlink_metadata(path).is_ok();
+    temp.persist(path).map_err(|e| {
+        let e = without_temp_path(e.error);
+        if existed {
             // Said as what could not be done ("Operation not permitted"
             // alone reads as if the run could not even start), with the
             // system's error as the source, so that its code is still
             // found ([`os_error_code`], Python's `errno`).
-            return Err(io::Error::new(e.kind(), NotReplaced(e)));
+            io::Error::new(e.kind(), NotReplaced(e))
+        } else {
+            e
         }
-        Err(_) => {}
-    }
-    let existed = std::fs::symlink_metadata(path).is_ok();
-    temp.persist(path).map_err(|e| without_temp_path(e.error))?;
+    })?;
     Ok(if existed {
         Placed::Replaced
     } else {
