@@ -7,8 +7,8 @@
 //! C1) and each bidirectional embedding, override or isolate (U+202A–U+202E,
 //! U+2066–U+2069) is written as Rust's `char::escape_debug` writes it
 //! (`\u{1b}`, `\n`, `\t`, `\r`, `\0`, `\u{202e}`); every other character is
-//! kept as it is, backslashes included. The text is the same in every format and whether or not the
-//! output is a terminal.
+//! kept as it is, backslashes included. The text is the same in every format
+//! and whether or not the output is a terminal.
 //!
 //! ```
 //! use pgnfen_core::escape::controls;

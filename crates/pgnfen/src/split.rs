@@ -92,10 +92,11 @@ fn unknown_word(name: &[u8]) -> Option<String> {
             .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
             .count();
         let word = &after[..len];
+        let braced = &rest[open..(open + len + 2).min(rest.len())];
         if after.get(len) == Some(&b'}')
             && word.first().is_some_and(u8::is_ascii_alphabetic)
-            && word != b"class"
-            && word != b"speed"
+            && braced != PLACEHOLDER.as_bytes()
+            && braced != SPEED_PLACEHOLDER.as_bytes()
         {
             return Some(String::from_utf8_lossy(word).into_owned());
         }

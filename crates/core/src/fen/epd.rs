@@ -103,6 +103,10 @@ pub fn split(line: &[u8]) -> Split {
 /// 13`, see [`split`]) may be an EPD whose one operation lacks its `;`: the
 /// clock's error says how to write it so.
 fn opcode_as_clock_help(line: &[u8], problems: &mut [Problem]) {
+    // Most records have no syntax fault: nothing to read again.
+    if !problems.iter().any(|p| p.code == Code::FenSyntax) {
+        return;
+    }
     let mut fields = line
         .split(|&b| b == b' ')
         .scan(0, |at, field| {

@@ -395,10 +395,9 @@ impl FileStamp {
             Ok(now) if (now.dev(), now.ino()) != self.inode => {
                 "replaced by another file".to_string()
             }
-            Ok(now) if now.len() != self.len => {
-                format!("size {} when opened, {} now", self.len, now.len())
+            Ok(now) if now.len() != self.len || now.modified().ok() != self.modified => {
+                source::what_changed(self.len, now.len())
             }
-            Ok(now) if now.modified().ok() != self.modified => "rewritten".to_string(),
             Ok(_) => return e,
             Err(gone) => format!("it can no longer be read: {gone}"),
         };

@@ -875,7 +875,7 @@ impl Output {
             }
             for (i, (rename, read)) in renames.iter().zip(&replaced).enumerate() {
                 if let (Some((_, path)), Some(read)) = (rename, read)
-                    && std::fs::metadata(path).is_ok_and(|now| (now.dev(), now.ino()) != *read)
+                    && identity(path).is_some_and(|now| now != *read)
                 {
                     drop(renames);
                     return Err((
