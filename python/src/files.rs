@@ -38,9 +38,9 @@ use crate::{StrList, cancellable, command_error, errors, inputs, interrupt, path
 /// ['chess960.pgn', 'crc.pgn', 'malformed.pgn', 'other.pgn', 'setup.pgn', 'standard.pgn']
 ///
 /// Raises pgnfen.UsageError (a ValueError) for a template with neither
-/// ``{class}`` nor ``{speed}``, a bad class, speed or tag expression, or a
-/// template under a file; pgnfen.InputError (an OSError) when a file cannot
-/// be read or written.
+/// ``{class}`` nor ``{speed}``, a bad class, speed or tag expression;
+/// pgnfen.InputError (an OSError; NotADirectoryError for a template under
+/// a file) when a file cannot be read or written.
 #[pyfunction]
 #[pyo3(signature = (*paths, template, classes=None, tags=None, speeds=None, threads=None))]
 #[allow(clippy::too_many_arguments)]

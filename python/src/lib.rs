@@ -397,8 +397,9 @@ fn fen_record(
 /// "unknown": n}, "chess960_positions": {"518": n, ...},
 /// "problems": {"CODE": n, ...}}``.
 ///
-/// paths: one or more files (str or os.PathLike), plain or compressed (gzip,
-/// bzip2, zstd). threads: worker threads (default: one per core).
+/// paths: one or more files (str, bytes or os.PathLike), plain or
+/// compressed (gzip, bzip2, xz, zstd, zip). threads: worker threads
+/// (default: one per core).
 /// moves: "first" or "all" replays each game's mainline from its start
 /// position and adds ``"moves": {"checked", "illegal", "not_checked"}``.
 /// tags and speeds count only the games that match, as in ``filter()``

@@ -422,3 +422,39 @@ fn a_missing_file_names_the_path() {
         other => panic!("expected an I/O error, got {other:?}"),
     }
 }
+
+/// The notes a watch is given.
+#[derive(Default)]
+struct Notes(std::sync::Mutex<Vec<String>>);
+
+impl Watch for Notes {
+    fn note(&self, line: &str) {
+        self.0.lock().unwrap().push(line.to_owned());
+    }
+}
+
+/// A binary file given by mistake is still read (one game of text), and
+/// the library says so by default, as the command line does: to the watch,
+/// or to standard error without one.
+#[test]
+fn a_file_without_a_tag_line_is_noted_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.pgn");
+    std::fs::write(&junk, b"\x00\xff\xfe garbage").unwrap();
+    let notes = Arc::new(Notes::default());
+    let options = stats::Options {
+        run: Options {
+            watch: Some(notes.clone()),
+            ..Options::default()
+        },
+        ..stats::Options::default()
+    };
+    let counts = stats::run(&[Input::File(junk)], &options).unwrap();
+    assert_eq!(counts.games, 1);
+    let notes = notes.0.lock().unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        pgnfen::pipeline::note_message(&notes[0]).ends_with("junk.pgn: no PGN tag line found"),
+        "{notes:?}"
+    );
+}

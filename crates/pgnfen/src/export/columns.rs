@@ -53,10 +53,15 @@ pub const OTHER_TAGS: &str = "other_tags";
 /// Tag columns whose values are integers (null when not a number).
 pub const INTEGER_TAGS: [&str; 2] = ["WhiteElo", "BlackElo"];
 
-/// Most tag columns `--tags all` makes; the names met after that stay in
-/// `other_tags` (a hostile file with a million tag names must not make a
-/// million columns).
-pub const MAX_ALL_COLUMNS: usize = 1000;
+/// Most tag columns an export makes: `--tags all` leaves the names met after
+/// that in `other_tags` (a hostile file with a million tag names must not
+/// make a million columns), and a longer `--tags` list is refused. Each
+/// Parquet column costs the writer about 100 KiB (its zstd contexts, its
+/// page in progress) however few values it holds: with 1,000 columns an
+/// export peaked at 190 MiB, with 256 at 108 MiB, with 128 at 85 MiB (a
+/// 97 MB file of 900,000 games with 1,001 tag names, 2026-12-05). Real
+/// archives have a few dozen tag names.
+pub const MAX_ALL_COLUMNS: usize = 128;
 
 /// Most distinct tag names the first pass of `--tags all` collects (past a few
 /// times the column limit no further name can get a column).
@@ -81,10 +86,10 @@ pub enum TagColumns {
 }
 
 impl TagColumns {
-    /// `--tags` as given: `all`, or names separated by commas (checked by
-    /// [`Columns::named`]).
+    /// `--tags` as given: `all` (in any case), or names separated by commas
+    /// (checked by [`Columns::named`], which refuses `all` among them).
     pub fn parse(arg: &str) -> TagColumns {
-        if arg == "all" {
+        if arg.eq_ignore_ascii_case("all") {
             return TagColumns::All;
         }
         TagColumns::Named(arg.split(',').map(str::to_string).collect())
@@ -122,6 +127,17 @@ pub enum ColumnError {
         /// The fixed column holds this very tag.
         holds_the_tag: bool,
     },
+    /// More names than an export makes columns ([`Columns::MAX_ALL`]).
+    #[error(
+        "--tags names {0} tags, and an export makes at most {max} tag columns (every other tag of a game is in other_tags)",
+        max = MAX_ALL_COLUMNS
+    )]
+    TooMany(usize),
+    /// `all` in a list of names: it stands alone.
+    #[error(
+        "--tags: {0} makes a column of every tag name; it stands alone, not in a list of names"
+    )]
+    AllAmongNames(String),
     /// `TagColumns::All` reads the inputs twice, which standard input cannot be.
     #[error(
         "--tags all reads the inputs twice (once for the tag names), so it cannot read standard input; name the columns with --tags NAME,... or export a file"
@@ -269,16 +285,23 @@ impl Hasher for NameHasher {
 impl Columns {
     /// The columns every export has, in order, before the tag columns.
     pub const FIXED: [&'static str; FIXED.len()] = FIXED;
-    /// The most tag columns `TagColumns::All` gives; the other names stay in
-    /// `other_tags`.
+    /// The most tag columns an export makes: `TagColumns::All` leaves the
+    /// other names in `other_tags`, [`Columns::named`] refuses a longer list.
     pub const MAX_ALL: usize = MAX_ALL_COLUMNS;
 
-    /// The columns for a named list (or the default list): names must be valid
-    /// tag names, distinct, and must not collide with a fixed column (ignoring
+    /// The columns for a named list (or the default list): at most
+    /// [`Columns::MAX_ALL`] names, which must be valid tag names, distinct,
+    /// other than `all`, and must not collide with a fixed column (ignoring
     /// case; `FEN` and `Variant` are the `fen` and `variant` columns already).
     pub fn named(names: &[String]) -> Result<Columns, ColumnError> {
+        if names.len() > MAX_ALL_COLUMNS {
+            return Err(ColumnError::TooMany(names.len()));
+        }
         let mut tags: Vec<String> = Vec::new();
         for name in names {
+            if name.eq_ignore_ascii_case("all") {
+                return Err(ColumnError::AllAmongNames(name.clone()));
+            }
             if !valid_name(name) {
                 return Err(ColumnError::NotATagName(name.clone()));
             }
@@ -574,6 +597,18 @@ mod tests {
             err(&["White", "white"]),
             ColumnError::DifferInCase(..)
         ));
+        assert_eq!(
+            err(&["White", "all"]).to_string(),
+            "--tags: all makes a column of every tag name; it stands alone, not in a list of names"
+        );
+        assert!(matches!(TagColumns::parse("ALL"), TagColumns::All));
+        let names: Vec<String> = (0..=MAX_ALL_COLUMNS).map(|i| format!("T{i}")).collect();
+        assert_eq!(
+            Columns::named(&names).unwrap_err().to_string(),
+            "--tags names 129 tags, and an export makes at most 128 tag columns \
+             (every other tag of a game is in other_tags)"
+        );
+        assert!(Columns::named(&names[1..]).is_ok());
         let fen = err(&["FEN"]);
         assert!(matches!(
             fen,

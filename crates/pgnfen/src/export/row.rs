@@ -14,6 +14,7 @@
 
 use crate::class::Class;
 use crate::pgn::encoding::{self, Encoding};
+use crate::pgn::scan::TagName;
 use crate::pgn::tags::decode_value;
 use crate::pipeline::{Header, Job};
 use crate::problem::{Code, CodeList};
@@ -80,7 +81,7 @@ pub struct Block {
 }
 
 /// One column's values in a block: only the rows that have one take room (a
-/// game of `--tags all` with 1,000 columns fills its 20).
+/// game of `--tags all` with 128 columns fills its 20).
 #[derive(Debug, Default)]
 pub struct SlotValues {
     /// The rows with a value, ascending.
@@ -481,6 +482,27 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
             }
         }
     }
+    // A hostile header's pair budget can have dropped its first Variant or
+    // FEN pair (after a megabyte of other values), which the classification
+    // still read from the header's own store of those tags: the columns take
+    // the value from there, so that `fen` and `class` never disagree (and
+    // the pair is not counted as dropped).
+    let mut dropped_pairs = header.dropped_pairs();
+    if dropped_pairs > 0 {
+        for (slot, tag_name) in [(0, TagName::Variant), (1, TagName::Fen)] {
+            let first = header.tags().find(|t| t.name == tag_name);
+            if let Some(tag) = first.filter(|t| t.complete)
+                && !filled.set(slot)
+            {
+                let slot = &mut slots[slot];
+                let (a, b) = push_value(&mut slot.text, tag.raw, None, enc);
+                text_len += (b - a) as usize;
+                slot.rows.push(index);
+                slot.ends.push(b);
+                dropped_pairs -= 1;
+            }
+        }
+    }
     // The repeats, after the first pairs (their keys count the pairs of their
     // name up to them); rare, so counted by a plain scan.
     for (pair_index, name) in repeats {
@@ -513,7 +535,7 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
             clock.increment.unwrap_or(f64::NAN),
         ],
         problems,
-        dropped_pairs: header.dropped_pairs(),
+        dropped_pairs,
         index,
         others: at(others_from)..at(other_tags.len()),
         text_len: at(text_len),

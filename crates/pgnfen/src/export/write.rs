@@ -30,12 +30,36 @@ pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 /// 16 MiB until 2026-11-30: such headers then peaked 10 MiB higher.
 pub const ROW_GROUP_BYTES: usize = 8 << 20;
 
-// Row groups are not made shorter for many columns: the writer keeps the
-// metadata of every column chunk written (about 1 KiB each, with its page
-// offsets) until the footer, so with `--tags all`'s 1,000 columns row groups
-// of 4,000 rows made memory grow by 250 bytes a game (275 MiB for 900,000
-// games) and the file six times larger. The memory of the row group in
-// progress is bounded by [`ROW_GROUP_BYTES`] whatever the columns.
+/// Parquet leaf columns of the default export, for which a row group holds
+/// [`ROW_GROUP_ROWS`] rows (see [`row_group_rows`]).
+const DEFAULT_LEAVES: usize = 30;
+
+/// Rows per row group for a schema of `leaves` Parquet columns:
+/// [`ROW_GROUP_ROWS`] up to the default columns' number, proportionally more
+/// beyond. The writer keeps the metadata of every column chunk written (about
+/// 1.3 KiB each, with its page offsets) until the footer, so memory grows
+/// with row groups times columns: about a quarter of a byte a game with the
+/// default columns; with 256 tag columns and row groups of 131,072 rows,
+/// three bytes (129 MiB for 19 million games; 103 MiB with this scaling;
+/// 2026-12-05); with row groups of 4,000 rows and 1,000 columns (until
+/// 2026-11-29), 250 bytes. The memory of the row group in progress is
+/// bounded by [`ROW_GROUP_BYTES`] whatever its rows.
+fn row_group_rows(leaves: usize) -> usize {
+    ROW_GROUP_ROWS * leaves.div_ceil(DEFAULT_LEAVES).max(1)
+}
+
+/// Parquet leaf columns of an Arrow schema of the export (a map has two).
+fn leaves(schema: &arrow_schema::Schema) -> usize {
+    use arrow_schema::DataType;
+    schema
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            DataType::Map(..) => 2,
+            _ => 1,
+        })
+        .sum()
+}
 
 /// zstd level of the Parquet column chunks: level 1, as for `.zst` outputs.
 /// Level 3 (zstd's default) made files 2 % smaller but `export` 5–13 % slower
@@ -78,7 +102,7 @@ const DELTA: [&str; 4] = ["game", "offset", "length", "line"];
 const STATISTICS: [&str; 4] = ["class", "Date", "UTCDate", "Event"];
 
 /// The Parquet writer's settings for this schema (see [`DICTIONARY`],
-/// [`STATISTICS`], [`ROW_GROUP_ROWS`], [`ZSTD_LEVEL`]).
+/// [`STATISTICS`], [`row_group_rows`], [`ZSTD_LEVEL`]).
 fn properties(
     schema: &arrow_schema::Schema,
 ) -> Result<WriterProperties, parquet::errors::ParquetError> {
@@ -88,7 +112,7 @@ fn properties(
     let path = |parts: &[&str]| ColumnPath::new(parts.iter().map(|p| p.to_string()).collect());
     let mut props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL)?))
-        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_max_row_group_row_count(Some(row_group_rows(leaves(schema))))
         .set_created_by(format!("pgnfen {}", env!("CARGO_PKG_VERSION")))
         .set_dictionary_enabled(false)
         .set_statistics_enabled(EnabledStatistics::Chunk);
@@ -286,9 +310,23 @@ fn slices(batch: &RecordBatch) -> impl Iterator<Item = RecordBatch> + '_ {
 /// place) when the run succeeded; on an error the output is dropped, so a
 /// file output leaves nothing behind. CSV cells are escaped unless the export
 /// was started with [`ExportOptions::csv_raw`](super::ExportOptions::csv_raw).
+///
+/// Parquet into a compressing output (`h.parquet.zst`) is refused with
+/// [`CompressedParquet`]'s message, and nothing is written: no Parquet
+/// reader opens such a file. ([`Format::check_output`] says so from the
+/// name alone, before any work.)
 pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Summary, Error> {
     let csv_raw = batches.csv_raw;
     let name = output.name().to_string();
+    if format == Format::Parquet && output.is_compressed() {
+        let refused = CompressedParquet {
+            path: name.clone().into(),
+        };
+        return Err(Error::Write(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            refused,
+        )));
+    }
     // A cancelled run (Ctrl-C in Python) stops feeding batches at its next
     // chunk, but the batches already made would still be written: a text
     // batch through bzip2 or xz takes a second or two. So the flag is looked
@@ -359,6 +397,63 @@ pub fn write(mut batches: Batches, format: Format, output: Output) -> Result<Sum
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::Columns;
+    use parquet::arrow::ArrowSchemaConverter;
+
+    #[test]
+    fn parquet_into_a_compressing_output_is_refused() {
+        use crate::export::{ExportOptions, batches, columns};
+        use crate::pipeline::{Input, Options};
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("a.pgn");
+        std::fs::write(&input, b"[Event \"a\"]\n\n1. e4 *\n").unwrap();
+        let inputs = [Input::from_arg(&input)];
+        let (options, run) = (ExportOptions::default(), Options::new(1));
+        let out = dir.path().join("h.parquet.zst");
+        let rows = batches(
+            &inputs,
+            columns(&inputs, &options, &run).unwrap(),
+            &options,
+            &run,
+        );
+        let e = write(rows, Format::Parquet, Output::create(Some(&out)).unwrap()).unwrap_err();
+        let expected = format!(
+            "{}: Parquet files are compressed inside (zstd column chunks); \
+             write {} without the compression ending",
+            out.display(),
+            out.with_extension("").display()
+        );
+        assert_eq!(e.to_string(), expected);
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "only the input"
+        );
+        // Into a plain file it is written.
+        let out = dir.path().join("h.parquet");
+        let rows = batches(
+            &inputs,
+            columns(&inputs, &options, &run).unwrap(),
+            &options,
+            &run,
+        );
+        let summary = write(rows, Format::Parquet, Output::create(Some(&out)).unwrap()).unwrap();
+        assert_eq!(summary.rows, 1);
+        assert_eq!(&std::fs::read(&out).unwrap()[..4], b"PAR1");
+    }
+
+    #[test]
+    fn row_groups_grow_with_the_columns_beyond_the_default() {
+        // The default columns keep their row groups (and so their bytes).
+        let schema = Columns::default_tags().schema();
+        let parquet = ArrowSchemaConverter::new().convert(&schema).unwrap();
+        assert_eq!(leaves(&schema), parquet.num_columns());
+        assert_eq!(leaves(&schema), DEFAULT_LEAVES);
+        assert_eq!(row_group_rows(leaves(&schema)), ROW_GROUP_ROWS);
+        assert_eq!(row_group_rows(0), ROW_GROUP_ROWS);
+        assert_eq!(row_group_rows(DEFAULT_LEAVES + 1), 2 * ROW_GROUP_ROWS);
+        assert_eq!(row_group_rows(271), 10 * ROW_GROUP_ROWS);
+    }
 
     #[test]
     fn devices_and_pipes_get_json_lines() {

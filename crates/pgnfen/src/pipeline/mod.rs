@@ -111,8 +111,11 @@ pub struct Options {
     /// file truncated by another program raises SIGBUS, which only a program that
     /// installed [`signals::install_bus_handler`] turns into a clean failure; the commands do.
     pub mmap: bool,
-    /// Notes on standard error (off under `--quiet`): an input in which no tag
-    /// line is found, a hint when standard input is a terminal.
+    /// Notes (on by default; the command line's `--quiet` turns them off): an
+    /// input in which no tag line is found (a binary file or a wrong path
+    /// given by mistake), a hint when standard input is a terminal. They go
+    /// to [`Options::watch`] ([`Watch::note`]), or to standard error when
+    /// there is none; [`note_message`] takes the `pgnfen: warning: ` off.
     pub notes: bool,
     /// Chunk sizes (target, maximum): 1 and 4 MiB by default; tests make them
     /// tiny so that every cut and merge path runs on small inputs. Each is
@@ -164,8 +167,8 @@ fn is_cancelled(options: &Options) -> bool {
 }
 
 impl Default for Options {
-    /// One worker thread per core; no watch, no notes, files read rather
-    /// than mapped.
+    /// One worker thread per core; no watch, notes on standard error, files
+    /// read rather than mapped.
     fn default() -> Options {
         Options::new(cores())
     }
@@ -184,7 +187,7 @@ impl Options {
             threads,
             watch: None,
             mmap: false,
-            notes: false,
+            notes: true,
             chunk_sizes: (chunk::TARGET_CHUNK, chunk::MAX_CHUNK),
             cancel: None,
         }

@@ -746,6 +746,15 @@ impl Output {
         Ok(output)
     }
 
+    /// Whether it compresses what it is given (its name ends in `.gz`,
+    /// `.bz2`, `.xz` or `.zst`, or [`Output::create_as`] asked for it).
+    pub fn is_compressed(&self) -> bool {
+        matches!(
+            self.target,
+            Target::Gzip(_) | Target::Bzip2(_) | Target::Zstd(_) | Target::Xz(_)
+        )
+    }
+
     /// Whether it writes to a terminal: standard output on one, or a path
     /// that names one (`/dev/tty`, `/dev/stdout` on a terminal), where a
     /// binary format would only garble the screen.
