@@ -285,6 +285,7 @@ pub struct ExplainArgs {
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     /// PGN files (`-` for standard input, the default)
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 }
 
@@ -313,6 +314,7 @@ pub struct FilterArgs {
     #[arg(long, value_name = "first|all", value_parser = choice_parser::<pgnfen::moves::MovesMode>())]
     pub moves: Option<pgnfen::moves::MovesMode>,
     /// PGN files (`-` for standard input, the default)
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 }
 
@@ -344,16 +346,17 @@ pub struct SplitArgs {
     #[arg(short, long, value_name = "TEMPLATE", required = true)]
     pub output: PathBuf,
     /// PGN files (`-` for standard input, the default)
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
     /// The dialect to write
-    #[arg(long, value_parser = choice_parser::<Dialect>())]
+    #[arg(long, value_name = "DIALECT", value_parser = choice_parser::<Dialect>())]
     pub to: Dialect,
     /// En passant policy (default: the dialect's)
-    #[arg(long, value_parser = choice_parser::<EpPolicy>())]
+    #[arg(long, value_name = "POLICY", value_parser = choice_parser::<EpPolicy>())]
     pub ep: Option<EpPolicy>,
     /// Also insert a missing [SetUp "1"] before the FEN tag, and [Variant "Chess960"]
     /// for a Chess960 game without a Variant tag
@@ -368,6 +371,7 @@ pub struct ConvertArgs {
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,
     /// PGN files (`-` for standard input, the default)
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 }
 
@@ -393,6 +397,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub csv_raw: bool,
     /// PGN files (`-` for standard input, the default)
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 }
 
@@ -412,6 +417,7 @@ pub struct StatsArgs {
     #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
     pub speed: Vec<Speed>,
     /// PGN files (`-` for standard input, the default)
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 }
 
@@ -446,6 +452,7 @@ pub struct ExportArgs {
     #[arg(long)]
     pub csv_raw: bool,
     /// PGN files (`-` for standard input, the default)
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 }
 
@@ -463,10 +470,10 @@ pub enum ExportFormat {
 pub struct FenArgs {
     /// Rewrite every record in this dialect (with --format json: accepted, the
     /// object holds all three dialects)
-    #[arg(long, value_parser = choice_parser::<Dialect>())]
+    #[arg(long, value_name = "DIALECT", value_parser = choice_parser::<Dialect>())]
     pub to: Option<Dialect>,
     /// En passant policy (default: the dialect's)
-    #[arg(long, value_parser = choice_parser::<EpPolicy>())]
+    #[arg(long, value_name = "POLICY", value_parser = choice_parser::<EpPolicy>())]
     pub ep: Option<EpPolicy>,
     /// Output format: text (the records, converted with --to) or json (one
     /// object per record: validity, class, problems and the three dialects)
@@ -491,6 +498,7 @@ pub struct FenArgs {
     pub in_place: bool,
     /// FEN or EPD files, one record a line, compressed or not (`-` for standard
     /// input, the default when neither a FILE nor -r is given)
+    #[arg(value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
 }
 

@@ -86,9 +86,25 @@ impl Class {
 impl std::str::FromStr for Class {
     type Err = crate::ParseNameError;
 
-    /// A name written by [`Class::as_str`].
+    /// A name written by [`Class::as_str`], in any case (`"Chess960"`).
+    ///
+    /// ```
+    /// use pgnfen_core::Class;
+    /// assert_eq!("Chess960".parse::<Class>(), Ok(Class::Chess960));
+    /// let e = "960".parse::<Class>().unwrap_err();
+    /// assert_eq!(e.to_string(), r#"unknown class "960"; expected standard, setup, chess960, crc, other or malformed"#);
+    /// ```
     fn from_str(s: &str) -> Result<Class, crate::ParseNameError> {
-        Class::from_name(s).ok_or_else(|| crate::ParseNameError::new("class", s, None))
+        Class::ALL
+            .into_iter()
+            .find(|c| c.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                crate::ParseNameError::new(
+                    "class",
+                    s,
+                    Some("standard, setup, chess960, crc, other or malformed"),
+                )
+            })
     }
 }
 

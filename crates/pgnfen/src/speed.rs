@@ -212,9 +212,24 @@ impl Speed {
 impl std::str::FromStr for Speed {
     type Err = crate::ParseNameError;
 
-    /// A name written by [`Speed::as_str`].
+    /// A name written by [`Speed::as_str`], in any case (`"Blitz"`).
+    ///
+    /// ```
+    /// use pgnfen::Speed;
+    /// assert_eq!("Blitz".parse::<Speed>(), Ok(Speed::Blitz));
+    /// assert!("lightning".parse::<Speed>().unwrap_err().to_string().ends_with("classical, correspondence or unknown"));
+    /// ```
     fn from_str(s: &str) -> Result<Speed, crate::ParseNameError> {
-        Speed::from_name(s).ok_or_else(|| crate::ParseNameError::new("speed", s, None))
+        Speed::ALL
+            .into_iter()
+            .find(|speed| speed.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                crate::ParseNameError::new(
+                    "speed",
+                    s,
+                    Some("ultrabullet, bullet, blitz, rapid, classical, correspondence or unknown"),
+                )
+            })
     }
 }
 

@@ -130,12 +130,30 @@ impl std::fmt::Display for EpPolicy {
 impl std::str::FromStr for Dialect {
     type Err = crate::ParseNameError;
 
-    /// A name written by [`Dialect::as_str`].
+    /// A name written by [`Dialect::as_str`], in any case and also as the
+    /// dialects are called in prose (`"X-FEN"`, `"Shredder-FEN"`).
+    ///
+    /// ```
+    /// use pgnfen_core::fen::Dialect;
+    /// assert_eq!("X-FEN".parse::<Dialect>(), Ok(Dialect::Xfen));
+    /// assert_eq!("Shredder-FEN".parse::<Dialect>(), Ok(Dialect::Shredder));
+    /// assert_eq!("shredder".parse::<Dialect>(), Ok(Dialect::Shredder));
+    /// let e = "epd".parse::<Dialect>().unwrap_err();
+    /// assert_eq!(e.to_string(), r#"unknown dialect "epd"; expected fen, xfen or shredder"#);
+    /// ```
     fn from_str(s: &str) -> Result<Dialect, crate::ParseNameError> {
+        let folded: String = s
+            .chars()
+            .filter(|c| !matches!(c, '-' | '_' | ' '))
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let name = folded
+            .strip_suffix("fen")
+            .filter(|rest| *rest == "shredder");
         Dialect::ALL
             .into_iter()
-            .find(|d| d.as_str() == s)
-            .ok_or_else(|| crate::ParseNameError::new("dialect", s, None))
+            .find(|d| d.as_str() == name.unwrap_or(&folded))
+            .ok_or_else(|| crate::ParseNameError::new("dialect", s, Some("fen, xfen or shredder")))
     }
 }
 
@@ -146,8 +164,14 @@ impl std::str::FromStr for EpPolicy {
     fn from_str(s: &str) -> Result<EpPolicy, crate::ParseNameError> {
         EpPolicy::ALL
             .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| crate::ParseNameError::new("en passant policy", s, None))
+            .find(|p| p.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                crate::ParseNameError::new(
+                    "en passant policy",
+                    s,
+                    Some("as-is, pseudo-legal or legal"),
+                )
+            })
     }
 }
 
