@@ -170,6 +170,26 @@ pub enum Usage {
     #[cfg(feature = "export")]
     #[error("export: {0}")]
     Export(crate::export::ColumnError),
+    /// A malformed tag expression (`">=2500"`), so that `expr.parse()?`
+    /// works in a function that returns [`Error`].
+    #[error("{0}")]
+    TagExpr(crate::select::ExprError),
+    /// A name that is none of its kind's (`"blitzz"` as a speed), so that
+    /// `name.parse()?` works in a function that returns [`Error`].
+    #[error("{0}")]
+    Name(crate::ParseNameError),
+}
+
+impl From<crate::select::ExprError> for Error {
+    fn from(e: crate::select::ExprError) -> Error {
+        Error::Usage(Usage::TagExpr(e))
+    }
+}
+
+impl From<crate::ParseNameError> for Error {
+    fn from(e: crate::ParseNameError) -> Error {
+        Error::Usage(Usage::Name(e))
+    }
 }
 
 impl Error {

@@ -91,9 +91,20 @@ impl Selection {
         self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty()
     }
 
-    /// The usage errors of a selection (`command` names the caller in the message): nothing asked for, or a position list
-    /// that the class list makes pointless.
+    /// The usage errors of a selection (`command` names the caller in the
+    /// message): nothing asked for, a start position number past 959, or a
+    /// position list that the class list makes pointless.
     pub fn validate(&self, command: &str) -> Result<(), Error> {
+        if let Some(n) = self
+            .chess960_positions
+            .iter()
+            .find(|&&n| n >= crate::fen::chess960::POSITIONS)
+        {
+            return Err(Usage::Argument(format!(
+                "{command}: {n} is not a Chess960 start position number (0 to 959)"
+            ))
+            .into());
+        }
         if self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty() {
             return Err(Usage::NothingSelected {
                 command: command.to_string(),
@@ -213,6 +224,21 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_position_number_past_959_is_refused() {
+        let s = |n| Selection {
+            chess960_positions: vec![518, n],
+            ..Selection::default()
+        };
+        assert!(s(959).validate("filter").is_ok());
+        let e = s(960).validate("filter").unwrap_err();
+        assert!(matches!(e, Error::Usage(Usage::Argument(_))));
+        assert_eq!(
+            e.to_string(),
+            "filter: 960 is not a Chess960 start position number (0 to 959)"
+        );
+    }
 
     #[test]
     fn a_position_list_must_hold_as_the_class_list_must() {

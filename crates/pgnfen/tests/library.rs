@@ -458,3 +458,21 @@ fn a_file_without_a_tag_line_is_noted_by_default() {
         "{notes:?}"
     );
 }
+
+/// Parsing a tag expression or a name with `?` in a function that returns
+/// the library's error: both are usage errors, shown as parsed.
+#[test]
+fn parse_errors_convert_into_the_library_error() {
+    fn selection(expr: &str, speed: &str) -> Result<(TagExpr, pgnfen::Speed), Error> {
+        Ok((expr.parse()?, speed.parse()?))
+    }
+    assert!(selection("WhiteElo>=2500", "Blitz").is_ok());
+    let e = selection(">=2500", "blitz").unwrap_err();
+    assert!(
+        matches!(e, Error::Usage(pgnfen::Usage::TagExpr(_))),
+        "{e:?}"
+    );
+    let e = selection("WhiteElo>=2500", "blitzz").unwrap_err();
+    assert!(matches!(e, Error::Usage(pgnfen::Usage::Name(_))), "{e:?}");
+    assert!(e.to_string().starts_with("unknown speed \"blitzz\""), "{e}");
+}
