@@ -134,7 +134,8 @@ pub struct Global {
     /// No progress bar, summaries or notes on standard error (reports of bad records and FENs still show)
     #[arg(short, long, global = true)]
     pub quiet: bool,
-    /// Show a progress bar on standard error (default when it is a terminal)
+    /// Show progress on standard error: a bar on a terminal, else a plain line every few seconds
+    /// (default: a bar when standard error is a terminal and the results do not stream to it)
     #[arg(long, global = true, overrides_with = "no_progress")]
     pub progress: bool,
     /// Never show a progress bar

@@ -14,7 +14,7 @@ use pgnfen::pipeline::Watch;
 use pgnfen::{Code, Severity};
 
 use crate::cli::{CheckArgs, CheckFormat, Global};
-use crate::commands::{Error, Outcome, inputs, options, refuse_streams_among_inputs};
+use crate::commands::{Error, Outcome, inputs, options_streaming, refuse_streams_among_inputs};
 use crate::format::{count, thousands};
 use pgnfen::ci::{Sarif, github_data, github_property};
 
@@ -292,7 +292,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     // --deny-warnings makes warnings fail the run, so they must be shown too.
     let warnings = args.warnings || args.deny_warnings;
     let mut report = Report::new(out, args.format, color, args.csv_raw);
-    let mut run = options(global);
+    let mut run = options_streaming(global, None);
     // The CI formats also give the run's notes where the service shows them.
     let kept = matches!(args.format, CheckFormat::Github | CheckFormat::Sarif).then(|| {
         Arc::new(KeepNotes {

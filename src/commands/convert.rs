@@ -5,7 +5,8 @@ use pgnfen::convert;
 
 use crate::cli::{ConvertArgs, Global};
 use crate::commands::{
-    Error, Outcome, inputs, options, refuse_output_among_inputs, refuse_streams_among_inputs,
+    Error, Outcome, inputs, options, options_streaming, refuse_output_among_inputs,
+    refuse_streams_among_inputs,
 };
 
 pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
@@ -15,7 +16,11 @@ pub fn run(global: &Global, args: &ConvertArgs) -> Result<Outcome, Error> {
         repair: args.repair,
         output: args.output.clone(),
         in_place: args.in_place,
-        run: options(global),
+        run: if args.in_place {
+            options(global)
+        } else {
+            options_streaming(global, args.output.as_deref())
+        },
         // Under --quiet too: they are the FENs it could not write.
         report_unchanged: true,
     };

@@ -6,7 +6,7 @@ use pgnfen::select::Selector;
 
 use crate::cli::{ExportArgs, ExportFormat, Global};
 use crate::commands::{
-    Error, Outcome, check_inputs_exist, inputs, options, refuse_streams_among_inputs,
+    Error, Outcome, check_inputs_exist, inputs, options_streaming, refuse_streams_among_inputs,
 };
 use crate::format::thousands;
 
@@ -73,7 +73,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     if format == Format::Parquet && output.is_terminal() {
         return Err(parquet_on_a_terminal());
     }
-    let pipeline = options(global);
+    let pipeline = options_streaming(global, args.output.as_deref());
     let columns = export::columns(&inputs, &export_options, &pipeline).map_err(run_error)?;
     if let Some((names, at_least)) = columns.past_limit() {
         // Never silent, even under -q: these tags have no column of their own.

@@ -4,7 +4,7 @@ use pgnfen::filter::{self, Selection};
 use pgnfen::select::Selector;
 
 use crate::cli::{FilterArgs, Global};
-use crate::commands::{Error, Outcome, inputs, options, refuse_streams_among_inputs};
+use crate::commands::{Error, Outcome, inputs, options_streaming, refuse_streams_among_inputs};
 use crate::format::thousands;
 
 pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
@@ -17,7 +17,7 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
         output: args.output.clone(),
         rest: args.rest.clone(),
         moves: args.moves,
-        run: options(global),
+        run: options_streaming(global, args.output.as_deref()),
     };
     // The kept games (standard output without -o) and the rest, if asked.
     let rest = args.rest.as_deref().map(Some);

@@ -43,16 +43,32 @@ pub fn inputs(args: &[std::path::PathBuf]) -> Vec<Input> {
     }
 }
 
-/// The pipeline options the global flags ask for.
+/// The pipeline options the global flags ask for, for a command that writes
+/// its results to standard output only at the end (`stats`) or not at all.
 pub fn options(global: &Global) -> Options {
+    options_with(global, false)
+}
+
+/// The pipeline options of a command that streams its results to `output`
+/// as it reads (`None` or `-`: standard output). On a terminal the progress
+/// bar shows by default, but not when those results stream to the terminal
+/// too: the bar's redrawing would mix with them (`check`'s diagnostics,
+/// games printed by `filter`); `--progress` shows it all the same.
+pub fn options_streaming(global: &Global, output: Option<&Path>) -> Options {
+    let to_stdout = output.is_none_or(|p| p.as_os_str() == "-");
+    options_with(global, to_stdout && io::stdout().is_terminal())
+}
+
+fn options_with(global: &Global, results_on_terminal: bool) -> Options {
     // `-j 0` is refused by the flag parser.
     let threads = global
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     // `.zst` outputs are compressed on as many threads as the run has.
     pgnfen::pipeline::output::set_compression_threads(threads);
-    let progress =
-        !global.quiet && !global.no_progress && (global.progress || io::stderr().is_terminal());
+    let progress = !global.quiet
+        && !global.no_progress
+        && (global.progress || (io::stderr().is_terminal() && !results_on_terminal));
     Options {
         notes: !global.quiet,
         mmap: !global.no_mmap,
