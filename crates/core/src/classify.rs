@@ -529,6 +529,7 @@ const SHOWN_VALUE: usize = 200;
 
 /// The message of a `duplicate-tag`: the value quoted is the first tag's,
 /// the one used (the span points at the second).
+#[doc(hidden)] // for the command line and the Python binding
 pub fn duplicate_message(name: &str, first_raw: &[u8]) -> String {
     format!(
         "a second {name} tag with another value; the first, \"{}\", is used",
@@ -538,6 +539,7 @@ pub fn duplicate_message(name: &str, first_raw: &[u8]) -> String {
 
 /// A raw value for a message: lossy UTF-8, control characters escaped
 /// (`crate::escape::controls`), cut after 200 bytes with `…`.
+#[doc(hidden)] // for the command line and the Python binding
 pub fn shown_value(raw: &[u8]) -> String {
     if raw.len() <= SHOWN_VALUE {
         return crate::escape::controls(&String::from_utf8_lossy(raw)).into_owned();

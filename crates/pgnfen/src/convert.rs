@@ -144,6 +144,7 @@ fn run_in_place(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
 /// The files `--in-place` rewrites, checked before any is touched: each must
 /// be a regular file (not standard input, not a zip archive), and none may
 /// be named twice (by two spellings or a link).
+#[doc(hidden)] // for the command line and the Python binding
 pub fn in_place_paths(inputs: &[Input]) -> Result<Vec<&std::path::Path>, Error> {
     check_inputs_exist(inputs)?;
     let mut paths = Vec::with_capacity(inputs.len());

@@ -199,6 +199,7 @@ impl Error {
     }
 
     /// An error writing to `file`, where a closed pipe is not an error.
+    #[doc(hidden)] // for the command line and the Python binding
     pub fn writing(file: &str, source: io::Error) -> Error {
         if source.kind() == io::ErrorKind::BrokenPipe {
             Error::BrokenPipe
@@ -310,6 +311,7 @@ fn sink_error(e: io::Error) -> Error {
 /// reported at once rather than after the others were read. Only regular
 /// files are opened here: opening a FIFO would take its writer's first bytes
 /// away from the real read (each input is opened once to be read).
+#[doc(hidden)] // for the command line and the Python binding
 pub fn check_inputs_exist(inputs: &[Input]) -> Result<(), Error> {
     for input in inputs {
         let Input::File(path) = input else { continue };
@@ -431,6 +433,7 @@ impl OutputId {
 
 /// What descriptor `fd` of this process is (`fstat`), if it is open:
 /// what standard output (1) or input (0) was redirected to.
+#[doc(hidden)] // for the command line and the Python binding
 pub fn descriptor_metadata(fd: i32) -> Option<std::fs::Metadata> {
     crate::pipeline::output::duplicate(fd).ok()?.metadata().ok()
 }

@@ -467,6 +467,7 @@ pub(crate) fn cores() -> usize {
 /// compute, so more of them than cores bought nothing but memory (each holds
 /// results and buffers of its own) and switching: `-j 16` on 2 cores took
 /// 150 MiB for `export`, and `-j 1024` made `stats` five times as slow.
+#[doc(hidden)] // for the command line and the Python binding
 pub fn worker_threads(asked: usize) -> usize {
     asked.clamp(1, MAX_THREADS).min(cores())
 }

@@ -36,6 +36,7 @@ static COMPRESSION_THREADS: AtomicUsize = AtomicUsize::new(0);
 /// command line sets it once, before any output is created). 0: one per
 /// core. The threads are the process's, shared by every `.zst` output; a
 /// later setting can add threads, not take them away.
+#[doc(hidden)] // for the command line and the Python binding
 pub fn set_compression_threads(threads: usize) {
     COMPRESSION_THREADS.store(threads, Ordering::Relaxed);
 }
@@ -227,6 +228,7 @@ impl FolderError {
 
 /// The operating system's error code inside `e`, also when `e` wraps it
 /// (as an output's error about its folder does).
+#[doc(hidden)] // for the command line and the Python binding
 pub fn os_error_code(e: &io::Error) -> Option<i32> {
     if let Some(code) = e.raw_os_error() {
         return Some(code);
@@ -534,6 +536,7 @@ pub(crate) fn duplicate(fd: i32) -> io::Result<File> {
 /// renaming over would replace (what `>> log` held before lost, and what is
 /// written after it too). Higher descriptors are not taken: pgnfen opens
 /// some of its own (its signal thread's), which `/dev/fd/4` would name.
+#[doc(hidden)] // for the command line and the Python binding
 pub fn own_descriptor(path: &Path) -> Option<i32> {
     let mut path = path.to_path_buf();
     for _ in 0..=MAX_LINKS {
