@@ -42,6 +42,7 @@ DEFAULT_TAGS = ["Event", "Site", "Date", "Round", "White", "Black", "Result", "W
 FIXED = ["file", "game", "offset", "length", "line", "class", "chess960_position", "speed",
          "time_base", "time_increment", "variant", "fen", "problems"]
 INTEGER = re.compile(r"^[+-]?[0-9]+$")
+ASCII_BLANKS = " \t\n\r\x0c"  # what Rust's trim_ascii takes off an Elo value
 
 failures = []
 counted = {"files": 0, "rows": 0, "chess_games": 0, "chess_skipped_games": 0, "chess_skipped_files": 0}
@@ -129,7 +130,8 @@ def expected_row(pairs, tags):
     for t in ("WhiteElo", "BlackElo"):
         if t in want and want[t] is not None:
             v = want[t]
-            want[t] = int(v) if INTEGER.match(v) and -2**31 <= int(v) < 2**31 else None
+            n = v.strip(ASCII_BLANKS)
+            want[t] = int(n) if INTEGER.match(n) and -2**31 <= int(n) < 2**31 else None
             # A value that is no number (and no "unknown" placeholder) is kept as written.
             if want[t] is None and not placeholder(v):
                 kept[t] = v
@@ -314,6 +316,7 @@ def check_file(path, tmp):
             for t in DEFAULT_TAGS:
                 v = h.get(t)
                 if t in ("WhiteElo", "BlackElo") and v is not None:
+                    v = v.strip(ASCII_BLANKS)
                     v = int(v) if INTEGER.match(v) else None
                 if r[t] != v and as_chess(r[t]) != v:
                     fail(f"{name}: game {ix['game']}: {t} {r[t]!r}, python-chess {v!r}")

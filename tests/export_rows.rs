@@ -74,7 +74,7 @@ fn expected(tags: &[(usize, String)]) -> Expected {
         if !COLUMNS.contains(&column) {
             others.push((name.to_string(), value.clone()));
         } else if INTEGER.contains(&name) {
-            match value.parse::<i32>() {
+            match value.trim_ascii().parse::<i32>() {
                 Ok(n) => columns.push((column, n.to_string())),
                 Err(_) if !matches!(value.trim_ascii(), "" | "?" | "-") => {
                     others.push((name.to_string(), value.clone()));

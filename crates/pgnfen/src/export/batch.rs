@@ -342,10 +342,11 @@ fn other_tags_builder(
 }
 
 /// An Elo (or other integer tag) value: an optional sign and ASCII digits that
-/// fit 32 bits, as Rust reads an integer; anything else (`?`, `-`, `2500?`,
-/// blanks) is null.
+/// fit 32 bits, as Rust reads an integer, with blanks around it ignored (as
+/// `--tag WhiteElo>=2500` reads `" 2500"`); anything else (`?`, `-`,
+/// `2500?`, blanks alone) is null.
 pub fn integer(value: &str) -> Option<i32> {
-    value.parse().ok()
+    value.trim_ascii().parse().ok()
 }
 
 impl BatchBuilder {
@@ -623,7 +624,8 @@ mod tests {
         assert_eq!(integer("2500"), Some(2500));
         assert_eq!(integer("-5"), Some(-5));
         assert_eq!(integer("+7"), Some(7));
-        for bad in ["", "?", "-", "2500?", " 2500", "1e3", "99999999999"] {
+        assert_eq!(integer(" 2500\t"), Some(2500));
+        for bad in ["", " ", "?", "-", "2500?", "25 00", "1e3", "99999999999"] {
             assert_eq!(integer(bad), None, "{bad:?}");
         }
     }
