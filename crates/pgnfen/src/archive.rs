@@ -6,13 +6,30 @@
 //! The games are cut and classified by the same parallel pipeline as the
 //! commands (ARCHITECTURE.md), on a background thread that feeds a
 //! bounded channel: memory stays bounded whatever the size of the input, and
-//! dropping the iterator stops the pipeline promptly.
+//! dropping the iterator stops the pipeline promptly. Take each game as it
+//! comes (a loop over [`Archive::games`]); collecting them all, as the
+//! second example does on a tiny file, holds the whole archive in memory.
+//!
+//! ```no_run
+//! use pgnfen::Class;
+//! use pgnfen::archive::Archive;
+//!
+//! let mut chess960 = 0;
+//! for game in Archive::open(["lichess_db_chess960_rated_2024-01.pgn.zst"])?.games() {
+//!     let game = game?;
+//!     if game.class == Class::Chess960 {
+//!         chess960 += 1;
+//!     }
+//! }
+//! println!("{chess960} Chess960 games");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! ```
 //! use pgnfen::archive::Archive;
 //!
-//! let dir = tempfile::tempdir()?;
-//! let path = dir.path().join("a.pgn");
+//! # let dir = tempfile::tempdir()?;
+//! # let path = dir.path().join("a.pgn");
 //! std::fs::write(
 //!     &path,
 //!     "[Event \"A \\\"quoted\\\" name\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
