@@ -95,16 +95,13 @@ impl std::str::FromStr for Class {
     /// assert_eq!(e.to_string(), r#"unknown class "960"; expected standard, setup, chess960, crc, other or malformed"#);
     /// ```
     fn from_str(s: &str) -> Result<Class, crate::ParseNameError> {
-        Class::ALL
-            .into_iter()
-            .find(|c| c.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                crate::ParseNameError::new(
-                    "class",
-                    s,
-                    Some("standard, setup, chess960, crc, other or malformed"),
-                )
-            })
+        crate::ParseNameError::find(
+            &Class::ALL,
+            Class::as_str,
+            "class",
+            s,
+            "standard, setup, chess960, crc, other or malformed",
+        )
     }
 }
 

@@ -30,6 +30,23 @@ impl ParseNameError {
         }
     }
 
+    /// The item of `all` whose name (`name`) is `given`, ignoring ASCII
+    /// case; else the error for `given`, listing `expected`. The `FromStr`
+    /// of the crates' closed sets of names ([`crate::Class`], ...) reads
+    /// names this way.
+    pub fn find<T: Copy>(
+        all: &[T],
+        name: impl Fn(T) -> &'static str,
+        kind: &'static str,
+        given: &str,
+        expected: &'static str,
+    ) -> Result<T, ParseNameError> {
+        all.iter()
+            .copied()
+            .find(|&item| name(item).eq_ignore_ascii_case(given))
+            .ok_or_else(|| ParseNameError::new(kind, given, Some(expected)))
+    }
+
     /// What kind of name was expected (`"class"`, `"speed"`, ...).
     pub fn kind(&self) -> &'static str {
         self.kind

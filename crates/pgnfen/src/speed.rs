@@ -220,16 +220,13 @@ impl std::str::FromStr for Speed {
     /// assert!("lightning".parse::<Speed>().unwrap_err().to_string().ends_with("classical, correspondence or unknown"));
     /// ```
     fn from_str(s: &str) -> Result<Speed, crate::ParseNameError> {
-        Speed::ALL
-            .into_iter()
-            .find(|speed| speed.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                crate::ParseNameError::new(
-                    "speed",
-                    s,
-                    Some("ultrabullet, bullet, blitz, rapid, classical, correspondence or unknown"),
-                )
-            })
+        crate::ParseNameError::find(
+            &Speed::ALL,
+            Speed::as_str,
+            "speed",
+            s,
+            "ultrabullet, bullet, blitz, rapid, classical, correspondence or unknown",
+        )
     }
 }
 

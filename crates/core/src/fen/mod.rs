@@ -150,10 +150,15 @@ impl std::str::FromStr for Dialect {
         let name = folded
             .strip_suffix("fen")
             .filter(|rest| *rest == "shredder");
-        Dialect::ALL
-            .into_iter()
-            .find(|d| d.as_str() == name.unwrap_or(&folded))
-            .ok_or_else(|| crate::ParseNameError::new("dialect", s, Some("fen, xfen or shredder")))
+        let expected = "fen, xfen or shredder";
+        crate::ParseNameError::find(
+            &Dialect::ALL,
+            Dialect::as_str,
+            "dialect",
+            name.unwrap_or(&folded),
+            expected,
+        )
+        .map_err(|_| crate::ParseNameError::new("dialect", s, Some(expected)))
     }
 }
 
@@ -162,16 +167,13 @@ impl std::str::FromStr for EpPolicy {
 
     /// A name written by [`EpPolicy::as_str`].
     fn from_str(s: &str) -> Result<EpPolicy, crate::ParseNameError> {
-        EpPolicy::ALL
-            .into_iter()
-            .find(|p| p.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                crate::ParseNameError::new(
-                    "en passant policy",
-                    s,
-                    Some("as-is, pseudo-legal or legal"),
-                )
-            })
+        crate::ParseNameError::find(
+            &EpPolicy::ALL,
+            EpPolicy::as_str,
+            "en passant policy",
+            s,
+            "as-is, pseudo-legal or legal",
+        )
     }
 }
 
