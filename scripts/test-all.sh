@@ -26,11 +26,29 @@ failed=()
 mkdir -p target
 log=target/test-all.log
 
-echo "== cargo test --release --no-fail-fast ${ignored[*]:-} (output also in $log)"
+echo "== cargo test --release --no-fail-fast ${ignored[*]:-} (the whole output in $log)"
 # --show-output keeps what passing tests print, so that .ci/no_silent_skips.py
-# can tell that no test passed by skipping its work.
-cargo test --release --no-fail-fast -- --show-output "${ignored[@]}" 2>&1 | tee "$log"
-[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("cargo test")
+# can tell that no test passed by skipping its work. That is thousands of
+# lines (tests that check a panic print it; the warnings the tests provoke),
+# so the terminal gets the compiler's errors, each test binary's result line
+# and, at the end, the failures.
+: > "$log"
+cargo test --release --no-fail-fast -- --show-output "${ignored[@]}" > "$log" 2>&1 &
+cargo_pid=$!
+tail -n +1 -f --pid="$cargo_pid" "$log" 2>/dev/null \
+  | grep -E --line-buffered '^(error(\[E[0-9]+\])?:|test result: |     Running |   Doc-tests )' \
+  | sed -u -E 's/^     Running (unittests )?([^ ]+).*/  \1\2/; s/^   Doc-tests (.*)/  doc tests of \1/'
+wait "$cargo_pid" || failed+=("cargo test")
+awk '/^test result:/ {p += $4; f += $6; i += $8} END {printf "cargo test: %d passed, %d failed, %d ignored (%s)\n", p, f, i, "ignored: they need the corpus or a tool; scripts/test-all.sh --include-ignored"}' "$log"
+if [[ " ${failed[*]:-} " == *" cargo test "* ]]; then
+  # Each failing test's output and cargo's list of them; a build that failed
+  # has none: the end of the log then.
+  if grep -q '^failures:$' "$log"; then
+    awk '/^failures:$/ {f = 1} /^test result:/ {f = 0} f' "$log" | head -200
+  else
+    tail -40 "$log"
+  fi
+fi
 
 PYTHON="${PYTHON:-python3}"
 # The package needs CPython 3.10 or later: said plainly here, for the Python
