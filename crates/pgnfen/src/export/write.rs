@@ -409,14 +409,17 @@ mod tests {
         std::fs::write(&input, b"[Event \"a\"]\n\n1. e4 *\n").unwrap();
         let inputs = [Input::from_arg(&input)];
         let (options, run) = (ExportOptions::default(), Options::new(1));
+        let to = |out: &Path| {
+            let rows = batches(
+                &inputs,
+                columns(&inputs, &options, &run).unwrap(),
+                &options,
+                &run,
+            );
+            write(rows, Format::Parquet, Output::create(Some(out)).unwrap())
+        };
         let out = dir.path().join("h.parquet.zst");
-        let rows = batches(
-            &inputs,
-            columns(&inputs, &options, &run).unwrap(),
-            &options,
-            &run,
-        );
-        let e = write(rows, Format::Parquet, Output::create(Some(&out)).unwrap()).unwrap_err();
+        let e = to(&out).unwrap_err();
         let expected = format!(
             "{}: Parquet files are compressed inside (zstd column chunks); \
              write {} without the compression ending",
@@ -431,13 +434,7 @@ mod tests {
         );
         // Into a plain file it is written.
         let out = dir.path().join("h.parquet");
-        let rows = batches(
-            &inputs,
-            columns(&inputs, &options, &run).unwrap(),
-            &options,
-            &run,
-        );
-        let summary = write(rows, Format::Parquet, Output::create(Some(&out)).unwrap()).unwrap();
+        let summary = to(&out).unwrap();
         assert_eq!(summary.rows, 1);
         assert_eq!(&std::fs::read(&out).unwrap()[..4], b"PAR1");
     }
