@@ -882,7 +882,7 @@ def read_headers(paths, tags=None, client=None, partition_size=None, where=None,
     import dask.dataframe as dd
 
     if isinstance(tags, str):
-        if tags == "all":
+        if tags.lower() == "all":
             # The columns must be known before any partition is read (the
             # frame's meta), and "all" would need every header of every file.
             raise UsageError('read_headers(tags="all") is not supported: name the tags (a list, or "White,Black")')

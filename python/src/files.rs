@@ -165,7 +165,7 @@ pub fn export_table(
     };
     // Named columns are checked before anything is read or created.
     if let TagColumns::Named(names) = &export_options.tags {
-        pgnfen::export::Columns::named(names).map_err(|e| errors::usage(format!("export: {e}")))?;
+        pgnfen::export::Columns::named(names).map_err(|e| crate::columns_error(&e))?;
     }
     check_inputs_exist(&inputs).map_err(command_error)?;
     let (pipeline, call) = cancellable(threads)?;

@@ -53,6 +53,8 @@ fn command_error(e: Error) -> PyErr {
         Error::Usage(pgnfen::Usage::SplitFolder { folder, source, .. }) => {
             io_error(&folder.display().to_string(), &source)
         }
+        // The library words these as the command line's `--tags`.
+        Error::Usage(pgnfen::Usage::Export(columns)) => columns_error(&columns),
         Error::Usage(usage) => errors::usage(usage.to_string()),
         Error::Io { file, source } => io_error(&file, &source),
         Error::BrokenPipe => errors::broken_pipe(),
@@ -61,6 +63,18 @@ fn command_error(e: Error) -> PyErr {
         // error come first.
         Error::Cancelled => pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
     }
+}
+
+/// A column error in the words of the `tags` argument of `export()`,
+/// `scan()` and `pgnfen.dask.read_headers()`: the library words it as the
+/// command line's `--tags`.
+pub(crate) fn columns_error(e: &pgnfen::export::ColumnError) -> PyErr {
+    errors::usage(
+        e.to_string()
+            .replace("--tags all", "tags=\"all\"")
+            .replace("--tags NAME,...", "tags=[NAME, ...]")
+            .replace("--tags", "tags"),
+    )
 }
 
 fn run_error(e: RunError) -> PyErr {

@@ -312,9 +312,7 @@ pub fn scan_stream(
         ..ExportOptions::default()
     };
     if let TagColumns::Named(names) = &export_options.tags {
-        // Worded as `export()` and `pgnfen.dask.read_headers` word it: the
-        // columns are export's.
-        export::Columns::named(names).map_err(|m| crate::errors::usage(format!("export: {m}")))?;
+        export::Columns::named(names).map_err(|e| crate::columns_error(&e))?;
     }
     pgnfen::pipeline::check_inputs_exist(&inputs).map_err(command_error)?;
     // `tags="all"` reads the inputs once for the names: without the GIL.

@@ -893,6 +893,8 @@ def test_arguments_are_checked_before_any_work(tmp_path):
         pgnfen.dask.read_headers([src], tags=b"White", client=none)
     with pytest.raises(pgnfen.UsageError, match=r'tags="all"\) is not supported'):
         pgnfen.dask.read_headers([src], tags="all", client=none)
+    with pytest.raises(pgnfen.UsageError, match=r'tags="all"\) is not supported'):
+        pgnfen.dask.read_headers([src], tags="ALL", client=none)
     with pytest.raises(pgnfen.UsageError, match="not a tag name"):
         pgnfen.dask.read_headers([src], tags="White,,Black", client=none)
     for size in (True, 1.5, float("inf"), "4000"):

@@ -84,6 +84,17 @@ def test_errors():
         pgnfen.scan(FILES[0], tags=3)
     with pytest.raises(ValueError):
         pgnfen.scan(FILES[0], tags=["White", "Bad Name"])
+    # In the words of the argument, not of the command line's --tags.
+    for tags, words in [
+        (["White", "White"], "tags: White is named twice"),
+        (["all", "White"], "tags: all makes a column of every tag name"),
+        ([f"T{i}" for i in range(129)], "tags names 129 tags"),
+    ]:
+        with pytest.raises(pgnfen.UsageError) as raised:
+            pgnfen.scan(FILES[0], tags=tags)
+        assert str(raised.value).startswith(words) and "--" not in str(raised.value)
+    with pytest.raises(pgnfen.UsageError, match=r'^tags="all" reads the inputs twice.*tags=\[NAME, \.\.\.\]'):
+        pgnfen.scan("-", tags="all")
 
 
 def test_a_corrupt_zst_fails_the_stream(tmp_path):
