@@ -1158,12 +1158,17 @@ impl<'a> Lexer<'a> {
             .map_or(self.bytes.len(), |n| self.at + n);
     }
 
-    /// Skips a variation whose `(` was just read: nested ones, comments and
-    /// `;` comments inside it; without recursion.
+    /// Skips a variation whose `(` was just read: nested ones, comments,
+    /// `;` comments and `%` escape lines inside it (a parenthesis there
+    /// opens or closes nothing); without recursion.
     fn skip_variation(&mut self) {
         let mut depth = 1u64;
         while self.at < self.bytes.len() {
             let b = self.bytes[self.at];
+            if b == b'%' && matches!(self.bytes[self.at - 1], b'\n' | b'\r') {
+                self.skip_line();
+                continue;
+            }
             self.at += 1;
             match b {
                 b'(' => depth += 1,

@@ -60,6 +60,9 @@ fn the_lexer_keeps_only_the_mainline() {
     assert_eq!(tokens("12...Nf6 1/2-1/2 d4"), ["Nf6"]);
     assert_eq!(tokens("1. e4 1/2-1/2[Event \"x\"] d4"), ["e4"]);
     assert_eq!(tokens("1. 0-0 0-0-0+ 0-1"), ["0-0", "0-0-0+"]);
+    // A parenthesis in an escape line inside a variation closes nothing.
+    assert_eq!(tokens("1. e4 (1. d4\n% ) Nf3\nd5) e5"), ["e4", "e5"]);
+    assert_eq!(tokens("1. e4 (1. d4\r\n% (\r\nd5) e5"), ["e4", "e5"]);
 }
 
 #[test]
@@ -762,4 +765,154 @@ fn the_help_names_the_fen_tag_only_when_the_game_has_one() {
         "{}",
         m.help()
     );
+}
+
+mod against_pgn_reader {
+    //! The lexer against `pgn-reader`, whose grammar it follows: pgnfen reads
+    //! the movetext itself because a report must point at the word it judges,
+    //! and pgn-reader gives no positions and drops words that are not SAN
+    //! (docs/decisions.md). On movetext of the pieces both read alike (SAN as
+    //! written by programs, move numbers, check and annotation marks, NAGs,
+    //! comments of both kinds, `%` escape lines, nested variations, results,
+    //! null moves and words that are no move), the two find the same main line.
+    use super::super::{Lenient, Lexer, parse_san};
+    use pgn_reader::{Outcome, Reader, SanPlus, Visitor};
+    use proptest::prelude::*;
+    use shakmaty::san::San;
+    use std::ops::ControlFlow;
+
+    /// pgn-reader's main line up to its first result or null move (it reads
+    /// on past both; the replay stops there).
+    struct Mainline;
+
+    impl Visitor for Mainline {
+        type Tags = ();
+        type Movetext = Vec<San>;
+        type Output = Vec<San>;
+
+        fn begin_tags(&mut self) -> ControlFlow<Vec<San>> {
+            ControlFlow::Continue(())
+        }
+
+        fn begin_movetext(&mut self, _: ()) -> ControlFlow<Vec<San>, Vec<San>> {
+            ControlFlow::Continue(Vec::new())
+        }
+
+        fn san(&mut self, moves: &mut Vec<San>, san_plus: SanPlus) -> ControlFlow<Vec<San>> {
+            if san_plus.san == San::Null {
+                return ControlFlow::Break(std::mem::take(moves));
+            }
+            moves.push(san_plus.san);
+            ControlFlow::Continue(())
+        }
+
+        fn outcome(&mut self, moves: &mut Vec<San>, _: Outcome) -> ControlFlow<Vec<San>> {
+            ControlFlow::Break(std::mem::take(moves))
+        }
+
+        fn end_game(&mut self, moves: Vec<San>) -> Vec<San> {
+            moves
+        }
+    }
+
+    fn by_pgn_reader(movetext: &[u8]) -> Vec<San> {
+        Reader::new(movetext)
+            .read_game(&mut Mainline)
+            .expect("reading from memory")
+            .unwrap_or_default()
+    }
+
+    /// The lexer's main line as the replay reads it, words that are not SAN
+    /// left out (pgn-reader skips them; the replay reports them).
+    fn by_lexer(movetext: &[u8]) -> Vec<San> {
+        let mut lexer = Lexer::new(movetext, true);
+        let mut moves = Vec::new();
+        while let Some(token) = lexer.next_move() {
+            match parse_san(&movetext[token]) {
+                Lenient::San(san) => moves.push(san),
+                Lenient::Null => break,
+                Lenient::NotSan => {}
+            }
+        }
+        moves
+    }
+
+    const MOVES: &[&str] = &[
+        "e4", "d5", "exd5", "Nf3", "Nbd7", "R1e2", "Qh4xe1", "Kxh1", "O-O", "O-O-O", "0-0",
+        "0-0-0", "e8=Q", "dxc1=N", "N@f3", "a1=R", "Bb5", "h3",
+    ];
+    const MARKS: &[&str] = &["", "", "", "+", "#", "!", "?", "!?", "??", "+!", "#?!"];
+    const NUMBERS: &[&str] = &["1.", "12.", "3...", "7", "10...", "24. "];
+    const WORDS: &[&str] = &["xyz", "e2-e4", "Nf3zz", "&", "-", "Zz", "--", "Z0"];
+    const RESULTS: &[&str] = &["1-0", "0-1", "1/2-1/2", "*"];
+    const BLANKS: &[&str] = &[" ", " ", "\n", "\r\n", "\t", "  "];
+    const ESCAPES: &[&str] = &["\n% ) Nf3\n", "\n% ( 1-0\n", "\r\n% { Nf3\r\n"];
+
+    /// A piece of movetext from `seed`, with variations `depth` deep at most.
+    fn piece(seed: &mut impl Iterator<Item = u8>, depth: u32, out: &mut String) {
+        let pick = |options: &[&'static str], seed: &mut dyn Iterator<Item = u8>| {
+            options[seed.next().unwrap_or(0) as usize % options.len()]
+        };
+        match seed.next().unwrap_or(0) % 16 {
+            0..=6 => {
+                out.push_str(pick(MOVES, seed));
+                out.push_str(pick(MARKS, seed));
+            }
+            7 | 8 => out.push_str(pick(NUMBERS, seed)),
+            9 => out.push_str("$14"),
+            10 => out.push_str("{ a (comment) ; 1-0 e4\n% Nf3 }"),
+            11 => out.push_str("; to the line's end ( 1-0 Nf3\n"),
+            12 => out.push_str(pick(ESCAPES, seed)),
+            13 => out.push_str(pick(WORDS, seed)),
+            14 if depth < 3 => {
+                out.push('(');
+                for _ in 0..seed.next().unwrap_or(0) % 5 {
+                    piece(seed, depth + 1, out);
+                    out.push_str(pick(BLANKS, seed));
+                }
+                out.push(')');
+            }
+            _ => out.push_str(pick(RESULTS, seed)),
+        }
+    }
+
+    fn movetext(seed: &[u8]) -> String {
+        let mut seed = seed.iter().copied();
+        let mut out = String::from("1. ");
+        while seed.len() > 0 {
+            piece(&mut seed, 0, &mut out);
+            let blank = seed.next().unwrap_or(0) as usize % BLANKS.len();
+            out.push_str(BLANKS[blank]);
+        }
+        // A blank line ends a game for pgn-reader (the pipeline cuts games
+        // at headers, not at blank lines): none in the movetext.
+        while out.contains("\n\n") || out.contains("\n\r\n") {
+            out = out.replace("\n\r\n", "\n").replace("\n\n", "\n");
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+        #[test]
+        fn the_lexer_reads_the_main_line_as_pgn_reader_does(
+            seed in proptest::collection::vec(any::<u8>(), 0..120)
+        ) {
+            let text = movetext(&seed);
+            prop_assert_eq!(by_lexer(text.as_bytes()), by_pgn_reader(text.as_bytes()), "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn the_oracle_sees_the_main_line() {
+        // The test above compares something: a main line of moves, without
+        // those of comments, variations, escape lines and after the result.
+        let text = "1. e4 {Nf3} e5 (1... c5 2. Nf3) 2. Nf3!? $1 ; Bb5\n% Bc4\nNc6 1-0 Bb5";
+        let expected: Vec<San> = ["e4", "e5", "Nf3", "Nc6"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        assert_eq!(by_pgn_reader(text.as_bytes()), expected);
+        assert_eq!(by_lexer(text.as_bytes()), expected);
+    }
 }
