@@ -353,7 +353,7 @@ pub struct SplitArgs {
 
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
-    /// The dialect to write
+    /// The dialect to write (a FEN without its two clocks gets `0 1`)
     #[arg(long, value_name = "DIALECT", value_parser = choice_parser::<Dialect>())]
     pub to: Dialect,
     /// En passant policy (default: the dialect's)

@@ -797,3 +797,42 @@ fn warnings_counted_unshown_are_the_warnings_shown() {
     // The inputs hold every warning code: the test compares something.
     assert!(warnings_seen >= 4, "{warnings_seen}");
 }
+
+#[test]
+fn each_games_problems_come_in_the_order_of_the_file() {
+    // The classification finds a SetUp problem before a Variant problem; the
+    // report lists them by line and column, as a compiler does.
+    let mut games_with_several = 0;
+    for file in inputs() {
+        let json = check(&["--warnings", "--format", "json", &file]);
+        let lines: Vec<Value> = String::from_utf8(json.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        for game in lines.chunk_by(|a, b| a["game"] == b["game"]) {
+            let places: Vec<(u64, u64)> = game
+                .iter()
+                .map(|p| (p["line"].as_u64().unwrap(), p["column"].as_u64().unwrap()))
+                .collect();
+            assert!(
+                places.is_sorted(),
+                "{file}, game {}: {places:?}",
+                game[0]["game"]
+            );
+            games_with_several += usize::from(places.len() > 1);
+        }
+    }
+    assert!(games_with_several >= 5, "{games_with_several}");
+    // The case the audit found: Variant on line 2, SetUp on line 3.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("order.pgn");
+    std::fs::write(
+        &path,
+        "[Event \"x\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\n*\n",
+    )
+    .unwrap();
+    let out = check(&["--format", "json", path.to_str().unwrap()]);
+    let codes: Vec<String> = from_json(&out.stdout).into_iter().map(|p| p.code).collect();
+    assert_eq!(codes, ["variant-without-fen", "setup-without-fen"]);
+}

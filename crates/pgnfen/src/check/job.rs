@@ -16,7 +16,7 @@ pub struct CheckJob {
 /// only counted (warnings when they are not reported).
 #[derive(Debug, Default)]
 pub struct GameFindings {
-    /// Placed problems, in header order.
+    /// Placed problems, in the order of their lines and columns.
     pub findings: Vec<Finding>,
     /// Problems not placed, by code (each one counts once).
     pub counted: Vec<Code>,
@@ -129,6 +129,10 @@ impl CheckJob {
         }
         game.findings
             .extend(Self::unlisted_finding(header, verdict));
+        // In the order of the file, as a compiler lists its errors (the
+        // classification finds them tag by tag: a SetUp tag's problem before
+        // a Variant tag's above it). Stable: one place keeps its order.
+        game.findings.sort_by_key(|f| (f.line, f.column));
         game
     }
 

@@ -1099,6 +1099,19 @@ impl Compression {
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase);
+        // `x.tar.gz` asks for a tar archive, as `x.tgz` does: pgnfen would
+        // write compressed PGN under it.
+        let inner = Path::new(path.file_stem().unwrap_or_default())
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        if let (Some("tar"), Some(e @ ("gz" | "bz2" | "zst" | "xz"))) =
+            (inner.as_deref(), ext.as_deref())
+        {
+            return Err(UnwritableEnding {
+                ending: format!("tar.{e}"),
+            });
+        }
         match ext.as_deref() {
             Some("gz") => Ok(Compression::Gzip),
             Some("bz2") => Ok(Compression::Bzip2),
@@ -2070,5 +2083,17 @@ mod tests {
                 .starts_with("pgnfen cannot write .lz4 files")
         );
         assert!(Compression::for_output(Path::new("a.ZIP")).is_err());
+        // A tar archive asked for by two endings, as by one (`.tgz`).
+        let tar = Compression::for_output(Path::new("games.TAR.gz")).unwrap_err();
+        assert_eq!(tar.ending(), "tar.gz");
+        assert!(Compression::for_output(Path::new("games.tar.zst")).is_err());
+        assert_eq!(
+            Compression::for_output(Path::new("tar.gz")),
+            Ok(Compression::Gzip)
+        );
+        assert_eq!(
+            Compression::for_output(Path::new("star.pgn.gz")),
+            Ok(Compression::Gzip)
+        );
     }
 }
