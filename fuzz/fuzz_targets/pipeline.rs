@@ -180,6 +180,8 @@ fn try_run<J: Job, S: Sink<J::Game>>(
     let options = Options {
         mmap,
         chunk_sizes,
+        // No notes on standard error: they bury the fuzzer's log.
+        notes: false,
         ..Options::new(threads)
     };
     internals::run(&[Input::File(path.clone())], job, &mut sink, &options)?;
