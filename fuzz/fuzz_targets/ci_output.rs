@@ -82,7 +82,14 @@ fuzz_target!(|data: &[u8]| {
     let mut out = Vec::new();
     let mut sarif = Sarif::default();
     sarif
-        .result(&mut out, &*file_shown, 3, 4, Code::FenSyntax, &message_shown)
+        .result(
+            &mut out,
+            &*file_shown,
+            3,
+            4,
+            Code::FenSyntax,
+            &message_shown,
+        )
         .unwrap();
     sarif
         .result(&mut out, "b.pgn", 5, 6, Code::Noncanonical, &message_shown)

@@ -50,7 +50,9 @@ fuzz_target!(|data: &[u8]| {
             a.position.is_some(),
             !a.problems.iter().any(|p| p.is_error())
         );
-        let Some(position) = &a.position else { continue };
+        let Some(position) = &a.position else {
+            continue;
+        };
         for dialect in [Dialect::Fen, Dialect::Xfen, Dialect::Shredder] {
             for ep in [
                 None,
