@@ -903,6 +903,83 @@ mod against_pgn_reader {
         }
     }
 
+    /// The movetext of a game's bytes: from the first line after its tag
+    /// lines that is neither a tag line, a blank line nor an escape line.
+    fn movetext_of(raw: &[u8]) -> &[u8] {
+        let mut at = 0;
+        let mut seen_tag = false;
+        while at < raw.len() {
+            let end = memchr::memchr(b'\n', &raw[at..]).map_or(raw.len(), |n| at + n + 1);
+            let line = raw[at..end].trim_ascii_start();
+            match line.first() {
+                Some(b'[') => seen_tag = true,
+                None | Some(b'%') => {}
+                Some(_) if seen_tag => return &raw[at..],
+                Some(_) => {}
+            }
+            at = end;
+        }
+        &raw[raw.len()..]
+    }
+
+    /// Every word of the lexer's main line is SAN as pgn-reader reads it
+    /// (not `e8q`, `0–0` or a word that is no move, which pgnfen judges and
+    /// pgn-reader drops or reads otherwise).
+    fn strict(movetext: &[u8]) -> bool {
+        let mut lexer = Lexer::new(movetext, true);
+        while let Some(token) = lexer.next_move() {
+            if SanPlus::from_ascii(&movetext[token]).is_err() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The real games of the corpus, each compared where all its words are
+    /// SAN as written.
+    #[test]
+    #[ignore = "needs PGNFEN_CORPUS"]
+    fn the_corpus_main_lines_are_pgn_readers() {
+        let dir =
+            std::path::PathBuf::from(std::env::var_os("PGNFEN_CORPUS").expect("PGNFEN_CORPUS"))
+                .join("real");
+        let (mut compared, mut moves) = (0, 0);
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "pgn") {
+                continue;
+            }
+            let archive = crate::archive::Archive::open([&path]).unwrap();
+            for game in archive.games() {
+                let game = game.unwrap();
+                // A blank line ends a game for pgn-reader, not for the
+                // pipeline (games are cut at headers): none, as above.
+                let mut text = movetext_of(game.raw()).to_vec();
+                while let Some(i) = text.windows(2).position(|w| w == b"\n\n") {
+                    text.remove(i);
+                }
+                if !strict(&text) {
+                    continue;
+                }
+                let mainline = by_lexer(&text);
+                assert_eq!(
+                    mainline,
+                    by_pgn_reader(&text),
+                    "{} game {}",
+                    path.display(),
+                    game.game
+                );
+                compared += 1;
+                moves += mainline.len();
+            }
+        }
+        eprintln!("{compared} games, {moves} moves compared");
+        assert!(
+            compared > 50_000 && moves > 1_000_000,
+            "{compared} games, {moves} moves"
+        );
+    }
+
     #[test]
     fn the_oracle_sees_the_main_line() {
         // The test above compares something: a main line of moves, without
