@@ -122,7 +122,7 @@ fn read_books(
         .build()
         .map_err(|e| Error::usage(format!("cannot start the worker threads: {e}")))?;
     for input in inputs {
-        let read_err = |file: String| move |source| Error::Io { file, source };
+        let read_err = |file: String| move |error| Error::Io { file, error };
         // Each stream on its own, as the command line reads books: a zip
         // member is named `ARCHIVE:MEMBER` and its lines count from 1.
         // A pipe that gives nothing stops the reading once the iterator is

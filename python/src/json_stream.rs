@@ -140,7 +140,7 @@ impl<M: Message> JsonStream<M> {
         Some(handle.join().unwrap_or_else(|_| {
             Err(Error::Io {
                 file: format!("<{}>", self.what),
-                source: std::io::Error::other(format!(
+                error: std::io::Error::other(format!(
                     "the {} thread failed unexpectedly",
                     self.what
                 )),

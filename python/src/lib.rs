@@ -50,13 +50,13 @@ fn command_error(e: Error) -> PyErr {
             &path.display().to_string(),
             &std::io::Error::from_raw_os_error(libc::ENOTDIR),
         ),
-        Error::Usage(pgnfen::Usage::SplitFolder { folder, source, .. }) => {
-            io_error(&folder.display().to_string(), &source)
+        Error::Usage(pgnfen::Usage::SplitFolder { folder, reason, .. }) => {
+            io_error(&folder.display().to_string(), &reason)
         }
         // The library words these as the command line's `--tags`.
         Error::Usage(pgnfen::Usage::Export(columns)) => columns_error(&columns),
         Error::Usage(usage) => errors::usage(usage.to_string()),
-        Error::Io { file, source } => io_error(&file, &source),
+        Error::Io { file, error } => io_error(&file, &error),
         Error::BrokenPipe => errors::broken_pipe(),
         // Only Ctrl-C (or a signal) cancels a call's run, and the call
         // raises for it on its own; this is the same, should the run's

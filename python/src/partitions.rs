@@ -52,9 +52,9 @@ fn identity(path: &Path) -> io::Result<Identity> {
 /// rather than a mix of two files' games.
 fn check_unchanged(t: &PartTuple) -> Result<(), Error> {
     let Some(planned) = t.5 else { return Ok(()) };
-    let io_err = |source| Error::Io {
+    let io_err = |error| Error::Io {
         file: t.0.display().to_string(),
-        source,
+        error,
     };
     let now = identity(&t.0).map_err(io_err)?;
     if now == planned {
@@ -169,9 +169,9 @@ pub fn partitions(
         let identities = paths
             .iter()
             .map(|p| {
-                identity(p).map_err(|source| Error::Io {
+                identity(p).map_err(|error| Error::Io {
                     file: p.display().to_string(),
-                    source,
+                    error,
                 })
             })
             .collect::<Result<Vec<_>, _>>();
@@ -405,8 +405,8 @@ pub fn partition_filter<'py>(
     })
     .map_err(|e| match e {
         // The pipeline names the file it writes: the staging file.
-        Error::Io { file, source } if file == staged => {
-            command_error(Error::Io { file: name, source })
+        Error::Io { file, error } if file == staged => {
+            command_error(Error::Io { file: name, error })
         }
         e => command_error(e),
     })?;

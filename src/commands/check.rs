@@ -325,8 +325,8 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     });
     let totals = match totals {
         Err(Error::BrokenPipe) if failed => return Ok(Outcome::Problems),
-        Err(Error::Io { source, .. }) if unwritten => {
-            return Err(Error::writing("<stdout>", source));
+        Err(Error::Io { error, .. }) if unwritten => {
+            return Err(Error::writing("<stdout>", error));
         }
         other => other?,
     };

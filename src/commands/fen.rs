@@ -249,7 +249,7 @@ impl Converter<'_> {
     /// stream of it on its own, so that a zip member is named as
     /// `ARCHIVE:MEMBER` and its lines are counted from 1, as `check` does.
     fn input(&self, input: &Input, out: &mut Output, out_name: &str) -> Result<Counts, Error> {
-        let read_err = |file: String| move |source| Error::Io { file, source };
+        let read_err = |file: String| move |error| Error::Io { file, error };
         let mut streams = input
             .open_streams(Arc::new(AtomicU64::new(0)))
             .map_err(read_err(input.display_name()))?;

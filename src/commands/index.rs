@@ -22,7 +22,7 @@ pub fn run(global: &Global, args: &IndexArgs) -> Result<Outcome, Error> {
         let game = game.map_err(|e| match e {
             RunError::Input(e) => Error::Io {
                 file: e.file,
-                source: e.source,
+                error: e.error,
             },
             RunError::Sink(e) => write_err(e),
         })?;

@@ -133,7 +133,7 @@ impl Archive {
             {
                 return Err(InputError {
                     file: input.display_name(),
-                    source,
+                    error: source,
                 });
             }
         }
@@ -1824,7 +1824,7 @@ mod tests {
     fn a_missing_file_is_reported_by_name() {
         let err = Archive::open(["no/such.pgn"]).unwrap_err();
         assert_eq!(err.file, "no/such.pgn");
-        assert_eq!(err.source.kind(), io::ErrorKind::NotFound);
+        assert_eq!(err.error.kind(), io::ErrorKind::NotFound);
     }
 
     #[test]

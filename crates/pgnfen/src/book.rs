@@ -190,7 +190,7 @@ pub trait Sink<T> {
 pub enum StreamError<E> {
     /// Reading the input failed.
     #[error("reading the input: {0}")]
-    Read(#[source] io::Error),
+    Read(io::Error),
     /// The sink failed.
     #[error("{0}")]
     Sink(E),

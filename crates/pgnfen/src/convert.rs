@@ -157,14 +157,14 @@ pub fn in_place_paths(inputs: &[Input]) -> Result<Vec<&std::path::Path>, Error> 
             Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
                 return Err(crate::error::Usage::InPlaceFormat {
                     path: path.to_path_buf(),
-                    source: e,
+                    reason: e,
                 }
                 .into());
             }
             Err(e) => {
                 return Err(Error::Io {
                     file: path.display().to_string(),
-                    source: e,
+                    error: e,
                 });
             }
         }

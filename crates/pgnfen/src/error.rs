@@ -19,14 +19,15 @@ pub enum Error {
     Usage(#[from] Usage),
     /// Reading an input or writing an output failed; `file` is the path as the
     /// caller gave it (never a temporary name).
-    #[error("{file}: {source}")]
+    #[error("{file}: {error}")]
     Io {
         /// The input or output, as named by the caller (`<stdout>` for
         /// standard output).
         file: String,
-        /// What went wrong.
-        #[source]
-        source: io::Error,
+        /// What went wrong: its kind, and the system's error code
+        /// ([`io::Error::raw_os_error`]) when the system gave one. Said in
+        /// the message, so not given again as [`std::error::Error::source`].
+        error: io::Error,
     },
     /// Standard output was closed (`| head`): a normal, quiet end for a
     /// command-line program.
@@ -108,12 +109,12 @@ pub enum Usage {
     #[error("--in-place rewrites files: standard input cannot be rewritten in place")]
     InPlaceStdin,
     /// `--in-place` given a file whose format cannot be written again.
-    #[error("{}: {source}", .path.display())]
+    #[error("{}: {reason}", .path.display())]
     InPlaceFormat {
         /// The file.
         path: PathBuf,
         /// Why its format cannot be rewritten.
-        source: io::Error,
+        reason: io::Error,
     },
     /// A split template without `{class}` or `{speed}`.
     #[error(
@@ -156,14 +157,14 @@ pub enum Usage {
         ancestor: PathBuf,
     },
     /// A split output whose folder cannot be made.
-    #[error("split: cannot write {}: cannot create the folder {}: {source}", .path.display(), .folder.display())]
+    #[error("split: cannot write {}: cannot create the folder {}: {reason}", .path.display(), .folder.display())]
     SplitFolder {
         /// The output file.
         path: PathBuf,
         /// The folder that could not be made.
         folder: PathBuf,
         /// Why.
-        source: io::Error,
+        reason: io::Error,
     },
     /// `export` columns that cannot be: a name given twice, a name of a fixed
     /// column, all tags of an input that cannot be read twice, ...
@@ -216,7 +217,7 @@ impl Error {
             Error::Io {
                 file: file.to_string(),
                 // An output's own error names its file already: not twice.
-                source: without_name(source),
+                error: without_name(source),
             }
         }
     }
@@ -232,7 +233,7 @@ fn without_name(e: io::Error) -> io::Error {
     }
     let kind = e.kind();
     match e.into_inner().map(|r| r.downcast::<WriteError>()) {
-        Some(Ok(w)) => w.source,
+        Some(Ok(w)) => w.error,
         _ => io::Error::from(kind),
     }
 }
@@ -242,7 +243,7 @@ impl From<crate::pipeline::InputError> for Error {
     fn from(e: crate::pipeline::InputError) -> Self {
         Error::Io {
             file: e.file,
-            source: e.source,
+            error: e.error,
         }
     }
 }
@@ -288,7 +289,7 @@ fn sink_error(e: io::Error) -> Error {
     {
         return Error::Io {
             file: "<threads>".into(),
-            source: e,
+            error: e,
         };
     }
     if e.get_ref().is_some_and(|r| r.is::<WriteError>()) {
@@ -296,12 +297,12 @@ fn sink_error(e: io::Error) -> Error {
         if let Some(Ok(w)) = e.into_inner().map(|r| r.downcast::<WriteError>()) {
             return Error::Io {
                 file: w.file,
-                source: w.source,
+                error: w.error,
             };
         }
         return Error::Io {
             file: "<output>".into(),
-            source: io::Error::from(kind),
+            error: io::Error::from(kind),
         };
     }
     Error::writing("<output>", e)
@@ -318,7 +319,7 @@ pub fn check_inputs_exist(inputs: &[Input]) -> Result<(), Error> {
         if let Err(source) = check_readable(path) {
             return Err(Error::Io {
                 file: input.display_name(),
-                source,
+                error: source,
             });
         }
     }

@@ -217,7 +217,7 @@ pub fn plan<P: AsRef<Path>>(paths: &[P], target: u64) -> Result<Vec<Partition>, 
         }
         let io_err = |source| Error::Io {
             file: path.display().to_string(),
-            source,
+            error: source,
         };
         // A folder is refused as one machine refuses it (File::open of a
         // folder succeeds, and the read that follows fails otherwise).
@@ -410,7 +410,7 @@ pub(crate) fn run<J: Job, S: Sink<J::Game>>(
     let name = part.path.display().to_string();
     let io_err = |source| Error::Io {
         file: name.clone(),
-        source,
+        error: source,
     };
     let first = match start {
         Start::At(at) => Some(at),
@@ -750,9 +750,9 @@ mod tests {
         data.extend(b"[Event \"x\"]\n\n1. e4 *\n\n".repeat(100));
         std::fs::write(&path, &data).unwrap();
         match plan(&[&path], 64) {
-            Err(Error::Io { file, source }) => {
+            Err(Error::Io { file, error }) => {
                 assert!(file.ends_with("games.pgn"), "{file}");
-                assert!(source.to_string().contains("a 7z archive"), "{source}");
+                assert!(error.to_string().contains("a 7z archive"), "{error}");
             }
             other => panic!("{other:?}"),
         }

@@ -281,7 +281,7 @@ impl CreatedFolders {
                     return Err(Usage::SplitFolder {
                         path: path.to_path_buf(),
                         folder: d.to_path_buf(),
-                        source: e,
+                        reason: e,
                     }
                     .into());
                 }

@@ -142,7 +142,7 @@ fn an_archive_obeys_the_callers_cancellation_flag_and_never_sets_it() {
 fn an_archive_of_a_folder_is_refused_when_opened() {
     let dir = tempfile::tempdir().unwrap();
     let e = Archive::open([dir.path()]).unwrap_err();
-    assert_eq!(e.source.kind(), io::ErrorKind::IsADirectory);
+    assert_eq!(e.error.kind(), io::ErrorKind::IsADirectory);
     // And `?` makes it the library's one error, naming the path.
     let as_error = || -> Result<Archive, Error> { Ok(Archive::open([dir.path()])?) };
     assert!(
@@ -415,9 +415,9 @@ fn split_writes_one_file_per_class_received() {
 fn a_missing_file_names_the_path() {
     let inputs = [Input::from_arg("/nonexistent/games.pgn")];
     match stats::run(&inputs, &stats::Options::default()) {
-        Err(Error::Io { file, source }) => {
+        Err(Error::Io { file, error }) => {
             assert_eq!(file, "/nonexistent/games.pgn");
-            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+            assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
         }
         other => panic!("expected an I/O error, got {other:?}"),
     }

@@ -425,7 +425,7 @@ impl Columns {
                 };
                 return Err(crate::pipeline::InputError {
                     file: input.display_name(),
-                    source: std::io::Error::other(format!(
+                    error: std::io::Error::other(format!(
                         "the file changed between the reading of its tag names and of its rows ({what}); run again"
                     )),
                 });
@@ -563,7 +563,7 @@ mod tests {
         let e = columns.check_unchanged().unwrap_err();
         assert_eq!(e.file, path.display().to_string());
         assert!(
-            e.source
+            e.error
                 .to_string()
                 .contains("changed between the reading of its tag names")
         );
@@ -576,7 +576,7 @@ mod tests {
             columns
                 .check_unchanged()
                 .unwrap_err()
-                .source
+                .error
                 .to_string()
                 .contains("replaced")
         );

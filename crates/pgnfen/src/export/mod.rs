@@ -372,8 +372,8 @@ impl crate::partition::Partition {
                 &pipeline,
             ) {
                 Ok(outcome) => Ok(outcome.games),
-                Err(crate::Error::Io { file, source }) => {
-                    Err(RunError::Input(pipeline::InputError { file, source }))
+                Err(crate::Error::Io { file, error }) => {
+                    Err(RunError::Input(pipeline::InputError { file, error }))
                 }
                 Err(e) => Err(RunError::Sink(io::Error::other(e))),
             },

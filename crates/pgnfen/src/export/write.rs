@@ -279,7 +279,7 @@ fn named(output_name: &str, e: io::Error) -> Error {
         e.kind(),
         WriteError {
             file: output_name.to_string(),
-            source: e,
+            error: e,
         },
     ))
 }

@@ -77,13 +77,12 @@ use spool::Spool;
 
 /// An error while reading an input.
 #[derive(Debug, thiserror::Error)]
-#[error("{file}: {source}")]
+#[error("{file}: {error}")]
 pub struct InputError {
     /// The input, as named by the caller.
     pub file: String,
-    #[source]
-    /// What went wrong.
-    pub source: io::Error,
+    /// What went wrong (said in the message, so not its `source()`).
+    pub error: io::Error,
 }
 
 /// What went wrong in a run: reading an input, or the sink (writing).
@@ -356,7 +355,7 @@ fn input_error(name: &str) -> impl Fn(io::Error) -> RunError + Copy + '_ {
     move |source| {
         RunError::Input(InputError {
             file: name.to_owned(),
-            source,
+            error: source,
         })
     }
 }
@@ -406,7 +405,7 @@ impl FileStamp {
         };
         RunError::Input(InputError {
             file: input.display_name(),
-            source: source::changed(&what),
+            error: source::changed(&what),
         })
     }
 }
@@ -1685,7 +1684,7 @@ mod tests {
         let corrupt = || {
             super::RunError::Input(super::InputError {
                 file: "games.pgn.gz".into(),
-                source: std::io::Error::other("gzip data cannot be read: corrupt deflate stream"),
+                error: std::io::Error::other("gzip data cannot be read: corrupt deflate stream"),
             })
         };
         // Unchanged: the error stands.

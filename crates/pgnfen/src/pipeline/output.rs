@@ -175,13 +175,12 @@ impl Write for Disk {
 
 /// A write error, with the output's name as the user gave it.
 #[derive(Debug, thiserror::Error)]
-#[error("{file}: {source}")]
+#[error("{file}: {error}")]
 pub(crate) struct WriteError {
     /// The output, as named by the caller.
     pub file: String,
-    #[source]
-    /// What went wrong.
-    pub source: io::Error,
+    /// What went wrong (said in the message, so not its `source()`).
+    pub error: io::Error,
 }
 
 /// An output's folder that cannot take the temporary file the output is
@@ -198,14 +197,10 @@ pub(crate) enum FolderError {
     },
     /// The folder refuses new files (permissions, a read-only file system).
     #[error(
-        "cannot create a file in the folder {folder}: {source}; an output is written there \
+        "cannot create a file in the folder {folder}: {error}; an output is written there \
          under a temporary name, then renamed into place, so its folder must take new files"
     )]
-    Closed {
-        folder: String,
-        #[source]
-        source: io::Error,
-    },
+    Closed { folder: String, error: io::Error },
 }
 
 impl FolderError {
@@ -219,7 +214,7 @@ impl FolderError {
                 io::Error::new(kind, FolderError::Missing { folder, source: e })
             }
             io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
-                io::Error::new(kind, FolderError::Closed { folder, source: e })
+                io::Error::new(kind, FolderError::Closed { folder, error: e })
             }
             _ => e,
         }
@@ -235,6 +230,9 @@ pub fn os_error_code(e: &io::Error) -> Option<i32> {
     }
     let mut source: Option<&(dyn std::error::Error + 'static)> = e.get_ref().map(|r| r as _);
     while let Some(s) = source {
+        if let Some(inner) = said_within(s) {
+            return os_error_code(inner);
+        }
         if let Some(code) = s
             .downcast_ref::<io::Error>()
             .and_then(io::Error::raw_os_error)
@@ -244,6 +242,22 @@ pub fn os_error_code(e: &io::Error) -> Option<i32> {
         source = s.source();
     }
     None
+}
+
+/// The system's error inside one of pgnfen's own wrappers that say it in
+/// their message (and so do not give it again as their `source()`).
+fn said_within<'e>(e: &'e (dyn std::error::Error + 'static)) -> Option<&'e io::Error> {
+    if let Some(w) = e.downcast_ref::<WriteError>() {
+        Some(&w.error)
+    } else if let Some(FolderError::Closed { error, .. }) = e.downcast_ref::<FolderError>() {
+        Some(error)
+    } else if let Some(NotReplaced(error)) = e.downcast_ref::<NotReplaced>() {
+        Some(error)
+    } else if let Some(crate::pipeline::NoThread(error)) = e.downcast_ref() {
+        Some(error)
+    } else {
+        None
+    }
 }
 
 /// An output stream; files appear under their name only after [`Output::commit`].
@@ -433,11 +447,8 @@ impl std::fmt::Display for NotReplaced {
     }
 }
 
-impl std::error::Error for NotReplaced {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.0)
-    }
-}
+// No `source()`: the message says the system's reason already.
+impl std::error::Error for NotReplaced {}
 
 /// Exchanges the files at two names, atomically. Called through
 /// `syscall` rather than glibc's wrapper, which only glibc 2.28 and later
@@ -940,7 +951,7 @@ impl Output {
             e.kind(),
             WriteError {
                 file: self.name.clone(),
-                source: e,
+                error: e,
             },
         )
     }
@@ -1133,6 +1144,54 @@ mod tests {
         );
         let e = FolderError::of(dir.path(), io::Error::from_raw_os_error(libc::ENOSPC));
         assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
+    }
+
+    /// Printed as a chain (`anyhow`'s `{:#}`, a loop over `source()`), an
+    /// output's errors say each thing once: a wrapper whose message already
+    /// holds the system's error does not give it again as its source, and
+    /// its code is still found inside ([`os_error_code`], Python's `errno`).
+    #[test]
+    fn an_error_chain_says_each_reason_once() {
+        let system = || io::Error::from_raw_os_error(libc::EPERM);
+        let dir = tempfile::tempdir().unwrap();
+        let wrapped = [
+            io::Error::other(WriteError {
+                file: "out.pgn".into(),
+                error: system(),
+            }),
+            FolderError::of(dir.path(), io::Error::from_raw_os_error(libc::EACCES)),
+            io::Error::new(io::ErrorKind::PermissionDenied, NotReplaced(system())),
+            crate::pipeline::no_thread(io::Error::from_raw_os_error(libc::EAGAIN)),
+            io::Error::other(WriteError {
+                file: "out.pgn".into(),
+                error: io::Error::new(io::ErrorKind::PermissionDenied, NotReplaced(system())),
+            }),
+        ];
+        for e in wrapped {
+            let error = crate::Error::Io {
+                file: "out.pgn".into(),
+                error: e,
+            };
+            let mut chain = vec![error.to_string()];
+            let mut next = std::error::Error::source(&error);
+            while let Some(cause) = next {
+                chain.push(cause.to_string());
+                next = cause.source();
+            }
+            for pair in chain.windows(2) {
+                assert!(!pair[0].contains(&pair[1]), "said twice: {chain:?}");
+            }
+            let crate::Error::Io { error, .. } = error else {
+                unreachable!()
+            };
+            assert!(os_error_code(&error).is_some(), "{error}: no code found");
+        }
+        // The missing folder's message does not say the system's error: it
+        // stays the source, for a program that wants the whole story.
+        let missing = dir.path().join("nodir");
+        let e = Output::create(Some(&missing.join("x.pgn"))).err().unwrap();
+        let cause = std::error::Error::source(&e).expect("the system's error");
+        assert!(!e.to_string().contains(&cause.to_string()));
     }
 
     /// A file written past several writeback steps, in pieces of odd sizes,

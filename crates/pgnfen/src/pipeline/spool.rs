@@ -14,7 +14,7 @@ fn spill_error(e: io::Error) -> io::Error {
         "{} (the temporary folder where pgnfen holds the bytes of a game waiting for its header; set TMPDIR to use another)",
         folder.display()
     );
-    io::Error::other(super::output::WriteError { file, source: e })
+    io::Error::other(super::output::WriteError { file, error: e })
 }
 
 /// In-memory bytes before spilling to disk.
