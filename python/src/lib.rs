@@ -57,6 +57,9 @@ fn command_error(e: Error) -> PyErr {
         Error::Usage(pgnfen::Usage::Export(columns)) => columns_error(&columns),
         Error::Usage(usage) => errors::usage(usage.to_string()),
         Error::Io { file, error } => io_error(&file, &error),
+        // Only `check()`'s queue is such a function, and its error (the
+        // iterator let go) reaches no one.
+        Error::Report(error) => io_error("<check>", &error),
         Error::BrokenPipe => errors::broken_pipe(),
         // Only Ctrl-C (or a signal) cancels a call's run, and the call
         // raises for it on its own; this is the same, should the run's

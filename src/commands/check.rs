@@ -313,9 +313,9 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     // standard output closed after it (`| head`) ends the run quietly, but
     // with status 1, as the whole run would have.
     let mut failed = false;
-    // Whether writing the report failed: the library names the failure of
-    // the function it is given `<output>`, and the report's one output is
-    // standard output, named as the other commands name it.
+    // Whether writing the report failed: the library gives the failure of
+    // the function it is given as it is (`Error::Report`), and the report's
+    // one output is standard output, named as the other commands name it.
     let mut unwritten = false;
     let totals = check::run(&inputs(&args.inputs), &options, |d| {
         failed |= d.severity() == Severity::Error || args.deny_warnings;
@@ -325,7 +325,7 @@ pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
     });
     let totals = match totals {
         Err(Error::BrokenPipe) if failed => return Ok(Outcome::Problems),
-        Err(Error::Io { error, .. }) if unwritten => {
+        Err(Error::Report(error)) if unwritten => {
             return Err(Error::writing("<stdout>", error));
         }
         other => other?,

@@ -118,6 +118,10 @@ impl Archive {
     /// the file; a named pipe is not opened, which would take its writer's
     /// first bytes from the real read). Compression (gzip,
     /// bzip2, zstd, xz) and zip archives are handled as the commands handle them.
+    ///
+    /// Every path is a file: `-` is a file named `-` here. Standard input is
+    /// [`Input::Stdin`] (what [`Input::from_arg`] makes of `-`), given to
+    /// [`Archive::from_inputs`].
     pub fn open<I, P>(paths: I) -> Result<Archive, InputError>
     where
         I: IntoIterator<Item = P>,

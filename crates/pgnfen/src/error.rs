@@ -29,6 +29,12 @@ pub enum Error {
         /// the message, so not given again as [`std::error::Error::source`].
         error: io::Error,
     },
+    /// The function the caller gave a run to take its results (the
+    /// `report` of [`check::run`](crate::check::run)) returned this error,
+    /// and the run stopped there. (One that returns a closed pipe's error
+    /// gives [`Error::BrokenPipe`].)
+    #[error("{0}")]
+    Report(io::Error),
     /// Standard output was closed (`| head`): a normal, quiet end for a
     /// command-line program.
     #[error("broken pipe")]
@@ -66,6 +72,14 @@ pub enum Usage {
     NothingSelected {
         /// The command or function that was given the selection.
         command: String,
+    },
+    /// A Chess960 start position number past 959.
+    #[error("{command}: {number} is not a Chess960 start position number (0 to 959)")]
+    NoSuchPosition {
+        /// The command or function that was given the selection.
+        command: String,
+        /// The number given.
+        number: u16,
     },
     /// Chess960 start positions asked for, with classes that leave Chess960 out.
     #[error(
@@ -204,6 +218,8 @@ impl Error {
     pub fn writing(file: &str, source: io::Error) -> Error {
         if source.kind() == io::ErrorKind::BrokenPipe {
             Error::BrokenPipe
+        } else if let Some(refused) = refused_format(&source) {
+            refused
         } else if source
             .get_ref()
             .is_some_and(|e| e.is::<crate::pipeline::UnwritableEnding>())
@@ -221,6 +237,26 @@ impl Error {
             }
         }
     }
+}
+
+/// An output refused for its format: Parquet into a compressing output
+/// (`x.parquet.zst`), a usage error that names the output itself.
+fn refused_format(e: &io::Error) -> Option<Error> {
+    #[cfg(feature = "export")]
+    if let Some(refused) = e
+        .get_ref()
+        .and_then(|r| r.downcast_ref::<crate::export::CompressedParquet>())
+    {
+        return Some(
+            Usage::OutputFormat {
+                file: refused.path().display().to_string(),
+                message: refused.advice(),
+            }
+            .into(),
+        );
+    }
+    let _ = e;
+    None
 }
 
 /// `e` without the name an [`Output`] put on it ([`WriteError`]), for a
@@ -277,9 +313,7 @@ fn sink_error(e: io::Error) -> Error {
     if e.kind() == io::ErrorKind::BrokenPipe {
         return Error::BrokenPipe;
     }
-    // Only a cancelled run's error is of this kind (`pipeline::cancelled`):
-    // the loops around a reader or writer retry a real one.
-    if e.kind() == io::ErrorKind::Interrupted {
+    if crate::pipeline::is_cancellation(&e) {
         return Error::Cancelled;
     }
     let kind = e.kind();
@@ -305,7 +339,9 @@ fn sink_error(e: io::Error) -> Error {
             error: io::Error::from(kind),
         };
     }
-    Error::writing("<output>", e)
+    // Named by no output: the caller's own function failed (or refused a
+    // format, which it names).
+    refused_format(&e).unwrap_or(Error::Report(e))
 }
 
 /// Checks every file input before any work starts, so that a missing file is

@@ -100,9 +100,10 @@ impl Selection {
             .iter()
             .find(|&&n| n >= crate::fen::chess960::POSITIONS)
         {
-            return Err(Usage::Argument(format!(
-                "{command}: {n} is not a Chess960 start position number (0 to 959)"
-            ))
+            return Err(Usage::NoSuchPosition {
+                command: command.to_string(),
+                number: *n,
+            }
             .into());
         }
         if self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty() {
@@ -233,7 +234,10 @@ mod tests {
         };
         assert!(s(959).validate("filter").is_ok());
         let e = s(960).validate("filter").unwrap_err();
-        assert!(matches!(e, Error::Usage(Usage::Argument(_))));
+        assert!(matches!(
+            e,
+            Error::Usage(Usage::NoSuchPosition { number: 960, .. })
+        ));
         assert_eq!(
             e.to_string(),
             "filter: 960 is not a Chess960 start position number (0 to 959)"

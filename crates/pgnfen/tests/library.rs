@@ -352,6 +352,71 @@ fn check_hands_each_problem_over_in_order() {
     );
 }
 
+/// An error of the caller's `report` ends the run and comes back as it is,
+/// without a made-up file name, even when its kind is `Interrupted` (which
+/// a cancelled run's error also has: only the flag cancels).
+#[test]
+fn check_gives_back_the_reports_own_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for kind in [io::ErrorKind::Other, io::ErrorKind::Interrupted] {
+        let mut calls = 0;
+        let result = check::run(&archive(dir.path()), &check::Options::default(), |_| {
+            calls += 1;
+            Err(io::Error::new(kind, "my report is full"))
+        });
+        match result {
+            Err(e @ Error::Report(_)) => {
+                assert_eq!(e.to_string(), "my report is full");
+                let Error::Report(inner) = e else {
+                    unreachable!()
+                };
+                assert_eq!(inner.kind(), kind);
+            }
+            other => panic!("{kind:?}: expected the report's error, got {other:?}"),
+        }
+        assert_eq!(calls, 1, "the run stops at the first error");
+    }
+    // A closed pipe is the quiet end it is everywhere else.
+    let result = check::run(&archive(dir.path()), &check::Options::default(), |_| {
+        Err(io::Error::from(io::ErrorKind::BrokenPipe))
+    });
+    assert!(matches!(result, Err(Error::BrokenPipe)), "{result:?}");
+}
+
+/// Parquet written into a compressing output is the caller's mistake, named
+/// by the output: the usage error the command line gives from the name.
+#[cfg(feature = "export")]
+#[test]
+fn parquet_into_a_compressing_output_is_a_usage_error() {
+    use pgnfen::export::{self, ExportOptions, Format};
+    use pgnfen::pipeline::output::Output;
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = archive(dir.path());
+    let path = dir.path().join("x.parquet.zst");
+    let options = ExportOptions::default();
+    let columns = export::columns(&inputs, &options, &Options::default()).unwrap();
+    let batches = export::batches(&inputs, columns, &options, &Options::default());
+    let output = Output::create(Some(&path)).unwrap();
+    let e: Error = export::write(batches, Format::Parquet, output)
+        .unwrap_err()
+        .into();
+    match &e {
+        Error::Usage(pgnfen::Usage::OutputFormat { file, .. }) => {
+            assert_eq!(Path::new(file), path);
+        }
+        other => panic!("expected a usage error, got {other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: Parquet files are compressed inside (zstd column chunks); write {} without the compression ending",
+            path.display(),
+            dir.path().join("x.parquet").display()
+        )
+    );
+    assert!(!path.exists(), "nothing written");
+}
+
 #[test]
 fn check_counts_warnings_it_does_not_hand_over() {
     let dir = tempfile::tempdir().unwrap();

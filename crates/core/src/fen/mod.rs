@@ -402,7 +402,10 @@ impl Position {
     }
 
     /// Writes the position in `dialect`; `ep` overrides the dialect's en passant
-    /// policy. Fails with a `lossy-castling` problem when the dialect cannot hold
+    /// policy, which for X-FEN is [`EpPolicy::PseudoLegal`] (the square only
+    /// when a pawn stands ready to capture on it: `e3` becomes `-` after
+    /// `1. e4` from the start) and for FEN and Shredder-FEN
+    /// [`EpPolicy::AsIs`]. Fails with a `lossy-castling` problem when the dialect cannot hold
     /// the castling rights (an inner rook in classic FEN, an `s`/`m` prefix in
     /// anything but X-FEN).
     pub fn write(&self, dialect: Dialect, ep: Option<EpPolicy>) -> Result<String, Problem> {

@@ -234,11 +234,7 @@ impl Format {
 /// A Parquet output whose name asks for a compression too
 /// ([`Format::check_output`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{}: Parquet files are compressed inside (zstd column chunks); write {} without the compression ending",
-    path.display(),
-    path.with_extension("").display()
-)]
+#[error("{}: {}", path.display(), self.advice())]
 pub struct CompressedParquet {
     path: std::path::PathBuf,
 }
@@ -247,6 +243,14 @@ impl CompressedParquet {
     /// The output's name, as given.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The message without the output's name: why, and what to write.
+    pub fn advice(&self) -> String {
+        format!(
+            "Parquet files are compressed inside (zstd column chunks); write {} without the compression ending",
+            self.path.with_extension("").display()
+        )
     }
 }
 

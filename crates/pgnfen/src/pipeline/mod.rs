@@ -122,9 +122,11 @@ pub struct Options {
     pub chunk_sizes: (usize, usize),
     /// Set (from any thread) to stop the run early: a caller that cannot end
     /// the process on Ctrl-C (the Python binding) stops the run this way. The
-    /// run ends within 20 ms plus the chunks in flight, with an error
-    /// of kind [`io::ErrorKind::Interrupted`]; outputs are
-    /// then not committed, so their temporary files go and existing files stay.
+    /// run ends within 20 ms plus the chunks in flight: a task function
+    /// returns [`Error::Cancelled`](crate::Error::Cancelled), a stream of
+    /// games or record batches ends with a [`RunError::Sink`] of kind
+    /// [`io::ErrorKind::Interrupted`]. Outputs are then not committed, so
+    /// their temporary files go and existing files stay.
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
@@ -144,9 +146,27 @@ impl std::fmt::Debug for Options {
 /// How often a run with [`Options::cancel`] looks at its flag while it waits.
 pub(crate) const CANCEL_POLL: Duration = Duration::from_millis(20);
 
-/// The error of a run stopped through [`Options::cancel`].
+/// The error of a run stopped through [`Options::cancel`]: of kind
+/// `Interrupted`, and marked as the run's own, so that an `Interrupted`
+/// error of a caller's function (a check report) is not taken for it.
 pub(crate) fn cancelled() -> io::Error {
-    io::Error::new(io::ErrorKind::Interrupted, "interrupted")
+    io::Error::new(io::ErrorKind::Interrupted, RunCancelled)
+}
+
+/// The mark of [`cancelled`]'s error.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub(crate) struct RunCancelled;
+
+/// Whether `e` is [`cancelled`]'s error, also when an output named it.
+pub(crate) fn is_cancellation(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Interrupted
+        && e.get_ref().is_some_and(|inner| {
+            inner.is::<RunCancelled>()
+                || inner
+                    .downcast_ref::<output::WriteError>()
+                    .is_some_and(|w| is_cancellation(&w.error))
+        })
 }
 
 /// The error of a read or write that a cancelled run stopped inside a
