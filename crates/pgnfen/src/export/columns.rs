@@ -333,7 +333,7 @@ impl Columns {
     /// with a fixed or earlier column (ignoring case), that are longer than
     /// 256 bytes, or past the first [`Columns::MAX_ALL`], get no
     /// column (their tags stay in `other_tags`).
-    pub fn from_seen(seen: &[Vec<u8>]) -> Columns {
+    pub(crate) fn from_seen(seen: &[Vec<u8>]) -> Columns {
         let mut tags: Vec<String> = Vec::new();
         let mut past_limit = 0;
         for name in seen {
@@ -411,7 +411,7 @@ impl Columns {
     /// the rows: a file that changed in between (appended to, rewritten,
     /// replaced by a rename) would give columns of one version and rows of
     /// another. The error names the first such file.
-    pub fn check_unchanged(&self) -> Result<(), crate::pipeline::InputError> {
+    pub(crate) fn check_unchanged(&self) -> Result<(), crate::pipeline::InputError> {
         for (input, stamp) in &self.read_from {
             let Input::File(path) = input else { continue };
             let now = FileStamp::of(path);
@@ -464,7 +464,7 @@ impl Columns {
     /// Roster first; `--tags all` takes the order of first appearance), so
     /// that the column after the previous tag's is usually the one.
     #[inline]
-    pub fn index_from(&self, name: &[u8], hint: usize) -> Option<usize> {
+    pub(crate) fn index_from(&self, name: &[u8], hint: usize) -> Option<usize> {
         if self
             .tags
             .get(hint)
