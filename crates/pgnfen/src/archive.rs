@@ -393,6 +393,25 @@ impl Game {
         self.tags_in(Encoding::Auto)
     }
 
+    /// The value of the first pair named `name`, decoded as [`Game::tags`]
+    /// decodes values, without decoding the others: for a caller that wants
+    /// a few tags of many games. [`Game::tag_in`] takes another encoding.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), pgnfen::Error> {
+    /// for game in pgnfen::Archive::open(["games.pgn"])?.games() {
+    ///     let game = game?;
+    ///     let white = game.tag("White").unwrap_or_default();
+    ///     let black = game.tag("Black").unwrap_or_default();
+    ///     println!("{white} - {black}: {}", game.class);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn tag(&self, name: &str) -> Option<Cow<'_, str>> {
+        self.tag_in(name, Encoding::Auto)
+    }
+
     /// The value of the first pair named `name` (as [`Game::tags_in`] gives
     /// names and values), without decoding the others: for a caller that
     /// wants a few tags of many games.

@@ -232,6 +232,12 @@ fn game_headers_decode_each_value_as_utf8_or_else_windows_1252() {
             .iter()
             .all(|(n, v)| !n.contains('\u{fffd}') && !v.contains('\u{fffd}'))
     );
+    // One tag, decoded as the pairs are; the first of a name given twice.
+    let game = &games[0];
+    assert_eq!(game.tag("Black").as_deref(), Some("Réti €"));
+    assert_eq!(game.tag("Event").as_deref(), Some("a \"b\""));
+    assert_eq!(game.tag("Naÿme").as_deref(), Some("x"));
+    assert_eq!(game.tag("Round"), None);
 }
 
 #[test]
