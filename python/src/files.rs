@@ -68,8 +68,7 @@ pub fn split(
     let options = pgnfen::split::Options {
         template,
         classes,
-        speeds,
-        tags,
+        selector: pgnfen::select::Selector::new(&tags).with_speeds(&speeds),
         run,
     };
     let summary = interrupt::run(py, &call, move || pgnfen::split::run(&inputs, &options))?

@@ -443,13 +443,11 @@ fn stats(
     let inputs = inputs(paths, "stats")?;
     let (options, call) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
-    let tags = tag_expressions(tags)?;
-    let speeds: Vec<Speed> = choices("speeds", speeds)?;
+    let selector = selector(tags, speeds)?;
     let json = interrupt::run(py, &call, move || -> PyResult<Vec<u8>> {
         let options = pgnfen::stats::Options {
             moves,
-            tags,
-            speeds,
+            selector,
             run: options,
         };
         let counts = pgnfen::stats::run(&inputs, &options).map_err(command_error)?;
@@ -566,7 +564,7 @@ pub(crate) fn selection(
     chess960_positions: Option<Vec<Position>>,
     speeds: Option<Vec<String>>,
 ) -> PyResult<Selection> {
-    let tags = selector(tags, speeds)?;
+    let selector = selector(tags, speeds)?;
     let positions: Vec<u16> = chess960_positions
         .unwrap_or_default()
         .into_iter()
@@ -578,7 +576,7 @@ pub(crate) fn selection(
     Ok(Selection {
         classes,
         chess960_positions: positions,
-        tags,
+        selector,
     })
 }
 

@@ -315,7 +315,7 @@ fn selection(
 ) -> PyResult<Selection> {
     let selection = crate::selection(classes, tags, chess960_positions, speeds)?;
     let checked = if moves.is_some() && selection.is_empty() {
-        selection.tags.validate()
+        selection.selector.validate()
     } else {
         selection.validate("filter")
     };

@@ -12,7 +12,7 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
         selection: Selection {
             classes: args.class.clone(),
             chess960_positions: args.chess960_position.clone(),
-            tags: Selector::new(&args.tag).with_speeds(&args.speed),
+            selector: Selector::new(&args.tag).with_speeds(&args.speed),
         },
         output: args.output.clone(),
         rest: args.rest.clone(),

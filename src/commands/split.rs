@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use pgnfen::select::Selector;
 use pgnfen::split;
 
 use crate::cli::{Global, SplitArgs};
@@ -14,8 +15,7 @@ pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
     let options = split::Options {
         template: args.output.clone(),
         classes: args.class.clone(),
-        tags: args.tag.clone(),
-        speeds: args.speed.clone(),
+        selector: Selector::new(&args.tag).with_speeds(&args.speed),
         run: options(global),
     };
     let inputs = inputs(&args.inputs);

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use pgnfen::fen::chess960;
+use pgnfen::select::Selector;
 use pgnfen::stats::{self, Counts};
 use pgnfen::{Class, Code, Speed};
 
@@ -13,9 +14,8 @@ use crate::format::thousands;
 
 pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     let options = stats::Options {
-        tags: args.tag.clone(),
+        selector: Selector::new(&args.tag).with_speeds(&args.speed),
         moves: args.moves,
-        speeds: args.speed.clone(),
         run: options(global),
     };
     let inputs = inputs(&args.inputs);

@@ -4,12 +4,13 @@
 //! ```no_run
 //! use pgnfen::filter::{self, Selection};
 //! use pgnfen::pipeline::Input;
+//! use pgnfen::select::Selector;
 //! use pgnfen::{Class, TagExpr};
 //!
 //! let options = filter::Options {
 //!     selection: Selection {
 //!         classes: vec![Class::Chess960],
-//!         tags: pgnfen::select::Selector::new(&["WhiteElo>=2500".parse::<TagExpr>()?]),
+//!         selector: Selector::new(&["WhiteElo>=2500".parse::<TagExpr>()?]),
 //!         ..Selection::default()
 //!     },
 //!     output: Some("chess960-strong.pgn".into()),
@@ -46,7 +47,7 @@ pub struct Selection {
     pub chess960_positions: Vec<u16>,
     /// The `--tag` expressions, all of which must hold, and the `--speed`
     /// list ([`Selector::with_speeds`]).
-    pub tags: Selector,
+    pub selector: Selector,
 }
 
 impl Selection {
@@ -82,13 +83,13 @@ impl Selection {
         // `judge` notes the tags for every game, also one the class already
         // rules out: a tag held only by such games was still seen (no false
         // warning about an unseen --tag name).
-        let (matched, speed) = self.tags.judge(|i| header.extra(i));
+        let (matched, speed) = self.selector.judge(|i| header.extra(i));
         (class, speed, self.keeps(class, position) && matched)
     }
 
     /// Nothing asked for: no class, position or tag expression.
     pub fn is_empty(&self) -> bool {
-        self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty()
+        self.classes.is_empty() && self.chess960_positions.is_empty() && self.selector.is_empty()
     }
 
     /// The usage errors of a selection (`command` names the caller in the
@@ -106,13 +107,14 @@ impl Selection {
             }
             .into());
         }
-        if self.classes.is_empty() && self.chess960_positions.is_empty() && self.tags.is_empty() {
+        if self.classes.is_empty() && self.chess960_positions.is_empty() && self.selector.is_empty()
+        {
             return Err(Usage::NothingSelected {
                 command: command.to_string(),
             }
             .into());
         }
-        self.tags.validate()?;
+        self.selector.validate()?;
         if !self.chess960_positions.is_empty()
             && !self.classes.is_empty()
             && !self.classes.contains(&Class::Chess960)
@@ -167,7 +169,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let selection = &options.selection;
     if options.moves.is_some() && selection.is_empty() {
         // `--moves` alone selects: the games whose moves fit their start.
-        selection.tags.validate()?;
+        selection.selector.validate()?;
     } else {
         selection.validate("filter")?;
     }

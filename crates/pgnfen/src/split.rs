@@ -43,7 +43,7 @@ use crate::filter::Selection;
 use crate::pipeline::output::Output;
 use crate::pipeline::sink::OpenLine;
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
-use crate::select::{Selector, TagExpr};
+use crate::select::Selector;
 use crate::speed::Speed;
 
 /// The class placeholder of a template.
@@ -163,7 +163,7 @@ impl Job for SplitJob<'_> {
     }
 
     fn extra_tags(&self) -> &[Vec<u8>] {
-        self.selection.tags.names()
+        self.selection.selector.names()
     }
 }
 
@@ -300,10 +300,9 @@ pub struct Options {
     pub template: PathBuf,
     /// The classes written (every class when empty).
     pub classes: Vec<Class>,
-    /// The speeds written (every speed when empty).
-    pub speeds: Vec<Speed>,
-    /// Only the games for which all of these hold are written.
-    pub tags: Vec<TagExpr>,
+    /// Only the games for which every tag expression holds, of the speeds
+    /// listed (every speed when none is), are written.
+    pub selector: Selector,
     /// Threads, progress, reading.
     pub run: pipeline::Options,
 }
@@ -349,7 +348,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         }
         .into());
     }
-    let mut tags = Selector::new(&options.tags).with_speeds(&options.speeds);
+    let mut tags = options.selector.clone();
     // The speed is read only when a file name or the selection needs it.
     if by_speed {
         tags = tags.with_time_control();
@@ -357,14 +356,15 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let selection = Selection {
         classes: options.classes.clone(),
         chess960_positions: Vec::new(),
-        tags,
+        selector: tags,
     };
-    selection.tags.validate()?;
+    selection.selector.validate()?;
+    let listed = options.selector.speeds();
     let speeds: Vec<Speed> = if by_speed {
         Speed::ALL
             .iter()
             .copied()
-            .filter(|s| options.speeds.is_empty() || options.speeds.contains(s))
+            .filter(|s| listed.is_empty() || listed.contains(s))
             .collect()
     } else {
         // Not in the name: every written game is filed under one speed.

@@ -22,7 +22,7 @@ use crate::error::{Error, check_inputs_exist};
 use crate::moves::{Moved, MovesMode, WithMoves};
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
 use crate::problem::Code;
-use crate::select::{Selector, TagExpr};
+use crate::select::Selector;
 use crate::speed::Speed;
 
 pub(crate) mod job;
@@ -31,15 +31,13 @@ pub(crate) use job::{GameFacts, StatsJob, TaggedStatsJob};
 /// What to count.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// Count only the games for which every expression holds (the others are
-    /// counted in [`Counts::unmatched`]).
-    pub tags: Vec<TagExpr>,
+    /// Count only the games for which every tag expression holds and whose
+    /// speed is listed (every game when empty; the others are counted in
+    /// [`Counts::unmatched`]).
+    pub selector: Selector,
     /// Replay each game's mainline (`--moves`) and count the games checked,
     /// with an illegal move, and not checked ([`Counts::moves`]).
     pub moves: Option<MovesMode>,
-    /// Count only the games of these speeds (every speed when empty; the
-    /// others are counted in [`Counts::unmatched`]).
-    pub speeds: Vec<Speed>,
     /// Threads, progress, reading.
     pub run: pipeline::Options,
 }
@@ -51,11 +49,9 @@ pub struct Options {
 /// [`Error::Io`] when an input cannot be read; [`Error::Usage`] when the tag
 /// expressions (with `TimeControl`, for a speed list) name more distinct tags
 /// than one run can look for, before anything is read. (A regular expression
-/// that does not compile is refused earlier, by [`TagExpr`]'s parsing.)
+/// that does not compile is refused earlier, by [`TagExpr`](crate::TagExpr)'s parsing.)
 pub fn run(inputs: &[Input], options: &Options) -> Result<Counts, Error> {
-    let tags = Selector::new(&options.tags)
-        .with_speeds(&options.speeds)
-        .with_time_control();
+    let tags = options.selector.clone().with_time_control();
     tags.validate()?;
     check_inputs_exist(inputs)?;
     let mut counts = Counts {

@@ -44,7 +44,7 @@ fn stats_counts_classes_positions_and_problems() {
     );
 
     let tagged = stats::Options {
-        tags: vec!["WhiteElo>=2500".parse::<TagExpr>().unwrap()],
+        selector: Selector::new(&["WhiteElo>=2500".parse::<TagExpr>().unwrap()]),
         ..stats::Options::default()
     };
     let counts = stats::run(&archive(dir.path()), &tagged).unwrap();
@@ -299,7 +299,7 @@ fn filter_refuses_what_selects_nothing_and_one_file_twice() {
     let out = dir.path().join("out.pgn");
     let twice = filter::Options {
         selection: Selection {
-            tags: Selector::new(&["Event=a".parse().unwrap()]),
+            selector: Selector::new(&["Event=a".parse().unwrap()]),
             ..Selection::default()
         },
         output: Some(out.clone()),

@@ -578,7 +578,7 @@ fn long_lines_read_the_same_in_tiny_chunks() {
         TagExpr::parse("Event!~7").unwrap(),
     ];
     let selection = Selection {
-        tags: Selector::new(&job_tags),
+        selector: Selector::new(&job_tags),
         ..Selection::default()
     };
     let input = [Input::File(path.clone())];

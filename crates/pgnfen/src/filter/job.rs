@@ -17,7 +17,7 @@ impl Job for FilterJob<'_> {
     }
 
     fn extra_tags(&self) -> &[Vec<u8>] {
-        self.0.tags.names()
+        self.0.selector.names()
     }
 }
 
