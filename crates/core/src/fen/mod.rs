@@ -310,6 +310,41 @@ pub struct Position {
     pub fullmove: u32,
 }
 
+impl std::str::FromStr for Position {
+    type Err = Problem;
+
+    /// Reads a FEN, X-FEN or Shredder-FEN record (8×8 or 10×8) as
+    /// [`analyse`] does without a Variant tag ([`VariantHint::StandardLike`]):
+    /// the position, or the first error-severity problem, whose span lies in
+    /// the text. Warnings are dropped; [`analyse`] gives them, the class and
+    /// the Chess960 number.
+    ///
+    /// ```
+    /// use pgnfen_core::fen::{Dialect, Position};
+    ///
+    /// let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+    /// let position: Position = fen.parse()?;
+    /// assert_eq!(position.write(Dialect::Xfen, None)?, fen.replace("HFhf", "KQkq"));
+    ///
+    /// let bad = "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".parse::<Position>();
+    /// let problem = bad.unwrap_err();
+    /// assert_eq!(problem.code, pgnfen_core::Code::FenSyntax);
+    /// assert_eq!(problem.span, 18..19); // the "9"
+    /// # Ok::<(), pgnfen_core::Problem>(())
+    /// ```
+    fn from_str(fen: &str) -> Result<Position, Problem> {
+        let analysis = analyse(fen.as_bytes(), VariantHint::StandardLike);
+        match analysis.position {
+            Some(position) => Ok(position),
+            None => Err(analysis
+                .problems
+                .into_iter()
+                .find(|p| p.severity() == crate::problem::Severity::Error)
+                .expect("an analysis without a position has an error")),
+        }
+    }
+}
+
 impl Position {
     /// 8×8 or 10×8.
     pub fn board_size(&self) -> BoardSize {
@@ -853,6 +888,34 @@ fn judge_10x8(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// `parse` gives [`analyse`]'s position, also with warnings only (missing
+    /// clocks), and its first error otherwise.
+    #[test]
+    fn a_position_parses_as_analyse_reads_it() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+            "rnabqkbncr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBNCR w KQkq - 0 1",
+            "8/8/8/8/8/8/8/K6k b - - 10 80",
+        ] {
+            let parsed: Position = fen.parse().unwrap();
+            let analysis = analyse(fen.as_bytes(), VariantHint::StandardLike);
+            assert_eq!(Some(parsed), analysis.position, "{fen}");
+        }
+        for (fen, code) in [
+            ("", Code::FenSyntax),
+            ("8/8/8/8/8/8/8/8 w - - 0 1", Code::IllegalPosition),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+                Code::FenSyntax,
+            ),
+        ] {
+            let problem = fen.parse::<Position>().unwrap_err();
+            assert_eq!(problem.code, code, "{fen:?}");
+            assert!(problem.span.end <= fen.len(), "{fen:?}");
+        }
+    }
 
     /// A start array's FEN: Chess960 number `n` (with one back-rank square
     /// changed to `edit`'s role when given), castling rights `rights` (bits:
