@@ -272,7 +272,8 @@ impl Summary {
 /// # Errors
 ///
 /// [`Error::Io`] when an input cannot be read; an error returned by `report`
-/// ends the run (a closed pipe as [`Error::BrokenPipe`]).
+/// ends the run and comes back as [`Error::Report`] (a closed pipe as
+/// [`Error::BrokenPipe`]).
 pub fn run<F>(inputs: &[Input], options: &Options, report: F) -> Result<Summary, Error>
 where
     F: FnMut(&Diagnostic<'_>) -> io::Result<()>,
@@ -382,7 +383,8 @@ where
                 game: info.index,
                 line: finding.line + info.line_delta,
                 finding,
-            })?;
+            })
+            .map_err(crate::pipeline::ReportFailed::mark)?;
         }
         Ok(())
     }

@@ -11,40 +11,68 @@ use crate::pipeline::{Input, RunError};
 /// Why a run failed. The command line prints it after `pgnfen: ` and exits
 /// with status 2; the Python package raises `ValueError` for [`Error::Usage`]
 /// and an `OSError` for the others.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum Error {
     /// A bad argument (an unknown class, a malformed `--tag` expression, two
     /// outputs naming one file, ...): nothing was read or written.
-    #[error(transparent)]
-    Usage(#[from] Usage),
+    Usage(Usage),
     /// Reading an input or writing an output failed; `file` is the path as the
     /// caller gave it (never a temporary name).
-    #[error("{file}: {error}")]
     Io {
         /// The input or output, as named by the caller (`<stdout>` for
         /// standard output).
         file: String,
         /// What went wrong: its kind, and the system's error code
         /// ([`io::Error::raw_os_error`]) when the system gave one. Said in
-        /// the message, so not given again as [`std::error::Error::source`].
+        /// the message, so [`std::error::Error::source`] gives what lies
+        /// under it (if anything), not it again.
         error: io::Error,
     },
     /// The function the caller gave a run to take its results (the
     /// `report` of [`check::run`](crate::check::run)) returned this error,
     /// and the run stopped there. (One that returns a closed pipe's error
     /// gives [`Error::BrokenPipe`].)
-    #[error("{0}")]
     Report(io::Error),
     /// Standard output was closed (`| head`): a normal, quiet end for a
     /// command-line program.
-    #[error("broken pipe")]
     BrokenPipe,
     /// The run was stopped through [`Options::cancel`](crate::pipeline::Options::cancel)
     /// before it ended: its outputs were not committed (their temporary
     /// files are gone, existing files untouched), and what it counted is not
     /// the whole input.
-    #[error("interrupted: the run was cancelled")]
     Cancelled,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Usage(usage) => usage.fmt(f),
+            Error::Io { file, error } => write!(f, "{file}: {error}"),
+            Error::Report(error) => error.fmt(f),
+            Error::BrokenPipe => f.write_str("broken pipe"),
+            Error::Cancelled => f.write_str("interrupted: the run was cancelled"),
+        }
+    }
+}
+
+/// The message says the `io::Error` of [`Error::Io`] and [`Error::Report`]:
+/// the source is what lies under it (a missing folder's system error), as
+/// `io::Error` itself gives the source of what it holds, so that a chain
+/// says each reason once.
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Usage(usage) => usage.source(),
+            Error::Io { error, .. } | Error::Report(error) => error.source(),
+            Error::BrokenPipe | Error::Cancelled => None,
+        }
+    }
+}
+
+impl From<Usage> for Error {
+    fn from(usage: Usage) -> Error {
+        Error::Usage(usage)
+    }
 }
 
 /// A bad argument, each kind its own variant. Nothing was read or written.
@@ -218,6 +246,9 @@ impl Error {
     pub fn writing(file: &str, source: io::Error) -> Error {
         if source.kind() == io::ErrorKind::BrokenPipe {
             Error::BrokenPipe
+        } else if crate::pipeline::is_cancellation(&source) {
+            // Met while the outputs were being committed.
+            Error::Cancelled
         } else if let Some(refused) = refused_format(&source) {
             refused
         } else if source
@@ -339,9 +370,18 @@ fn sink_error(e: io::Error) -> Error {
             error: io::Error::from(kind),
         };
     }
-    // Named by no output: the caller's own function failed (or refused a
-    // format, which it names).
-    refused_format(&e).unwrap_or(Error::Report(e))
+    if e.get_ref()
+        .is_some_and(|r| r.is::<crate::pipeline::ReportFailed>())
+    {
+        return match e
+            .into_inner()
+            .map(|r| r.downcast::<crate::pipeline::ReportFailed>())
+        {
+            Some(Ok(failed)) => Error::Report(failed.0),
+            _ => Error::Report(io::Error::from(kind)),
+        };
+    }
+    Error::writing("<output>", e)
 }
 
 /// Checks every file input before any work starts, so that a missing file is
@@ -486,5 +526,46 @@ fn selection_flags(command: &str) -> &'static str {
         "--class, --chess960-position, --tag, --speed or --moves"
     } else {
         "--class, --chess960-position, --tag or --speed"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{ReportFailed, cancelled};
+
+    /// A cancellation is `Cancelled` however it reached the error: from the
+    /// run, or from an output's commit (named by the output), and only the
+    /// run's own: an `Interrupted` error of a report is the report's.
+    #[test]
+    fn only_the_runs_cancellation_is_cancelled() {
+        assert!(matches!(sink_error(cancelled()), Error::Cancelled));
+        assert!(matches!(
+            Error::writing("x.pgn", cancelled()),
+            Error::Cancelled
+        ));
+        let named = io::Error::new(
+            io::ErrorKind::Interrupted,
+            WriteError {
+                file: "x.pgn".into(),
+                error: cancelled(),
+            },
+        );
+        assert!(matches!(sink_error(named), Error::Cancelled));
+        let own = io::Error::new(io::ErrorKind::Interrupted, "stop");
+        match sink_error(ReportFailed::mark(own)) {
+            Error::Report(e) => {
+                assert_eq!(e.kind(), io::ErrorKind::Interrupted);
+                assert_eq!(e.to_string(), "stop");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A report's closed pipe is the quiet end.
+        let pipe = ReportFailed::mark(io::Error::from(io::ErrorKind::BrokenPipe));
+        assert!(matches!(sink_error(pipe), Error::BrokenPipe));
+        // An error no output names and no report made (a thread's) keeps
+        // the words it had.
+        let other = sink_error(io::Error::other("the thread failed"));
+        assert_eq!(other.to_string(), "<output>: the thread failed");
     }
 }

@@ -360,7 +360,8 @@ impl crate::partition::Partition {
     ) -> Batches {
         let part = self.clone();
         let pipeline = pipeline.clone();
-        spawn(
+        let cancel = pipeline.cancel.clone();
+        let mut batches = spawn(
             columns,
             options,
             move |job, sink| match crate::partition::run(
@@ -375,9 +376,13 @@ impl crate::partition::Partition {
                 Err(crate::Error::Io { file, error }) => {
                     Err(RunError::Input(pipeline::InputError { file, error }))
                 }
+                // Said as every stream says it (kind `Interrupted`).
+                Err(crate::Error::Cancelled) => Err(RunError::Sink(pipeline::cancelled())),
                 Err(e) => Err(RunError::Sink(io::Error::other(e))),
             },
-        )
+        );
+        batches.cancel = cancel;
+        batches
     }
 }
 

@@ -158,6 +158,21 @@ pub(crate) fn cancelled() -> io::Error {
 #[error("interrupted")]
 pub(crate) struct RunCancelled;
 
+/// An error of the caller's own function that takes a run's results
+/// (`check::run`'s report), marked so that it comes back as
+/// [`crate::Error::Report`] and is not taken for an output's or the run's.
+/// The kind is the function's (a closed pipe stays a closed pipe).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct ReportFailed(pub io::Error);
+
+impl ReportFailed {
+    /// `e`, marked.
+    pub(crate) fn mark(e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), ReportFailed(e))
+    }
+}
+
 /// Whether `e` is [`cancelled`]'s error, also when an output named it.
 pub(crate) fn is_cancellation(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::Interrupted

@@ -174,13 +174,25 @@ impl Write for Disk {
 }
 
 /// A write error, with the output's name as the user gave it.
-#[derive(Debug, thiserror::Error)]
-#[error("{file}: {error}")]
+#[derive(Debug)]
 pub(crate) struct WriteError {
     /// The output, as named by the caller.
     pub file: String,
-    /// What went wrong (said in the message, so not its `source()`).
+    /// What went wrong (said in the message: the source is what lies under
+    /// it, as for [`crate::Error::Io`]).
     pub error: io::Error,
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.error)
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.error.source()
+    }
 }
 
 /// An output's folder that cannot take the temporary file the output is
@@ -233,11 +245,8 @@ pub fn os_error_code(e: &io::Error) -> Option<i32> {
         if let Some(inner) = said_within(s) {
             return os_error_code(inner);
         }
-        if let Some(code) = s
-            .downcast_ref::<io::Error>()
-            .and_then(io::Error::raw_os_error)
-        {
-            return Some(code);
+        if let Some(io) = s.downcast_ref::<io::Error>() {
+            return os_error_code(io);
         }
         source = s.source();
     }
@@ -422,9 +431,9 @@ fn place(temp: tempfile::TempPath, path: &Path) -> io::Result<Placed> {
         let e = without_temp_path(e.error);
         if existed {
             // Said as what could not be done ("Operation not permitted"
-            // alone reads as if the run could not even start), with the
-            // system's error as the source, so that its code is still
-            // found ([`os_error_code`], Python's `errno`).
+            // alone reads as if the run could not even start), holding the
+            // system's error, so that its code is still found
+            // ([`os_error_code`], Python's `errno`).
             io::Error::new(e.kind(), NotReplaced(e))
         } else {
             e
@@ -1187,11 +1196,18 @@ mod tests {
             assert!(os_error_code(&error).is_some(), "{error}: no code found");
         }
         // The missing folder's message does not say the system's error: it
-        // stays the source, for a program that wants the whole story.
+        // stays the source, also of the library's error, for a program that
+        // wants the whole story.
         let missing = dir.path().join("nodir");
         let e = Output::create(Some(&missing.join("x.pgn"))).err().unwrap();
-        let cause = std::error::Error::source(&e).expect("the system's error");
-        assert!(!e.to_string().contains(&cause.to_string()));
+        let error = crate::Error::writing("x.pgn", e);
+        let cause = std::error::Error::source(&error).expect("the system's error");
+        assert_eq!(
+            cause.to_string(),
+            io::Error::from_raw_os_error(libc::ENOENT).to_string()
+        );
+        assert!(!error.to_string().contains(&cause.to_string()), "{error}");
+        assert!(cause.source().is_none());
     }
 
     /// A file written past several writeback steps, in pieces of odd sizes,
