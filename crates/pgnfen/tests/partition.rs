@@ -378,3 +378,50 @@ fn a_byte_order_mark_begins_no_header_inside_the_file() {
     std::fs::write(&path, &text).unwrap();
     check(&path, &(1..=text.len() as u64).collect::<Vec<_>>());
 }
+
+/// A partition's export stopped by its cancel flag ends its batches as every
+/// stream does (kind `Interrupted`), not with the library's error in words,
+/// so that a caller tells it from a failure alike everywhere.
+#[test]
+fn a_cancelled_partition_export_ends_as_interrupted() {
+    use pgnfen::export::{self, ExportOptions};
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let path = root.join("samples/mixed.pgn");
+    let parts = partition::plan(&[&path], 1 << 20).unwrap();
+    let export_options = ExportOptions::default();
+    let pipeline = pipeline::Options {
+        cancel: Some(Arc::new(AtomicBool::new(true))),
+        ..options()
+    };
+    let columns = export::columns(
+        &[pipeline::Input::File(path.clone())],
+        &export_options,
+        &options(),
+    )
+    .unwrap();
+    let batches = parts[0].export_batches(
+        Start::Guess,
+        partition::Bases::default(),
+        columns,
+        &export_options,
+        &pipeline,
+    );
+    let mut ended = None;
+    for batch in batches {
+        if let Err(e) = batch {
+            ended = Some(e);
+        }
+    }
+    match ended {
+        Some(pipeline::RunError::Sink(e)) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::Interrupted, "{e}");
+            assert!(matches!(
+                pgnfen::Error::from(pipeline::RunError::Sink(e)),
+                pgnfen::Error::Cancelled
+            ));
+        }
+        other => panic!("expected the run's cancellation, got {other:?}"),
+    }
+}
