@@ -53,7 +53,7 @@ fn command_error(e: Error) -> PyErr {
         Error::Usage(pgnfen::Usage::SplitFolder { folder, reason, .. }) => {
             io_error(&folder.display().to_string(), &reason)
         }
-        // The library words these as the command line's `--tags`.
+        // Worded with the `tags` argument, not the command line's `--tags`.
         Error::Usage(pgnfen::Usage::Export(columns)) => columns_error(&columns),
         Error::Usage(usage) => errors::usage(usage.to_string()),
         Error::Io { file, error } => io_error(&file, &error),
@@ -69,15 +69,14 @@ fn command_error(e: Error) -> PyErr {
 }
 
 /// A column error in the words of the `tags` argument of `export()`,
-/// `scan()` and `pgnfen.dask.read_headers()`: the library words it as the
-/// command line's `--tags`.
+/// `scan()` and `pgnfen.dask.read_headers()` (the library's `Display` names
+/// the command line's `--tags`).
 pub(crate) fn columns_error(e: &pgnfen::export::ColumnError) -> PyErr {
-    errors::usage(
-        e.to_string()
-            .replace("--tags all", "tags=\"all\"")
-            .replace("--tags NAME,...", "tags=[NAME, ...]")
-            .replace("--tags", "tags"),
-    )
+    errors::usage(e.message(&pgnfen::export::Spelling {
+        option: "tags",
+        all: "tags=\"all\"",
+        names: "tags=[NAME, ...]",
+    }))
 }
 
 fn run_error(e: RunError) -> PyErr {

@@ -97,30 +97,19 @@ impl TagColumns {
 }
 
 /// Why the tag columns asked for cannot be made. Displayed as the command
-/// line words it.
-#[derive(Debug, thiserror::Error)]
+/// line words it ([`Spelling::COMMAND_LINE`]); [`ColumnError::message`]
+/// words it for another front end.
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ColumnError {
     /// A name that no PGN tag can have.
-    #[error(
-        "--tags: {0:?} is not a tag name (printable ASCII without blanks, quotes, brackets or commas)"
-    )]
     NotATagName(String),
     /// The same name twice.
-    #[error("--tags: {0} is named twice")]
     NamedTwice(String),
     /// Two names that differ only in case.
-    #[error(
-        "--tags: {0} and {1} differ only in case (SQL engines such as DuckDB would not tell the columns apart)"
-    )]
     DifferInCase(String, String),
     /// A name that is a fixed column's (`fen`, `class`, ...), ignoring case;
     /// `holds_the_tag` when that column already holds the tag (FEN, Variant).
-    #[error(
-        "--tags: a tag column {name} would collide with the column {}{}",
-        .name.to_lowercase(),
-        if *.holds_the_tag { format!(" (the {name} tag is in the column {})", .name.to_lowercase()) } else { String::new() }
-    )]
     FixedColumn {
         /// The name asked for.
         name: String,
@@ -128,25 +117,86 @@ pub enum ColumnError {
         holds_the_tag: bool,
     },
     /// More names than an export makes columns ([`Columns::MAX_ALL`]).
-    #[error(
-        "--tags names {0} tags, and an export makes at most {max} tag columns (every other tag of a game is in other_tags)",
-        max = MAX_ALL_COLUMNS
-    )]
     TooMany(usize),
     /// `all` in a list of names: it stands alone.
-    #[error(
-        "--tags: {0} makes a column of every tag name; it stands alone, not in a list of names"
-    )]
     AllAmongNames(String),
     /// `TagColumns::All` reads the inputs twice, which standard input cannot be.
-    #[error(
-        "--tags all reads the inputs twice (once for the tag names), so it cannot read standard input; name the columns with --tags NAME,... or export a file"
-    )]
     AllFromStdin,
     /// `TagColumns::All` and an input that is not a regular file (a pipe).
-    #[error("--tags all reads the inputs twice (once for the tag names), so it cannot read {}, which is not a regular file; name the columns with --tags NAME,...", .0.display())]
     AllFromNonFile(std::path::PathBuf),
 }
+
+/// How a front end names the setting of the tag columns, for
+/// [`ColumnError::message`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spelling {
+    /// The setting (`--tags`).
+    pub option: &'static str,
+    /// The setting asking for every tag (`--tags all`).
+    pub all: &'static str,
+    /// The setting naming columns (`--tags NAME,...`).
+    pub names: &'static str,
+}
+
+impl Spelling {
+    /// The command line's: `--tags`, `--tags all`, `--tags NAME,...`.
+    pub const COMMAND_LINE: Spelling = Spelling {
+        option: "--tags",
+        all: "--tags all",
+        names: "--tags NAME,...",
+    };
+}
+
+impl ColumnError {
+    /// The message, with the setting named as `spelling` names it.
+    pub fn message(&self, spelling: &Spelling) -> String {
+        let Spelling { option, all, names } = spelling;
+        match self {
+            ColumnError::NotATagName(name) => format!(
+                "{option}: {name:?} is not a tag name (printable ASCII without blanks, quotes, brackets or commas)"
+            ),
+            ColumnError::NamedTwice(name) => format!("{option}: {name} is named twice"),
+            ColumnError::DifferInCase(a, b) => format!(
+                "{option}: {a} and {b} differ only in case (SQL engines such as DuckDB would not tell the columns apart)"
+            ),
+            ColumnError::FixedColumn {
+                name,
+                holds_the_tag,
+            } => {
+                let column = name.to_lowercase();
+                let held = if *holds_the_tag {
+                    format!(" (the {name} tag is in the column {column})")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{option}: a tag column {name} would collide with the column {column}{held}"
+                )
+            }
+            ColumnError::TooMany(count) => format!(
+                "{option} names {count} tags, and an export makes at most {MAX_ALL_COLUMNS} tag columns (every other tag of a game is in other_tags)"
+            ),
+            ColumnError::AllAmongNames(word) => format!(
+                "{option}: {word} makes a column of every tag name; it stands alone, not in a list of names"
+            ),
+            ColumnError::AllFromStdin => format!(
+                "{all} reads the inputs twice (once for the tag names), so it cannot read standard input; name the columns with {names} or export a file"
+            ),
+            ColumnError::AllFromNonFile(path) => format!(
+                "{all} reads the inputs twice (once for the tag names), so it cannot read {}, which is not a regular file; name the columns with {names}",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for ColumnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message(&Spelling::COMMAND_LINE))
+    }
+}
+
+impl std::error::Error for ColumnError {}
 
 /// A tag name a column can be made of: not empty, printable ASCII without
 /// blanks, quotes or brackets (a PGN tag name cannot hold those).
@@ -600,6 +650,27 @@ mod tests {
         assert_eq!(
             err(&["White", "all"]).to_string(),
             "--tags: all makes a column of every tag name; it stands alone, not in a list of names"
+        );
+        // Another front end's words for the setting, in every message that
+        // names it (Python's `tags=`).
+        let python = Spelling {
+            option: "tags",
+            all: "tags=\"all\"",
+            names: "tags=[NAME, ...]",
+        };
+        assert_eq!(
+            err(&["White", "White"]).message(&python),
+            "tags: White is named twice"
+        );
+        assert_eq!(
+            ColumnError::AllFromStdin.message(&python),
+            "tags=\"all\" reads the inputs twice (once for the tag names), so it cannot read \
+             standard input; name the columns with tags=[NAME, ...] or export a file"
+        );
+        assert_eq!(
+            ColumnError::AllFromStdin.to_string(),
+            "--tags all reads the inputs twice (once for the tag names), so it cannot read \
+             standard input; name the columns with --tags NAME,... or export a file"
         );
         assert!(matches!(TagColumns::parse("ALL"), TagColumns::All));
         let names: Vec<String> = (0..=MAX_ALL_COLUMNS).map(|i| format!("T{i}")).collect();

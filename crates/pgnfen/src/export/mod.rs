@@ -53,7 +53,7 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use crate::pipeline::{self, GameInfo, Input, Options, RunError, Sink};
 use crate::select::Selector;
 
-pub use columns::{ColumnError, Columns, TagColumns};
+pub use columns::{ColumnError, Columns, Spelling, TagColumns};
 pub use text::{Csv, JsonLines};
 pub use write::{CompressedParquet, Format, write};
 
