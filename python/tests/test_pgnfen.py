@@ -613,6 +613,29 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
     assert not (tmp_path / "x.pgn").exists()
 
 
+def test_split_past_the_open_file_limit_says_why(tmp_path):
+    # In a child process: the limit is the process's. The function leaves
+    # it alone (the command line raises its soft limit when it can).
+    program = (
+        "import resource, sys, pgnfen\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (30, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\n"
+        "try:\n"
+        "    pgnfen.split(sys.argv[1], template=sys.argv[2])\n"
+        "except OSError as e:\n"
+        "    print(e.errno, type(e).__name__, e)\n"
+    )
+    template = tmp_path / "out" / "{speed}-{class}.pgn"
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(SAMPLES / "mixed.pgn"), str(template)],
+        capture_output=True, text=True, check=True,
+    )
+    code, kind, message = done.stdout.strip().split(" ", 2)
+    assert int(code) == errno.EMFILE, done.stdout
+    assert "Too many open files" in message, message
+    assert "split opens each of its 42 files" in message, message
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("path", FILES, ids=file_id)
 def test_filter_by_tags_equals_the_cli(path, tmp_path):
     tags = ["WhiteElo>=2000", "Result!=1/2-1/2"]

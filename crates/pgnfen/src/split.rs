@@ -417,7 +417,9 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
                     }
                     other => other,
                 }
-                .map_err(|e| Error::writing(&path.display().to_string(), e))?
+                .map_err(|e| {
+                    Error::writing(&path.display().to_string(), open_files_hint(e, outputs))
+                })?
                 .cancelled_by(options.run.cancel.clone());
                 files.outputs.push(ClassOutput {
                     path,
@@ -459,9 +461,49 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     Ok(summary)
 }
 
+/// `e` with a word on the limit of open files when it is what failed: every
+/// file is opened before the first game is read (the command line raises
+/// its soft limit to 256 when it can; a library leaves its host's limits
+/// alone).
+fn open_files_hint(e: io::Error, outputs: usize) -> io::Error {
+    if e.raw_os_error() != Some(libc::EMFILE) {
+        return e;
+    }
+    crate::pipeline::output::WithHint::wrap(
+        e,
+        format!(
+            "split opens each of its {outputs} files before it reads a game, so the limit on \
+             open files (ulimit -n) must leave room for them"
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Too many open files says why split needs them, keeping the code
+    /// (Python's `errno`); any other error is left as it is.
+    #[test]
+    fn too_many_open_files_says_why() {
+        let e = open_files_hint(io::Error::from_raw_os_error(libc::EMFILE), 42);
+        let error = Error::writing("out/blitz-standard.pgn", e);
+        assert!(
+            error.to_string().starts_with(
+                "out/blitz-standard.pgn: Too many open files (os error 24); split opens each of its 42 files"
+            ),
+            "{error}"
+        );
+        let Error::Io { error, .. } = error else {
+            panic!("an I/O error")
+        };
+        assert_eq!(
+            crate::pipeline::output::os_error_code(&error),
+            Some(libc::EMFILE)
+        );
+        let other = open_files_hint(io::Error::from_raw_os_error(libc::EACCES), 42);
+        assert_eq!(other.raw_os_error(), Some(libc::EACCES));
+    }
 
     #[test]
     fn words_in_braces_other_than_the_placeholders_are_found() {

@@ -195,6 +195,22 @@ impl std::error::Error for WriteError {
     }
 }
 
+/// A system error and what the user can do about it, said after it; the
+/// error's code is still found inside ([`os_error_code`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{error}; {hint}")]
+pub(crate) struct WithHint {
+    pub error: io::Error,
+    pub hint: String,
+}
+
+impl WithHint {
+    /// `error` with `hint` after it, of the same kind.
+    pub(crate) fn wrap(error: io::Error, hint: String) -> io::Error {
+        io::Error::new(error.kind(), WithHint { error, hint })
+    }
+}
+
 /// An output's folder that cannot take the temporary file the output is
 /// written to first: the error is the folder's, which the system's own
 /// words (`Permission denied` about the output's name) would not say.
@@ -263,6 +279,8 @@ fn said_within<'e>(e: &'e (dyn std::error::Error + 'static)) -> Option<&'e io::E
     } else if let Some(NotReplaced(error)) = e.downcast_ref::<NotReplaced>() {
         Some(error)
     } else if let Some(crate::pipeline::NoThread(error)) = e.downcast_ref() {
+        Some(error)
+    } else if let Some(WithHint { error, .. }) = e.downcast_ref() {
         Some(error)
     } else {
         None
