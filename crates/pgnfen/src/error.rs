@@ -221,6 +221,17 @@ pub enum Usage {
     /// `name.parse()?` works in a function that returns [`Error`].
     #[error("{0}")]
     Name(crate::ParseNameError),
+    /// A FEN given to the library that cannot be read or written, so that
+    /// `fen.parse::<Position>()?` and `position.write(..)?` work in a
+    /// function that returns [`Error`]: the problem, its span in the FEN.
+    #[error("{0}")]
+    Fen(crate::Problem),
+}
+
+impl From<crate::Problem> for Error {
+    fn from(problem: crate::Problem) -> Error {
+        Error::Usage(Usage::Fen(problem))
+    }
 }
 
 impl From<crate::select::ExprError> for Error {

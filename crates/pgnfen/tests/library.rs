@@ -546,4 +546,22 @@ fn parse_errors_convert_into_the_library_error() {
     let e = selection("WhiteElo>=2500", "blitzz").unwrap_err();
     assert!(matches!(e, Error::Usage(pgnfen::Usage::Name(_))), "{e:?}");
     assert!(e.to_string().starts_with("unknown speed \"blitzz\""), "{e}");
+    // A FEN that cannot be read, or a position a dialect cannot write.
+    fn shredder(fen: &str) -> Result<String, Error> {
+        let position: pgnfen::fen::Position = fen.parse()?;
+        Ok(position.write(Dialect::Shredder, None)?)
+    }
+    assert_eq!(
+        shredder("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap(),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"
+    );
+    let e = shredder("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1").unwrap_err();
+    match &e {
+        Error::Usage(pgnfen::Usage::Fen(problem)) => {
+            assert_eq!(problem.code, Code::FenSyntax);
+            assert_eq!(problem.span, 44..45);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(e.to_string().starts_with("error[fen-syntax]: "), "{e}");
 }
