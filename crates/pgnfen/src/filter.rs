@@ -53,7 +53,7 @@ pub struct Selection {
 impl Selection {
     /// Whether a game of `class` (and Chess960 start position) is kept, as far
     /// as the class and position go.
-    pub fn keeps(&self, class: Class, position: Option<u16>) -> bool {
+    pub(crate) fn keeps(&self, class: Class, position: Option<u16>) -> bool {
         if !self.classes.is_empty() && !self.classes.contains(&class) {
             return false;
         }

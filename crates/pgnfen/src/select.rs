@@ -381,18 +381,14 @@ impl Selector {
         self
     }
 
-    /// Reads each game's `TimeControl` tag, so that [`Selector::judge`] tells
-    /// its speed (for `split`'s `{speed}` and `stats`), selecting nothing more.
+    /// Reads each game's `TimeControl` tag also without a speed list, so
+    /// that the run knows each game's speed (`split`'s `{speed}`, `stats`'s
+    /// counts by speed), selecting nothing more.
     pub fn with_time_control(mut self) -> Selector {
         if self.time_control.is_none() {
             self.time_control = Some(self.name_index(crate::speed::TAG));
         }
         self
-    }
-
-    /// Whether each game's speed is read.
-    pub fn reads_time_control(&self) -> bool {
-        self.time_control.is_some()
     }
 
     /// The speeds a game must have one of (empty: any).
@@ -423,14 +419,14 @@ impl Selector {
     }
 
     /// The tag names to ask the scanner for.
-    pub fn names(&self) -> &[Vec<u8>] {
+    pub(crate) fn names(&self) -> &[Vec<u8>] {
         &self.names
     }
 
     /// Whether every expression holds and the speed is listed; `value(i)`
     /// gives the raw value of the first pair of tag `names()[i]` in the game,
     /// if any.
-    pub fn matches<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> bool {
+    pub(crate) fn matches<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> bool {
         self.judge(value).0
     }
 
@@ -438,7 +434,7 @@ impl Selector {
     /// [`Selector::with_time_control`]).
     /// Every expression's tag is noted as seen when the game holds it
     /// ([`TagExpr::was_seen`]), also past the first expression that fails.
-    pub fn judge<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> (bool, Option<Speed>) {
+    pub(crate) fn judge<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> (bool, Option<Speed>) {
         self.note_seen(&value);
         let speed = self.time_control.map(|i| Speed::of(value(i)));
         let listed = self.speeds.is_empty() || speed.is_some_and(|s| self.speeds.contains(&s));
@@ -451,7 +447,7 @@ impl Selector {
     /// Notes which of the expressions' tags the game holds, without judging
     /// it: for callers that may decide on a game before its tags are looked
     /// at (`filter` by class).
-    pub fn note_seen<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) {
+    pub(crate) fn note_seen<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) {
         for (i, e) in &self.exprs {
             if value(*i).is_some() {
                 e.mark_seen();
