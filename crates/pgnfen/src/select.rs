@@ -434,7 +434,10 @@ impl Selector {
     /// [`Selector::with_time_control`]).
     /// Every expression's tag is noted as seen when the game holds it
     /// ([`TagExpr::was_seen`]), also past the first expression that fails.
-    pub(crate) fn judge<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> (bool, Option<Speed>) {
+    pub(crate) fn judge<'v>(
+        &self,
+        value: impl Fn(usize) -> Option<&'v [u8]>,
+    ) -> (bool, Option<Speed>) {
         self.note_seen(&value);
         let speed = self.time_control.map(|i| Speed::of(value(i)));
         let listed = self.speeds.is_empty() || speed.is_some_and(|s| self.speeds.contains(&s));
