@@ -76,13 +76,25 @@ pub use crate::error::{check_inputs_exist, descriptor_metadata};
 use spool::Spool;
 
 /// An error while reading an input.
-#[derive(Debug, thiserror::Error)]
-#[error("{file}: {error}")]
+#[derive(Debug)]
 pub struct InputError {
     /// The input, as named by the caller.
     pub file: String,
-    /// What went wrong (said in the message, so not its `source()`).
+    /// What went wrong (said in the message: `source()` gives what lies
+    /// under it, as for [`crate::Error::Io`]).
     pub error: io::Error,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.error)
+    }
+}
+
+impl std::error::Error for InputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.error)
+    }
 }
 
 /// What went wrong in a run: reading an input, or the sink (writing).
