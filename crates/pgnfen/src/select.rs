@@ -426,6 +426,7 @@ impl Selector {
     /// Whether every expression holds and the speed is listed; `value(i)`
     /// gives the raw value of the first pair of tag `names()[i]` in the game,
     /// if any.
+    #[cfg(feature = "export")]
     pub(crate) fn matches<'v>(&self, value: impl Fn(usize) -> Option<&'v [u8]>) -> bool {
         self.judge(value).0
     }
