@@ -50,6 +50,18 @@ fuzz_target!(|data: &[u8]| {
             a.position.is_some(),
             !a.problems.iter().any(|p| p.is_error())
         );
+        // `parse` is `analyse` without a Variant tag: its position, or its
+        // first error.
+        if hint == VariantHint::StandardLike
+            && let Ok(text) = std::str::from_utf8(data)
+        {
+            match text.parse::<Position>() {
+                Ok(parsed) => assert_eq!(Some(&parsed), a.position.as_ref()),
+                Err(problem) => {
+                    assert_eq!(Some(&problem), a.problems.iter().find(|p| p.is_error()))
+                }
+            }
+        }
         let Some(position) = &a.position else {
             continue;
         };
