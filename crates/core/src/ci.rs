@@ -45,12 +45,12 @@ pub fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
             "Correct the placement or the side to move so that the position could occur in a game.",
         ),
         Code::CastlingRights => (
-            "A castling right without its king and rook in place",
+            "A castling right whose king or rook is not on its square",
             "The castling field names a right whose king or rook is not on its back-rank square (or a second right on one side).",
             "Remove the right from the castling field, or put the king and rook where the right needs them.",
         ),
         Code::EnPassant => (
-            "An en passant square that cannot follow a double pawn move",
+            "An en passant square that no double pawn step can have left",
             "The en passant square is on the wrong rank, no pawn can just have moved two squares past it, or the squares it needs are not empty.",
             "Write '-' as the en passant field, or the square the last double pawn move passed over.",
         ),
@@ -65,7 +65,7 @@ pub fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
             "Write [SetUp \"1\"] before the FEN tag, or remove the FEN tag with SetUp \"0\".",
         ),
         Code::DuplicateTag => (
-            "A second SetUp, FEN or Variant tag with another value",
+            "Two SetUp, FEN or Variant tags that disagree",
             "The header holds two SetUp, FEN or Variant tags that disagree; the first one is used.",
             "Keep one of the two tags.",
         ),
@@ -76,7 +76,7 @@ pub fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
         ),
         Code::VariantWithoutFen => (
             "A Chess960 or 10x8 Variant tag and no FEN tag",
-            "Games of Chess960 and of the Capablanca family must record their start position in a FEN tag.",
+            "A Chess960 or Capablanca-family game starts from one of many arrays, so without a FEN tag its start position is unknown.",
             "Add [SetUp \"1\"] and the FEN tag of the start position.",
         ),
         Code::FenWithoutSetup => (
@@ -105,7 +105,7 @@ pub fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
             "Convert to X-FEN or Shredder-FEN instead.",
         ),
         Code::IllegalMove => (
-            "A mainline move that cannot be played from the start position",
+            "A mainline move that does not fit the start position",
             "With --moves, the game's mainline is replayed from its FEN tag (or the standard or variant start position) in the rules of its class or variant; this move is not SAN, is ambiguous, or is not legal in the position where it is played. A FEN holding the game's final position, a FEN copied from another game, a dropped castling right or en passant square, or a lost Variant tag shows up this way.",
             "Correct the FEN tag (the note gives the position the move was played in; the message says when the moves fit the standard start position), the Variant tag, or the move.",
         ),

@@ -46,15 +46,15 @@ pub enum Code {
     FenSyntax,
     /// The position is illegal.
     IllegalPosition,
-    /// A castling right without its king and rook in place.
+    /// A castling right whose king or rook is not on its square.
     CastlingRights,
-    /// An en passant square that cannot follow a double pawn move.
+    /// An en passant square that no double pawn step can have left.
     EnPassant,
     /// `SetUp "1"` and no FEN tag.
     SetupWithoutFen,
     /// A SetUp value other than 0 or 1 (or 0 with a FEN).
     SetupValue,
-    /// A second SetUp, FEN or Variant tag with another value.
+    /// Two SetUp, FEN or Variant tags that disagree.
     DuplicateTag,
     /// The position does not fit the Variant tag.
     VariantMismatch,
@@ -71,7 +71,7 @@ pub enum Code {
     Noncanonical,
     /// Castling rights that the dialect cannot write exactly.
     LossyCastling,
-    /// A mainline move that cannot be played from the start position (`--moves`).
+    /// A mainline move that does not fit the start position (`--moves`).
     IllegalMove,
 }
 
