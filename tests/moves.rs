@@ -434,6 +434,36 @@ fn text_without_a_tag_line_is_one_game_whose_moves_are_replayed() {
         (v["ply"].as_u64(), v["move"].as_str(), v["column"].as_u64()),
         (Some(1), Some("Kz9"), Some(1))
     );
+    // A U+FEFF that starts a later line is a character of it (only the
+    // input's own byte order mark takes no column), whether the replay runs
+    // on a worker or on the merger, with one worker or two.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("feff.pgn");
+    for (input, column) in [
+        (&b"[Event \"p\"]\n\n1. e4 e5\n\xEF\xBB\xBF2. Kz9 *\n"[..], 5),
+        (&b"[Event \"p\"]\n\n\xEF\xBB\xBF1. e4 e5 2. Kz9 *\n"[..], 14),
+        (&b"\xEF\xBB\xBF1. e4 e5\n\xEF\xBB\xBF2. Kz9 *\n"[..], 5),
+    ] {
+        std::fs::write(&file, input).unwrap();
+        for threads in ["1", "2"] {
+            let out = run(&[
+                "-j",
+                threads,
+                "check",
+                "--moves",
+                "all",
+                "--format",
+                "json",
+                file.to_str().unwrap(),
+            ]);
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(
+                (v["move"].as_str(), v["column"].as_u64()),
+                (Some("Kz9"), Some(column)),
+                "{input:?} -j{threads}"
+            );
+        }
+    }
     // Larger than a chunk and than the pieces the reader hands on: its start
     // was passed on before its end showed it to be movetext, and the moves
     // are still replayed from the first, from a file or a pipe, with one

@@ -31,7 +31,8 @@ pub fn github_property(s: &str) -> String {
 }
 
 /// What a rule of the SARIF log says about a code: a one-line description, a
-/// longer one, and how to fix it (the same texts as docs/codes.md).
+/// longer one, and how to fix it (docs/codes.md's table says the same in as
+/// few words; `pgnfen explain CODE` prints that page's section).
 pub fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
     match code {
         Code::FenSyntax => (
@@ -100,9 +101,9 @@ pub fn rule_texts(code: Code) -> (&'static str, &'static str, &'static str) {
             "Rewrite the FEN canonically (pgnfen convert --to xfen does it).",
         ),
         Code::LossyCastling => (
-            "A castling right that classic FEN cannot express",
-            "A right held by an inner rook (or an s/m prefix) cannot be written in classic FEN, so the record was left unchanged.",
-            "Convert to X-FEN or Shredder-FEN instead.",
+            "A castling right that the target dialect cannot express",
+            "The conversion's target dialect cannot write one of the record's castling rights (an inner rook's right in classic FEN; an s/m prefix in any dialect but X-FEN), so the record was left unchanged.",
+            "Convert to X-FEN instead (or, for an inner rook's right, to Shredder-FEN).",
         ),
         Code::IllegalMove => (
             "A mainline move that does not fit the start position",

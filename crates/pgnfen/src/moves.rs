@@ -327,10 +327,23 @@ impl Start {
     }
 }
 
+/// `bytes`, the movetext that starts at byte `from` of its input, without the
+/// input's byte order mark when they start the input: that mark takes no
+/// column, as before a first tag line; any other U+FEFF is a character of
+/// its line.
+pub(crate) fn without_input_bom(bytes: &[u8], from: u64) -> &[u8] {
+    match bytes.strip_prefix(&crate::pgn::scan::BOM) {
+        Some(rest) if from == 0 => rest,
+        _ => bytes,
+    }
+}
+
 /// The movetext of a game (or its beginning) handed to a replay.
 #[derive(Clone, Copy, Debug)]
 pub struct MoveText<'a> {
-    /// The movetext bytes, from the first line after the header.
+    /// The movetext bytes, from the first line after the header (without
+    /// the input's byte order mark, for an input without tag lines: every
+    /// character here takes a column, as it does in its line of the file).
     pub bytes: &'a [u8],
     /// Line of `bytes[0]`, in the base of the game's header lines.
     pub line: u64,
@@ -519,16 +532,13 @@ fn illegal_at(
     }
     let line_end = memchr::memchr2(b'\n', b'\r', &bytes[token.start..])
         .map_or(bytes.len(), |n| token.start + n);
-    // As a tag's column: a byte order mark at the line's start takes none.
-    let column = crate::pgn::tags::display_column(&bytes[line_start..], token.start - line_start);
+    // Every character of the line counts, a U+FEFF among them: only an
+    // input's own byte order mark takes no column, and the pipeline hands
+    // over no movetext with it ([`MoveText::bytes`]).
+    let column = 1 + crate::pgn::tags::shown_chars(&bytes[line_start..token.start]);
     // Cuts at character starts (never before the line or the token), so that
-    // the span lies on character boundaries of the lossy text. A byte order
-    // mark is not shown, as it takes no column (nor in a tag line's snippet).
-    let shown_start = if bytes[line_start..token.start].starts_with(&crate::pgn::scan::BOM) {
-        line_start + crate::pgn::scan::BOM.len()
-    } else {
-        line_start
-    };
+    // the span lies on character boundaries of the lossy text.
+    let shown_start = line_start;
     let from = boundary(
         bytes,
         token.start.saturating_sub(LINE_SHOWN).max(shown_start),
@@ -1131,9 +1141,10 @@ impl<'a> Lexer<'a> {
     fn new(bytes: &'a [u8], complete: bool) -> Self {
         Lexer {
             bytes,
-            // A byte order mark can only start the movetext of an input
-            // without tag lines; glued to the first word, it would make that
-            // word no move and hand every later move to the wrong side.
+            // A U+FEFF glued to the first word (an input's byte order mark
+            // that a caller left in, or one that a line after the header
+            // starts with) would make that word no move and hand every later
+            // move to the wrong side; it is a blank, as between words.
             at: if bytes.starts_with(&crate::pgn::scan::BOM) {
                 crate::pgn::scan::BOM.len()
             } else {

@@ -83,7 +83,8 @@ pub(crate) const BATCHES_IN_FLIGHT: usize = 2;
 pub struct ExportOptions {
     /// Which tag columns.
     pub tags: TagColumns,
-    /// Only games whose tags satisfy these expressions (`--tag`).
+    /// Only games whose tags satisfy these expressions (`--tag`), of the
+    /// speeds it lists (`--speed`; every speed when none is).
     pub selector: Selector,
     /// Rows per record batch, fewer when there are many columns: a batch holds
     /// at most about half a million cells (2^19), but never fewer than 256

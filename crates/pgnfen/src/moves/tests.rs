@@ -136,10 +136,11 @@ fn an_illegal_move_is_placed() {
     let knights = from_fen("4k3/8/8/8/8/8/8/2N1K1N1 w - - 0 1", false);
     assert!(illegal(&knights, "1. Ne2").message().contains("ambiguous"));
     assert_eq!(run(&knights, "1. Nge2"), Replay::Passed);
-    // A byte order mark before the movetext takes no column and is not shown.
+    // A U+FEFF handed over with the movetext is a character of its line (the
+    // pipeline leaves an input's byte order mark out: `without_input_bom`).
     let m = illegal(&standard(), "\u{feff}1. Ke2 *");
-    assert_eq!((m.line, m.column), (1, 4));
-    assert_eq!(m.line_text, "1. Ke2 *");
+    assert_eq!((m.line, m.column), (1, 5));
+    assert_eq!(m.line_text, "\u{feff}1. Ke2 *");
     assert_eq!(&m.line_text[m.span.clone()], "Ke2");
 }
 
@@ -567,25 +568,41 @@ fn zeros_alone_are_skipped_as_pgn_reader_skips_them() {
 }
 
 #[test]
-fn a_byte_order_mark_takes_no_column() {
-    let m = illegal(&standard(), "\u{feff}1. Ke3 *");
-    assert_eq!((m.line, m.column), (1, 4));
-    let m = illegal(&standard(), "1. Ke3 *");
-    assert_eq!((m.line, m.column), (1, 4));
+fn only_the_inputs_byte_order_mark_takes_no_column() {
+    let at = |text: &str, from| {
+        let bytes = super::without_input_bom(text.as_bytes(), from);
+        let m = replay(
+            &standard(),
+            &MoveText {
+                bytes,
+                line: 1,
+                complete: true,
+            },
+            MovesMode::All,
+        );
+        let m = m.illegal().expect("an illegal move");
+        (m.line, m.column)
+    };
+    assert_eq!(at("\u{feff}1. Ke3 *", 0), (1, 4));
+    assert_eq!(at("1. Ke3 *", 0), (1, 4));
+    // Not at the input's start: the movetext's first line, or a later one.
+    assert_eq!(at("\u{feff}1. Ke3 *", 40), (1, 5));
+    assert_eq!(at("1. e4 e5\n\u{feff}2. Ke3 *", 0), (2, 5));
+    assert_eq!(at("1. e4 e5\n\u{200b}2. Ke3 *", 0), (2, 5));
 }
 
-/// A byte order mark glued to the first move (an input of moves alone) is
-/// not part of it: the move is read, judged and placed as without the mark.
+/// A U+FEFF glued to the first move is not part of it: the move is read and
+/// judged as without the mark, which counts as one column before it.
 #[test]
 fn a_byte_order_mark_before_the_first_move_is_not_part_of_it() {
     assert_eq!(run(&standard(), "\u{feff}e4 e5 2. Nf3 *"), Replay::Passed);
     let m = illegal(&standard(), "\u{feff}Kz9 *");
     assert_eq!(
         (m.ply, m.token.as_str(), m.line, m.column),
-        (1, "Kz9", 1, 1)
+        (1, "Kz9", 1, 2)
     );
     let m = illegal(&standard(), "\u{feff}e4 e5 Ke3 *");
-    assert_eq!((m.ply, m.column), (3, 7));
+    assert_eq!((m.ply, m.column), (3, 8));
 }
 
 mod fast_path {

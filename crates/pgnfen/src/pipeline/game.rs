@@ -935,7 +935,10 @@ fn finish_entry<J: Job>(job: &J, entry: &mut Entry<J::Game>, data: &[u8], offset
     let from = from.min(chunk_end);
     let end = end.clamp(from, chunk_end);
     let text = crate::moves::MoveText {
-        bytes: &data[(from - offset) as usize..(end - offset) as usize],
+        bytes: crate::moves::without_input_bom(
+            &data[(from - offset) as usize..(end - offset) as usize],
+            from,
+        ),
         line,
         complete: true,
     };

@@ -1655,7 +1655,7 @@ impl<'j, J: Job> Merger<'j, J> {
             return Ok(());
         };
         let text = crate::moves::MoveText {
-            bytes: &a.text,
+            bytes: crate::moves::without_input_bom(&a.text, a.from),
             line: a.line,
             complete: !a.cut,
         };
