@@ -290,6 +290,25 @@ pub struct IndexArgs {
     pub inputs: Vec<PathBuf>,
 }
 
+/// The selections by tag and speed that `filter`, `split`, `stats` and
+/// `export` share (a game must satisfy all that are given).
+#[derive(Debug, Args)]
+pub struct Selecting {
+    /// Only games whose tag satisfies EXPR: NAME OP VALUE, OP one of = != ~ !~ < <= > >= (repeatable, all must hold)
+    #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
+    pub tag: Vec<pgnfen::select::TagExpr>,
+    /// Only games of these speeds, from the TimeControl tag (default: every speed)
+    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
+    pub speed: Vec<Speed>,
+}
+
+impl Selecting {
+    /// The library's selector of these expressions and speeds.
+    pub fn selector(&self) -> pgnfen::select::Selector {
+        pgnfen::select::Selector::new(&self.tag).with_speeds(&self.speed)
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct FilterArgs {
     /// Classes to keep: standard, setup, chess960, crc, other, malformed (any class when only other selections are given; filter needs at least one)
@@ -298,12 +317,8 @@ pub struct FilterArgs {
     /// Keep only Chess960 games from these start positions (0 to 959); a game of another class has no start position, so it is not kept (a --class list must include chess960)
     #[arg(long = "chess960-position", value_delimiter = ',', value_name = "N[,N...]", value_parser = parse_chess960_position)]
     pub chess960_position: Vec<u16>,
-    /// Keep only games whose tag satisfies EXPR: NAME OP VALUE, OP one of = != ~ !~ < <= > >= (repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
-    pub tag: Vec<pgnfen::select::TagExpr>,
-    /// Keep only games of these speeds, from the TimeControl tag: ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
-    pub speed: Vec<Speed>,
+    #[command(flatten)]
+    pub select: Selecting,
     /// Output for the kept games (default: standard output)
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -334,12 +349,8 @@ pub struct SplitArgs {
     /// Write only games of these classes (default: every class)
     #[arg(long, value_delimiter = ',', value_name = "CLASS[,CLASS...]", value_parser = choice_parser::<Class>())]
     pub class: Vec<Class>,
-    /// Write only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
-    pub tag: Vec<pgnfen::select::TagExpr>,
-    /// Write only games of these speeds (as for filter; default: every speed)
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
-    pub speed: Vec<Speed>,
+    #[command(flatten)]
+    pub select: Selecting,
     /// Output file name, `{class}` and `{speed}` replaced by each game's class
     /// and speed (at least one of them, and no other word in braces; e.g.
     /// 'out/{speed}-{class}.pgn.zst'); missing folders are created, as
@@ -407,16 +418,12 @@ pub struct StatsArgs {
     /// Report format: text (tables of class and speed) or json (one object)
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Count only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
-    pub tag: Vec<pgnfen::select::TagExpr>,
+    #[command(flatten)]
+    pub select: Selecting,
     /// Replay each game's mainline from its start position: the `first` move
     /// only, or `all` of them (counts games checked, illegal and not checked)
     #[arg(long, value_name = "first|all", value_parser = choice_parser::<pgnfen::moves::MovesMode>())]
     pub moves: Option<pgnfen::moves::MovesMode>,
-    /// Count only games of these speeds (as for filter)
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
-    pub speed: Vec<Speed>,
     /// PGN files (`-` for standard input, the default)
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
@@ -434,12 +441,8 @@ pub struct ExportArgs {
     /// Termination, UTCDate, UTCTime]; every other tag goes to other_tags
     #[arg(long, value_name = "NAME[,NAME...]|all")]
     pub tags: Option<String>,
-    /// Export only games whose tag satisfies EXPR (as for filter; repeatable, all must hold)
-    #[arg(long = "tag", value_name = "EXPR", value_parser = clap::value_parser!(pgnfen::select::TagExpr))]
-    pub tag: Vec<pgnfen::select::TagExpr>,
-    /// Export only games of these speeds (as for filter)
-    #[arg(long, value_delimiter = ',', value_name = "SPEED[,SPEED...]", value_parser = choice_parser::<Speed>())]
-    pub speed: Vec<Speed>,
+    #[command(flatten)]
+    pub select: Selecting,
     /// How tag names and values are decoded: auto (UTF-8 when valid, else
     /// Windows-1252, each value on its own), utf-8 (also utf8), or latin-1
     /// (Windows-1252; also latin1, iso-8859-1, windows-1252, cp1252)

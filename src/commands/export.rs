@@ -2,7 +2,6 @@
 
 use pgnfen::export::{self, ExportOptions, Format, TagColumns};
 use pgnfen::pipeline::output::Output;
-use pgnfen::select::Selector;
 
 use crate::cli::{ExportArgs, ExportFormat, Global};
 use crate::commands::{
@@ -46,7 +45,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
         None => TagColumns::Default,
         Some(arg) => TagColumns::parse(arg),
     };
-    let selector = Selector::new(&args.tag).with_speeds(&args.speed);
+    let selector = args.select.selector();
     let inputs = inputs(&args.inputs);
     let export_options = ExportOptions {
         tags,
@@ -86,7 +85,7 @@ pub fn run(global: &Global, args: &ExportArgs) -> Result<Outcome, Error> {
     }
     let batches = export::batches(&inputs, columns, &export_options, &pipeline);
     let summary = export::write(batches, format, output).map_err(run_error)?;
-    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
+    crate::commands::warn_unseen_tags(global, &args.select.tag, &inputs);
     if !global.quiet {
         say!(
             "pgnfen: exported {} of {} {} ({})",

@@ -1,7 +1,6 @@
 //! `pgnfen filter`: copies each game byte for byte to the kept output or to the rest.
 
 use pgnfen::filter::{self, Selection};
-use pgnfen::select::Selector;
 
 use crate::cli::{FilterArgs, Global};
 use crate::commands::{Error, Outcome, inputs, options_streaming, refuse_streams_among_inputs};
@@ -12,7 +11,7 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
         selection: Selection {
             classes: args.class.clone(),
             chess960_positions: args.chess960_position.clone(),
-            selector: Selector::new(&args.tag).with_speeds(&args.speed),
+            selector: args.select.selector(),
         },
         output: args.output.clone(),
         rest: args.rest.clone(),
@@ -35,6 +34,6 @@ pub fn run(global: &Global, args: &FilterArgs) -> Result<Outcome, Error> {
             if games == 1 { "game" } else { "games" }
         );
     }
-    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
+    crate::commands::warn_unseen_tags(global, &args.select.tag, &inputs);
     Ok(Outcome::Clean)
 }

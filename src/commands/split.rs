@@ -3,7 +3,6 @@
 
 use std::io::{self, Write};
 
-use pgnfen::select::Selector;
 use pgnfen::split;
 
 use crate::cli::{Global, SplitArgs};
@@ -15,7 +14,7 @@ pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
     let options = split::Options {
         template: args.output.clone(),
         classes: args.class.clone(),
-        selector: Selector::new(&args.tag).with_speeds(&args.speed),
+        selector: args.select.selector(),
         run: options(global),
     };
     let inputs = inputs(&args.inputs);
@@ -49,7 +48,7 @@ pub fn run(global: &Global, args: &SplitArgs) -> Result<Outcome, Error> {
             );
         }
     }
-    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
+    crate::commands::warn_unseen_tags(global, &args.select.tag, &inputs);
     Ok(Outcome::Clean)
 }
 

@@ -4,7 +4,6 @@
 use std::io::{self, Write};
 
 use pgnfen::fen::chess960;
-use pgnfen::select::Selector;
 use pgnfen::stats::{self, Counts};
 use pgnfen::{Class, Code, Speed};
 
@@ -14,13 +13,13 @@ use crate::format::thousands;
 
 pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
     let options = stats::Options {
-        selector: Selector::new(&args.tag).with_speeds(&args.speed),
+        selector: args.select.selector(),
         moves: args.moves,
         run: options(global),
     };
     let inputs = inputs(&args.inputs);
     let counts = stats::run(&inputs, &options)?;
-    crate::commands::warn_unseen_tags(global, &args.tag, &inputs);
+    crate::commands::warn_unseen_tags(global, &args.select.tag, &inputs);
     let mut out = io::stdout().lock();
     let written = match args.format {
         Format::Json => counts.write_json(&mut out),
@@ -36,8 +35,8 @@ pub fn run(global: &Global, args: &StatsArgs) -> Result<Outcome, Error> {
 /// others names them: only those given.
 fn selected_by(args: &StatsArgs) -> String {
     let given = [
-        ("--tag", !args.tag.is_empty()),
-        ("--speed", !args.speed.is_empty()),
+        ("--tag", !args.select.tag.is_empty()),
+        ("--speed", !args.select.speed.is_empty()),
     ];
     let names: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
     names.join(" and ")
