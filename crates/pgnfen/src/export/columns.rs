@@ -4,6 +4,7 @@
 
 use crate::pgn::tags::same_bytes;
 use crate::pipeline::Input;
+use crate::pipeline::source::FileStamp;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -245,29 +246,6 @@ pub struct Columns {
     read_from: Vec<(Input, FileStamp)>,
 }
 
-/// What tells one state of a file from another: its size, modification time,
-/// device and inode.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FileStamp {
-    len: u64,
-    modified: Option<std::time::SystemTime>,
-    dev: u64,
-    ino: u64,
-}
-
-impl FileStamp {
-    fn of(path: &std::path::Path) -> std::io::Result<FileStamp> {
-        use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path)?;
-        Ok(FileStamp {
-            len: m.len(),
-            modified: m.modified().ok(),
-            dev: m.dev(),
-            ino: m.ino(),
-        })
-    }
-}
-
 /// Up to this many tag columns are looked up by [`short_key`].
 const LINEAR: usize = 32;
 
@@ -464,15 +442,7 @@ impl Columns {
     pub(crate) fn check_unchanged(&self) -> Result<(), crate::pipeline::InputError> {
         for (input, stamp) in &self.read_from {
             let Input::File(path) = input else { continue };
-            let now = FileStamp::of(path);
-            if now.as_ref().ok() != Some(stamp) {
-                let what = match now {
-                    Ok(now) if now.len != stamp.len => {
-                        format!("size {} then {}", stamp.len, now.len)
-                    }
-                    Ok(_) => "rewritten or replaced".to_string(),
-                    Err(e) => e.to_string(),
-                };
+            if let Some(what) = stamp.change(path) {
                 return Err(crate::pipeline::InputError {
                     file: input.display_name(),
                     error: std::io::Error::other(format!(

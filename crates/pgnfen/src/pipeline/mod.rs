@@ -68,6 +68,7 @@ pub(crate) use game::Job;
 use game::{Builder, Entry};
 pub(crate) use game::{Header, HeaderTag};
 pub(crate) use sink::{GameInfo, Sink};
+use source::FileStamp;
 pub use source::{Compression, Input, Stream, Streams, UnwritableEnding};
 use watch::Reporter;
 pub use watch::{Watch, note_message};
@@ -315,9 +316,9 @@ fn run_inputs<J: Job, S: Sink<J::Game>>(
         // database's) is decoded frame by frame on the pool.
         // A file rewritten under the run reads as corrupt compressed data
         // (or garbage): such an error is reported as the change it is.
-        let stamp = FileStamp::of(input);
+        let stamp = FileStamp::of_input(input);
         let changed = |e: RunError| match &stamp {
-            Some(stamp) => stamp.instead_of(e, input),
+            Some(stamp) => changed_instead(stamp, e, input),
             None => e,
         };
         if let Input::File(path) = input
@@ -407,53 +408,19 @@ fn input_error(name: &str) -> impl Fn(io::Error) -> RunError + Copy + '_ {
     }
 }
 
-/// What a regular file input was when the run opened it, to tell a read
-/// error that a change under the run caused (a compressed file rewritten
-/// reads as corrupt data) from a file that was corrupt all along.
-struct FileStamp {
-    path: std::path::PathBuf,
-    len: u64,
-    modified: Option<std::time::SystemTime>,
-    inode: (u64, u64),
-}
-
-impl FileStamp {
-    fn of(input: &Input) -> Option<FileStamp> {
-        use std::os::unix::fs::MetadataExt;
-        let Input::File(path) = input else {
-            return None;
-        };
-        let meta = std::fs::metadata(path)
-            .ok()
-            .filter(std::fs::Metadata::is_file)?;
-        Some(FileStamp {
-            path: path.clone(),
-            len: meta.len(),
-            modified: meta.modified().ok(),
-            inode: (meta.dev(), meta.ino()),
-        })
+/// `e`, or the change of `input` since `stamp` was taken when it changed:
+/// a read error of a file rewritten under the run is that change.
+fn changed_instead(stamp: &FileStamp, e: RunError, input: &Input) -> RunError {
+    let Input::File(path) = input else { return e };
+    if !matches!(e, RunError::Input(_)) {
+        return e;
     }
-
-    /// `e`, or the change of the file when it changed since it was opened.
-    fn instead_of(&self, e: RunError, input: &Input) -> RunError {
-        use std::os::unix::fs::MetadataExt;
-        if !matches!(e, RunError::Input(_)) {
-            return e;
-        }
-        let what = match std::fs::metadata(&self.path) {
-            Ok(now) if (now.dev(), now.ino()) != self.inode => {
-                "replaced by another file".to_string()
-            }
-            Ok(now) if now.len() != self.len || now.modified().ok() != self.modified => {
-                source::what_changed(self.len, now.len())
-            }
-            Ok(_) => return e,
-            Err(gone) => format!("it can no longer be read: {gone}"),
-        };
-        RunError::Input(InputError {
+    match stamp.change(path) {
+        Some(what) => RunError::Input(InputError {
             file: input.display_name(),
             error: source::changed(&what),
-        })
+        }),
+        None => e,
     }
 }
 
@@ -1727,7 +1694,7 @@ mod tests {
         let path = dir.path().join("games.pgn.gz");
         std::fs::write(&path, b"old bytes, many of them").unwrap();
         let input = super::Input::File(path.clone());
-        let stamp = super::FileStamp::of(&input).unwrap();
+        let stamp = super::FileStamp::of_input(&input).unwrap();
         let corrupt = || {
             super::RunError::Input(super::InputError {
                 file: "games.pgn.gz".into(),
@@ -1735,11 +1702,11 @@ mod tests {
             })
         };
         // Unchanged: the error stands.
-        let e = stamp.instead_of(corrupt(), &input).to_string();
+        let e = super::changed_instead(&stamp, corrupt(), &input).to_string();
         assert!(e.contains("corrupt deflate"), "{e}");
         // Another size, then another file renamed over it: the change.
         std::fs::write(&path, b"new").unwrap();
-        let e = stamp.instead_of(corrupt(), &input).to_string();
+        let e = super::changed_instead(&stamp, corrupt(), &input).to_string();
         assert!(
             e.contains("the file changed") && e.contains("size 23 when opened, 3 now"),
             "{e}"
@@ -1747,13 +1714,12 @@ mod tests {
         let other = dir.path().join("other");
         std::fs::write(&other, b"old bytes, many of them").unwrap();
         std::fs::rename(&other, &path).unwrap();
-        let e = stamp.instead_of(corrupt(), &input).to_string();
+        let e = super::changed_instead(&stamp, corrupt(), &input).to_string();
         assert!(e.contains("replaced by another file"), "{e}");
         // A failing sink is no input's fault.
         let sink = super::RunError::Sink(std::io::Error::other("disk full"));
         assert!(
-            stamp
-                .instead_of(sink, &input)
+            super::changed_instead(&stamp, sink, &input)
                 .to_string()
                 .contains("disk full")
         );

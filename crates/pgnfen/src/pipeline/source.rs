@@ -442,6 +442,62 @@ pub(crate) fn check_unchanged(
     Ok(())
 }
 
+/// What tells one state of a regular file from another: its size,
+/// modification time, device and inode. Taken when a run opens an input (to
+/// tell a read error that a change under the run caused, a compressed file
+/// rewritten reading as corrupt data, from a file corrupt all along) and when
+/// `export --tags all` reads its names (the rows are read in a second pass).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FileStamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    dev: u64,
+    ino: u64,
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path` now (following links, as opening does).
+    pub(crate) fn of(path: &std::path::Path) -> io::Result<FileStamp> {
+        std::fs::metadata(path).map(|m| FileStamp::from_metadata(&m))
+    }
+
+    /// The stamp of `input` when it is a regular file.
+    pub(crate) fn of_input(input: &Input) -> Option<FileStamp> {
+        let Input::File(path) = input else {
+            return None;
+        };
+        let m = std::fs::metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)?;
+        Some(FileStamp::from_metadata(&m))
+    }
+
+    fn from_metadata(m: &std::fs::Metadata) -> FileStamp {
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
+            len: m.len(),
+            modified: m.modified().ok(),
+            dev: m.dev(),
+            ino: m.ino(),
+        }
+    }
+
+    /// How the file at `path` differs from this stamp, in words for
+    /// [`changed`], or `None` when it does not.
+    pub(crate) fn change(&self, path: &std::path::Path) -> Option<String> {
+        match FileStamp::of(path) {
+            Ok(now) if (now.dev, now.ino) != (self.dev, self.ino) => {
+                Some("replaced by another file".to_string())
+            }
+            Ok(now) if now.len != self.len || now.modified != self.modified => {
+                Some(what_changed(self.len, now.len))
+            }
+            Ok(_) => None,
+            Err(gone) => Some(format!("it can no longer be read: {gone}")),
+        }
+    }
+}
+
 /// What changed in a file that had `len` bytes when opened and has `now`:
 /// its size, or (the same size) its modification time, as when it is
 /// rewritten in place.
