@@ -118,37 +118,18 @@ impl Partition {
         moves: Option<crate::moves::MovesMode>,
         options: &pipeline::Options,
     ) -> Result<(crate::stats::Counts, Outcome), Error> {
-        use crate::moves::WithMoves;
-        use crate::stats::{StatsJob, TaggedStatsJob};
-        let mut counts = crate::stats::Counts {
-            tagged: !selector.is_empty(),
-            moves: moves.map(|_| crate::stats::MoveCounts::default()),
-            ..crate::stats::Counts::default()
-        };
-        let c = &mut counts;
         // The speed of every game is counted: its tag is read.
         let selector = selector.clone().with_time_control();
         selector.validate()?;
-        let tagged = TaggedStatsJob(&selector);
-        // As `stats::run` chooses the job.
-        let outcome = match (selector.is_empty(), moves) {
-            (true, None) => run(self, start, None, &StatsJob, c, options)?,
-            (false, None) => run(self, start, None, &tagged, c, options)?,
-            (true, Some(mode)) => {
-                let job = WithMoves {
-                    inner: StatsJob,
-                    mode,
-                };
-                run(self, start, None, &job, c, options)?
-            }
-            (false, Some(mode)) => {
-                let job = WithMoves {
-                    inner: tagged,
-                    mode,
-                };
-                run(self, start, None, &job, c, options)?
-            }
-        };
+        let mut counts = crate::stats::Counts::before(&selector, moves);
+        let outcome = crate::stats::with_stats_job!(&selector, moves, |job| run(
+            self,
+            start,
+            None,
+            job,
+            &mut counts,
+            options
+        ))?;
         Ok((counts, outcome))
     }
 

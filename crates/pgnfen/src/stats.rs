@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::class::Class;
 use crate::error::{Error, check_inputs_exist};
-use crate::moves::{Moved, MovesMode, WithMoves};
+use crate::moves::{Moved, MovesMode};
 use crate::pipeline::{self, GameInfo, Header, Input, Job, Sink};
 use crate::problem::Code;
 use crate::select::Selector;
@@ -51,34 +51,56 @@ pub struct Options {
 /// than one run can look for, before anything is read. (A regular expression
 /// that does not compile is refused earlier, by [`TagExpr`](crate::TagExpr)'s parsing.)
 pub fn run(inputs: &[Input], options: &Options) -> Result<Counts, Error> {
-    let tags = options.selector.clone().with_time_control();
-    tags.validate()?;
+    let selector = options.selector.clone().with_time_control();
+    selector.validate()?;
     check_inputs_exist(inputs)?;
-    let mut counts = Counts {
-        tagged: !tags.is_empty(),
-        moves: options.moves.map(|_| MoveCounts::default()),
-        ..Counts::default()
-    };
-    match (tags.is_empty(), options.moves) {
-        (true, None) => pipeline::run(inputs, &StatsJob, &mut counts, &options.run)?,
-        (false, None) => pipeline::run(inputs, &TaggedStatsJob(&tags), &mut counts, &options.run)?,
-        (true, Some(mode)) => {
-            let job = WithMoves {
-                inner: StatsJob,
-                mode,
-            };
-            pipeline::run(inputs, &job, &mut counts, &options.run)?
-        }
-        (false, Some(mode)) => {
-            let job = WithMoves {
-                inner: TaggedStatsJob(&tags),
-                mode,
-            };
-            pipeline::run(inputs, &job, &mut counts, &options.run)?
-        }
-    };
+    let mut counts = Counts::before(&selector, options.moves);
+    with_stats_job!(&selector, options.moves, |job| pipeline::run(
+        inputs,
+        job,
+        &mut counts,
+        &options.run
+    ))?;
     Ok(counts)
 }
+
+/// Evaluates `$run` with `$job` the job that counts games as the selector
+/// `$selector` and the replay `$moves` ask: the plain count, with the
+/// selector's tags, with a replay, or both. Four job types, each call of the
+/// pipeline made for its own (a macro rather than a function for that), the
+/// same for [`run`] and a partition's `stats`.
+macro_rules! with_stats_job {
+    ($selector:expr, $moves:expr, |$job:ident| $run:expr) => {{
+        let selector: &$crate::select::Selector = $selector;
+        let moves: Option<$crate::moves::MovesMode> = $moves;
+        let tagged = $crate::stats::TaggedStatsJob(selector);
+        match (selector.is_empty(), moves) {
+            (true, None) => {
+                let $job = &$crate::stats::StatsJob;
+                $run
+            }
+            (false, None) => {
+                let $job = &tagged;
+                $run
+            }
+            (true, Some(mode)) => {
+                let $job = &$crate::moves::WithMoves {
+                    inner: $crate::stats::StatsJob,
+                    mode,
+                };
+                $run
+            }
+            (false, Some(mode)) => {
+                let $job = &$crate::moves::WithMoves {
+                    inner: tagged,
+                    mode,
+                };
+                $run
+            }
+        }
+    }};
+}
+pub(crate) use with_stats_job;
 
 /// The counts of one or more archives.
 #[derive(Clone, Debug, Default)]
@@ -104,6 +126,17 @@ pub struct Counts {
     pub problems: [u64; Code::ALL.len()],
     /// With `--moves`: the games replayed and what was found.
     pub moves: Option<MoveCounts>,
+}
+
+impl Counts {
+    /// Nothing counted yet, for a run with `selector` and `moves`.
+    pub(crate) fn before(selector: &Selector, moves: Option<MovesMode>) -> Counts {
+        Counts {
+            tagged: !selector.is_empty(),
+            moves: moves.map(|_| MoveCounts::default()),
+            ..Counts::default()
+        }
+    }
 }
 
 /// Games by what the replay of their mainline found (`stats --moves`).
