@@ -836,3 +836,16 @@ fn each_games_problems_come_in_the_order_of_the_file() {
     let codes: Vec<String> = from_json(&out.stdout).into_iter().map(|p| p.code).collect();
     assert_eq!(codes, ["variant-without-fen", "setup-without-fen"]);
 }
+
+/// The README's table of problem codes, kept by hand, names every code.
+#[test]
+fn the_readme_lists_every_problem_code() {
+    let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap();
+    for code in pgnfen::Code::ALL {
+        assert!(
+            readme.contains(&format!("| `{}` |", code.as_str())),
+            "README.md's table of problem codes lacks {}",
+            code.as_str()
+        );
+    }
+}

@@ -910,3 +910,33 @@ fn fen_and_variant_columns_survive_a_header_past_its_budget() {
         "{stderr}"
     );
 }
+
+/// The fixed columns as the library makes them are the ones `export --help`,
+/// docs/commands.md's table and Python's `scan()` list, in that order.
+#[test]
+fn every_fixed_column_is_documented_in_order() {
+    let fixed = pgnfen::export::Columns::FIXED;
+    let in_order = |text: &str, quoted: &dyn Fn(&str) -> String, source: &str| {
+        let mut from = 0;
+        for name in fixed {
+            let at = text[from..].find(&quoted(name)).unwrap_or_else(|| {
+                panic!("{source} does not list {name} after the columns before it")
+            });
+            from += at;
+        }
+    };
+    let help = String::from_utf8(run(&["export", "--help"]).stdout).unwrap();
+    let columns = &help[help.find("Columns:").expect("a Columns: paragraph")..];
+    in_order(columns, &|n| format!("{n},"), "export --help");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/commands.md")).unwrap();
+    let table = &doc[doc.find("| `file` |").expect("the columns' table")..];
+    in_order(table, &|n| format!("`{n}`"), "docs/commands.md");
+    let python = std::fs::read_to_string(root.join("python/pgnfen/__init__.py")).unwrap();
+    let scan = &python[python.find("def scan(").unwrap()..];
+    in_order(
+        scan,
+        &|n| format!("``{n}``"),
+        "python/pgnfen/__init__.py scan()",
+    );
+}

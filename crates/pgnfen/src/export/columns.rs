@@ -753,6 +753,11 @@ mod tests {
         let c = Columns::default_tags();
         let schema = c.schema();
         assert_eq!(schema.fields().len(), FIXED.len() + DEFAULT_TAGS.len() + 1);
+        // The schema's fields are written out apart from FIXED: the same
+        // names in the same order, or a batch's arrays land in the wrong
+        // columns (the batch builder follows FIXED's order).
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, c.names());
         assert_eq!(
             schema.field_with_name("WhiteElo").unwrap().data_type(),
             &DataType::Int32
