@@ -618,24 +618,7 @@ macro_rules! choice {
         }
     )*};
 }
-choice!(Class, Dialect, EpPolicy, Speed);
-
-/// `first` or `all` (the values of `--moves`), listed for `--help` and completions.
-impl Choice for pgnfen::moves::MovesMode {
-    const ALL: &'static [Self] = &[
-        pgnfen::moves::MovesMode::First,
-        pgnfen::moves::MovesMode::All,
-    ];
-    fn name(self) -> &'static str {
-        self.as_str()
-    }
-    fn description(self) -> &'static str {
-        match self {
-            pgnfen::moves::MovesMode::First => "only the first mainline move",
-            pgnfen::moves::MovesMode::All => "every mainline move in turn",
-        }
-    }
-}
+choice!(Class, Dialect, EpPolicy, Speed, pgnfen::moves::MovesMode);
 
 /// The value parser of a flag that takes a `T` by its name.
 fn choice_parser<T: Choice>() -> ChoiceParser<T> {

@@ -501,11 +501,7 @@ fn missing_variant(written: Option<&[u8]>, what: &str, name: &str, or: &str) -> 
 fn report_duplicates<R: Report>(tags: &[TagInput<'_>], report: &mut Judged<'_, R>) {
     let mut first: [Option<&TagInput<'_>>; 3] = [None; 3];
     for (i, tag) in tags.iter().enumerate() {
-        let slot = &mut first[match tag.name {
-            TagName::SetUp => 0,
-            TagName::Fen => 1,
-            TagName::Variant => 2,
-        }];
+        let slot = &mut first[tag.name.index()];
         let Some(first) = *slot else {
             *slot = Some(tag);
             continue;

@@ -52,11 +52,22 @@ pub enum MovesMode {
 }
 
 impl MovesMode {
+    /// Both modes, in the order `--help` lists them.
+    pub const ALL: [MovesMode; 2] = [MovesMode::First, MovesMode::All];
+
     /// `first` or `all`.
     pub fn as_str(self) -> &'static str {
         match self {
             MovesMode::First => "first",
             MovesMode::All => "all",
+        }
+    }
+
+    /// What the mode replays, in a few words (`--help`).
+    pub fn description(self) -> &'static str {
+        match self {
+            MovesMode::First => "only the first mainline move",
+            MovesMode::All => "every mainline move in turn",
         }
     }
 }

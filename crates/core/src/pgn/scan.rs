@@ -67,12 +67,30 @@ pub enum TagName {
 }
 
 impl TagName {
+    /// The three, in the order of [`TagName::index`].
+    pub const ALL: [TagName; 3] = [TagName::SetUp, TagName::Fen, TagName::Variant];
+
     /// The tag name as written in PGN.
     pub fn as_str(self) -> &'static str {
         match self {
             TagName::SetUp => "SetUp",
             TagName::Fen => "FEN",
             TagName::Variant => "Variant",
+        }
+    }
+
+    /// Its place in [`TagName::ALL`] (0, 1, 2), for arrays kept per name.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The tag of this name as written in PGN (names are case-sensitive).
+    pub fn from_name(name: &[u8]) -> Option<TagName> {
+        match name {
+            b"SetUp" => Some(TagName::SetUp),
+            b"FEN" => Some(TagName::Fen),
+            b"Variant" => Some(TagName::Variant),
+            _ => None,
         }
     }
 }

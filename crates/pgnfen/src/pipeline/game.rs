@@ -227,14 +227,6 @@ pub struct Header<'a> {
     dropped_pairs: u64,
 }
 
-fn name_index(name: TagName) -> usize {
-    match name {
-        TagName::SetUp => 0,
-        TagName::Fen => 1,
-        TagName::Variant => 2,
-    }
-}
-
 impl<'a> Header<'a> {
     /// No SetUp, FEN or Variant tag (extra tags do not count).
     pub fn is_empty(&self) -> bool {
@@ -733,7 +725,7 @@ impl Builder {
                     if !self.open || self.header_done {
                         continue;
                     }
-                    let idx = name_index(tag.name);
+                    let idx = tag.name.index();
                     let keep = match self.first[idx] {
                         None => true,
                         Some(_) => self.slots.len() < MAX_TAGS && self.arena.len() < HEADER_BUDGET,
@@ -816,11 +808,8 @@ impl Builder {
                     // The scanner reports SetUp, FEN and Variant as such, never as
                     // extra tags: their first value comes from the kept tags.
                     for (i, name) in job.extra_tags().iter().enumerate() {
-                        let idx = match name.as_slice() {
-                            b"SetUp" => 0,
-                            b"FEN" => 1,
-                            b"Variant" => 2,
-                            _ => continue,
+                        let Some(idx) = TagName::from_name(name).map(TagName::index) else {
+                            continue;
                         };
                         if let (Some(slot), Some(r)) = (
                             self.first[idx].map(|f| &self.slots[f]),

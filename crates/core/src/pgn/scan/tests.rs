@@ -1036,3 +1036,14 @@ fn every_pair_is_reported_when_asked_for() {
     assert!(pairs("[Event \"x\" junk\n1. e4 [Site \"y\"] *\n").is_empty());
     assert!(pairs("\n\n").is_empty());
 }
+
+#[test]
+fn tag_names_read_back_and_index_their_arrays() {
+    for (i, name) in TagName::ALL.into_iter().enumerate() {
+        assert_eq!(name.index(), i);
+        assert_eq!(TagName::from_name(name.as_str().as_bytes()), Some(name));
+    }
+    // Case-sensitive, as PGN's tag names are.
+    assert_eq!(TagName::from_name(b"fen"), None);
+    assert_eq!(TagName::from_name(b"Setup"), None);
+}
