@@ -16,7 +16,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyString};
 
 use pgnfen::internals::LastHeader;
-use pgnfen::pgn::encoding::{Encoding, decode_escaped, decode_name, escaped};
+use pgnfen::pgn::encoding::{Encoding, decode_escaped, decode_name, escaped, unique_key};
 use pgnfen::pgn::tags::same_bytes;
 
 use crate::PyGame;
@@ -228,13 +228,7 @@ fn every_tag_with<'py>(
                 d.set_item(name, &*value)?;
                 continue;
             }
-            let mut key = escaped(raw_name);
-            if d.contains(&key)? {
-                key = (2u32..)
-                    .map(|n| format!("{key}#{n}"))
-                    .find(|k| !d.contains(k).unwrap_or(true))
-                    .expect("a header has fewer names than numbers");
-            }
+            let key = unique_key(escaped(raw_name), |k| d.contains(k).unwrap_or(true));
             d.set_item(key, &*value)?;
         }
         return Ok(d);

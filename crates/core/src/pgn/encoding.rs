@@ -164,6 +164,27 @@ pub fn decode_name(bytes: &[u8], encoding: Encoding) -> Cow<'_, str> {
     }
 }
 
+/// The key of the `n`-th pair (from 2) of a tag name where each tag name is
+/// a key once (`export`'s `other_tags`, Python's `headers`): `NAME#n`. `#`
+/// is no character of a PGN tag name, so such a key names no tag of its own.
+pub fn repeat_key(name: &str, n: u32) -> String {
+    format!("{name}#{n}")
+}
+
+/// `key`, or when `taken` says the row or dict already has it, `key#2`,
+/// `key#3`, ..., the first that is free: two names of a header can read
+/// alike once decoded (`0xE9` and `0xC3 0xA9` are both `é`), and a name of
+/// the file may itself end in `#2`, as a repeat's key does.
+pub fn unique_key(key: String, taken: impl Fn(&str) -> bool) -> String {
+    if !taken(&key) {
+        return key;
+    }
+    (2u32..)
+        .map(|n| repeat_key(&key, n))
+        .find(|k| !taken(k))
+        .expect("a header has fewer keys than numbers")
+}
+
 /// `bytes` with each byte that is not part of valid UTF-8 written `\xNN`
 /// (upper-case hex) and each backslash `\\`.
 pub fn escaped(bytes: &[u8]) -> String {
@@ -186,6 +207,22 @@ pub fn escaped(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_taken_key_gets_the_first_free_number() {
+        let taken = ["Event", "Event#2", "Event#3"];
+        assert_eq!(unique_key("Site".into(), |k| taken.contains(&k)), "Site");
+        assert_eq!(
+            unique_key("Event".into(), |k| taken.contains(&k)),
+            "Event#4"
+        );
+        assert_eq!(repeat_key("Event", 2), "Event#2");
+        // A name ending in `#2` itself is numbered on from its own text.
+        assert_eq!(
+            unique_key("Event#2".into(), |k| taken.contains(&k)),
+            "Event#2#2"
+        );
+    }
 
     #[test]
     fn utf8_when_valid_else_windows_1252() {

@@ -291,12 +291,6 @@ impl<'a> Plain<'a> {
     }
 }
 
-/// The `other_tags` key of the `n`-th pair (1-based) of a tag name: the name
-/// for the first, `NAME#n` for the repeats.
-fn repeat_key(name: &str, n: u32) -> String {
-    format!("{name}#{n}")
-}
-
 /// Whether `key` is a column's name or already a key of the row's other tags
 /// (`others`, in `text`).
 fn key_taken(key: &str, text: &str, others: &[(u32, u32, u32, u32)], columns: &Columns) -> bool {
@@ -305,20 +299,6 @@ fn key_taken(key: &str, text: &str, others: &[(u32, u32, u32, u32)], columns: &C
         .any(|&(a, b, _, _)| &text[a as usize..b as usize] == key)
         || columns.index(key.as_bytes()).is_some()
         || fixed_tag_column(key.as_bytes()).is_some()
-}
-
-/// `key`, or when `taken` says another key of the row has it, `key#2`,
-/// `key#3`, ..., the first that is free: two names of a header can read
-/// alike once decoded (`0xE9` and `0xC3 0xA9` are both `é`), and a name of
-/// the file may itself end in `#2`, as a repeat's key does.
-fn unique_key(key: String, taken: impl Fn(&str) -> bool) -> String {
-    if !taken(&key) {
-        return key;
-    }
-    (2u32..)
-        .map(|n| repeat_key(&key, n))
-        .find(|k| !taken(k))
-        .expect("a row has fewer keys than numbers")
 }
 
 /// Whether an integer column's value is a PGN placeholder for "unknown"
@@ -468,7 +448,7 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
                                 key_taken(key, text, &other_tags[others_from..], columns)
                             };
                             let shown = if taken(&shown) {
-                                unique_key(encoding::escaped(name), taken)
+                                encoding::unique_key(encoding::escaped(name), taken)
                             } else {
                                 shown
                             };
@@ -515,7 +495,7 @@ fn stage_row(stage: &mut Block, header: &Header<'_>, columns: &Columns, enc: Enc
             None => encoding::decode_name(name, enc),
         };
         // (A name of the file may hold `#` itself, or two names decode alike.)
-        let key = unique_key(repeat_key(&shown, n), |key| {
+        let key = encoding::unique_key(encoding::repeat_key(&shown, n), |key| {
             key_taken(key, text, &other_tags[others_from..], columns)
         });
         let key = push_str(text, &key);
