@@ -61,14 +61,13 @@ pub fn split(
     let inputs = inputs(paths, "split")?;
     // The library fills the template in on its bytes: any file name works.
     let template = paths::path(template)?;
-    let speeds = crate::choices::<pgnfen::Speed>("speeds", speeds)?;
     let classes = crate::choices::<Class>("classes", classes)?;
-    let tags = crate::tag_expressions(tags)?;
+    let selector = crate::selector(tags, speeds)?;
     let (run, call) = cancellable(threads)?;
     let options = pgnfen::split::Options {
         template,
         classes,
-        selector: pgnfen::select::Selector::new(&tags).with_speeds(&speeds),
+        selector,
         run,
     };
     let summary = interrupt::run(py, &call, move || pgnfen::split::run(&inputs, &options))?

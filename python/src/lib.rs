@@ -581,7 +581,10 @@ pub(crate) fn selection(
 
 /// The tag expressions and speeds every selected game satisfies, as
 /// `--tag` and `--speed` give them (None and an empty list: every game).
-fn selector(tags: Option<Vec<String>>, speeds: Option<Vec<String>>) -> PyResult<Selector> {
+pub(crate) fn selector(
+    tags: Option<Vec<String>>,
+    speeds: Option<Vec<String>>,
+) -> PyResult<Selector> {
     let tags = tag_expressions(tags)?;
     let speeds: Vec<Speed> = choices("speeds", speeds)?;
     Ok(Selector::new(&tags).with_speeds(&speeds))
