@@ -89,49 +89,7 @@ impl<W: Write> Report<W> {
         let file = pgnfen::escape::controls(d.file);
         let message = pgnfen::escape::controls(&f.message);
         match self.format {
-            CheckFormat::Text => {
-                let level = match severity {
-                    Severity::Error => Level::ERROR,
-                    Severity::Warning => Level::WARNING,
-                };
-                // The tag line escaped as the message is, the caret span moved
-                // along (annotate-snippets would show control pictures instead).
-                let text = &f.line_text;
-                let start = f.span.start.min(text.len());
-                let end = f.span.end.clamp(start, text.len());
-                // Tabs are left to the renderer, which lines them up.
-                let shown = |s: &str| -> String {
-                    s.split('\t')
-                        .map(|part| pgnfen::escape::controls(part))
-                        .collect::<Vec<_>>()
-                        .join("\t")
-                };
-                let (source, span) = if text.is_char_boundary(start) && text.is_char_boundary(end) {
-                    let before = shown(&text[..start]).len();
-                    let inside = shown(&text[start..end]).len();
-                    (shown(text), before..before + inside)
-                } else {
-                    (shown(text), f.span.clone())
-                };
-                let snippet = Snippet::source(source.as_str())
-                    .line_start(line as usize)
-                    .annotation(AnnotationKind::Primary.span(span));
-                let help = f.help.as_deref().map(pgnfen::escape::controls);
-                let mut group = level
-                    .primary_title(message.as_ref())
-                    .id(f.code.as_str())
-                    .element(snippet);
-                if let Some(note) = &f.note {
-                    let note = pgnfen::escape::controls(note);
-                    group = group.element(Level::NOTE.message(note.into_owned()));
-                }
-                if let Some(help) = &help {
-                    group = group.element(Level::HELP.message(help.as_ref()));
-                }
-                let rendered = self.renderer.render(&[group]);
-                writeln!(self.out, "{}:{}:{}: {}", file, line, f.column, rendered)?;
-                writeln!(self.out)
-            }
+            CheckFormat::Text => self.text(d, &file, &message),
             CheckFormat::Json => {
                 let mut json = serde_json::to_vec(&Shown {
                     file: &file,
@@ -141,36 +99,7 @@ impl<W: Write> Report<W> {
                 json.push(b'\n');
                 self.out.write_all(&json)
             }
-            CheckFormat::Csv => {
-                let raw = self.csv_raw;
-                // Borrowed where the text needs no neutralising (most cells).
-                let cell = |s| pgnfen::escape::csv_cell(s, raw);
-                let help = f.help.as_deref().map(pgnfen::escape::controls);
-                let row: [Cow<'_, str>; 10] = [
-                    cell(&file),
-                    d.game.to_string().into(),
-                    line.to_string().into(),
-                    f.column.to_string().into(),
-                    cell(f.tag),
-                    cell(f.code.as_str()),
-                    cell(severity.as_str()),
-                    cell(&message),
-                    f.end_column().to_string().into(),
-                    help.as_deref().map_or(Cow::Borrowed(""), cell),
-                ];
-                self.csv
-                    .write_record(row.iter().map(|c| c.as_bytes()))
-                    .map_err(io::Error::other)?;
-                self.csv.flush()?;
-                let bytes = self.csv.get_ref();
-                self.out.write_all(&bytes[self.csv_sent..])?;
-                self.csv_sent = bytes.len();
-                if self.csv_sent >= CSV_RESTART {
-                    self.csv = csv_writer();
-                    self.csv_sent = 0;
-                }
-                Ok(())
-            }
+            CheckFormat::Csv => self.csv_row(d, &file, &message),
             CheckFormat::Github => {
                 let command = match severity {
                     Severity::Error => "error",
@@ -199,6 +128,89 @@ impl<W: Write> Report<W> {
                 f.help.as_deref().map(pgnfen::escape::controls).as_deref(),
             ),
         }
+    }
+
+    /// A problem in the text format: the location, then the message with the
+    /// tag line and a caret under the fault (annotate-snippets), its note and
+    /// help.
+    fn text(&mut self, d: &Diagnostic<'_>, file: &str, message: &str) -> io::Result<()> {
+        let (f, line) = (d.finding, d.line);
+        let severity = f.code.severity();
+        let level = match severity {
+            Severity::Error => Level::ERROR,
+            Severity::Warning => Level::WARNING,
+        };
+        // The tag line escaped as the message is, the caret span moved
+        // along (annotate-snippets would show control pictures instead).
+        let text = &f.line_text;
+        let start = f.span.start.min(text.len());
+        let end = f.span.end.clamp(start, text.len());
+        // Tabs are left to the renderer, which lines them up.
+        let shown = |s: &str| -> String {
+            s.split('\t')
+                .map(|part| pgnfen::escape::controls(part))
+                .collect::<Vec<_>>()
+                .join("\t")
+        };
+        let (source, span) = if text.is_char_boundary(start) && text.is_char_boundary(end) {
+            let before = shown(&text[..start]).len();
+            let inside = shown(&text[start..end]).len();
+            (shown(text), before..before + inside)
+        } else {
+            (shown(text), f.span.clone())
+        };
+        let snippet = Snippet::source(source.as_str())
+            .line_start(line as usize)
+            .annotation(AnnotationKind::Primary.span(span));
+        let help = f.help.as_deref().map(pgnfen::escape::controls);
+        let mut group = level
+            .primary_title(message)
+            .id(f.code.as_str())
+            .element(snippet);
+        if let Some(note) = &f.note {
+            let note = pgnfen::escape::controls(note);
+            group = group.element(Level::NOTE.message(note.into_owned()));
+        }
+        if let Some(help) = &help {
+            group = group.element(Level::HELP.message(help.as_ref()));
+        }
+        let rendered = self.renderer.render(&[group]);
+        writeln!(self.out, "{}:{}:{}: {}", file, line, f.column, rendered)?;
+        writeln!(self.out)
+    }
+
+    /// A problem as one CSV row, passed on as soon as it is written.
+    fn csv_row(&mut self, d: &Diagnostic<'_>, file: &str, message: &str) -> io::Result<()> {
+        let (f, line) = (d.finding, d.line);
+        let severity = f.code.severity();
+        let raw = self.csv_raw;
+        // Borrowed where the text needs no neutralising (most cells).
+        let cell = |s| pgnfen::escape::csv_cell(s, raw);
+        let help = f.help.as_deref().map(pgnfen::escape::controls);
+        let row: [Cow<'_, str>; 10] = [
+            cell(file),
+            d.game.to_string().into(),
+            line.to_string().into(),
+            f.column.to_string().into(),
+            cell(f.tag),
+            cell(f.code.as_str()),
+            cell(severity.as_str()),
+            cell(message),
+            f.end_column().to_string().into(),
+            help.as_deref().map_or(Cow::Borrowed(""), cell),
+        ];
+        self.csv
+            .write_record(row.iter().map(|c| c.as_bytes()))
+            .map_err(io::Error::other)?;
+        self.csv.flush()?;
+        let bytes = self.csv.get_ref();
+        self.out.write_all(&bytes[self.csv_sent..])?;
+        self.csv_sent = bytes.len();
+        if self.csv_sent >= CSV_RESTART {
+            self.csv = csv_writer();
+            self.csv_sent = 0;
+        }
+        Ok(())
     }
 
     /// Ends the report (the CSV header of an empty report, the SARIF log) and
