@@ -323,14 +323,12 @@ def stats(paths, client=None, partition_size=None, tags=None, speeds=None, moves
     checked: as ``pgnfen.stats(tags=..., speeds=..., moves=...)`` and
     ``stats --tag``/``--speed``/``--moves`` count them. A bad one is refused
     on the client."""
-    for argument, value in (("tags", tags), ("speeds", speeds)):
-        if isinstance(value, (str, bytes)):
-            raise TypeError(f"argument '{argument}': a list of str, not one str ({value!r})")
+    # Refused here, before any work, with the errors pgnfen.stats raises (a
+    # generator, a set or one str is no list of str there either).
+    _pgnfen.check_stats_selection(tags=tags, speeds=speeds, moves=moves)
     tags = list(tags) if tags is not None else None
     speeds = list(speeds) if speeds is not None else None
     selected = bool(tags or speeds)
-    # Refused here, before any work, as on one machine.
-    _pgnfen.check_stats_selection(tags=tags, speeds=speeds, moves=moves)
     client = _client(client)
     parts = partitions(paths, partition_size, client)
     total = {"games": 0}
@@ -702,14 +700,8 @@ def filter(
     leaves ``out_dir`` as it was. An input that is one of ``out_dir``'s part
     files, or a folder where a part file goes, is refused
     (``pgnfen.UsageError``, a ``ValueError``) before anything is written."""
-    # The arguments are checked here, before any folder is made, as
-    # ``pgnfen.filter`` checks them, rather than on a worker.
-    for argument, value in (("classes", classes), ("tags", tags), ("speeds", speeds)):
-        if isinstance(value, (str, bytes)):
-            raise TypeError(f"argument '{argument}': a list of str, not one str ({value!r})")
-    # By length, as pgnfen.filter has it (a numpy array has no truth value).
-    if moves is None and all(v is None or len(v) == 0 for v in (classes, tags, chess960_positions, speeds)):
-        raise UsageError("filter() needs classes, chess960_positions, tags, speeds or moves")
+    # The arguments are checked here, before any folder is made, with the
+    # errors ``pgnfen.filter`` raises, rather than on a worker.
     _pgnfen.check_selection(classes, tags, chess960_positions, speeds, moves)
     out_dir = os.fsdecode(os.fspath(out_dir))
     _refuse_impossible_name(out_dir)

@@ -509,16 +509,7 @@ fn filter_games(
     let rest = paths::optional(rest)?;
     let (options, call) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
-    let selection = selection(classes, tags, chess960_positions, speeds)?;
-    // An empty list selects nothing more than no list: the same message.
-    if selection.is_empty() && moves.is_none() {
-        return Err(crate::errors::usage(
-            "filter() needs classes, chess960_positions, tags, speeds or moves",
-        ));
-    }
-    if moves.is_none() || !selection.is_empty() {
-        selection.validate("filter").map_err(selection_error)?;
-    }
+    let selection = filter_selection(classes, tags, chess960_positions, speeds, moves)?;
     // (After the selection's errors, as the command line has them.)
     if rest.as_ref() == Some(&output) {
         return Err(crate::errors::usage(format!(
@@ -545,6 +536,28 @@ fn filter_games(
 
 /// A selection's error in the words of Python's arguments where the
 /// library's message names the command line's flags.
+/// What `filter()` and a Dask `filter` keep: the selection, refused when it
+/// selects nothing and there is no replay either (an empty list selects
+/// nothing more than no list: the same message), or when it is wrong.
+pub(crate) fn filter_selection(
+    classes: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+    chess960_positions: Option<Vec<Position>>,
+    speeds: Option<Vec<String>>,
+    moves: Option<pgnfen::moves::MovesMode>,
+) -> PyResult<pgnfen::filter::Selection> {
+    let selection = selection(classes, tags, chess960_positions, speeds)?;
+    if selection.is_empty() && moves.is_none() {
+        return Err(crate::errors::usage(
+            "filter() needs classes, chess960_positions, tags, speeds or moves",
+        ));
+    }
+    if !selection.is_empty() {
+        selection.validate("filter").map_err(selection_error)?;
+    }
+    Ok(selection)
+}
+
 pub(crate) fn selection_error(e: Error) -> PyErr {
     match e {
         Error::Usage(pgnfen::Usage::PositionsWithoutChess960 { .. }) => crate::errors::usage(

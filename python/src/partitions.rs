@@ -11,7 +11,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use pgnfen::export::{self, ExportOptions, TagColumns};
-use pgnfen::filter::Selection;
 use pgnfen::partition::{self, Bases, Kind, Outcome, Partition, Start, Verdict};
 use pgnfen::pipeline::output::Output;
 
@@ -302,40 +301,24 @@ pub fn partition_stats<'py>(
     ))
 }
 
-/// The selection of `partition_filter`: `classes` and `tags` as
-/// `pgnfen.filter` takes them, a `UsageError` for a bad one or for none at
-/// all (`moves` alone selects, as `filter --moves` does: the games whose
-/// moves fit their start).
-fn selection(
-    classes: Option<Vec<String>>,
-    tags: Option<Vec<String>>,
-    chess960_positions: Option<Vec<crate::Position>>,
-    speeds: Option<Vec<String>>,
-    moves: Option<pgnfen::moves::MovesMode>,
-) -> PyResult<Selection> {
-    let selection = crate::selection(classes, tags, chess960_positions, speeds)?;
-    let checked = if moves.is_some() && selection.is_empty() {
-        selection.selector.validate()
-    } else {
-        selection.validate("filter")
-    };
-    checked.map_err(crate::selection_error)?;
-    Ok(selection)
-}
-
 /// Checks a selection as `partition_filter` takes it, so that a mistake is
 /// found on the client before any partition runs.
 #[pyfunction]
 #[pyo3(signature = (classes=None, tags=None, chess960_positions=None, speeds=None, moves=None))]
 pub fn check_selection(
-    classes: Option<Vec<String>>,
-    tags: Option<Vec<String>>,
+    classes: Option<crate::StrList>,
+    tags: Option<crate::StrList>,
     chess960_positions: Option<Vec<crate::Position>>,
-    speeds: Option<Vec<String>>,
+    speeds: Option<crate::StrList>,
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     let moves = crate::moves_mode(moves)?;
-    selection(classes, tags, chess960_positions, speeds, moves).map(drop)
+    let (classes, tags, speeds) = (
+        crate::names(classes),
+        crate::names(tags),
+        crate::names(speeds),
+    );
+    crate::filter_selection(classes, tags, chess960_positions, speeds, moves).map(drop)
 }
 
 /// Checks the `tags`, `speeds` and `moves` of `partition_stats`, so that a
@@ -343,12 +326,12 @@ pub fn check_selection(
 #[pyfunction]
 #[pyo3(signature = (tags=None, speeds=None, moves=None))]
 pub fn check_stats_selection(
-    tags: Option<Vec<String>>,
-    speeds: Option<Vec<String>>,
+    tags: Option<crate::StrList>,
+    speeds: Option<crate::StrList>,
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     crate::moves_mode(moves)?;
-    crate::selector(tags, speeds)?
+    crate::selector(crate::names(tags), crate::names(speeds))?
         .with_time_control()
         .validate()
         .map_err(|e| crate::errors::usage(e.to_string()))
@@ -383,7 +366,7 @@ pub fn partition_filter<'py>(
     let part = partition(&tuple)?;
     let output = crate::paths::path(output)?;
     let (run, notes) = crate::with_notes(options(threads)?);
-    let selection = selection(classes, tags, chess960_positions, speeds, moves)?;
+    let selection = crate::filter_selection(classes, tags, chess960_positions, speeds, moves)?;
     let staged = output.display().to_string();
     let name = match shown {
         Some(shown) => crate::paths::path(shown)?.display().to_string(),

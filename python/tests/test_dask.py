@@ -913,6 +913,25 @@ def test_arguments_are_checked_before_any_work(tmp_path):
     with pytest.raises(pgnfen.UsageError, match="not a possible file name"):
         pgnfen.stats("a\0b")
     assert not (tmp_path / "never").exists()
+    # What is no list of str on one machine is none on the cluster either,
+    # with the same error: not taken as a list, nor a dict as its keys.
+    for wrong in ((x for x in ["Event~."]), {"Event~.": 1}, {"Event~."}, "Event~."):
+        with pytest.raises(TypeError) as one:
+            pgnfen.stats(src, tags=wrong)
+        with pytest.raises(TypeError) as cluster:
+            pgnfen.dask.stats([src], tags=wrong, client=none)
+        assert str(cluster.value) == str(one.value)
+        with pytest.raises(TypeError) as one:
+            pgnfen.filter(src, output=tmp_path / "never.pgn", tags=wrong)
+        with pytest.raises(TypeError) as cluster:
+            pgnfen.dask.filter([src], tmp_path / "never", tags=wrong, client=none)
+        assert str(cluster.value) == str(one.value)
+    with pytest.raises(pgnfen.UsageError) as one:
+        pgnfen.filter(src, output=tmp_path / "never.pgn")
+    with pytest.raises(pgnfen.UsageError) as cluster:
+        pgnfen.dask.filter([src], tmp_path / "never", client=none)
+    assert str(cluster.value) == str(one.value)
+    assert not (tmp_path / "never").exists()
     # A size beyond any file: one partition per file.
     assert len(pgnfen.dask.partitions([src, src], partition_size=2**64)) == 2
 
