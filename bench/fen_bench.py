@@ -22,6 +22,10 @@ DEFAULT = os.path.join(CORPUS, "generated", "positions.fen")
 
 
 def main():
+    # No options: -h or --help (or any other word with a dash) prints the
+    # usage instead of being taken for a file.
+    if any(a.startswith("-") for a in sys.argv[1:]):
+        sys.exit(__doc__)
     path = sys.argv[1] if len(sys.argv) > 1 else (DEFAULT if os.path.exists(DEFAULT) else os.path.join(ROOT, "samples", "positions.fen"))
     subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "fen_speed"], cwd=ROOT, check=True)
     out = subprocess.run([os.path.join(ROOT, "target", "release", "examples", "fen_speed"), path, "3"], capture_output=True, text=True, check=True).stdout

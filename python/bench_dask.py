@@ -34,6 +34,10 @@ def timed(cmd, shell=False):
 
 
 def main():
+    # No options: -h or --help (or any other word with a dash) prints the
+    # usage instead of being taken for a file.
+    if len(sys.argv) < 2 or any(a.startswith("-") for a in sys.argv[1:]):
+        sys.exit(__doc__)
     path = sys.argv[1]
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     size = int(sys.argv[3] if len(sys.argv) > 3 else 32) << 20

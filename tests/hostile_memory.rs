@@ -195,6 +195,37 @@ fn counts_stay_exact_past_the_kept_tags() {
     assert!(v["problems"].get("duplicate-tag").is_none(), "{v}");
 }
 
+/// A FEN value longer than a chunk can hold is not read at all: the game is
+/// malformed, and every command says why (not "empty FEN", which is what
+/// the classifier sees of it).
+#[test]
+fn a_fen_value_too_long_to_read_is_reported_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "long-fen.pgn", |f| {
+        write!(f, "[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"").unwrap();
+        for _ in 0..6_000_000 {
+            f.write_all(b"8/").unwrap();
+        }
+        write!(f, "\"]\n\n*\n").unwrap();
+    });
+    let path = path.to_str().unwrap();
+    let said = "error[fen-syntax]: the FEN value is too long to read";
+    let out = common::run(&["check", path]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(said), "{}", &text[..text.len().min(300)]);
+    let out = common::run(&["convert", "--to", "shredder", "-o", "/dev/null", path]);
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("error[fen-syntax]: FEN left unchanged: the FEN value is too long to read"),
+        "{}",
+        &text[..text.len().min(300)]
+    );
+    let out = common::run(&["stats", "--format", "json", path]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["classes"]["malformed"], 1, "{v}");
+}
+
 /// Each `.xz` output has an encoder of its own, which takes its memory as
 /// its dictionary fills: a `split` by class of the 1 GB benchmark archive
 /// took 191 MiB (six files at 32 MiB), one into every class and speed could

@@ -652,9 +652,10 @@ fn an_input_without_tag_lines_is_warned_about_by_name() {
     );
     let quiet = run(&["-q", "stats", binary.to_str().unwrap()]);
     assert!(!stderr(&quiet).contains("warning"));
-    // An empty input, or one of blank lines, has no tag line either: it is
-    // warned about, the note saying that it holds no game.
-    for empty in [&b""[..], b"\n \r\n\n"] {
+    // An empty input, or one of blank lines (after its byte-order mark, if
+    // any), has no tag line either: it is warned about, the note saying that
+    // it holds no game.
+    for empty in [&b""[..], b"\n \r\n\n", b"\xEF\xBB\xBF", b"\xEF\xBB\xBF\r\n"] {
         let out = run_stdin(&["stats", "--format", "json"], empty);
         assert!(out.status.success());
         assert!(

@@ -160,6 +160,7 @@ __all__ = [
     "filter",
     "games",
     "scan",
+    "scan_stream",
     "split",
     "stats",
 ]

@@ -340,6 +340,7 @@ __all__ = [
     "filter",
     "games",
     "scan",
+    "scan_stream",
     "split",
     "stats",
 ]

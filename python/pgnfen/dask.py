@@ -293,6 +293,25 @@ def _warn_as_one_machine(parts, resolved):
         no_tag_line(*current)
 
 
+def _warn_unseen_tags(parts, resolved):
+    """The warning one machine gives after its run for each tag that ``tags``
+    names and no game held (a misspelled name, most often), with the
+    closest tag name the files hold: for the tags that no partition's games
+    held."""
+    unseen = None
+    for outcome, _ in resolved:
+        # A partition that owns no game (its outcome made by the walk) saw
+        # nothing to tell.
+        names = outcome.get("unseen") if outcome is not None else None
+        if names is not None:
+            unseen = names if unseen is None else [n for n in unseen if n in names]
+    if not unseen:
+        return
+    paths = dict.fromkeys(part[0] for part in parts)
+    for message in _pgnfen.unseen_tag_warnings(unseen, "tags=", *paths):
+        warnings.warn(InputWarning(message), stacklevel=3)
+
+
 def _stats_task(slot, part, at, own_nothing, tags=None, speeds=None, moves=None):
     import json
 
@@ -350,6 +369,7 @@ def stats(paths, client=None, partition_size=None, tags=None, speeds=None, moves
         task = functools.partial(_stats_task, tags=tags, speeds=speeds, moves=moves)
     resolved = _resolve(client, parts, task)
     _warn_as_one_machine(parts, resolved)
+    _warn_unseen_tags(parts, resolved)
     for _, counts in resolved:
         if counts is not None:
             _add_stats(total, counts)
@@ -785,6 +805,7 @@ def filter(
             _clean_up(staging, succeeded, made)
             os.close(lock)
     _warn_as_one_machine(parts, resolved)
+    _warn_unseen_tags(parts, resolved)
     return [os.path.join(out_dir, name) for name in names]
 
 

@@ -70,8 +70,13 @@ pub fn split(
         selector,
         run,
     };
-    let summary = interrupt::run(py, &call, move || pgnfen::split::run(&inputs, &options))?
-        .map_err(command_error)?;
+    let notes = call.notes.clone();
+    let summary = interrupt::run(py, &call, move || {
+        let summary = pgnfen::split::run(&inputs, &options)?;
+        notes.unseen_tags(&options.selector, &inputs, "tags=");
+        Ok::<_, Error>(summary)
+    })?
+    .map_err(command_error)?;
     let counts = PyDict::new(py);
     for (path, games) in &summary.files {
         // As `os.fsdecode` has it: a name that is not UTF-8 comes back as
@@ -168,6 +173,7 @@ pub fn export_table(
     check_inputs_exist(&inputs).map_err(command_error)?;
     let (pipeline, call) = cancellable(threads)?;
     let name = output.display().to_string();
+    let notes = call.notes.clone();
     let summary = interrupt::run(
         py,
         &call,
@@ -177,7 +183,9 @@ pub fn export_table(
                 .cancelled_by(pipeline.cancel.clone());
             let columns = pgnfen::export::columns(&inputs, &export_options, &pipeline)?;
             let batches = pgnfen::export::batches(&inputs, columns, &export_options, &pipeline);
-            Ok(pgnfen::export::write(batches, format, out)?)
+            let summary = pgnfen::export::write(batches, format, out)?;
+            notes.unseen_tags(&export_options.selector, &inputs, "where=");
+            Ok(summary)
         },
     )?
     .map_err(command_error)?;

@@ -154,6 +154,31 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Position {
     }
 }
 
+/// The ``chess960_positions`` argument: a list (any sequence) of position
+/// numbers. `bytes` is a sequence of numbers too, but never meant as one
+/// (`b"518"` would be positions 53, 49 and 56): a `TypeError`, as one `str`
+/// is for the lists of names.
+pub(crate) struct Positions(Vec<u16>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Positions {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Positions> {
+        if obj.is_instance_of::<pyo3::types::PyBytes>()
+            || obj.is_instance_of::<pyo3::types::PyByteArray>()
+        {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "argument 'chess960_positions': expected a list of int, not {}",
+                obj.get_type().name()?
+            )));
+        }
+        let positions: Vec<Position> = obj.extract()?;
+        Ok(Positions(
+            positions.into_iter().map(|Position(n)| n).collect(),
+        ))
+    }
+}
+
 impl<'a, 'py> FromPyObject<'a, 'py> for Threads {
     type Error = PyErr;
 
@@ -443,6 +468,7 @@ fn stats(
     let (options, call) = cancellable(threads)?;
     let moves = moves_mode(moves)?;
     let selector = selector(tags, speeds)?;
+    let notes = call.notes.clone();
     let json = interrupt::run(py, &call, move || -> PyResult<Vec<u8>> {
         let options = pgnfen::stats::Options {
             moves,
@@ -450,6 +476,7 @@ fn stats(
             run: options,
         };
         let counts = pgnfen::stats::run(&inputs, &options).map_err(command_error)?;
+        notes.unseen_tags(&options.selector, &inputs, "tags=");
         let mut json = Vec::new();
         counts
             .write_json(&mut json)
@@ -498,7 +525,7 @@ fn filter_games(
     classes: Option<StrList>,
     tags: Option<StrList>,
     rest: Option<&Bound<'_, PyAny>>,
-    chess960_positions: Option<Vec<Position>>,
+    chess960_positions: Option<Positions>,
     speeds: Option<StrList>,
     threads: Option<crate::Threads>,
     moves: Option<&Bound<'_, PyAny>>,
@@ -524,9 +551,13 @@ fn filter_games(
         moves,
         run: options,
     };
-    let filter::Summary { games, kept } =
-        interrupt::run(py, &call, move || filter::run(&inputs, &options))?
-            .map_err(command_error)?;
+    let notes = call.notes.clone();
+    let filter::Summary { games, kept } = interrupt::run(py, &call, move || {
+        let summary = filter::run(&inputs, &options)?;
+        notes.unseen_tags(&options.selection.selector, &inputs, "tags=");
+        Ok::<_, Error>(summary)
+    })?
+    .map_err(command_error)?;
     let counts = PyDict::new(py);
     counts.set_item("games", games)?;
     counts.set_item("kept", kept)?;
@@ -542,7 +573,7 @@ fn filter_games(
 pub(crate) fn filter_selection(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
-    chess960_positions: Option<Vec<Position>>,
+    chess960_positions: Option<Positions>,
     speeds: Option<Vec<String>>,
     moves: Option<pgnfen::moves::MovesMode>,
 ) -> PyResult<pgnfen::filter::Selection> {
@@ -573,15 +604,11 @@ pub(crate) fn selection_error(e: Error) -> PyErr {
 pub(crate) fn selection(
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
-    chess960_positions: Option<Vec<Position>>,
+    chess960_positions: Option<Positions>,
     speeds: Option<Vec<String>>,
 ) -> PyResult<Selection> {
     let selector = selector(tags, speeds)?;
-    let positions: Vec<u16> = chess960_positions
-        .unwrap_or_default()
-        .into_iter()
-        .map(|Position(n)| n)
-        .collect();
+    let positions = chess960_positions.map_or_else(Vec::new, |Positions(p)| p);
     // None: every class; with positions, only Chess960 games (they alone
     // have one).
     let classes: Vec<Class> = choices("classes", classes)?;
@@ -1047,6 +1074,7 @@ fn _pgnfen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partitions::partition_stats, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_filter, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::check_selection, m)?)?;
+    m.add_function(wrap_pyfunction!(partitions::unseen_tag_warnings, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_rows, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::check_stats_selection, m)?)?;
     m.add_function(wrap_pyfunction!(partitions::partition_unchanged, m)?)?;

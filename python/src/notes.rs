@@ -18,7 +18,8 @@ use std::ffi::CString;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use pgnfen::pipeline::Watch;
+use pgnfen::pipeline::{Input, Watch};
+use pgnfen::select::Selector;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -52,6 +53,17 @@ impl Notes {
     /// The notes of a new call.
     pub(crate) fn new() -> Arc<Notes> {
         Arc::new(Notes::default())
+    }
+
+    /// After a run that selected games: a note for each tag of `selector`'s
+    /// expressions that no game held (most often a misspelled name), with the
+    /// closest name the inputs hold, as the command line warns after its
+    /// run. `named_by`: the argument that named the tag (`tags=`).
+    pub(crate) fn unseen_tags(&self, selector: &Selector, inputs: &[Input], named_by: &str) {
+        for (name, near) in selector.unseen(inputs) {
+            let warning = pgnfen::select::unseen_tag_warning(&name, near.as_deref(), named_by);
+            self.note(&warning);
+        }
     }
 
     /// The notes kept so far as lines, and the count of those left out as a

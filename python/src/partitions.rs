@@ -8,13 +8,14 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyTuple};
 
 use pgnfen::export::{self, ExportOptions, TagColumns};
 use pgnfen::partition::{self, Bases, Kind, Outcome, Partition, Start, Verdict};
 use pgnfen::pipeline::output::Output;
 
 use pgnfen::Error;
+use pgnfen::select::Selector;
 
 use crate::scan::ArrowStream;
 use crate::{command_error, options};
@@ -109,14 +110,18 @@ fn start(at: Option<u64>) -> Start {
 
 /// The outcome as a dict, with the run's `notes`: what one machine would
 /// warn about as it read (a zip's members in which no tag line is found),
-/// for the client to give.
+/// for the client to give; and the tags of the selection's expressions
+/// that none of the partition's games held (`unseen`), which the client
+/// warns about when no partition saw them.
 fn outcome_dict<'py>(
     py: Python<'py>,
     o: &Outcome,
     notes: &crate::notes::Notes,
+    selector: &Selector,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("notes", notes.take_lines())?;
+    d.set_item("unseen", selector.unseen_names())?;
     d.set_item("first", o.first)?;
     d.set_item("next", o.next)?;
     d.set_item("decoded_len", o.decoded_len)?;
@@ -296,7 +301,7 @@ pub fn partition_stats<'py>(
     })
     .map_err(command_error)?;
     Ok((
-        outcome_dict(py, &o, &notes)?,
+        outcome_dict(py, &o, &notes, &selector)?,
         String::from_utf8_lossy(&json).into_owned(),
     ))
 }
@@ -308,7 +313,7 @@ pub fn partition_stats<'py>(
 pub fn check_selection(
     classes: Option<crate::StrList>,
     tags: Option<crate::StrList>,
-    chess960_positions: Option<Vec<crate::Position>>,
+    chess960_positions: Option<crate::Positions>,
     speeds: Option<crate::StrList>,
     moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
@@ -353,7 +358,7 @@ pub fn partition_filter<'py>(
     at: Option<u64>,
     classes: Option<Vec<String>>,
     tags: Option<Vec<String>>,
-    chess960_positions: Option<Vec<crate::Position>>,
+    chess960_positions: Option<crate::Positions>,
     speeds: Option<Vec<String>>,
     own_nothing: bool,
     more_inputs_follow: bool,
@@ -393,7 +398,31 @@ pub fn partition_filter<'py>(
         }
         e => command_error(e),
     })?;
-    Ok((outcome_dict(py, &o, &notes)?, kept))
+    Ok((outcome_dict(py, &o, &notes, &selection.selector)?, kept))
+}
+
+/// The warnings one machine gives after a run in which no game held the
+/// tags `names` (those no partition's games held), each with the closest
+/// tag name at the start of `paths`. `named_by`: the argument (`tags=`).
+#[pyfunction]
+#[pyo3(signature = (names, named_by, *paths))]
+pub fn unseen_tag_warnings(
+    py: Python<'_>,
+    names: Vec<String>,
+    named_by: &str,
+    paths: &Bound<'_, PyTuple>,
+) -> PyResult<Vec<String>> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let inputs = crate::inputs(paths, "unseen_tag_warnings")?;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let closest =
+        crate::interrupt::detach(py, || pgnfen::select::closest_tag_names(&names, &inputs));
+    Ok(closest
+        .into_iter()
+        .map(|(name, near)| pgnfen::select::unseen_tag_warning(&name, near.as_deref(), named_by))
+        .collect())
 }
 
 /// The rows of `export` for the games a partition owns, from its resolved

@@ -19,6 +19,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 
 use pgnfen::export::{self, Batches, ExportOptions, TagColumns};
+use pgnfen::pipeline::Input;
+use pgnfen::select::Selector;
 
 use crate::iterators::Owner;
 use crate::{cancellable, command_error, inputs, interrupt};
@@ -32,6 +34,9 @@ pub struct ArrowStream {
     /// The call of `scan()`: its flag stops the run, its notes are given as
     /// batches are taken (none for a Dask partition's stream).
     call: Option<interrupt::Call>,
+    /// The selection of `scan()`'s run and its inputs: once the stream has
+    /// ended, a tag its expressions named that no game held is warned about.
+    selected: Option<(Selector, Vec<Input>)>,
     /// The process whose threads make the batches.
     owner: Owner,
 }
@@ -84,6 +89,7 @@ impl ArrowStream {
             schema: batches.schema(),
             batches: Some(batches),
             call: None,
+            selected: None,
             owner: Owner::here(),
         }
     }
@@ -256,6 +262,14 @@ impl ArrowStream {
                 }
                 Some(None) => {
                     self.batches = None;
+                    if let (Some(call), Some((selector, inputs))) =
+                        (&self.call, self.selected.take())
+                    {
+                        let notes = &call.notes;
+                        crate::interrupt::detach(py, || {
+                            notes.unseen_tags(&selector, &inputs, "where=");
+                        });
+                    }
                     self.give_notes(py)?;
                     return Ok(None);
                 }
@@ -286,6 +300,14 @@ pub(crate) fn tag_columns(tags: Option<&Bound<'_, PyAny>>) -> PyResult<TagColumn
 
 /// The native half of ``pgnfen.scan``: starts the export and returns its
 /// stream (``pgnfen.scan`` wraps it in a ``pyarrow.RecordBatchReader``).
+/// Without pyarrow: any reader of the Arrow PyCapsule interface takes the
+/// stream (``__arrow_c_stream__``) or its batches one at a time.
+///
+/// >>> stream = pgnfen.scan_stream("samples/mixed.pgn", tags=["White", "Black"])
+/// >>> stream.column_names[-3:]
+/// ['White', 'Black', 'other_tags']
+/// >>> stream.next_batch() is not None
+/// True
 #[pyfunction]
 #[pyo3(signature = (*paths, tags=None, threads=None, encoding=None, r#where=None, speeds=None))]
 // Written out: PyO3 renders the default of a raw identifier as `...`.
@@ -328,6 +350,7 @@ pub fn scan_stream(
         schema: batches.schema(),
         batches: Some(batches),
         call: Some(call),
+        selected: Some((export_options.selector, inputs)),
         owner: Owner::here(),
     })
 }

@@ -570,6 +570,38 @@ def test_files_without_a_tag_line_are_warned_about_as_on_one_machine(client, tmp
     )
 
 
+def test_a_tag_no_partition_held_is_warned_about_as_on_one_machine(client, tmp_path):
+    import warnings
+
+    # `Rare` is in one game of the second file only: most partitions never
+    # see it, and no warning comes for it; `event` (for `Event`) and `Xyzzy`
+    # no partition sees, and each is warned about once, as on one machine.
+    game = b'[Event "Club"]\n[White "a"]\n[Black "b"]\n[Result "*"]\n\n1. e4 *\n\n'
+    first, second = tmp_path / "first.pgn", tmp_path / "second.pgn"
+    first.write_bytes(game * 60)
+    second.write_bytes(game * 40 + b'[Event "Club"]\n[Rare "x"]\n\n*\n\n' + game * 20)
+    paths = [first, second]
+
+    def given(call):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        return [str(w.message) for w in caught if issubclass(w.category, pgnfen.InputWarning)]
+
+    tags = ["event~C", "Rare=x", "Xyzzy!=1"]
+    one_machine = given(lambda: pgnfen.stats(*paths, tags=tags))
+    assert one_machine == [
+        "no game held the tag event named by tags= (tag names are case-sensitive); did you mean Event?",
+        "no game held the tag Xyzzy named by tags= (tag names are case-sensitive)",
+    ]
+    assert given(lambda: pgnfen.dask.stats(paths, client=client, partition_size=1 << 10, tags=tags)) == one_machine
+    out = tmp_path / "out"
+    assert given(lambda: pgnfen.dask.filter(paths, out, tags=tags, client=client, partition_size=1 << 10)) == one_machine
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pgnfen.InputWarning)
+        pgnfen.dask.stats(paths, client=client, partition_size=1 << 10, tags=["Rare=x", "Event~C"])
+
+
 TERMINATED = '''
 import signal, sys, warnings
 import pgnfen.dask

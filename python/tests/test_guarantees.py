@@ -705,6 +705,35 @@ def test_a_call_gives_only_its_own_warnings(tmp_path):
     assert len(rest) == pgnfen.stats(SAMPLES / "mixed.pgn")["games"]
 
 
+def test_a_tag_no_game_held_is_an_input_warning_in_every_selecting_call(tmp_path):
+    # A misspelled name selects nothing (or everything, for != and !~) and
+    # says nothing else: as on the command line, a warning after the run
+    # names the tag and the closest name the inputs hold.
+    mixed = SAMPLES / "mixed.pgn"
+    calls = [
+        ("tags=", lambda: pgnfen.stats(mixed, tags=["event~a"])),
+        ("tags=", lambda: pgnfen.filter(mixed, output=tmp_path / "o.pgn", tags=["event~a"])),
+        ("tags=", lambda: pgnfen.split(mixed, template=tmp_path / "{class}.pgn", tags=["event~a"])),
+        ("where=", lambda: pgnfen.export(mixed, output=tmp_path / "h.csv", where=["event~a"])),
+        # pyarrow is one of the test extra's packages.
+        ("where=", lambda: pgnfen.scan(mixed, where=["event~a"]).read_all()),
+    ]
+    for named_by, call in calls:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        given = [str(w.message) for w in caught if issubclass(w.category, pgnfen.InputWarning)]
+        assert given == [
+            f"no game held the tag event named by {named_by} (tag names are case-sensitive); did you mean Event?"
+        ], (named_by, given)
+    # A tag some game held, or a name near none the inputs hold.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pgnfen.InputWarning)
+        assert pgnfen.stats(mixed, tags=["Event~a", "Event!=x"])["games"] > 0
+    with pytest.warns(pgnfen.InputWarning, match=r"the tag Xyzzy named by tags= \(tag names are case-sensitive\)$"):
+        assert pgnfen.stats(mixed, tags=["Xyzzy!=1"])["unmatched"] == 0
+
+
 def test_a_fen_that_convert_leaves_unchanged_is_an_input_warning(tmp_path):
     pgn = tmp_path / "inner.pgn"
     pgn.write_bytes(

@@ -582,6 +582,10 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
         pgnfen.stats(path, threads=True)
     with pytest.raises(TypeError, match="chess960_positions takes an int, not a bool"):
         pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=[True])
+    # bytes is a sequence of ints too, never meant as positions (b"518").
+    for positions in (b"518", bytearray(b"1")):
+        with pytest.raises(TypeError, match="chess960_positions': expected a list of int, not"):
+            pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=positions)
     # As -j on the command line: at most 1,024 threads.
     with pytest.raises(pgnfen.UsageError, match="at most 1024"):
         pgnfen.stats(path, threads=1025)

@@ -178,12 +178,7 @@ pub fn warn_unseen_tags(global: &Global, exprs: &[pgnfen::select::TagExpr], inpu
         return;
     }
     for (name, near) in pgnfen::TagExpr::unseen(exprs, inputs) {
-        let hint = match near {
-            Some(near) => format!("; did you mean {near}?"),
-            None => String::new(),
-        };
-        say!(
-            "pgnfen: warning: no game held the tag {name} named by --tag (tag names are case-sensitive){hint}"
-        );
+        let warning = pgnfen::select::unseen_tag_warning(&name, near.as_deref(), "--tag");
+        say!("pgnfen: warning: {warning}");
     }
 }

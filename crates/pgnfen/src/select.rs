@@ -267,18 +267,7 @@ impl TagExpr {
         exprs: &[TagExpr],
         inputs: &[crate::pipeline::Input],
     ) -> Vec<(String, Option<String>)> {
-        let unseen = unseen_names(exprs);
-        if unseen.is_empty() {
-            return Vec::new();
-        }
-        let seen = tag_names_at_start(inputs);
-        unseen
-            .into_iter()
-            .map(|name| {
-                let near = closest(name, seen.iter().map(String::as_str)).map(str::to_string);
-                (name.to_string(), near)
-            })
-            .collect()
+        closest_tag_names(&unseen_names(exprs), inputs)
     }
 
     /// Notes that a game held the tag. A load before the store: once set, the
@@ -391,6 +380,20 @@ impl Selector {
         self
     }
 
+    /// The tags of this selector's expressions that no game of its finished
+    /// runs held, each with the closest tag name the inputs hold:
+    /// [`TagExpr::unseen`] for the expressions it was made of.
+    pub fn unseen(&self, inputs: &[crate::pipeline::Input]) -> Vec<(String, Option<String>)> {
+        closest_tag_names(&self.unseen_names(), inputs)
+    }
+
+    /// The tags of this selector's expressions that no game of its finished
+    /// runs held, in the order of the expressions, each once: for runs over
+    /// parts of the inputs, where a tag is unseen when no part saw it.
+    pub fn unseen_names(&self) -> Vec<&str> {
+        unseen_names(self.exprs.iter().map(|(_, e)| e))
+    }
+
     /// The speeds a game must have one of (empty: any).
     pub fn speeds(&self) -> &[Speed] {
         &self.speeds
@@ -462,7 +465,47 @@ impl Selector {
 
 /// The tag names no game of a run held: the names of the expressions of
 /// `exprs` (each once, in order) that [`TagExpr::was_seen`] says were never seen.
-pub(crate) fn unseen_names(exprs: &[TagExpr]) -> Vec<&str> {
+/// Each of `names` (tags no game held) with the closest tag name met at the
+/// start of `inputs`, if one is near: `whiteelo` gives `Some("WhiteElo")`.
+pub fn closest_tag_names(
+    names: &[&str],
+    inputs: &[crate::pipeline::Input],
+) -> Vec<(String, Option<String>)> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let seen = tag_names_at_start(inputs);
+    names
+        .iter()
+        .map(|&name| {
+            let near = closest(name, seen.iter().map(String::as_str)).map(str::to_string);
+            (name.to_string(), near)
+        })
+        .collect()
+}
+
+/// The warning about a tag no game held, as every front end words it:
+/// `named_by` is what named the tag (`--tag`, `tags=`), `near` the closest
+/// name the inputs hold.
+///
+/// ```
+/// use pgnfen::select::unseen_tag_warning;
+/// assert_eq!(
+///     unseen_tag_warning("whiteelo", Some("WhiteElo"), "--tag"),
+///     "no game held the tag whiteelo named by --tag (tag names are case-sensitive); \
+///      did you mean WhiteElo?"
+/// );
+/// ```
+pub fn unseen_tag_warning(name: &str, near: Option<&str>, named_by: &str) -> String {
+    let hint = match near {
+        Some(near) => format!("; did you mean {near}?"),
+        None => String::new(),
+    };
+    format!("no game held the tag {name} named by {named_by} (tag names are case-sensitive){hint}")
+}
+
+/// The tags of `exprs` that no game held, each once, in their order.
+pub(crate) fn unseen_names<'a>(exprs: impl IntoIterator<Item = &'a TagExpr>) -> Vec<&'a str> {
     let mut names: Vec<&str> = Vec::new();
     for e in exprs {
         if !e.was_seen() && !names.contains(&e.name.as_str()) {
@@ -765,6 +808,41 @@ mod tests {
         assert!(!s.matches(|i| values[i]));
         assert!(exprs.iter().all(TagExpr::was_seen));
         assert!(unseen_names(&exprs).is_empty());
+    }
+
+    #[test]
+    fn a_selector_names_its_unseen_tags_once_in_order() {
+        let exprs: Vec<_> = ["event~a", "WhiteElo>=2500", "event!=b", "Xyzzy=1"]
+            .iter()
+            .map(|e| TagExpr::parse(e).unwrap())
+            .collect();
+        let s = Selector::new(&exprs).with_speeds(&[Speed::Blitz]);
+        assert_eq!(s.unseen_names(), ["event", "WhiteElo", "Xyzzy"]);
+        // A game with WhiteElo (names: event, WhiteElo, Xyzzy, TimeControl).
+        let values = [None, Some(b"2600".as_slice()), None, None];
+        assert!(!s.matches(|i| values[i]));
+        assert_eq!(s.unseen_names(), ["event", "Xyzzy"]);
+        // The closest names come from the inputs' first tag lines; a
+        // stream that cannot be read again gives none.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.pgn");
+        std::fs::write(&path, "[Event \"x\"]\n[WhiteElo \"1\"]\n\n*\n").unwrap();
+        let unseen = s.unseen(&[crate::pipeline::Input::File(path)]);
+        assert_eq!(
+            unseen,
+            [
+                ("event".to_string(), Some("Event".to_string())),
+                ("Xyzzy".to_string(), None)
+            ]
+        );
+        assert_eq!(
+            unseen_tag_warning("event", Some("Event"), "tags="),
+            "no game held the tag event named by tags= (tag names are case-sensitive); did you mean Event?"
+        );
+        assert_eq!(
+            closest_tag_names(&["event"], &[crate::pipeline::Input::Stdin]),
+            [("event".to_string(), None)]
+        );
     }
 
     #[test]

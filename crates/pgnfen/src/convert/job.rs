@@ -222,7 +222,7 @@ impl Job for ConvertJob {
                     line: tag.line,
                     column: column(0),
                     code: Code::FenSyntax,
-                    message: "the FEN value is too long to read".into(),
+                    message: crate::pipeline::game::too_long(tag.name),
                     tags: 1,
                 });
                 continue;

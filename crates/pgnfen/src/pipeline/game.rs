@@ -36,6 +36,7 @@ use std::ops::Range;
 use crate::class::Class;
 use crate::classify::{TagInput, Tally, Verdict, classify, same_tag_value, tally};
 use crate::pgn::scan::{Event, TagName};
+use crate::problem::Problem;
 
 /// The work a command does on each game's header, on the worker threads.
 pub trait Job: Sync {
@@ -191,6 +192,12 @@ impl HeaderTag<'_> {
     }
 }
 
+/// The message of a SetUp, FEN or Variant tag whose value was too long to
+/// read whole (its reading kept none of it).
+pub(crate) fn too_long(name: TagName) -> String {
+    format!("the {} value is too long to read", name.as_str())
+}
+
 /// Characters `text` shows as ([`crate::pgn::tags::shown_chars`]).
 fn chars(text: &[u8]) -> usize {
     crate::pgn::tags::shown_chars(text)
@@ -290,6 +297,14 @@ impl<'a> Header<'a> {
     /// the unlisted duplicates (which make the game malformed).
     pub fn verdict(&self) -> Verdict {
         let mut verdict = self.with_inputs(classify);
+        // A value cut by the reading (longer than a chunk can hold) is
+        // classified as empty: its problem says why, not "empty FEN".
+        for p in &mut verdict.problems {
+            let slot = &self.slots[p.tag];
+            if !slot.complete {
+                p.problem = Problem::new(p.problem.code, 0..0, too_long(slot.name));
+            }
+        }
         let n = self.unlisted();
         if n > 0 {
             verdict.unlisted_duplicates = n;

@@ -798,7 +798,13 @@ fn merge_one<J: Job, S: Sink<J::Game>>(
     if !seen.tag_line {
         let bytes = scanned.chunk.bytes();
         seen.tag_line = has_tag_line(bytes);
-        seen.text |= bytes.iter().any(|b| !b.is_ascii_whitespace());
+        // The input's own byte-order mark is no text (a file of only one
+        // holds no game, as an empty one).
+        let text = match scanned.chunk.offset {
+            0 => bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes),
+            _ => bytes,
+        };
+        seen.text |= text.iter().any(|b| !b.is_ascii_whitespace());
         if seen.tag_line {
             sink.tag_line();
         }
