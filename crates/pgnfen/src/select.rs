@@ -463,8 +463,6 @@ impl Selector {
     }
 }
 
-/// The tag names no game of a run held: the names of the expressions of
-/// `exprs` (each once, in order) that [`TagExpr::was_seen`] says were never seen.
 /// Each of `names` (tags no game held) with the closest tag name met at the
 /// start of `inputs`, if one is near: `whiteelo` gives `Some("WhiteElo")`.
 pub fn closest_tag_names(
@@ -504,7 +502,8 @@ pub fn unseen_tag_warning(name: &str, near: Option<&str>, named_by: &str) -> Str
     format!("no game held the tag {name} named by {named_by} (tag names are case-sensitive){hint}")
 }
 
-/// The tags of `exprs` that no game held, each once, in their order.
+/// The tag names no game of a run held: the names of the expressions of
+/// `exprs` (each once, in order) that [`TagExpr::was_seen`] says were never seen.
 pub(crate) fn unseen_names<'a>(exprs: impl IntoIterator<Item = &'a TagExpr>) -> Vec<&'a str> {
     let mut names: Vec<&str> = Vec::new();
     for e in exprs {
