@@ -157,7 +157,12 @@ fn parse_threads(s: &str) -> Result<usize, String> {
             Options::MAX_THREADS
         )),
         Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
+        // Past usize: as out of range as 1,025.
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(format!(
+            "must be at most {} (leave -j out to use every core)",
+            Options::MAX_THREADS
+        )),
+        Err(_) => Err("must be a whole number of threads, such as 2".into()),
     }
 }
 
@@ -334,13 +339,13 @@ pub struct FilterArgs {
     pub inputs: Vec<PathBuf>,
 }
 
-/// A Chess960 start position number, with a message in words (not Rust range syntax).
+/// A Chess960 start position number, with a message in words (not Rust range
+/// syntax); clap quotes the value before it.
 fn parse_chess960_position(s: &str) -> Result<u16, String> {
     match s.trim().parse::<u16>() {
         Ok(n) if n < pgnfen::fen::chess960::POSITIONS => Ok(n),
-        _ => Err(format!(
-            "{s:?} is not a Chess960 start position number (0 to 959)"
-        )),
+        _ if s.is_empty() => Err("an empty item in the list (a comma too many?)".into()),
+        _ => Err("not a Chess960 start position number (0 to 959)".into()),
     }
 }
 

@@ -565,6 +565,20 @@ fn summary_counts_read_like_english() {
         stdout.contains("  setup-without-fen    error    1\n"),
         "{stdout}"
     );
+    // Warnings counted but not listed: the summary says how to list them.
+    let warned = "[Event \"a\"]\n[SetUp \"1\"]\n\
+                  [FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\"]\n\n*\n";
+    let out = run_stdin(&["check"], warned.as_bytes());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let read = stdout.lines().find(|l| l.contains(" read; ")).unwrap();
+    assert!(
+        read.starts_with("1 game read; 0 with errors, 1 with warnings ("),
+        "{read}"
+    );
+    assert!(read.ends_with("s); --warnings lists them"), "{read}");
+    let out = run_stdin(&["check", "--warnings"], warned.as_bytes());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(!stdout.contains("--warnings lists"), "{stdout}");
 
     let many = ERROR.repeat(1234);
     let out = run_stdin(&["check", "--format", "json"], many.as_bytes());

@@ -782,3 +782,24 @@ fn every_way_an_input_can_end_keeps_the_next_inputs_games_apart() {
         }
     }
 }
+
+/// Dialects are named in a message as in prose, not by their flag values.
+#[test]
+fn a_castling_prefix_names_the_dialect_it_cannot_be_written_in() {
+    let record = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w sKQkq - 0 1";
+    for (to, name) in [("fen", "classic FEN"), ("shredder", "Shredder-FEN")] {
+        let out = run(&["fen", "--to", to, "-r", record]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "the castling prefix 's' can only be written in X-FEN, not in {name};"
+            )),
+            "{err}"
+        );
+        assert_eq!(
+            out.stdout,
+            format!("{record}\n").as_bytes(),
+            "left as it was"
+        );
+    }
+}

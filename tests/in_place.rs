@@ -257,7 +257,7 @@ fn in_place_refuses_what_it_cannot_rewrite() {
         ),
         (
             vec!["convert", "--to", "shredder", "--in-place", s(dir.path())],
-            "is a directory",
+            "Is a directory",
         ),
         (
             vec!["fen", "--to", "shredder", "--in-place", s(&a), s(&fifo)],

@@ -360,11 +360,21 @@ fn threads_above_1024_are_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty.pgn");
     std::fs::write(&empty, b"").unwrap();
-    for j in ["100000", "1000000", "1025"] {
+    for j in ["100000", "1000000", "1025", "99999999999999999999999"] {
         let run = bin().args(["-j", j, "stats"]).arg(&empty).output().unwrap();
         let err = stderr(&run);
         assert_eq!(run.status.code(), Some(2), "-j {j}: {err}");
         assert!(err.contains("at most 1024"), "-j {j}: {err}");
+    }
+    // Not a number: said in words, not Rust's parse error.
+    for j in ["abc", "2.5", ""] {
+        let run = bin().args(["-j", j, "stats"]).arg(&empty).output().unwrap();
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "-j {j}: {err}");
+        assert!(
+            err.contains("must be a whole number of threads"),
+            "-j {j}: {err}"
+        );
     }
     // At the bound, an empty file returns at once (no thousand threads started).
     let start = Instant::now();
@@ -837,4 +847,25 @@ fn an_encrypted_zip_member_is_named_after_the_members_read_before_it() {
         "{err}"
     );
     assert!(!err.contains("zip::"), "{err}");
+
+    // One cut before its end record (half a download) says so too, from a
+    // file and from a pipe, rather than the library's "Could not find EOCD".
+    let whole = dir.path().join("whole.zip");
+    {
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&whole).unwrap());
+        zip.start_file("a.pgn", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(&b"[Event \"a\"]\n\n1. e4 *\n\n".repeat(200))
+            .unwrap();
+        zip.finish().unwrap();
+    }
+    let bytes = std::fs::read(&whole).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let said = "not a readable zip: its last record, the list of its members, is missing (is it cut short?)";
+    let run = bin().args(["-q", "stats"]).arg(&cut).output().unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(stderr(&run).contains(said), "{}", stderr(&run));
+    let run = run_stdin(&["-q", "stats"], &bytes[..bytes.len() / 2]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(stderr(&run).contains(said), "{}", stderr(&run));
 }

@@ -249,6 +249,19 @@ fn chess960_positions_need_the_chess960_class() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("0 to 959") && !err.contains("0..960"), "{err}");
+    // The value quoted once (by the flag parser), and an empty item named as
+    // the other lists name it.
+    assert!(
+        err.contains("invalid value '960' for '--chess960-position <N[,N...]>': not a Chess960"),
+        "{err}"
+    );
+    let out = run(&["filter", "--chess960-position", "518,", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("an empty item in the list (a comma too many?)"),
+        "{err}"
+    );
     // A position list alone keeps only the Chess960 games from those arrays.
     let out = run(&[
         "filter",

@@ -106,8 +106,12 @@ def _client(client):
     try:
         return default_client()
     except ValueError as e:
-        # Dask's "No clients found": a UsageError (still a ValueError).
-        raise UsageError(f"pgnfen.dask needs a Dask client: pass client= or start one ({e})") from e
+        # Dask's "No clients found": a UsageError (still a ValueError), in
+        # one line (Dask's own text, several, stays as the cause).
+        raise UsageError(
+            "pgnfen.dask needs a Dask client: pass client=, or start one first "
+            "(from dask.distributed import Client; client = Client())"
+        ) from e
 
 
 def _paths(paths):

@@ -64,7 +64,7 @@ pub fn broken_pipe() -> PyErr {
 /// `filename` (the path as given), `strerror` and, for an error of the
 /// operating system, `errno`, as Python's own `OSError`s have them.
 pub fn io_error(file: &str, source: &io::Error) -> PyErr {
-    let message = format!("{file}: {source}");
+    let message = format!("{file}: {}", pgnfen::pipeline::io_words(source));
     let (lock, name) = match source.kind() {
         io::ErrorKind::NotFound => (&MISSING, "MissingFileError"),
         io::ErrorKind::PermissionDenied => (&PERMISSION, "_PermissionError"),
@@ -103,9 +103,5 @@ fn errno(source: &io::Error) -> Option<i32> {
 
 /// The error's words without Rust's ` (os error N)` ending (`errno` holds N).
 fn strerror(source: &io::Error) -> String {
-    let text = source.to_string();
-    match os_error_code(source) {
-        Some(n) => text.replace(&format!(" (os error {n})"), ""),
-        None => text,
-    }
+    pgnfen::pipeline::io_words(source)
 }

@@ -55,6 +55,30 @@ fn command_error(e: Error) -> PyErr {
         }
         // Worded with the `tags` argument, not the command line's `--tags`.
         Error::Usage(pgnfen::Usage::Export(columns)) => columns_error(&columns),
+        // Worded without the command line's `--tag` and `-o`.
+        Error::Usage(pgnfen::Usage::TooManyTags {
+            names,
+            speed_reads_time_control,
+        }) => errors::usage(format!(
+            "the tag expressions name {names} different tags{}; at most {} can be used in one call",
+            if speed_reads_time_control {
+                " (with TimeControl, which speeds are read from)"
+            } else {
+                ""
+            },
+            pgnfen::pgn::scan::MAX_EXTRA_TAGS
+        )),
+        // Only `pgnfen.dask` plans partitions.
+        Error::Usage(pgnfen::Usage::TooManyPartitions { target }) => errors::usage(format!(
+            "partition_size={target} would cut the inputs into more than {} partitions; \
+             ask for larger ones",
+            pgnfen::partition::MAX_PARTITIONS
+        )),
+        Error::Usage(pgnfen::Usage::SplitTemplate { template }) => errors::usage(format!(
+            "split: the template {:?} has neither {{class}} nor {{speed}}; write e.g. \
+             template=\"out/{{class}}.pgn\" or template=\"out/{{speed}}-{{class}}.pgn\"",
+            template.display().to_string()
+        )),
         Error::Usage(usage) => errors::usage(usage.to_string()),
         Error::Io { file, error } => io_error(&file, &error),
         // Only `check()`'s queue is such a function, and its error (the
@@ -164,15 +188,29 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Positions {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Positions> {
+        // (PyO3 puts the argument's name before the message.)
+        let not_a_list = || -> PyResult<PyErr> {
+            Ok(pyo3::exceptions::PyTypeError::new_err(format!(
+                "expected a list of int, not {}",
+                obj.get_type().name()?
+            )))
+        };
         if obj.is_instance_of::<pyo3::types::PyBytes>()
             || obj.is_instance_of::<pyo3::types::PyByteArray>()
         {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "argument 'chess960_positions': expected a list of int, not {}",
-                obj.get_type().name()?
-            )));
+            return Err(not_a_list()?);
         }
-        let positions: Vec<Position> = obj.extract()?;
+        let positions: Vec<Position> = match obj.extract() {
+            Ok(positions) => positions,
+            // A list or tuple whose item is wrong: that item's error.
+            Err(e)
+                if obj.is_instance_of::<pyo3::types::PyList>()
+                    || obj.is_instance_of::<PyTuple>() =>
+            {
+                return Err(e);
+            }
+            Err(_) => return Err(not_a_list()?),
+        };
         Ok(Positions(
             positions.into_iter().map(|Position(n)| n).collect(),
         ))
@@ -595,7 +633,7 @@ pub(crate) fn selection_error(e: Error) -> PyErr {
             "filter(): chess960_positions selects Chess960 games, but classes does not include \
              chess960",
         ),
-        e => crate::errors::usage(e.to_string()),
+        e => command_error(e),
     }
 }
 
@@ -705,6 +743,15 @@ fn convert(
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "convert")?;
     let output = paths::path(output)?;
+    // As the command line refuses `-o` naming one of several inputs.
+    if pgnfen::pipeline::output_among_inputs(&output, &inputs) {
+        return Err(crate::errors::usage(format!(
+            "output={} names one of the {} inputs: the others would be merged into it; \
+             to rewrite each file to itself, convert it alone with output= naming it",
+            output_name(&output),
+            inputs.len()
+        )));
+    }
     let (options, call) = cancellable(threads)?;
     let options = pgnfen::convert::Options {
         to: choice::<Dialect>("to", to)?,

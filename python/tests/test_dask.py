@@ -728,8 +728,11 @@ def test_a_partition_size_that_would_plan_a_partition_a_byte_is_refused(tmp_path
     # plan's memory for nothing. The file of the refusal is not read.
     path = tmp_path / "games.pgn"
     path.write_bytes(b'[Event "a"]\n\n1. e4 *\n\n' * 100_000)
-    with pytest.raises(pgnfen.UsageError, match="more than 1048576 partitions"):
+    with pytest.raises(pgnfen.UsageError) as refused:
         pgnfen.dask.partitions([path], partition_size=1)
+    assert str(refused.value) == (
+        "partition_size=1 would cut the inputs into more than 1048576 partitions; ask for larger ones"
+    )
     assert len(pgnfen.dask.partitions([path], partition_size=4 << 10)) == 538
 
 

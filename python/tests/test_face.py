@@ -91,7 +91,7 @@ def test_a_missing_file_is_file_not_found_and_an_input_error(call, tmp_path):
         call(missing, tmp_path)
     assert isinstance(e.value, pgnfen.InputError)
     assert isinstance(e.value, pgnfen.MissingFileError)
-    assert str(e.value) == f"{missing}: No such file or directory (os error 2)"
+    assert str(e.value) == f"{missing}: No such file or directory"
     # As Python's own OSError has them.
     assert (e.value.errno, e.value.strerror) == (errno.ENOENT, "No such file or directory")
     assert e.value.filename == str(missing)
@@ -186,6 +186,7 @@ def test_dask_without_a_client_is_a_usage_error(tmp_path):
                 call()
             except pgnfen.UsageError as e:
                 assert isinstance(e, ValueError) and "needs a Dask client" in str(e), e
+                assert "\\n" not in str(e), e
             else:
                 raise AssertionError("no error")
         print("ok")
@@ -580,10 +581,21 @@ def test_export_and_scan_selections_refuse_bad_arguments(tmp_path):
         pgnfen.export(MIXED, output=out, where=[3])
     # More tag names than one run can look for: refused, not silently unmatched.
     many = [f"Tag{i}=x" for i in range(65)]
-    with pytest.raises(pgnfen.UsageError, match="65 different tags; at most 64"):
+    with pytest.raises(pgnfen.UsageError, match="65 different tags; at most 64") as refused:
         pgnfen.export(MIXED, output=out, where=many)
+    # In the words of Python's arguments, not the command line's flags.
+    assert "--tag" not in str(refused.value)
     with pytest.raises(pgnfen.UsageError, match="at most 64"):
         pgnfen.scan(MIXED, where=many)
+    with pytest.raises(pgnfen.UsageError, match="at most 64") as refused:
+        pgnfen.stats(MIXED, tags=many[:64], speeds=["blitz"])
+    assert str(refused.value) == (
+        "the tag expressions name 65 different tags (with TimeControl, which speeds are read from); "
+        "at most 64 can be used in one call"
+    )
+    with pytest.raises(pgnfen.UsageError) as refused:
+        pgnfen.split(MIXED, template=tmp_path / "all.pgn")
+    assert "template=" in str(refused.value) and "-o '" not in str(refused.value)
     assert not out.exists()
 
 

@@ -290,6 +290,22 @@ def test_convert_counts():
     assert counts["converted"] >= stats["classes"]["chess960"] and counts["unchanged"] == 0
 
 
+def test_convert_refuses_an_output_that_is_one_of_several_inputs(tmp_path):
+    # It would merge the other inputs into that file, as `convert -o` would
+    # on the command line (which refuses it too); alone, a file may be
+    # rewritten to itself.
+    a, b = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    a.write_bytes((SAMPLES / "chess960.pgn").read_bytes())
+    b.write_bytes((SAMPLES / "crc.pgn").read_bytes())
+    before = a.read_bytes()
+    for output in (a, tmp_path / "." / "a.pgn"):
+        with pytest.raises(pgnfen.UsageError, match=r"names one of the 2 inputs: the others would be merged"):
+            pgnfen.convert(a, b, output=output, to="shredder")
+    assert a.read_bytes() == before
+    pgnfen.convert(a, output=a, to="shredder")
+    assert a.read_bytes() == cli("convert", "--to", "shredder", SAMPLES / "chess960.pgn")
+
+
 # ---- games ----
 
 
@@ -583,9 +599,12 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
     with pytest.raises(TypeError, match="chess960_positions takes an int, not a bool"):
         pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=[True])
     # bytes is a sequence of ints too, never meant as positions (b"518").
-    for positions in (b"518", bytearray(b"1")):
-        with pytest.raises(TypeError, match="chess960_positions': expected a list of int, not"):
+    for positions, name in ((b"518", "bytes"), (bytearray(b"1"), "bytearray"), (5, "int"), (iter([1]), "list_iterator")):
+        with pytest.raises(TypeError) as refused:
             pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=positions)
+        assert str(refused.value) == f"argument 'chess960_positions': expected a list of int, not {name}"
+    with pytest.raises(TypeError, match="chess960_positions takes an int, not a bool"):
+        pgnfen.filter(path, output=tmp_path / "x.pgn", chess960_positions=(1, True))
     # As -j on the command line: at most 1,024 threads.
     with pytest.raises(pgnfen.UsageError, match="at most 1024"):
         pgnfen.stats(path, threads=1025)
@@ -599,7 +618,7 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
     with pytest.raises(IsADirectoryError) as folder:
         pgnfen.stats(tmp_path)
     assert isinstance(folder.value, pgnfen.InputError)
-    assert "is a directory" in str(folder.value)
+    assert "Is a directory" in str(folder.value)
     assert folder.value.errno == errno.EISDIR
     # A path through a file, as Python's open gives it: NotADirectoryError.
     with pytest.raises(NotADirectoryError) as through:

@@ -404,14 +404,15 @@ fn finish<W: Write>(
 
 fn summary(r: &Summary, seconds: f64, warnings: bool) -> String {
     let mut s = format!(
-        "{} read; {} with errors, {} with warnings{} ({seconds:.2}s)\n",
+        "{} read; {} with errors, {} with warnings ({seconds:.2}s){}\n",
         count(r.games, "game", "games"),
         thousands(r.games_with_errors),
         thousands(r.games_with_warnings),
-        if warnings {
+        // Counted but not listed: say how to see them.
+        if warnings || r.games_with_warnings == 0 {
             ""
         } else {
-            " (shown with --warnings)"
+            "; --warnings lists them"
         }
     );
     for code in Code::ALL {

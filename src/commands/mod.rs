@@ -88,22 +88,12 @@ fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
 /// is read, that points to `--in-place` (what such a command line usually
 /// means). With one input, `-o` naming it rewrites it, as documented.
 pub fn refuse_output_among_inputs(output: Option<&Path>, args: &[PathBuf]) -> Result<(), Error> {
-    let Some(output) = output.filter(|p| p.as_os_str() != "-") else {
+    let Some(output) = output else {
         return Ok(());
     };
-    // Standard input counts as one of the inputs merged (`-o a.pgn a.pgn -`).
-    if args.len() < 2 {
-        return Ok(());
-    }
-    // The same file however it is named (`./a.pgn`, a link, another path).
-    let Ok(out) = std::fs::metadata(output) else {
-        return Ok(());
-    };
-    let named = args
-        .iter()
-        .filter(|a| a.as_os_str() != "-")
-        .any(|a| std::fs::metadata(a).is_ok_and(|m| same_file(&m, &out)));
-    if named {
+    // Standard input counts as one of the inputs merged (`-o a.pgn a.pgn -`),
+    // and the same file however it is named (`./a.pgn`, a link).
+    if pgnfen::pipeline::output_among_inputs(output, &inputs(args)) {
         return Err(Error::usage(format!(
             "-o {} names one of the {} inputs: the others would be merged into it; \
              to rewrite each input to itself, use --in-place instead of -o",

@@ -47,8 +47,8 @@ impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::Usage(usage) => usage.fmt(f),
-            Error::Io { file, error } => write!(f, "{file}: {error}"),
-            Error::Report(error) => error.fmt(f),
+            Error::Io { file, error } => write!(f, "{file}: {}", io_words(error)),
+            Error::Report(error) => f.write_str(&io_words(error)),
             Error::BrokenPipe => f.write_str("broken pipe"),
             Error::Cancelled => f.write_str("interrupted: the run was cancelled"),
         }
@@ -151,7 +151,7 @@ pub enum Usage {
     #[error("--in-place rewrites files: standard input cannot be rewritten in place")]
     InPlaceStdin,
     /// `--in-place` given a file whose format cannot be written again.
-    #[error("{}: {reason}", .path.display())]
+    #[error("{}: {}", .path.display(), io_words(.reason))]
     InPlaceFormat {
         /// The file.
         path: PathBuf,
@@ -199,7 +199,7 @@ pub enum Usage {
         ancestor: PathBuf,
     },
     /// A split output whose folder cannot be made.
-    #[error("split: cannot write {}: cannot create the folder {}: {reason}", .path.display(), .folder.display())]
+    #[error("split: cannot write {}: cannot create the folder {}: {}", .path.display(), .folder.display(), io_words(.reason))]
     SplitFolder {
         /// The output file.
         path: PathBuf,
@@ -395,6 +395,52 @@ fn sink_error(e: io::Error) -> Error {
     Error::writing("<output>", e)
 }
 
+/// What an `io::Error` says, without the ` (os error N)` that Rust's
+/// `Display` adds to the system's words (also inside a message that wraps
+/// one): `a.pgn: No such file or directory`, as other programs put it.
+#[doc(hidden)] // for the command line and the Python binding
+pub fn io_words(error: &io::Error) -> String {
+    let text = error.to_string();
+    let mut words = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(" (os error ") {
+        let after = &rest[at + " (os error ".len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        words.push_str(&rest[..at]);
+        if digits > 0 && after[digits..].starts_with(')') {
+            rest = &after[digits + 1..];
+        } else {
+            words.push_str(" (os error ");
+            rest = after;
+        }
+    }
+    words.push_str(rest);
+    words
+}
+
+/// Whether `output` is the same file (however it is named: another
+/// spelling, a link) as one of several `inputs`: writing it would merge
+/// every input into that one file and lose what it held. Standard input
+/// counts among the inputs; with one input, an output naming it rewrites
+/// it, which is allowed. The command line and Python refuse such a
+/// `convert` (and `fen`) before anything is read, each in its own words.
+#[doc(hidden)] // for the command line and the Python binding
+pub fn output_among_inputs(output: &Path, inputs: &[Input]) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if inputs.len() < 2 || output.as_os_str() == "-" {
+        return false;
+    }
+    let Ok(out) = std::fs::metadata(output) else {
+        return false;
+    };
+    inputs.iter().any(|input| match input {
+        Input::File(path) => {
+            std::fs::metadata(path).is_ok_and(|m| m.dev() == out.dev() && m.ino() == out.ino())
+        }
+        _ => false,
+    })
+}
+
 /// Checks every file input before any work starts, so that a missing file is
 /// reported at once rather than after the others were read. Only regular
 /// files are opened here: opening a FIFO would take its writer's first bytes
@@ -420,7 +466,7 @@ pub(crate) fn check_readable(path: &Path) -> io::Result<()> {
     if meta.is_dir() {
         Err(io::Error::new(
             io::ErrorKind::IsADirectory,
-            "is a directory",
+            "Is a directory",
         ))
     } else if meta.is_file() {
         std::fs::File::open(path).map(drop)
@@ -544,6 +590,33 @@ fn selection_flags(command: &str) -> &'static str {
 mod tests {
     use super::*;
     use crate::pipeline::{ReportFailed, cancelled};
+
+    #[test]
+    fn messages_leave_out_the_os_error_codes() {
+        // ENOENT, 2 on every system this builds for.
+        let missing = io::Error::from_raw_os_error(2);
+        let text = Error::Io {
+            file: "a.pgn".into(),
+            error: missing,
+        }
+        .to_string();
+        assert_eq!(text, "a.pgn: No such file or directory");
+        // Inside a message that wraps one, and more than once.
+        let wrapped = io::Error::other(format!(
+            "{} (os error 2); then {} (os error 24)",
+            "No such file", "Too many open files"
+        ));
+        assert_eq!(io_words(&wrapped), "No such file; then Too many open files");
+        // What only looks like one stays.
+        for text in [
+            "a (os error )",
+            "a (os error 2x)",
+            "a (os error 2",
+            "(os error",
+        ] {
+            assert_eq!(io_words(&io::Error::other(text)), text);
+        }
+    }
 
     /// A cancellation is `Cancelled` however it reached the error: from the
     /// run, or from an output's commit (named by the output), and only the

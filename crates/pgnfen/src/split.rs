@@ -490,7 +490,7 @@ mod tests {
         let error = Error::writing("out/blitz-standard.pgn", e);
         assert!(
             error.to_string().starts_with(
-                "out/blitz-standard.pgn: Too many open files (os error 24); split opens each of its 42 files"
+                "out/blitz-standard.pgn: Too many open files; split opens each of its 42 files"
             ),
             "{error}"
         );

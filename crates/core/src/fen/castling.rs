@@ -120,10 +120,10 @@ fn rooks_list(board: &Board, color: Color) -> String {
         .back_rank_rooks(color)
         .map(|f| Square::new(f, rank).to_string())
         .collect();
-    if list.is_empty() {
-        format!("there is no {} rook on rank {}", color.name(), rank + 1)
-    } else {
-        format!("the back rank has rooks on {}", list.join(", "))
+    match list.len() {
+        0 => format!("there is no {} rook on rank {}", color.name(), rank + 1),
+        1 => format!("the back rank has a rook on {}", list[0]),
+        _ => format!("the back rank has rooks on {}", list.join(", ")),
     }
 }
 

@@ -859,8 +859,12 @@ fn judge_10x8(
         let n = board.kings(color).count();
         if n != 1 {
             one_king_each = false;
+            let kings = match n {
+                0 => "no king".to_string(),
+                _ => format!("{n} kings"),
+            };
             problems.push(illegal(format!(
-                "{} has {n} kings; each side needs exactly one king",
+                "{} has {kings}; each side needs exactly one king",
                 color.name()
             )));
         }
@@ -1487,6 +1491,15 @@ mod tests {
         assert_eq!(
             messages("3b1rb1c1/2k3p2p/p1n1Qp4/1pnp1NCPp1/1P2pP1P2/NRk1P5/3PKBP2P/R4B3A w - - 4 37"),
             ["black has 2 kings; each side needs exactly one king"]
+        );
+        // No king: said as on 8x8, on both boards.
+        assert_eq!(
+            messages("4k3/8/8/8/8/8/8/R7 w - - 0 1"),
+            ["white has no king; each side needs exactly one king"]
+        );
+        assert_eq!(
+            messages("4k5/10/10/10/10/10/10/R9 w - - 0 1"),
+            ["white has no king; each side needs exactly one king"]
         );
         // With one king each, the check is still judged.
         assert_eq!(

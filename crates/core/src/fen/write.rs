@@ -178,7 +178,11 @@ fn write_castling(pos: &Position, dialect: Dialect, out: &mut String) -> Result<
             return Err(lossy(format!(
                 "the castling prefix '{}' can only be written in X-FEN, not in {}",
                 prefix.char(),
-                dialect.as_str()
+                match dialect {
+                    Dialect::Fen => "classic FEN",
+                    Dialect::Shredder => "Shredder-FEN",
+                    Dialect::Xfen => "X-FEN",
+                }
             ))
             .with_help("convert with --to xfen"));
         }

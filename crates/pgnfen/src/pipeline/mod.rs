@@ -73,7 +73,7 @@ pub use source::{Compression, Input, Stream, Streams, UnwritableEnding};
 use watch::Reporter;
 pub use watch::{Watch, note_message};
 
-pub use crate::error::{check_inputs_exist, descriptor_metadata};
+pub use crate::error::{check_inputs_exist, descriptor_metadata, io_words, output_among_inputs};
 use spool::Spool;
 
 /// An error while reading an input.

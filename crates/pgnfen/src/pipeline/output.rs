@@ -435,7 +435,7 @@ fn place(temp: tempfile::TempPath, path: &Path) -> io::Result<Placed> {
             let _ = exchange(&temp, path);
             return Err(io::Error::new(
                 io::ErrorKind::IsADirectory,
-                "is a directory",
+                "Is a directory",
             ));
         }
         let new = identity(path).unwrap_or_default();
@@ -900,7 +900,7 @@ impl Output {
             {
                 return Err((
                     i,
-                    io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
+                    io::Error::new(io::ErrorKind::IsADirectory, "Is a directory"),
                 ));
             }
         }

@@ -280,7 +280,7 @@ impl Input {
                 if meta.is_dir() {
                     return Err(io::Error::new(
                         io::ErrorKind::IsADirectory,
-                        "is a directory",
+                        "Is a directory",
                     ));
                 }
                 if meta.is_file() {
@@ -1392,6 +1392,11 @@ fn zip_reason(e: &zip::result::ZipError) -> String {
     match e {
         zip::result::ZipError::InvalidArchive(m) if m.starts_with("Unexpected end of ") => {
             "the file ends inside one of its records (is it cut short?)".to_string()
+        }
+        // "Could not find EOCD": the end of central directory record, last
+        // in every zip, is what a cut download loses first.
+        zip::result::ZipError::InvalidArchive(m) if m.contains("EOCD") => {
+            "its last record, the list of its members, is missing (is it cut short?)".to_string()
         }
         e => e.to_string(),
     }
