@@ -31,6 +31,9 @@ struct Counts {
     records: u64,
     invalid: u64,
     unwritable: u64,
+    /// Invalid records that are PGN tag pairs (`[Event "x"]`): a PGN file
+    /// given to `fen` by mistake.
+    tag_pairs: u64,
 }
 
 impl Counts {
@@ -38,7 +41,14 @@ impl Counts {
         self.records += other.records;
         self.invalid += other.invalid;
         self.unwritable += other.unwritable;
+        self.tag_pairs += other.tag_pairs;
     }
+}
+
+/// Whether a line is a PGN tag pair (`[Name "value"]`), which no FEN is.
+fn is_tag_pair(text: &[u8]) -> bool {
+    let text = text.trim_ascii();
+    text.starts_with(b"[") && text.ends_with(b"\"]") && text.contains(&b' ')
 }
 
 /// A `--format json` object: where the record was read (the file, or
@@ -155,6 +165,13 @@ fn summary(counts: Counts, to: Option<Dialect>, rewritten: usize) -> String {
     if rewritten > 0 {
         let files = plural(rewritten as u64, "file", "files");
         msg.push_str(&format!("; {files} rewritten in place"));
+    }
+    if counts.tag_pairs > 0 {
+        msg.push_str(&format!(
+            "\npgnfen: {} of the invalid records are PGN tag pairs: fen reads FEN and EPD \
+             books, a record a line; for the FEN tags of PGN games use check or convert",
+            n(counts.tag_pairs)
+        ));
     }
     msg
 }
@@ -356,6 +373,7 @@ impl Converter<'_> {
         let analysis = &record.analysis;
         r.counts.records += 1;
         r.counts.invalid += u64::from(!analysis.is_valid());
+        r.counts.tag_pairs += u64::from(!analysis.is_valid() && is_tag_pair(text));
         let mut unwritable: Option<Problem> = None;
         match (self.args.format, self.args.to) {
             (Format::Json, _) => {
@@ -516,6 +534,7 @@ mod tests {
             records,
             invalid,
             unwritable,
+            tag_pairs: 0,
         };
         assert_eq!(summary(c(1, 0, 0), None, 0), "pgnfen: 1 record, 0 invalid");
         assert_eq!(
@@ -537,5 +556,20 @@ mod tests {
             summary(c(20_000, 1_500, 0), None, 0),
             "pgnfen: 20,000 records, 1,500 invalid"
         );
+        // A PGN file given by mistake: said once, after the counts.
+        let pgn = Counts {
+            tag_pairs: 7,
+            ..c(9, 9, 0)
+        };
+        assert_eq!(
+            summary(pgn, None, 0),
+            "pgnfen: 9 records, 9 invalid\npgnfen: 7 of the invalid records are PGN tag pairs: \
+             fen reads FEN and EPD books, a record a line; for the FEN tags of PGN games use \
+             check or convert"
+        );
+        assert!(is_tag_pair(b"[Event \"Rated Blitz game\"]\r"));
+        assert!(!is_tag_pair(
+            b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        ));
     }
 }

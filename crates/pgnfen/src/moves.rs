@@ -209,6 +209,9 @@ impl IllegalMove {
     pub fn help(&self) -> String {
         if let Some(san) = &self.in_san {
             format!("write the move in SAN, as PGN has it: {san}")
+        } else if self.reason.starts_with("not a move in SAN") {
+            // No position makes it a move: the tags are not to blame.
+            "correct the move: PGN writes moves in SAN (Nf3, exd5, O-O, e8=Q)".to_string()
         } else if self.standard_start {
             "remove the SetUp and FEN tags if the game starts from the standard position, or correct the FEN".to_string()
         } else if self.from_fen {

@@ -825,7 +825,7 @@ fn judge_8x8(
         problems,
         K::TOO_MUCH_MATERIAL,
         Code::IllegalPosition,
-        "a side has more pieces than promotions of its missing pawns allow".into(),
+        too_much_material(board),
     );
     push(
         problems,
@@ -840,6 +840,47 @@ fn judge_8x8(
         "invalid en passant square".into(),
     );
     placed
+}
+
+/// The message of shakmaty's "too much material", naming the side and its
+/// count by shakmaty's rule: a side's pawns and its pieces beyond the starting
+/// set (a second queen, a third rook or knight, a second bishop on squares
+/// of one colour) are at most 8, since each such piece is a promoted pawn.
+fn too_much_material(board: &Board) -> String {
+    let over = |color: Color| {
+        let beyond = |role: Role, start: u32| board.count(color, role).saturating_sub(start);
+        let bishops = |light: bool| {
+            let on = board.pieces().filter(|(sq, p)| {
+                p.color == color
+                    && p.role == Role::Bishop
+                    && ((sq.file + sq.rank) % 2 == 1) == light
+            });
+            (on.count() as u32).saturating_sub(1)
+        };
+        let promoted = beyond(Role::Queen, 1)
+            + beyond(Role::Rook, 2)
+            + beyond(Role::Knight, 2)
+            + bishops(true)
+            + bishops(false);
+        let pawns = board.count(color, Role::Pawn);
+        (pawns + promoted > 8).then(|| {
+            format!(
+                "{} has {pawns} pawns and {promoted} {} beyond the starting set, more than \
+                 its 8 pawns could have become",
+                color.name(),
+                if promoted == 1 { "piece" } else { "pieces" }
+            )
+        })
+    };
+    let sides: Vec<String> = [Color::White, Color::Black]
+        .into_iter()
+        .filter_map(over)
+        .collect();
+    if sides.is_empty() {
+        "a side has more pieces than promotions of its missing pawns allow".into()
+    } else {
+        sides.join("; ")
+    }
 }
 
 /// The checks for 10×8 positions (kings, pawns, check); castling rights and
@@ -970,6 +1011,58 @@ mod tests {
     }
 
     proptest! {
+        /// Whenever shakmaty finds too much material, the message names the
+        /// side by the same rule (never the words that name no side).
+        #[test]
+        fn too_much_material_always_names_a_side(
+            squares in proptest::collection::vec(
+                (0u8..64, proptest::sample::select(b"PNBRQpnbrq".to_vec())),
+                0..40,
+            ),
+        ) {
+            let mut ranks = [[b'.'; 8]; 8];
+            ranks[0][4] = b'K';
+            ranks[7][4] = b'k';
+            for (sq, piece) in squares {
+                let (rank, file) = (usize::from(sq / 8), usize::from(sq % 8));
+                if ranks[rank][file] == b'.' {
+                    ranks[rank][file] = piece;
+                }
+            }
+            let placement: Vec<String> = ranks
+                .iter()
+                .rev()
+                .map(|rank| {
+                    let mut text = String::new();
+                    let mut empty = 0;
+                    for &b in rank {
+                        if b == b'.' {
+                            empty += 1;
+                        } else {
+                            if empty > 0 {
+                                text.push_str(&empty.to_string());
+                                empty = 0;
+                            }
+                            text.push(char::from(b));
+                        }
+                    }
+                    if empty > 0 {
+                        text.push_str(&empty.to_string());
+                    }
+                    text
+                })
+                .collect();
+            let fen = format!("{} w - - 0 1", placement.join("/"));
+            for p in a(&fen).problems {
+                prop_assert!(
+                    !p.message.starts_with("a side has more pieces"),
+                    "{}: {}",
+                    fen,
+                    p.message
+                );
+            }
+        }
+
         /// What the start-array shortcut calls legal, shakmaty finds legal,
         /// on every array and edits of it (a second king, a missing rook, a
         /// third bishop), with any castling rights, in both modes; and the
@@ -1492,6 +1585,21 @@ mod tests {
             messages("3b1rb1c1/2k3p2p/p1n1Qp4/1pnp1NCPp1/1P2pP1P2/NRk1P5/3PKBP2P/R4B3A w - - 4 37"),
             ["black has 2 kings; each side needs exactly one king"]
         );
+        // Too much material names the side and its count, by shakmaty's rule
+        // (bishops counted by the colour of their squares).
+        assert_eq!(
+            messages("4k3/pppppppp/8/8/8/8/PPPPPPPP/QQQQK3 w - - 0 1"),
+            [
+                "white has 8 pawns and 3 pieces beyond the starting set, more than its 8 pawns could have become"
+            ]
+        );
+        assert_eq!(
+            messages("b1b1k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1"),
+            [
+                "black has 8 pawns and 1 piece beyond the starting set, more than its 8 pawns could have become"
+            ]
+        );
+        assert!(messages("b1b1k3/ppppppp1/8/8/8/8/PPPPPPPP/4K3 w - - 0 1").is_empty());
         // No king: said as on 8x8, on both boards.
         assert_eq!(
             messages("4k3/8/8/8/8/8/8/R7 w - - 0 1"),

@@ -132,6 +132,18 @@ fn an_illegal_move_is_placed() {
     let m = illegal(&standard(), "1. e4 Xy7");
     assert_eq!((m.ply, m.column), (2, 7));
     assert!(m.message().contains("not a move in SAN"));
+    // No tag is to blame for a word that is no move: the help says so,
+    // from a FEN too.
+    assert_eq!(
+        m.help(),
+        "correct the move: PGN writes moves in SAN (Nf3, exd5, O-O, e8=Q)"
+    );
+    let fen = from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1", false);
+    assert!(
+        illegal(&fen, "1. Nf")
+            .help()
+            .starts_with("correct the move: PGN writes")
+    );
     // Ambiguous.
     let knights = from_fen("4k3/8/8/8/8/8/8/2N1K1N1 w - - 0 1", false);
     assert!(illegal(&knights, "1. Ne2").message().contains("ambiguous"));
