@@ -574,13 +574,14 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The name of `candidates` nearest to `name` (`did you mean ...?`): the
 /// nearest in edit distance (case ignored), among those close enough to be a
-/// slip of the keyboard (at most a third of the name, at least 2 edits); a
-/// name differing only in case is preferred to any other.
+/// slip of the keyboard (a third of the name's letters, at least one: two
+/// edits make any name of one or two letters into `FEN` or `ECO`); a name
+/// differing only in case is preferred to any other.
 pub(crate) fn closest<'c>(
     name: &str,
     candidates: impl IntoIterator<Item = &'c str>,
 ) -> Option<&'c str> {
-    let limit = (name.chars().count() / 3).max(2);
+    let limit = (name.chars().count() / 3).max(1);
     candidates
         .into_iter()
         .filter(|c| *c != name)
@@ -871,6 +872,14 @@ mod tests {
         assert_eq!(closest("WhitElo", seen), Some("WhiteElo"));
         assert_eq!(closest("Evnt", seen), Some("Event"));
         assert_eq!(closest("TimeControl", seen), None);
+        // A short name is near only a name one edit away.
+        let seen = ["FEN", "ECO", "Event", "White"];
+        assert_eq!(closest("E", seen), None);
+        assert_eq!(closest("X", seen), None);
+        assert_eq!(closest("Ec", seen), Some("ECO"));
+        assert_eq!(closest("Ev", seen), None);
+        assert_eq!(closest("Eco", seen), Some("ECO"));
+        assert_eq!(closest("Whte", seen), Some("White"));
     }
 
     #[test]
