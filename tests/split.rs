@@ -122,7 +122,11 @@ fn bad_templates_and_folders_write_nothing() {
     for (template, message) in [
         (
             format!("{}/out.pgn", dir.path().display()),
-            "has neither {class} nor {speed}",
+            "has neither {class} nor {speed}; write e.g.",
+        ),
+        (
+            format!("{}/{{class.pgn", dir.path().display()),
+            "has neither {class} nor {speed} (a placeholder's closing brace is missing)",
         ),
         (
             format!("{}/{{Speed}}-{{class}}.pgn", dir.path().display()),

@@ -74,11 +74,16 @@ fn command_error(e: Error) -> PyErr {
              ask for larger ones",
             pgnfen::partition::MAX_PARTITIONS
         )),
-        Error::Usage(pgnfen::Usage::SplitTemplate { template }) => errors::usage(format!(
-            "split: the template {:?} has neither {{class}} nor {{speed}}; write e.g. \
-             template=\"out/{{class}}.pgn\" or template=\"out/{{speed}}-{{class}}.pgn\"",
-            template.display().to_string()
-        )),
+        // The library's words up to its example, which names `-o`.
+        Error::Usage(usage @ pgnfen::Usage::SplitTemplate { .. }) => {
+            let text = usage.to_string();
+            let (what, _) = text.split_once("; write e.g.").unwrap_or((&text, ""));
+            errors::usage(format!(
+                "{}; write e.g. template=\"out/{{class}}.pgn\" or \
+                 template=\"out/{{speed}}-{{class}}.pgn\"",
+                what.replace("the output template", "the template")
+            ))
+        }
         Error::Usage(usage) => errors::usage(usage.to_string()),
         Error::Io { file, error } => io_error(&file, &error),
         // Only `check()`'s queue is such a function, and its error (the

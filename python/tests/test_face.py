@@ -596,6 +596,8 @@ def test_export_and_scan_selections_refuse_bad_arguments(tmp_path):
     with pytest.raises(pgnfen.UsageError) as refused:
         pgnfen.split(MIXED, template=tmp_path / "all.pgn")
     assert "template=" in str(refused.value) and "-o '" not in str(refused.value)
+    with pytest.raises(pgnfen.UsageError, match=r"closing brace is missing\); write e\.g\. template="):
+        pgnfen.split(MIXED, template=tmp_path / "{class.pgn")
     assert not out.exists()
 
 

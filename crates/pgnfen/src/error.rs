@@ -160,8 +160,9 @@ pub enum Usage {
     },
     /// A split template without `{class}` or `{speed}`.
     #[error(
-        "split: the output template {:?} has neither {{class}} nor {{speed}}; write e.g. -o 'out/{{class}}.pgn' or -o 'out/{{speed}}-{{class}}.pgn'",
-        .template.display().to_string()
+        "split: the output template {:?} has neither {{class}} nor {{speed}}{}; write e.g. -o 'out/{{class}}.pgn' or -o 'out/{{speed}}-{{class}}.pgn'",
+        .template.display().to_string(),
+        unclosed_placeholder(.template)
     )]
     SplitTemplate {
         /// The template given.
@@ -393,6 +394,17 @@ fn sink_error(e: io::Error) -> Error {
         };
     }
     Error::writing("<output>", e)
+}
+
+/// A split template's placeholder begun and not closed (`out/{class.pgn`),
+/// as a hint for [`Usage::SplitTemplate`].
+fn unclosed_placeholder(template: &Path) -> &'static str {
+    let text = template.to_string_lossy();
+    if text.contains("{class") || text.contains("{speed") {
+        " (a placeholder's closing brace is missing)"
+    } else {
+        ""
+    }
 }
 
 /// What an `io::Error` says, without the ` (os error N)` that Rust's
