@@ -65,6 +65,13 @@ pub fn broken_pipe() -> PyErr {
 /// operating system, `errno`, as Python's own `OSError`s have them.
 pub fn io_error(file: &str, source: &io::Error) -> PyErr {
     let message = format!("{file}: {}", pgnfen::pipeline::io_words(source));
+    io_error_saying(file, source, message)
+}
+
+/// [`io_error`] with the words of a message of the command line's that
+/// says more than the file and the system's error (which folder `split`
+/// could not make, and why).
+pub fn io_error_saying(file: &str, source: &io::Error, message: String) -> PyErr {
     let (lock, name) = match source.kind() {
         io::ErrorKind::NotFound => (&MISSING, "MissingFileError"),
         io::ErrorKind::PermissionDenied => (&PERMISSION, "_PermissionError"),

@@ -46,13 +46,21 @@ fn command_error(e: Error) -> PyErr {
         // A split template's folder that cannot be: an error of the file
         // system, as `filter(output="games.pgn/x.pgn")` gives it, not a bad
         // argument (the command line exits 2 for both).
-        Error::Usage(pgnfen::Usage::SplitNotAFolder { path, .. }) => io_error(
-            &path.display().to_string(),
-            &std::io::Error::from_raw_os_error(libc::ENOTDIR),
-        ),
-        Error::Usage(pgnfen::Usage::SplitFolder { folder, reason, .. }) => {
-            io_error(&folder.display().to_string(), &reason)
+        // In the command line's words (which folder, and why).
+        Error::Usage(ref usage @ pgnfen::Usage::SplitNotAFolder { ref path, .. }) => {
+            errors::io_error_saying(
+                &path.display().to_string(),
+                &std::io::Error::from_raw_os_error(libc::ENOTDIR),
+                usage.to_string(),
+            )
         }
+        Error::Usage(
+            ref usage @ pgnfen::Usage::SplitFolder {
+                ref folder,
+                ref reason,
+                ..
+            },
+        ) => errors::io_error_saying(&folder.display().to_string(), reason, usage.to_string()),
         // Worded with the `tags` argument, not the command line's `--tags`.
         Error::Usage(pgnfen::Usage::Export(columns)) => columns_error(&columns),
         // Worded without the command line's `--tag` and `-o`.

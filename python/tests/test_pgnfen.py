@@ -631,6 +631,9 @@ def test_bad_arguments_are_value_errors_naming_the_allowed_values(tmp_path):
     assert isinstance(template.value, pgnfen.InputError)
     assert not isinstance(template.value, ValueError)
     assert template.value.errno == errno.ENOTDIR
+    # In the command line's words: which file, and which part is no folder.
+    assert str(template.value) == f"split: cannot write {path}/standard.pgn: {path} is not a folder"
+    assert template.value.filename == f"{path}/standard.pgn"
     with pytest.raises(ValueError, match="at least one path"):
         pgnfen.stats()
     assert not (tmp_path / "x.pgn").exists()
