@@ -803,3 +803,52 @@ fn a_castling_prefix_names_the_dialect_it_cannot_be_written_in() {
         );
     }
 }
+
+/// PGN text under a Parquet name would fail in the first Parquet reader that
+/// opens it: refused before anything is read or written, on every command
+/// that writes PGN (case and a compression ending aside).
+#[test]
+fn pgn_outputs_named_parquet_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/mixed.pgn");
+    let input = input.to_str().unwrap();
+    let at = |name: &str| dir.path().join(name).display().to_string();
+    for args in [
+        vec![
+            "filter".to_string(),
+            "--class".into(),
+            "standard".into(),
+            "-o".into(),
+            at("x.parquet"),
+        ],
+        vec![
+            "filter".into(),
+            "--class".into(),
+            "standard".into(),
+            "--rest".into(),
+            at("r.Parquet.zst"),
+        ],
+        vec![
+            "convert".into(),
+            "--to".into(),
+            "fen".into(),
+            "-o".into(),
+            at("c.PARQUET"),
+        ],
+        vec!["split".into(), "-o".into(), at("{class}.parquet.gz")],
+    ] {
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+        args.push(input);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("writes PGN text, which no Parquet reader reads"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // Export writes Parquet under that name.
+    let out = run(&["export", "-q", "-o", &at("h.parquet"), input]);
+    assert!(out.status.success());
+}

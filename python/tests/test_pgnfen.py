@@ -290,6 +290,20 @@ def test_convert_counts():
     assert counts["converted"] >= stats["classes"]["chess960"] and counts["unchanged"] == 0
 
 
+def test_pgn_outputs_named_parquet_are_refused(tmp_path):
+    # As on the command line: PGN text under a Parquet name is a UsageError,
+    # before anything is written; export() writes the Parquet file.
+    path = SAMPLES / "mixed.pgn"
+    for call in (
+        lambda: pgnfen.filter(path, output=tmp_path / "x.parquet", classes=["standard"]),
+        lambda: pgnfen.convert(path, output=tmp_path / "x.parquet.zst", to="fen"),
+        lambda: pgnfen.split(path, template=tmp_path / "{class}.PARQUET"),
+    ):
+        with pytest.raises(pgnfen.UsageError, match="writes PGN text, which no Parquet reader reads"):
+            call()
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_convert_refuses_an_output_that_is_one_of_several_inputs(tmp_path):
     # It would merge the other inputs into that file, as `convert -o` would
     # on the command line (which refuses it too); alone, a file may be

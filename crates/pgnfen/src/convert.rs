@@ -113,6 +113,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     }
     check_inputs_exist(inputs)?;
     let path = options.output.as_deref().filter(|p| p.as_os_str() != "-");
+    crate::error::check_pgn_outputs("convert", path.as_slice())?;
     let name = output_name(path);
     let out = Output::create(path)
         .map_err(|e| Error::writing(&name, e))?

@@ -396,6 +396,34 @@ fn sink_error(e: io::Error) -> Error {
     Error::writing("<output>", e)
 }
 
+/// Refuses an output of PGN text (`filter`, `convert`, `split`) whose name
+/// ends in `.parquet` (also before a compression ending): a reader would
+/// take it for a Parquet file and fail on its first bytes. `export` writes
+/// the Parquet file of the headers.
+pub(crate) fn check_pgn_outputs(command: &str, outputs: &[&Path]) -> Result<(), Error> {
+    for path in outputs {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        let base = [".gz", ".bz2", ".xz", ".zst"]
+            .iter()
+            .find_map(|c| name.strip_suffix(c))
+            .unwrap_or(&name);
+        if base.ends_with(".parquet") {
+            return Err(Usage::OutputFormat {
+                file: path.display().to_string(),
+                message: format!(
+                    "{command} writes PGN text, which no Parquet reader reads; name it .pgn, \
+                     or write the headers as Parquet with `export`"
+                ),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
 /// A split template's placeholder begun and not closed (`out/{class.pgn`),
 /// as a hint for [`Usage::SplitTemplate`].
 fn unclosed_placeholder(template: &Path) -> &'static str {

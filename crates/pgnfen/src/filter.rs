@@ -25,7 +25,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::class::Class;
-use crate::error::{Error, Usage, check_distinct_outputs, check_inputs_exist, output_name};
+use crate::error::{
+    Error, Usage, check_distinct_outputs, check_inputs_exist, check_pgn_outputs, output_name,
+};
 use crate::moves::{Moved, MovesMode, WithMoves};
 use crate::pipeline::output::Output;
 use crate::pipeline::sink::OpenLine;
@@ -176,12 +178,12 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     check_inputs_exist(inputs)?;
     let stdout = Path::new("-");
     let kept_path = options.output.as_deref().filter(|p| *p != stdout);
-    check_distinct_outputs(
-        &[kept_path.unwrap_or(stdout)]
-            .into_iter()
-            .chain(options.rest.as_deref())
-            .collect::<Vec<_>>(),
-    )?;
+    let outputs: Vec<&Path> = [kept_path.unwrap_or(stdout)]
+        .into_iter()
+        .chain(options.rest.as_deref())
+        .collect();
+    check_pgn_outputs("filter", &outputs)?;
+    check_distinct_outputs(&outputs)?;
     let kept_name = output_name(kept_path);
     let rest_name = output_name(options.rest.as_deref());
     let cancel = &options.run.cancel;

@@ -394,6 +394,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
             distinct.push(path);
         }
     }
+    crate::error::check_pgn_outputs("split", &distinct)?;
     check_distinct_outputs(&distinct)?;
     let outputs = distinct.len();
     let mut files = Files {
