@@ -1020,39 +1020,20 @@ mod tests {
                 0..40,
             ),
         ) {
-            let mut ranks = [[b'.'; 8]; 8];
-            ranks[0][4] = b'K';
-            ranks[7][4] = b'k';
+            // A king each and the pieces drawn (the first on a square
+            // stays), put in a FEN by the project's own placement writer.
+            let mut board = Board::empty(BoardSize::Eight);
+            board.set(Square::new(4, 0), Piece::from_fen(b'K', false));
+            board.set(Square::new(4, 7), Piece::from_fen(b'k', false));
             for (sq, piece) in squares {
-                let (rank, file) = (usize::from(sq / 8), usize::from(sq % 8));
-                if ranks[rank][file] == b'.' {
-                    ranks[rank][file] = piece;
+                let square = Square::new(sq % 8, sq / 8);
+                if board.piece_at(square).is_none() {
+                    board.set(square, Piece::from_fen(piece, false));
                 }
             }
-            let placement: Vec<String> = ranks
-                .iter()
-                .rev()
-                .map(|rank| {
-                    let mut text = String::new();
-                    let mut empty = 0;
-                    for &b in rank {
-                        if b == b'.' {
-                            empty += 1;
-                        } else {
-                            if empty > 0 {
-                                text.push_str(&empty.to_string());
-                                empty = 0;
-                            }
-                            text.push(char::from(b));
-                        }
-                    }
-                    if empty > 0 {
-                        text.push_str(&empty.to_string());
-                    }
-                    text
-                })
-                .collect();
-            let fen = format!("{} w - - 0 1", placement.join("/"));
+            let mut fen = String::new();
+            write::write_placement(&board, &mut fen);
+            fen.push_str(" w - - 0 1");
             for p in a(&fen).problems {
                 prop_assert!(
                     !p.message.starts_with("a side has more pieces"),
