@@ -491,6 +491,26 @@ fn usage_and_io_errors_exit_2_naming_the_file() {
 }
 
 #[test]
+fn check_refuses_csv_raw_without_a_csv_report() {
+    // --csv-raw changes CSV cells only: beside another report it would do
+    // nothing, silently.
+    let mixed = sample("mixed.pgn");
+    let m = mixed.to_str().unwrap();
+    for format in ["text", "json", "github", "sarif"] {
+        let out = run(&["check", "--csv-raw", "--format", format, m]);
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        assert!(out.stdout.is_empty(), "{format}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--csv-raw is for --format csv"),
+            "{format}"
+        );
+    }
+    let out = run(&["check", "-q", "--csv-raw", "--format", "csv", m]);
+    assert_eq!(out.status.code(), Some(1), "the problems found");
+    assert!(out.stdout.starts_with(b"file,game,line,column,"));
+}
+
+#[test]
 fn failed_run_leaves_no_output_file() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("x.pgn.zst");

@@ -204,8 +204,18 @@ fn usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = write_tmp(dir.path(), "t.pgn", TRICKY);
     let p = pgn.to_str().unwrap();
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 10] = [
         (&["--tags", "all", "-"], "standard input"),
+        // -o x.parquet is added below: a name of another format than --format's.
+        (
+            &["--format", "jsonl", p],
+            "asks for Parquet but the format given is JSON lines",
+        ),
+        (&["--format", "csv", p], "name it"),
+        (
+            &["--csv-raw", p],
+            "--csv-raw is for CSV, and this export writes parquet",
+        ),
         (&["--tags", "all", "/dev/null"], "not a regular file"),
         (&["-o", "x.txt", p], "cannot tell the format"),
         (&["-o", "x.parquet.zst", p], "compressed inside"),

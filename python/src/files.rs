@@ -93,9 +93,8 @@ fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
         Some("csv") => Format::Csv,
         Some("jsonl") => Format::Jsonl,
         Some(other) => {
-            return Err(errors::usage(format!(
-                "invalid value '{other}' for format [possible values: parquet, csv, jsonl]"
-            )));
+            let allowed = [Format::Parquet, Format::Csv, Format::Jsonl].map(Format::as_str);
+            return Err(crate::invalid_choice("format", other, &allowed));
         }
         None => Format::of_output(output).ok_or_else(|| {
             errors::usage(format!(
@@ -106,6 +105,9 @@ fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
     };
     format
         .check_output(Some(output))
+        .map_err(|e| errors::usage(e.to_string()))?;
+    format
+        .check_name(Some(output))
         .map_err(|e| errors::usage(e.to_string()))?;
     Ok(format)
 }
@@ -159,6 +161,12 @@ pub fn export_table(
     let inputs = inputs(paths, "export")?;
     let output = paths::path(output)?;
     let format = export_format(format, &output)?;
+    if csv_raw && format != Format::Csv {
+        return Err(errors::usage(format!(
+            "export: csv_raw=True is for CSV, and this export writes {}",
+            format.as_str()
+        )));
+    }
     let export_options = ExportOptions {
         tags: crate::scan::tag_columns(tags)?,
         selector: crate::export_selector(r#where, speeds)?,

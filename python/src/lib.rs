@@ -364,11 +364,18 @@ fn with_notes(options: Options) -> (Options, std::sync::Arc<notes::Notes>) {
 pub(crate) fn choice<T: Choice>(argument: &str, value: &str) -> PyResult<T> {
     T::all().find(|v| v.name() == value).ok_or_else(|| {
         let allowed: Vec<&str> = T::all().map(Choice::name).collect();
-        crate::errors::usage(format!(
-            "invalid value '{value}' for {argument} [possible values: {}]",
-            allowed.join(", ")
-        ))
+        invalid_choice(argument, value, &allowed)
     })
+}
+
+/// The `pgnfen.UsageError` for a value outside a closed set, in clap's
+/// words, so that every such argument (``to=``, ``moves=``, ``encoding=``,
+/// ``format=``) is refused alike.
+pub(crate) fn invalid_choice(argument: &str, value: &str, allowed: &[&str]) -> PyErr {
+    crate::errors::usage(format!(
+        "invalid value '{value}' for {argument} [possible values: {}]",
+        allowed.join(", ")
+    ))
 }
 
 /// The values of a list argument of a closed set (None: an empty list).
@@ -413,7 +420,7 @@ macro_rules! choice_of {
         }
     )*};
 }
-choice_of!(Class, Dialect, EpPolicy, Speed);
+choice_of!(Class, Dialect, EpPolicy, Speed, pgnfen::moves::MovesMode);
 
 fn to_py(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
     Ok(pythonize::pythonize(py, value)
@@ -719,10 +726,8 @@ fn moves_mode(moves: Option<&Bound<'_, PyAny>>) -> PyResult<Option<pgnfen::moves
             moves.get_type().name()?
         )));
     };
-    text.to_cow()?
-        .parse()
-        .map(Some)
-        .map_err(|e: pgnfen::ParseNameError| crate::errors::usage(e.to_string()))
+    let text = text.to_cow()?;
+    choice("moves", &text).map(Some)
 }
 
 /// Rewrite the value of every FEN tag in the dialect ``to`` ("fen", "xfen" or
@@ -840,9 +845,11 @@ fn loop_workers() -> usize {
 /// The `encoding=` argument of `games()` and `scan()`: None or "auto" (UTF-8
 /// when valid, else Windows-1252), "utf-8" or "latin-1".
 pub(crate) fn encoding_arg(encoding: Option<&str>) -> PyResult<Encoding> {
-    encoding.map_or(Ok(Encoding::Auto), |e| {
-        e.parse::<Encoding>()
-            .map_err(|e| crate::errors::usage(e.to_string()))
+    encoding.map_or(Ok(Encoding::Auto), |name| {
+        name.parse::<Encoding>().map_err(|_| {
+            let allowed = Encoding::NAMES.map(|(name, _)| name);
+            invalid_choice("encoding", name, &allowed)
+        })
     })
 }
 

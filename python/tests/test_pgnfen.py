@@ -304,6 +304,20 @@ def test_pgn_outputs_named_parquet_are_refused(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_export_refuses_a_name_of_another_format_and_csv_raw_beside_another_format(tmp_path):
+    # As on the command line: the name and format= must agree when both speak
+    # (a reader goes by the name), and csv_raw=True changes CSV cells only.
+    path = SAMPLES / "mixed.pgn"
+    with pytest.raises(pgnfen.UsageError, match=r"asks for Parquet but the format given is JSON lines; name it .*x\.jsonl,"):
+        pgnfen.export(path, output=tmp_path / "x.parquet", format="jsonl")
+    with pytest.raises(pgnfen.UsageError, match=r"name it .*x\.csv\.zst,"):
+        pgnfen.export(path, output=tmp_path / "x.jsonl.zst", format="csv")
+    with pytest.raises(pgnfen.UsageError, match="csv_raw=True is for CSV, and this export writes parquet"):
+        pgnfen.export(path, output=tmp_path / "x.parquet", csv_raw=True)
+    assert list(tmp_path.iterdir()) == []
+    assert pgnfen.export(path, output=tmp_path / "x.txt", format="csv")["games"] == 13
+
+
 def test_convert_refuses_an_output_that_is_one_of_several_inputs(tmp_path):
     # It would merge the other inputs into that file, as `convert -o` would
     # on the command line (which refuses it too); alone, a file may be

@@ -288,6 +288,11 @@ impl Watch for KeepNotes {
 }
 
 pub fn run(global: &Global, args: &CheckArgs) -> Result<Outcome, Error> {
+    if args.csv_raw && args.format != CheckFormat::Csv {
+        return Err(Error::usage(
+            "check: --csv-raw is for --format csv, the only report with cells",
+        ));
+    }
     let started = Instant::now();
     let stdout = anstream::stdout();
     let color = !matches!(stdout.current_choice(), anstream::ColorChoice::Never);

@@ -28,6 +28,15 @@ fn format(args: &ExportArgs) -> Result<Format, Error> {
     format
         .check_output(output)
         .map_err(|e| Error::usage(e.to_string()))?;
+    format
+        .check_name(output)
+        .map_err(|e| Error::usage(e.to_string()))?;
+    if args.csv_raw && format != Format::Csv {
+        return Err(Error::usage(format!(
+            "export: --csv-raw is for CSV, and this export writes {}",
+            format.as_str()
+        )));
+    }
     Ok(format)
 }
 

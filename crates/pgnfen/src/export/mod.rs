@@ -55,7 +55,7 @@ use crate::select::Selector;
 
 pub use columns::{ColumnError, Columns, Spelling, TagColumns};
 pub use text::{Csv, JsonLines};
-pub use write::{CompressedParquet, Format, write};
+pub use write::{CompressedParquet, Format, FormatMismatch, write};
 
 /// Rows per record batch by default: large enough that per-batch costs vanish,
 /// small enough that a batch of long headers stays a few MiB.

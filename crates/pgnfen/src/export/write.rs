@@ -231,6 +231,95 @@ impl Format {
     }
 }
 
+impl Format {
+    /// Whether `path`'s name asks for another format than this one
+    /// (`--format jsonl -o x.parquet`): a table under a name that says
+    /// Parquet, CSV or JSON lines is read by that name, and a reader of the
+    /// other format fails on its first bytes. A name without a known ending
+    /// (`x.txt`, `-`, a pipe) takes any format.
+    pub fn check_name(self, path: Option<&Path>) -> Result<(), FormatMismatch> {
+        let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
+            return Ok(());
+        };
+        match Format::from_path(path) {
+            Some(named) if named != self => Err(FormatMismatch {
+                path: path.to_path_buf(),
+                named,
+                given: self,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The format's name in a sentence: Parquet, CSV, JSON lines.
+    fn title(self) -> &'static str {
+        match self {
+            Format::Parquet => "Parquet",
+            Format::Csv => "CSV",
+            Format::Jsonl => "JSON lines",
+        }
+    }
+}
+
+/// An output whose name asks for another format than the one given
+/// ([`Format::check_name`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {}", path.display(), self.advice())]
+pub struct FormatMismatch {
+    path: std::path::PathBuf,
+    named: Format,
+    given: Format,
+}
+
+impl FormatMismatch {
+    /// The output's name, as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The format the name asks for.
+    pub fn named(&self) -> Format {
+        self.named
+    }
+
+    /// The format given.
+    pub fn given(&self) -> Format {
+        self.given
+    }
+
+    /// The message without the output's name: the two formats, and the
+    /// name that would fit (its compression ending kept unless the format
+    /// given is Parquet, which compresses inside).
+    pub fn advice(&self) -> String {
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let lower = name.to_ascii_lowercase();
+        let ending = [".gz", ".bz2", ".xz", ".zst"]
+            .into_iter()
+            .find(|c| lower.ends_with(c))
+            .unwrap_or("");
+        let base = &name[..name.len() - ending.len()];
+        let stem = base.rfind('.').map_or(base, |dot| &base[..dot]);
+        let kept = if self.given == Format::Parquet {
+            ""
+        } else {
+            ending
+        };
+        let fitting = self
+            .path
+            .with_file_name(format!("{stem}.{}{kept}", self.given.as_str()));
+        format!(
+            "the name asks for {} but the format given is {}; name it {}, or leave the format to the name",
+            self.named.title(),
+            self.given.title(),
+            fitting.display()
+        )
+    }
+}
+
 /// A Parquet output whose name asks for a compression too
 /// ([`Format::check_output`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -507,5 +596,32 @@ mod tests {
         assert!(check_output(Format::Parquet, Some(Path::new("a.parquet.xz"))).is_err());
         assert!(check_output(Format::Parquet, Some(Path::new("a.parquet"))).is_ok());
         assert!(check_output(Format::Csv, Some(Path::new("a.csv.zst"))).is_ok());
+    }
+
+    #[test]
+    fn a_name_of_another_format_is_refused_with_the_name_that_fits() {
+        let refused =
+            |f: Format, p: &str| f.check_name(Some(Path::new(p))).unwrap_err().to_string();
+        assert_eq!(
+            refused(Format::Jsonl, "out/x.parquet"),
+            "out/x.parquet: the name asks for Parquet but the format given is JSON lines; \
+             name it out/x.jsonl, or leave the format to the name"
+        );
+        assert!(refused(Format::Csv, "x.jsonl.zst").contains("name it x.csv.zst,"));
+        assert!(refused(Format::Parquet, "x.CSV.gz").contains("asks for CSV"));
+        assert!(refused(Format::Parquet, "x.CSV.gz").contains("name it x.parquet,"));
+        assert!(refused(Format::Parquet, "x.csv.gz").contains("name it x.parquet,"));
+        assert!(refused(Format::Jsonl, "x.csv").contains("name it x.jsonl,"));
+        // Names that say nothing, or say the same, take the format given.
+        for (format, name) in [
+            (Format::Csv, "x.txt"),
+            (Format::Jsonl, "-"),
+            (Format::Jsonl, "x.ndjson.gz"),
+            (Format::Parquet, "x.parquet"),
+            (Format::Csv, "x"),
+        ] {
+            assert!(format.check_name(Some(Path::new(name))).is_ok(), "{name}");
+        }
+        assert!(Format::Csv.check_name(None).is_ok());
     }
 }
