@@ -593,6 +593,66 @@ fn a_zip_written_to_a_pipe_is_read_from_standard_input() {
 }
 
 #[test]
+fn zip_members_of_every_method_7zip_and_windows_write_are_read() {
+    // 7-Zip writes LZMA (tests/data/lzma-member.zip, by Python's zipfile:
+    // the zip crate reads LZMA but does not write it) and xz members when
+    // asked; an unknown method (PPMd, 98, put in a stored member's two
+    // headers) is refused naming what is read.
+    let lzma = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lzma-member.zip");
+    let stats = json(&common::run(&[
+        "stats",
+        "--format",
+        "json",
+        lzma.to_str().unwrap(),
+    ]));
+    assert_eq!(stats["classes"]["chess960"], 3);
+    assert_eq!(stats["chess960_positions"]["0"], 3);
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let methods = [
+        zip::CompressionMethod::Xz,
+        zip::CompressionMethod::Bzip2,
+        zip::CompressionMethod::Zstd,
+    ];
+    for (i, method) in methods.into_iter().enumerate() {
+        let options = zip::write::SimpleFileOptions::default().compression_method(method);
+        zip.start_file(format!("{i}.pgn"), options).unwrap();
+        zip.write_all(&chess960_games(2)).unwrap();
+    }
+    let packed = dir.path().join("methods.zip");
+    std::fs::write(&packed, zip.finish().unwrap().into_inner()).unwrap();
+    let stats = json(&common::run(&[
+        "stats",
+        "--format",
+        "json",
+        packed.to_str().unwrap(),
+    ]));
+    assert_eq!(stats["classes"]["chess960"], 6);
+
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    zip.start_file("ppmd.pgn", stored).unwrap();
+    zip.write_all(&chess960_games(1)).unwrap();
+    let mut bytes = zip.finish().unwrap().into_inner();
+    let local = bytes.windows(4).position(|w| w == b"PK\x03\x04").unwrap();
+    bytes[local + 8..local + 10].copy_from_slice(&98u16.to_le_bytes());
+    let central = bytes.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    bytes[central + 10..central + 12].copy_from_slice(&98u16.to_le_bytes());
+    let refused = dir.path().join("ppmd.zip");
+    std::fs::write(&refused, bytes).unwrap();
+    let out = common::run(&["stats", refused.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ppmd.zip:ppmd.pgn: the zip member cannot be read")
+            && err.contains("deflate64, bzip2, LZMA, xz and zstd members"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_zstd_window_above_128_mib_is_refused_with_what_to_do() {
     // zstd's own words were "Frame requires too much memory for decoding".
     let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();

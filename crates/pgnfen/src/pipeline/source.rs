@@ -1549,7 +1549,7 @@ fn send_member<R: Read + ?Sized>(
                     // The zip library's words ("Invalid checksum") name
                     // neither the layer nor, for a method it lacks, what is read.
                     let hint = if e.to_string().contains("not supported") {
-                        " (pgnfen reads stored, deflated, bzip2 and zstd members)"
+                        " (pgnfen reads stored, deflated, deflate64, bzip2, LZMA, xz and zstd members)"
                     } else {
                         ""
                     };
