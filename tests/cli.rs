@@ -491,6 +491,31 @@ fn usage_and_io_errors_exit_2_naming_the_file() {
 }
 
 #[test]
+fn filter_refuses_an_output_that_is_one_of_several_inputs() {
+    // It would replace a.pgn by the games kept from both inputs, and lose
+    // the games of a.pgn that were not kept.
+    let dir = tempfile::tempdir().unwrap();
+    let mixed = std::fs::read(sample("mixed.pgn")).unwrap();
+    let (a, b) = (dir.path().join("a.pgn"), dir.path().join("b.pgn"));
+    std::fs::write(&a, &mixed).unwrap();
+    std::fs::write(&b, &mixed).unwrap();
+    let (a_name, b_name) = (a.to_str().unwrap(), b.to_str().unwrap());
+    for output in [["-o", a_name], ["--rest", b_name]] {
+        let mut args = vec!["filter", "--class", "standard", a_name, b_name];
+        args.extend(output);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{output:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("names one of the 2 inputs: the others would be merged into it"),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), mixed);
+    assert_eq!(std::fs::read(&b).unwrap(), mixed);
+}
+
+#[test]
 fn check_refuses_csv_raw_without_a_csv_report() {
     // --csv-raw changes CSV cells only: beside another report it would do
     // nothing, silently.

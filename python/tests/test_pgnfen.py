@@ -318,6 +318,19 @@ def test_export_refuses_a_name_of_another_format_and_csv_raw_beside_another_form
     assert pgnfen.export(path, output=tmp_path / "x.txt", format="csv")["games"] == 13
 
 
+def test_filter_refuses_an_output_that_is_one_of_several_inputs(tmp_path):
+    # The library refuses it (the games of a.pgn not kept would be lost).
+    a, b = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    text = (SAMPLES / "mixed.pgn").read_bytes()
+    a.write_bytes(text)
+    b.write_bytes(text)
+    for kwargs in ({"output": a}, {"output": tmp_path / "kept.pgn", "rest": b}):
+        with pytest.raises(pgnfen.UsageError, match="names one of the 2 inputs"):
+            pgnfen.filter(a, b, classes=["standard"], **kwargs)
+    assert a.read_bytes() == text and b.read_bytes() == text
+    assert not (tmp_path / "kept.pgn").exists()
+
+
 def test_convert_refuses_an_output_that_is_one_of_several_inputs(tmp_path):
     # It would merge the other inputs into that file, as `convert -o` would
     # on the command line (which refuses it too); alone, a file may be

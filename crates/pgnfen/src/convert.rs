@@ -97,14 +97,17 @@ pub struct Summary {
 /// Copies `inputs` to `options.output` with the value of every FEN tag
 /// rewritten in `options.to`; every other byte is copied unchanged. The
 /// output file appears under its name only when the run succeeds (it may
-/// name an input: the input is read before it is replaced). With
+/// name the input when there is one: the input is read before it is
+/// replaced; one of several inputs is refused, as the others would be
+/// merged into it). With
 /// `options.in_place`, each input is rewritten to itself instead
 /// ([`Options::in_place`]); the summary is the sum over the files.
 ///
 /// # Errors
 ///
 /// [`Error::Io`] when an input is missing, a folder or cannot be read, or
-/// the output cannot be written; [`Error::Usage`] in place, before anything
+/// the output cannot be written; [`Error::Usage`] for an output that is one
+/// of several inputs, and in place, before anything
 /// is written, when an input is standard input, a zip archive, a file in a
 /// format pgnfen refuses, or not a regular file (a pipe, a device).
 pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
@@ -114,6 +117,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     check_inputs_exist(inputs)?;
     let path = options.output.as_deref().filter(|p| p.as_os_str() != "-");
     crate::error::check_pgn_outputs("convert", path.as_slice())?;
+    crate::error::check_outputs_apart_from_inputs(path.as_slice(), inputs)?;
     let name = output_name(path);
     let out = Output::create(path)
         .map_err(|e| Error::writing(&name, e))?
@@ -382,5 +386,33 @@ mod tests {
                 b"[SetUp \"1\"]\n[FEN \"XYZW\"]\n1. e4 *\n"
             );
         }
+    }
+
+    #[test]
+    fn an_output_among_several_inputs_is_refused_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.pgn"), dir.path().join("b.pgn"));
+        std::fs::write(&a, "[Event \"a\"]\n\n*\n\n").unwrap();
+        std::fs::write(&b, "[Event \"b\"]\n\n*\n\n").unwrap();
+        let options = Options {
+            output: Some(a.clone()),
+            ..Options::new(Dialect::Shredder)
+        };
+        let both = [Input::File(a.clone()), Input::File(b)];
+        let e = run(&both, &options).unwrap_err();
+        assert!(
+            matches!(&e, Error::Usage(crate::Usage::OutputAmongInputs { .. })),
+            "{e:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&a).unwrap(),
+            "[Event \"a\"]\n\n*\n\n"
+        );
+        // Alone, the input is read before it is replaced.
+        assert_eq!(run(&both[..1], &options).unwrap().games, 1);
+        assert_eq!(
+            std::fs::read_to_string(&a).unwrap(),
+            "[Event \"a\"]\n\n*\n\n"
+        );
     }
 }

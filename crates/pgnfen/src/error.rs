@@ -134,6 +134,17 @@ pub enum Usage {
         /// The two names (or "standard output twice").
         both: String,
     },
+    /// An output that is one of several inputs (however it is named): the
+    /// run would merge the other inputs into it and lose what it held.
+    #[error(
+        "{output} names one of the {inputs} inputs: the others would be merged into it and what it held lost"
+    )]
+    OutputAmongInputs {
+        /// The output, as named by the caller.
+        output: String,
+        /// How many inputs the run was given.
+        inputs: usize,
+    },
     /// Partitions are read at offsets, which standard input cannot be.
     #[error("partitions need files: standard input cannot be read at an offset")]
     PartitionOfStdin,
@@ -462,8 +473,9 @@ pub fn io_words(error: &io::Error) -> String {
 /// spelling, a link) as one of several `inputs`: writing it would merge
 /// every input into that one file and lose what it held. Standard input
 /// counts among the inputs; with one input, an output naming it rewrites
-/// it, which is allowed. The command line and Python refuse such a
-/// `convert` (and `fen`) before anything is read, each in its own words.
+/// it, which is allowed. `filter::run` and `convert::run` refuse such an
+/// output ([`Usage::OutputAmongInputs`]); the command line and Python refuse
+/// it first for `convert` and `fen`, each in its own words.
 #[doc(hidden)] // for the command line and the Python binding
 pub fn output_among_inputs(output: &Path, inputs: &[Input]) -> bool {
     use std::os::unix::fs::MetadataExt;
@@ -479,6 +491,23 @@ pub fn output_among_inputs(output: &Path, inputs: &[Input]) -> bool {
         }
         _ => false,
     })
+}
+
+/// Refuses an output that is one of several inputs ([`output_among_inputs`]),
+/// before anything is read or written: `filter a.pgn b.pgn -o a.pgn` would
+/// replace `a.pgn` by the games kept from both.
+pub(crate) fn check_outputs_apart_from_inputs(
+    outputs: &[&Path],
+    inputs: &[Input],
+) -> Result<(), Error> {
+    match outputs.iter().find(|o| output_among_inputs(o, inputs)) {
+        Some(output) => Err(Usage::OutputAmongInputs {
+            output: output.display().to_string(),
+            inputs: inputs.len(),
+        }
+        .into()),
+        None => Ok(()),
+    }
 }
 
 /// Checks every file input before any work starts, so that a missing file is

@@ -165,8 +165,9 @@ pub struct Summary {
 /// # Errors
 ///
 /// [`Error::Usage`] for a selection that selects nothing
-/// ([`Selection::validate`]) or two outputs naming one file, before anything is
-/// read; [`Error::Io`] when an input cannot be read or an output written.
+/// ([`Selection::validate`]), two outputs naming one file, or an output that
+/// is one of several inputs ([`Usage::OutputAmongInputs`](crate::Usage::OutputAmongInputs)),
+/// before anything is read; [`Error::Io`] when an input cannot be read or an output written.
 pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let selection = &options.selection;
     if options.moves.is_some() && selection.is_empty() {
@@ -184,6 +185,7 @@ pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
         .collect();
     check_pgn_outputs("filter", &outputs)?;
     check_distinct_outputs(&outputs)?;
+    crate::error::check_outputs_apart_from_inputs(&outputs, inputs)?;
     let kept_name = output_name(kept_path);
     let rest_name = output_name(options.rest.as_deref());
     let cancel = &options.run.cancel;
@@ -299,5 +301,48 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["in.pgn", "out.pgn"]);
+    }
+
+    #[test]
+    fn an_output_among_several_inputs_is_refused_and_a_lone_input_may_be_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let game = |event: &str| format!("[Event \"{event}\"]\n\n1. e4 *\n\n");
+        let (a, b) = (dir.path().join("a.pgn"), dir.path().join("b.pgn"));
+        std::fs::write(&a, game("a")).unwrap();
+        std::fs::write(&b, game("b")).unwrap();
+        let keep = |output: &Path, rest: Option<PathBuf>| Options {
+            selection: Selection {
+                classes: vec![Class::Standard],
+                ..Selection::default()
+            },
+            // Another spelling of the same file is the same file.
+            output: Some(output.to_path_buf()),
+            rest,
+            moves: None,
+            run: pipeline::Options {
+                notes: false,
+                ..pipeline::Options::new(1)
+            },
+        };
+        let both = [Input::File(a.clone()), Input::File(b.clone())];
+        let respelt = dir.path().join(".").join("a.pgn");
+        for options in [
+            keep(&respelt, None),
+            keep(&dir.path().join("c.pgn"), Some(b.clone())),
+        ] {
+            let e = run(&both, &options).unwrap_err();
+            assert!(
+                matches!(&e, Error::Usage(Usage::OutputAmongInputs { inputs: 2, .. })),
+                "{e:?}"
+            );
+            assert!(e.to_string().contains("the others would be merged into it"));
+        }
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), game("a"));
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), game("b"));
+        assert!(!dir.path().join("c.pgn").exists());
+        // One input rewritten to itself: what was asked.
+        let summary = run(&both[..1], &keep(&a, None)).unwrap();
+        assert_eq!((summary.games, summary.kept), (1, 1));
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), game("a"));
     }
 }
