@@ -66,6 +66,7 @@ use pgnfen_core::words::{word_below, word_has};
 
 use crate::check::{CheckJob, Finding};
 use crate::class::Class;
+use crate::moves::{Moved, MovesMode, Replay, WithMoves};
 use crate::pgn::encoding::Encoding;
 use crate::pgn::encoding::decode_escaped;
 #[cfg(test)]
@@ -109,6 +110,8 @@ pub struct Archive {
     options: Options,
     /// Whether each game carries its bytes ([`Game::raw`]).
     keep_raw: bool,
+    /// Each game's mainline replayed ([`Archive::moves`]).
+    moves: Option<MovesMode>,
 }
 
 impl Archive {
@@ -150,6 +153,7 @@ impl Archive {
             inputs,
             options: Options::default(),
             keep_raw: true,
+            moves: None,
         }
     }
 
@@ -174,6 +178,32 @@ impl Archive {
     /// problems: memory then does not grow with the longest game.
     pub fn without_raw(mut self) -> Archive {
         self.keep_raw = false;
+        self
+    }
+
+    /// Replays each game's mainline from its start position as `check
+    /// --moves` does, the first move only or all of them ([`MovesMode`]):
+    /// [`Game::replay`] then says whether the moves are legal, and which is
+    /// not. The replay runs on the workers, beside the classification.
+    ///
+    /// ```
+    /// use pgnfen::archive::Archive;
+    /// use pgnfen::moves::MovesMode;
+    ///
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("a.pgn");
+    /// std::fs::write(&path, "[Event \"a\"]\n\n1. e4 e5 2. Ke3 *\n")?;
+    /// let games = Archive::open([&path])?.moves(MovesMode::All).games();
+    /// for game in games {
+    ///     let game = game?;
+    ///     let illegal = game.replay().and_then(|r| r.illegal()).unwrap();
+    ///     assert_eq!((illegal.ply, illegal.token.as_str()), (3, "Ke3"));
+    ///     assert_eq!((illegal.line, illegal.column), (3, 13));
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn moves(mut self, mode: MovesMode) -> Archive {
+        self.moves = Some(mode);
         self
     }
 
@@ -205,6 +235,7 @@ impl Archive {
         options.cancel = Some(Arc::clone(&cancel));
         let run_cancel = Arc::clone(&cancel);
         let keep_raw = self.keep_raw;
+        let moves = self.moves;
         let index_tags = Arc::new(AtomicBool::new(false));
         let sink_index_tags = Arc::clone(&index_tags);
         let handle = std::thread::Builder::new()
@@ -220,8 +251,17 @@ impl Archive {
                     index_tags: sink_index_tags,
                     problems_weight: 0,
                 };
-                let result = pipeline::run(&inputs, &ArchiveJob, &mut sink, &options)
-                    .and_then(|_| sink.flush().map_err(RunError::Sink));
+                let result = match moves {
+                    None => pipeline::run(&inputs, &ArchiveJob, &mut sink, &options),
+                    Some(mode) => {
+                        let job = WithMoves {
+                            inner: ArchiveJob,
+                            mode,
+                        };
+                        pipeline::run(&inputs, &job, &mut sink, &options)
+                    }
+                }
+                .and_then(|_| sink.flush().map_err(RunError::Sink));
                 if let Err(e) = result {
                     // A closed channel (the consumer is gone) is the normal way to stop.
                     let _ = tx.send(Err(e));
@@ -305,6 +345,9 @@ pub struct Game {
     /// The game exactly as in the input ([`Game::raw`]), and where its tag
     /// pairs lie when the pipeline found them.
     bytes: GameBytes,
+    /// What the replay of its moves found ([`Archive::moves`]); boxed, so
+    /// that a game read without it carries one word.
+    replay: Option<Box<Replay>>,
 }
 
 impl Game {
@@ -313,6 +356,16 @@ impl Game {
     /// only: the game's tags are found in these bytes as they were read.)
     pub fn raw(&self) -> &[u8] {
         self.bytes.raw()
+    }
+
+    /// What the replay of the game's mainline found, when the archive was
+    /// read with [`Archive::moves`] (`None` otherwise):
+    /// [`Replay::NotChecked`] for a game whose start is not replayed
+    /// (classes crc and malformed, a variant shakmaty does not play),
+    /// [`Replay::Passed`], or the first [`Replay::Illegal`] move, with its
+    /// line and column in the input.
+    pub fn replay(&self) -> Option<&Replay> {
+        self.replay.as_deref()
     }
 
     /// The bytes of [`Game::raw`], owned.
@@ -832,6 +885,8 @@ struct Slot {
     raw: std::ops::Range<usize>,
     /// Its tag pairs in [`Batch::pairs`], when indexed ([`GameBytes`]).
     pairs: Option<std::ops::Range<usize>>,
+    /// Its replay ([`Archive::moves`]).
+    replay: Option<Box<Replay>>,
 }
 
 /// A received batch, handing out its games in order (`next`: the index of
@@ -882,6 +937,11 @@ impl Unpacking {
         } else {
             std::mem::take(&mut slot.problems)
         };
+        let replay = if slot.replay.is_some() {
+            slot.replay.take()
+        } else {
+            None
+        };
         let slot = &*slot;
         let raw = &batch.bytes[slot.raw.clone()];
         let bytes = match slot.pairs.clone() {
@@ -898,6 +958,7 @@ impl Unpacking {
             chess960_position: slot.chess960_position,
             problems,
             bytes,
+            replay,
         })
     }
 }
@@ -1079,6 +1140,7 @@ impl Sink<Facts> for GameSink {
             problems,
             raw: start..start,
             pairs: None,
+            replay: None,
         });
         Ok(())
     }
@@ -1095,6 +1157,33 @@ impl Sink<Facts> for GameSink {
 
     fn chunk_merged(&mut self) -> io::Result<()> {
         self.send()
+    }
+}
+
+/// With [`Archive::moves`]: each game's replay goes into its slot.
+impl Sink<Moved<Facts>> for GameSink {
+    fn input_damaged(&mut self, last_complete: bool) -> io::Result<()> {
+        Sink::<Facts>::input_damaged(self, last_complete)
+    }
+
+    fn begin_input(&mut self, input: &Input) -> io::Result<()> {
+        Sink::<Facts>::begin_input(self, input)
+    }
+
+    fn begin_game(&mut self, info: &GameInfo, game: Moved<Facts>) -> io::Result<()> {
+        Sink::<Facts>::begin_game(self, info, game.inner)?;
+        if let Some(slot) = &mut self.current {
+            slot.replay = Some(Box::new(game.replay));
+        }
+        Ok(())
+    }
+
+    fn bytes(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        Sink::<Facts>::bytes(self, offset, data)
+    }
+
+    fn chunk_merged(&mut self) -> io::Result<()> {
+        Sink::<Facts>::chunk_merged(self)
     }
 }
 
@@ -1675,6 +1764,7 @@ mod tests {
             chess960_position: None,
             problems: Vec::new(),
             bytes: GameBytes::plain(b"[White \"O\\\"Neil \\\\ \xC3\xA9\xFF\"]\n".to_vec()),
+            replay: None,
         };
         assert_eq!(
             game.tags_in(Encoding::Utf8)
@@ -1720,7 +1810,49 @@ mod tests {
             chess960_position: None,
             problems: Vec::new(),
             bytes: GameBytes::plain(raw.to_vec()),
+            replay: None,
         }
+    }
+
+    #[test]
+    fn games_read_with_moves_carry_the_replay_the_check_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "[Event \"legal\"]\n\n1. e4 e5 2. Nf3 *\n\n\
+                    [Event \"illegal\"]\n[SetUp \"1\"]\n\
+                    [FEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n\n1. Kd2 Kd7 2. Kc9 *\n\n\
+                    [Event \"crc\"]\n[Variant \"CRC\"]\n\n1. e4 *\n\n";
+        let path = write(&dir, "m.pgn", text.as_bytes());
+        // Small chunks: games finished by the merger are replayed too.
+        for (chunk_sizes, mode) in [
+            ((1 << 20, 1 << 20), MovesMode::All),
+            ((64, 128), MovesMode::All),
+        ] {
+            let options = Options {
+                chunk_sizes,
+                threads: 2,
+                ..Options::default()
+            };
+            let archive = Archive::open([&path])
+                .unwrap()
+                .with_options(options)
+                .moves(mode);
+            let games: Vec<Game> = archive.games().collect::<Result<_, _>>().unwrap();
+            let replays: Vec<_> = games.iter().map(|g| g.replay().cloned()).collect();
+            assert_eq!(replays[0], Some(Replay::Passed));
+            let illegal = replays[1].as_ref().and_then(Replay::illegal).unwrap();
+            assert_eq!(
+                (illegal.ply, illegal.token.as_str(), illegal.line),
+                (3, "Kc9", 9)
+            );
+            assert_eq!(replays[2], Some(Replay::NotChecked));
+        }
+        // The first move only: the illegal third ply is not reached.
+        let first = Archive::open([&path]).unwrap().moves(MovesMode::First);
+        let games: Vec<Game> = first.games().collect::<Result<_, _>>().unwrap();
+        assert_eq!(games[1].replay(), Some(&Replay::Passed));
+        // Without asking, no game carries one.
+        let plain = Archive::open([&path]).unwrap().games();
+        assert!(plain.map(Result::unwrap).all(|g| g.replay().is_none()));
     }
 
     fn write(dir: &tempfile::TempDir, name: &str, data: &[u8]) -> std::path::PathBuf {

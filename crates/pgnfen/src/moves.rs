@@ -567,7 +567,7 @@ fn illegal_at(
     IllegalMove {
         ply,
         token: shown_token(&bytes[shown]),
-        line: text.line + lines,
+        line: text.line.saturating_add(lines),
         column,
         line_text,
         span: span_start..span_end.max(span_start),

@@ -334,7 +334,10 @@ impl Board {
         Some(Piece { color, role })
     }
 
-    /// Puts `piece` on `sq` (`None` empties it).
+    /// Puts `piece` on `sq` (`None` empties it). A square off this board
+    /// (`Square::new(8, 0)` on 8×8) changes nothing. An archbishop or a
+    /// chancellor may be put on an 8×8 board: it is written with its letter,
+    /// and such a FEN is read back as invalid (those pieces are 10×8's).
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
         let bit = self.bit(sq);
         for b in self.by_color.iter_mut().chain(self.by_role.iter_mut()) {
@@ -350,10 +353,12 @@ impl Board {
     pub fn letters(&self) -> [u8; 80] {
         let mut letters = [0u8; 80];
         if self.size == BoardSize::Eight {
-            // 64-bit boards (no role past the king on 8 files): a piece costs
-            // a bit scan and a store, with no bounds test.
+            // 64-bit boards: a piece costs a bit scan and a store, with no
+            // bounds test. A FEN read has no archbishop or chancellor on 8
+            // files, but `set` may have put one there: its letter is written
+            // too (with `take(6)` the square came out as a NUL byte).
             let white = self.by_color[0] as u64;
-            for (role, &bb) in ROLES.iter().zip(&self.by_role).take(6) {
+            for (role, &bb) in ROLES.iter().zip(&self.by_role) {
                 let upper = role.upper();
                 for (mut bits, letter) in [
                     (bb as u64 & white, upper),
@@ -709,6 +714,32 @@ impl Board {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn every_piece_set_on_an_eight_file_board_has_its_letter() {
+        let mut board = Board::empty(BoardSize::Eight);
+        let pieces = [
+            (Square::new(0, 0), Color::White, Role::Archbishop),
+            (Square::new(7, 7), Color::Black, Role::Chancellor),
+            (Square::new(4, 0), Color::White, Role::King),
+        ];
+        for (sq, color, role) in pieces {
+            board.set(sq, Some(Piece { color, role }));
+        }
+        // Off the board: nothing changes.
+        let before = board;
+        board.set(
+            Square::new(8, 0),
+            Some(Piece {
+                color: Color::White,
+                role: Role::Queen,
+            }),
+        );
+        assert_eq!(board, before);
+        let letters = board.letters();
+        assert_eq!((letters[0], letters[63], letters[4]), (b'A', b'c', b'K'));
+        assert_eq!(letters[..64].iter().filter(|&&l| l != 0).count(), 3);
+    }
 
     proptest! {
         /// In the start shape, with any pieces on the back ranks, no square
