@@ -166,7 +166,10 @@ impl Archive {
     }
 
     /// Reads with these settings of the engine (threads, mapping, a watch,
-    /// cancellation) instead of the defaults.
+    /// cancellation, notes) instead of the defaults. They replace every
+    /// setting, the thread count too: call [`Archive::threads`] after this,
+    /// not before. Set [`Options::notes`] to `false` to keep the run's
+    /// warnings (an input without a tag line) off standard error.
     pub fn with_options(mut self, options: Options) -> Archive {
         self.options = options;
         self

@@ -35,7 +35,7 @@ pub(crate) mod job;
 pub(crate) use job::{CheckJob, GameFindings};
 
 /// One problem, placed in its tag line.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
     /// What kind of problem (its severity follows from it).
     pub code: Code,

@@ -84,7 +84,7 @@ impl Options {
 }
 
 /// What a `convert` run did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Games read.
     pub games: u64,

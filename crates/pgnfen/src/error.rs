@@ -359,6 +359,30 @@ impl From<crate::export::Error> for Error {
     }
 }
 
+/// `Format::check_output`'s refusal, as the usage error the command line gives.
+#[cfg(feature = "export")]
+impl From<crate::export::CompressedParquet> for Error {
+    fn from(refused: crate::export::CompressedParquet) -> Self {
+        Usage::OutputFormat {
+            file: refused.path().display().to_string(),
+            message: refused.advice(),
+        }
+        .into()
+    }
+}
+
+/// `Format::check_name`'s refusal, as the usage error the command line gives.
+#[cfg(feature = "export")]
+impl From<crate::export::FormatMismatch> for Error {
+    fn from(refused: crate::export::FormatMismatch) -> Self {
+        Usage::OutputFormat {
+            file: refused.path().display().to_string(),
+            message: refused.advice(),
+        }
+        .into()
+    }
+}
+
 /// A sink's error, named by the output that failed when an [`Output`] raised
 /// it (a full disk names the file).
 ///

@@ -149,7 +149,7 @@ pub struct Options {
 }
 
 /// What a `filter` run did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Games read.
     pub games: u64,

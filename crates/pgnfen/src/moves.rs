@@ -43,7 +43,7 @@ pub(crate) mod job;
 pub(crate) use job::{Moved, WithMoves};
 
 /// How much of the mainline is played.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MovesMode {
     /// Only the first mainline move (cheap: is the first move legal from the FEN?).
     First,

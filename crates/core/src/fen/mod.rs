@@ -42,7 +42,7 @@ use crate::class::Class;
 use crate::problem::{Code, Problem};
 
 /// The three ways of writing castling rights (docs/dialects.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Dialect {
     /// Classic FEN: `KQkq` only.
     Fen,
@@ -78,7 +78,7 @@ impl Dialect {
 }
 
 /// Which en passant square to write (`--ep`; docs/dialects.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum EpPolicy {
     /// The square of the input, if any.
     AsIs,
@@ -292,7 +292,7 @@ impl Analysis {
 }
 
 /// A valid position, ready to be written in any dialect.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     /// The pieces.
     pub board: Board,

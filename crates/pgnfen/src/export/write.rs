@@ -160,7 +160,7 @@ fn properties(
 }
 
 /// The file formats of `export`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// Apache Parquet (`.parquet`).
     Parquet,
@@ -219,6 +219,25 @@ impl Format {
                 .is_ok_and(|m| !m.is_file() && !m.is_dir())
                 .then_some(Format::Jsonl)
         })
+    }
+}
+
+impl std::fmt::Display for Format {
+    /// Its name, as [`Format::as_str`] writes it and `parse` reads it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = crate::ParseNameError;
+
+    /// `parquet`, `csv` or `jsonl`, as `--format` takes them.
+    fn from_str(s: &str) -> Result<Format, crate::ParseNameError> {
+        [Format::Parquet, Format::Csv, Format::Jsonl]
+            .into_iter()
+            .find(|f| f.as_str() == s)
+            .ok_or_else(|| crate::ParseNameError::new("format", s, Some("parquet, csv or jsonl")))
     }
 }
 
@@ -403,6 +422,36 @@ fn slices(batch: &RecordBatch) -> impl Iterator<Item = RecordBatch> + '_ {
 /// place) when the run succeeded; on an error the output is dropped, so a
 /// file output leaves nothing behind. CSV cells are escaped unless the export
 /// was started with [`ExportOptions::csv_raw`](super::ExportOptions::csv_raw).
+///
+/// Every step's error converts into [`crate::Error`] with `?`:
+///
+/// ```
+/// use std::path::Path;
+/// use pgnfen::export::{self, ExportOptions, Format};
+/// use pgnfen::pipeline::{Input, Options, output::Output};
+///
+/// fn to_parquet(input: &Path, path: &Path) -> Result<u64, pgnfen::Error> {
+///     let inputs = [Input::from_arg(input)];
+///     let (options, run) = (ExportOptions::default(), Options::new(2));
+///     let format = Format::from_path(path).unwrap_or(Format::Parquet);
+///     format.check_output(Some(path))?; // x.parquet.zst: no reader opens it
+///     format.check_name(Some(path))?; // a name of another format
+///     let columns = export::columns(&inputs, &options, &run)?;
+///     let batches = export::batches(&inputs, columns, &options, &run);
+///     let output = Output::create(Some(path)).map_err(|error| pgnfen::Error::Io {
+///         file: path.display().to_string(),
+///         error,
+///     })?;
+///     Ok(export::write(batches, format, output)?.rows)
+/// }
+/// # let dir = tempfile::tempdir()?;
+/// # let pgn = dir.path().join("g.pgn");
+/// # std::fs::write(&pgn, "[Event \"a\"]\n\n1. e4 *\n")?;
+/// assert_eq!(to_parquet(&pgn, &dir.path().join("h.parquet"))?, 1);
+/// let refused = to_parquet(&pgn, &dir.path().join("h.parquet.zst")).unwrap_err();
+/// assert!(matches!(refused, pgnfen::Error::Usage(_)), "{refused}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// Parquet into a compressing output (`h.parquet.zst`) is refused with
 /// [`CompressedParquet`]'s message, and nothing is written: no Parquet
@@ -596,6 +645,18 @@ mod tests {
         assert!(check_output(Format::Parquet, Some(Path::new("a.parquet.xz"))).is_err());
         assert!(check_output(Format::Parquet, Some(Path::new("a.parquet"))).is_ok());
         assert!(check_output(Format::Csv, Some(Path::new("a.csv.zst"))).is_ok());
+    }
+
+    #[test]
+    fn a_format_reads_back_its_name() {
+        for format in [Format::Parquet, Format::Csv, Format::Jsonl] {
+            assert_eq!(format.to_string().parse::<Format>(), Ok(format));
+        }
+        let e = "xlsx".parse::<Format>().unwrap_err().to_string();
+        assert!(
+            e.contains("xlsx") && e.contains("parquet, csv or jsonl"),
+            "{e}"
+        );
     }
 
     #[test]
