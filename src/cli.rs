@@ -1,4 +1,9 @@
 //! Every flag of pgnfen, in one place (docs/commands.md).
+//!
+//! `tests/manners.rs` compiles this file into the test itself (`#[path]`), to
+//! check the flags, the man page and the completions without running the
+//! binary: so it may use only `std`, `clap`, `clap_complete` and `pgnfen`,
+//! never `crate::` items of the program.
 
 use std::path::PathBuf;
 
