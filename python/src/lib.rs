@@ -102,6 +102,8 @@ fn command_error(e: Error) -> PyErr {
         // raises for it on its own; this is the same, should the run's
         // error come first.
         Error::Cancelled => pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
+        // A cause a later library tells apart (the enum is non-exhaustive).
+        other => errors::internal(other.to_string()),
     }
 }
 

@@ -24,7 +24,7 @@ pub fn run(global: &Global, args: &IndexArgs) -> Result<Outcome, Error> {
                 file: e.file,
                 error: e.error,
             },
-            RunError::Sink(e) => write_err(e),
+            other => other.into(),
         })?;
         let line = serde_json::json!({
             "file": &*game.file,

@@ -10,8 +10,10 @@ use crate::pipeline::{Input, RunError};
 
 /// Why a run failed. The command line prints it after `pgnfen: ` and exits
 /// with status 2; the Python package raises `ValueError` for [`Error::Usage`]
-/// and an `OSError` for the others.
+/// and an `OSError` for the others. Non-exhaustive, as [`Usage`] is: a later
+/// version may tell more causes apart, so a `match` ends with `_`.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// A bad argument (an unknown class, a malformed `--tag` expression, two
     /// outputs naming one file, ...): nothing was read or written.

@@ -109,8 +109,10 @@ impl Default for ExportOptions {
     }
 }
 
-/// Why an export failed.
+/// Why an export failed. Non-exhaustive: a later version may tell more
+/// causes apart.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// Tag columns that cannot be made (exit status 2, before anything is
     /// read).

@@ -99,7 +99,9 @@ impl std::error::Error for InputError {
 }
 
 /// What went wrong in a run: reading an input, or the sink (writing).
+/// Non-exhaustive: a later version may tell more causes apart.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RunError {
     #[error(transparent)]
     /// An input could not be read.
