@@ -16,7 +16,7 @@ that differs from a column only in case, an Elo that is no number):
     and Variant are the `fen`/`variant` columns); `WhiteElo`/`BlackElo` are an
     integer where the value is one, else null;
   * the CSV (.csv.zst) and JSON lines (.jsonl) exports hold the same rows;
-  * `speed`, `time_base`, `time_increment` equal a model of SPEC §10 written here
+  * `speed`, `time_base`, `time_increment` equal a model of docs/speed.md written here
     (exact fractions) on the first TimeControl value;
   * DuckDB's `select class, count(*) from 'x.parquet' group by class` equals `stats`,
     and so does `group by speed` its `speeds`;
@@ -144,7 +144,7 @@ def expected_row(pairs, tags):
     return want
 
 
-# --- The speed model (SPEC §10), independent of the Rust reader ----------------------
+# --- The speed model (docs/speed.md), independent of the Rust reader ---------------
 
 NUMBER = re.compile(r"^[0-9]+(\.[0-9]+)?$")
 SPEEDS = [(30, "ultrabullet"), (180, "bullet"), (480, "blitz"), (1500, "rapid"), (86400, "classical")]

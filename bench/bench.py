@@ -72,7 +72,7 @@ FULLMOVE_STEP = 1000
 # the size asked for, in each archive's `.stamp` file).
 ARCHIVE_MAKING = 2
 
-# The speed targets (issue #25), each measured as a ratio in this run: name ->
+# The speed targets (docs/performance.md), each measured as a ratio in this run: name ->
 # (how the ratio reads, target, "<=" or ">="). `TARGETS_SEEN` gets the ratios.
 TARGETS = [
     ("export -o x.parquet / stats (ordinary)", 2.5, "<="),
@@ -81,8 +81,8 @@ TARGETS = [
     ("convert --to shredder / grep -c (fen)", 1.2, "<="),
     ("stats / grep -c (ordinary)", 0.6, "<="),
     ("filter --class standard / grep -c (ordinary)", 0.6, "<="),
-    # The ordinary rows again without the memo's help (issue #25: no cache
-    # that only a repeated archive can hit counts toward a target).
+    # The ordinary rows again without the memo's help (docs/performance.md: no
+    # cache that only a repeated archive can hit counts toward a target).
     ("stats / grep -c (distinct)", 0.6, "<="),
     ("filter --class standard / grep -c (distinct)", 0.6, "<="),
     ("Python games().headers vs python-chess read_headers (x faster)", 25.0, ">="),

@@ -10,7 +10,8 @@ Measures, in one run on the same file:
 * pgnfen.stats(path) against the CLI (`pgnfen stats --format json`), best of 3
   (target: at most 1.1x the CLI's time);
 * `for g in pgnfen.games(path): g.headers` against python-chess's
-  `chess.pgn.read_headers` loop, in games per second (target: at least 25x, issue #25);
+  `chess.pgn.read_headers` loop, in games per second (target: at least 25x,
+  as docs/performance.md says);
   then loops over the mapping `g.tags`, taken and not read, and reading one tag.
   Each loop runs R times (default 3) in rounds, python-chess's and pgnfen's in
   turn; the ratio is the median of the rounds' ratios.
