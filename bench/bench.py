@@ -55,7 +55,15 @@ pgn-extract zstd time).
 import argparse, glob, hashlib, json, os, re, resource, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "pgnfen")
+
+
+def release_dir():
+    """Where `cargo build --release` writes: target/release, or release/ under
+    CARGO_TARGET_DIR when it is set (a relative one from the repository)."""
+    return os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release")
+
+
+BIN = os.path.join(release_dir(), "pgnfen")
 OUT = os.path.join(ROOT, "bench", "out")
 PGN_EXTRACT = shutil.which("pgn-extract") or ("/usr/games/pgn-extract" if os.path.exists("/usr/games/pgn-extract") else None)
 ARCHIVES = {
