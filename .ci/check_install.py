@@ -7,7 +7,8 @@ page and the completions with bash, then checks from clean shells that
 `man pgnfen` finds the page (man-db derives it from PATH) and that bash (with
 bash-completion), zsh (compinit) and fish load the completion.
 
-Usage: python3 .ci/check_install.py [BINARY]   (default target/release/pgnfen)
+Usage: python3 .ci/check_install.py [BINARY]   (default target/release/pgnfen,
+       or release/pgnfen under CARGO_TARGET_DIR when it is set)
 Needs man-db, bash-completion, zsh and fish; exits 1 naming what failed.
 """
 import os
@@ -31,7 +32,13 @@ def install_block():
 
 
 def main():
-    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "pgnfen"))
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
+    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "pgnfen"))
+    if not os.path.isfile(binary):
+        print(f"check_install: {binary} not found: run cargo build --release first, or name the binary")
+        return 1
     missing = [tool for tool in ("man", "manpath", "zsh", "fish") if shutil.which(tool) is None]
     if not os.path.exists("/usr/share/bash-completion/bash_completion"):
         missing.append("bash-completion")

@@ -7,19 +7,32 @@ and an anchor (`page.md#section`, `#section`) must name a heading of that page
 (GitHub's heading ids). No page may mention `../shared`: the documentation
 stands on its own, with nothing beside the repository.
 
+Nor may any other file of the repository, outside `.ci/` (whose CI script
+finds the corpus beside the repository) and CHANGELOG.md (history, kept as it
+was written), point to a document that is not in it: `../shared`, a
+specification `SPEC.md` or its sections (`SPEC §10`), or an issue tracker's
+numbers (`issue #25`). A comment points to the page under docs/ instead.
+
 Usage: python3 .ci/check_links.py [--root DIR]
-Exit status 0 when every link resolves; 1 with one line per offender
-(`FILE:LINE: message`).
+Exit status 0 when every link resolves and nothing points outside; 1 with one
+line per offender (`FILE:LINE: message`).
 """
 import argparse
 import os
 import re
+import subprocess
 import sys
 import unicodedata
 from urllib.parse import unquote
 
 PAGES = ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md", "CHANGELOG.md"]
 FORBIDDEN = "../shared"
+# What no file outside .ci/ may mention (bytes: the files need not be text).
+OUTSIDE = re.compile(rb"\.\./shared|SPEC\.md|SPEC \xc2\xa7|\b[Ii]ssue #[0-9]+")
+# Not searched for OUTSIDE: the CI's own folder, the history, and what is
+# neither committed nor meant to be (build output, virtual environments).
+OUTSIDE_EXEMPT = (".ci/", "CHANGELOG.md")
+SKIPPED_FOLDERS = {".git", ".venv", "target", "__pycache__", ".pytest_cache", ".mypy_cache", "out", "corpus", "artifacts"}
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
@@ -39,6 +52,47 @@ def pages(root):
             os.path.join("docs", name) for name in os.listdir(docs) if name.endswith(".md")
         )
     return found
+
+
+def repository_files(root):
+    """The repository's files, relative to `root`: those git knows (committed
+    or to be added; not ignored) when `root` is a git work tree, else every
+    file but those in build and cache folders."""
+    try:
+        listed = subprocess.run(
+            ["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, check=True,
+        ).stdout
+        if os.path.realpath(subprocess.run(
+            ["git", "-C", root, "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True,
+        ).stdout.strip()) == os.path.realpath(root):
+            return sorted({name.decode("utf-8", "surrogateescape") for name in listed.split(b"\0") if name})
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    found = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [d for d in subfolders if d not in SKIPPED_FOLDERS]
+        found += [os.path.relpath(os.path.join(folder, n), root) for n in names]
+    return sorted(found)
+
+
+def outside_mentions(root):
+    """`FILE:LINE: ...` for each mention of a document outside the repository
+    in a file outside `.ci/`."""
+    problems = []
+    for name in repository_files(root):
+        if name.replace(os.sep, "/").startswith(OUTSIDE_EXEMPT):
+            continue
+        path = os.path.join(root, name)
+        if not os.path.isfile(path) or os.path.islink(path):
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        for m in OUTSIDE.finditer(data):
+            line = data.count(b"\n", 0, m.start()) + 1
+            what = m.group(0).decode("utf-8", "replace")
+            problems.append(f"{name}:{line}: mentions {what!r}, outside the repository (point to docs/ instead)")
+    return problems
 
 
 def prose_lines(text):
@@ -133,6 +187,13 @@ def check(root):
                         problems.append(
                             f"{page}:{number}: {target!r}: no heading #{anchor} in {os.path.relpath(resolved, root)}"
                         )
+    pages_checked = set(pages(root))
+    for problem in outside_mentions(root):
+        # A page's `../shared` is reported above already.
+        name, _, rest = problem.partition(":")
+        if name in pages_checked and "'../shared'" in rest:
+            continue
+        problems.append(problem)
     return problems
 
 
@@ -146,9 +207,11 @@ def main():
         print(p)
     checked = len(pages(os.path.realpath(args.root)))
     if problems:
-        print(f"check_links: {len(problems)} broken link(s) or path(s) in {checked} pages", file=sys.stderr)
+        print(f"check_links: {len(problems)} problem(s): broken links or paths in {checked} pages, "
+              "or mentions of documents outside the repository", file=sys.stderr)
         return 1
-    print(f"check_links: every link of {checked} pages resolves", file=sys.stderr)
+    print(f"check_links: every link of {checked} pages resolves, and no file points outside the repository",
+          file=sys.stderr)
     return 0
 
 

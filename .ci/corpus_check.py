@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Corpus checks for pgnfen against ../shared/corpus (see the README).
+"""Corpus checks for pgnfen against the test corpus, the folder PGNFEN_CORPUS names
+(what it holds: CONTRIBUTING.md, "Tests that need the corpus").
 
 Runs the release binary over every corpus file and checks:
   * stats --format json equals expected.json (games, classes, Chess960 histogram, problems),
@@ -11,13 +12,21 @@ Runs the release binary over every corpus file and checks:
   * fen --format json agrees with positions.expected.jsonl record by record;
   * check --warnings --format json reports exactly the {expect: ...} codes of every
     game of malformed.pgn, each on a line holding the tag concerned.
-Prints a summary; exits 1 on any disagreement.
+Prints a summary; exits 1 on any disagreement, 2 without the corpus.
+
+Usage: PGNFEN_CORPUS=DIR python3 .ci/corpus_check.py   (after cargo build --release)
 """
 import bz2, gzip, json, os, re, subprocess, sys, tempfile
 
+if __name__ == "__main__" and sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "pgnfen")
-CORPUS = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+# The program `cargo build --release` built (CARGO_TARGET_DIR moves it; a
+# relative one from the repository).
+BIN = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "pgnfen")
+CORPUS = os.environ.get("PGNFEN_CORPUS", "")
 CLASSES = ["standard", "setup", "chess960", "crc", "other", "malformed"]
 failures = []
 
@@ -207,10 +216,21 @@ def check_malformed(path, known):
         fail(f"malformed.pgn: {total - agree} games disagree")
 
 
+def corpus_missing():
+    """The message when PGNFEN_CORPUS names no folder, else None. .ci/run
+    always gives the corpus: without it this check cannot pass."""
+    if CORPUS and os.path.isdir(CORPUS):
+        return None
+    where = f" ({CORPUS} is not a folder)" if CORPUS else ""
+    return (f"corpus_check: needs the test corpus: set PGNFEN_CORPUS to its folder{where}; "
+            "what it holds is in CONTRIBUTING.md, \"Tests that need the corpus\"")
+
+
 def main():
-    if not os.path.isdir(CORPUS):
-        print(f"skipped: {CORPUS} not found")
-        return 0
+    missing = corpus_missing()
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     if not os.path.exists(BIN):
         print(f"{BIN} missing: run cargo build --release first")
         return 1

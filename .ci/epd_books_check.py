@@ -29,9 +29,13 @@ installed as .ci/epd_check.py installs it when it is missing.
 """
 import glob, json, os, subprocess, sys, tarfile, tempfile, zipfile
 
+if __name__ == "__main__" and sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-BIN = os.environ.get("PGNFEN", os.path.join(ROOT, "target", "release", "pgnfen"))
+BIN = os.environ.get("PGNFEN", os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "pgnfen"))
 sys.path.insert(0, HERE)
 import epd_check  # noqa: E402  (its venv bootstrap and its python-chess verdict)
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """EPD records against python-chess, record by record.
 
-Every record of ../shared/corpus/generated/positions.fen is cut to its first four
-fields and given random operations (bm, id "...", c0 "with ; inside", hmvc, fmvn,
-acd, in random order and number, written as python-chess writes them). Then
+Every record of generated/positions.fen in the corpus (the folder PGNFEN_CORPUS
+names) is cut to its first four fields and given random operations (bm, id "...",
+c0 "with ; inside", hmvc, fmvn, acd, in random order and number, written as
+python-chess writes them). Then
 `pgnfen fen --format json` and python-chess (chess.Board.from_epd, then
 board.epd(...) in each dialect with the same operations) must agree on validity,
 class and the three written EPD records. Prints the agreement count; exits 1
@@ -11,13 +12,22 @@ below 100 %, except for the disagreements tests/known-disagreements.txt lists
 (KIND `epd`, keyed by the rule named below, each with its reason).
 
 python-chess is installed in a venv under target/ when it is missing.
-Skips (exit 0) with a printed reason when ../shared/corpus is absent.
+Exits 2 when PGNFEN_CORPUS names no folder (what it must hold: CONTRIBUTING.md,
+"Tests that need the corpus").
+
+Usage: PGNFEN_CORPUS=DIR python3 .ci/epd_check.py   (after cargo build --release)
 """
 import json, os, random, subprocess, sys
 
+if __name__ == "__main__" and sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "pgnfen")
-CORPUS = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+# The program `cargo build --release` built (CARGO_TARGET_DIR moves it; a
+# relative one from the repository).
+BIN = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "pgnfen")
+CORPUS = os.environ.get("PGNFEN_CORPUS", "")
 POSITIONS = os.path.join(CORPUS, "generated", "positions.fen")
 KNOWN = os.path.join(ROOT, "tests", "known-disagreements.txt")
 VENV = os.path.join(ROOT, "target", "epd-venv")
@@ -65,10 +75,21 @@ def ops_text(ops):
     return " ".join(out)
 
 
+def corpus_missing():
+    """The message when PGNFEN_CORPUS names no folder, else None. .ci/run
+    always gives the corpus: without it this check cannot pass."""
+    if CORPUS and os.path.isdir(CORPUS):
+        return None
+    where = f" ({CORPUS} is not a folder)" if CORPUS else ""
+    return (f"epd_check: needs the test corpus: set PGNFEN_CORPUS to its folder{where}; "
+            "what it holds is in CONTRIBUTING.md, \"Tests that need the corpus\"")
+
+
 def main():
-    if not os.path.exists(POSITIONS):
-        print(f"epd_check: skipped: {POSITIONS} not found (../shared is absent)")
-        return 0
+    missing = corpus_missing()
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     ensure_chess()
     import chess
 

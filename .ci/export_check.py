@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`pgnfen export` against independent readers, on the corpus (../shared/corpus).
+"""`pgnfen export` against independent readers, on the corpus (PGNFEN_CORPUS).
 
 For every PGN file of the corpus (real/, generated/, generated/edge/) and a file
 written here (escapes, duplicates, several pairs on a line, a long tag name, a name
@@ -16,16 +16,23 @@ that differs from a column only in case, an Elo that is no number):
     and Variant are the `fen`/`variant` columns); `WhiteElo`/`BlackElo` are an
     integer where the value is one, else null;
   * the CSV (.csv.zst) and JSON lines (.jsonl) exports hold the same rows;
-  * `speed`, `time_base`, `time_increment` equal a model of SPEC §10 written here
+  * `speed`, `time_base`, `time_increment` equal a model of docs/speed.md written here
     (exact fractions) on the first TimeControl value;
   * DuckDB's `select class, count(*) from 'x.parquet' group by class` equals `stats`,
     and so does `group by speed` its `speeds`;
   * `--tags all` has a column for every tag name met (in order of first appearance)
     and then an empty `other_tags`.
-Exits 1 on any disagreement, 0 with a reason when the corpus is not there. Needs
-pyarrow, duckdb and python-chess (.ci/run installs them into .venv).
+Exits 1 on any disagreement, 2 when PGNFEN_CORPUS names no folder (what it must
+hold: CONTRIBUTING.md, "Tests that need the corpus"). Needs pyarrow, duckdb and
+python-chess (.ci/run installs them into .venv).
+
+Usage: PGNFEN_CORPUS=DIR .venv/bin/python .ci/export_check.py   (after cargo build --release)
 """
 import csv, io, json, os, re, subprocess, sys, tempfile
+
+if __name__ == "__main__" and sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
 
 try:
     import chess.pgn
@@ -35,8 +42,10 @@ except ImportError as e:
     sys.exit(f"export_check: {e}: install pyarrow, duckdb and chess (see .ci/run)")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "pgnfen")
-CORPUS = os.environ.get("PGNFEN_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+# The program `cargo build --release` built (CARGO_TARGET_DIR moves it; a
+# relative one from the repository).
+BIN = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "pgnfen")
+CORPUS = os.environ.get("PGNFEN_CORPUS", "")
 DEFAULT_TAGS = ["Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo",
                 "BlackElo", "ECO", "Opening", "TimeControl", "Termination", "UTCDate", "UTCTime"]
 FIXED = ["file", "game", "offset", "length", "line", "class", "chess960_position", "speed",
@@ -144,7 +153,7 @@ def expected_row(pairs, tags):
     return want
 
 
-# --- The speed model (SPEC §10), independent of the Rust reader ----------------------
+# --- The speed model (docs/speed.md), independent of the Rust reader ---------------
 
 NUMBER = re.compile(r"^[0-9]+(\.[0-9]+)?$")
 SPEEDS = [(30, "ultrabullet"), (180, "bullet"), (480, "blitz"), (1500, "rapid"), (86400, "classical")]
@@ -372,10 +381,21 @@ def check_all_tags(tmp):
     return path
 
 
+def corpus_missing():
+    """The message when PGNFEN_CORPUS names no folder, else None. .ci/run
+    always gives the corpus: without it this check cannot pass."""
+    if CORPUS and os.path.isdir(CORPUS):
+        return None
+    where = f" ({CORPUS} is not a folder)" if CORPUS else ""
+    return (f"export_check: needs the test corpus: set PGNFEN_CORPUS to its folder{where}; "
+            "what it holds is in CONTRIBUTING.md, \"Tests that need the corpus\"")
+
+
 def main():
-    if not os.path.isdir(CORPUS):
-        print(f"skipped: {CORPUS} not found")
-        return 0
+    missing = corpus_missing()
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     if not os.path.exists(BIN):
         print(f"{BIN} not found: run cargo build --release first")
         return 1

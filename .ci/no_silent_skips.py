@@ -42,9 +42,15 @@ def silent_skips(lines):
 
 
 def main():
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     path = sys.argv[1] if len(sys.argv) > 1 else "target/test-all.log"
-    with open(path, encoding="utf-8", errors="replace") as f:
-        lines = f.readlines()
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.readlines()
+    except OSError as e:
+        sys.exit(f"no_silent_skips: {path}: {e.strerror} (the log of scripts/test-all.sh)")
     if not any(l.startswith("test result:") for l in lines):
         sys.exit(f"{path}: no cargo test results in it")
     found = silent_skips(lines)

@@ -39,11 +39,34 @@ def test_missing_file_anchor_outside_and_shared_are_reported(tmp_path):
         "docs/x.md": "# X\n",
     })
     problems = check_links.check(root)
-    assert len(problems) == 4, problems
+    assert len(problems) == 5, problems
     assert any(p.startswith("README.md:1:") and "no such file" in p for p in problems)
     assert any("no heading #missing" in p for p in problems)
-    assert any("outside the repository" in p for p in problems)
+    assert any("points outside the repository" in p for p in problems)
     assert any("../shared" in p for p in problems)
+    assert any(p.startswith("README.md:4:") and "'SPEC.md'" in p for p in problems)
+
+
+def test_outside_documents_are_reported_in_any_file(tmp_path):
+    root = repo(tmp_path, {
+        "README.md": "# T\n",
+        "src/lib.rs": "//! Time controls (SPEC \u00a710) and more\n\n// as issue #25 asks\n",
+        "tests/t.py": '"""The guarantees (Issue #19)."""\n',
+        "samples/a.pgn": '[Event "the corpus in ../shared/corpus"]\n',
+        "docs/x.md": "# X\n\nSee SPEC.md.\n",
+        "ok.rs": "// issue #abc, SPECIAL, #25 alone, section \u00a710, spec\n",
+        ".ci/run": "corpus=../shared/corpus  # see SPEC.md, issue #1\n",
+        "CHANGELOG.md": "* found by a test of SPEC \u00a79\n",
+        "target/x.txt": "issue #7\n",
+    })
+    problems = check_links.check(root)
+    assert sorted(problems) == sorted([
+        "src/lib.rs:1: mentions 'SPEC \u00a7', outside the repository (point to docs/ instead)",
+        "src/lib.rs:3: mentions 'issue #25', outside the repository (point to docs/ instead)",
+        "tests/t.py:1: mentions 'Issue #19', outside the repository (point to docs/ instead)",
+        "samples/a.pgn:1: mentions '../shared', outside the repository (point to docs/ instead)",
+        "docs/x.md:3: mentions 'SPEC.md', outside the repository (point to docs/ instead)",
+    ]), problems
 
 
 def test_links_in_code_are_not_links(tmp_path):

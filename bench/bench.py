@@ -55,7 +55,15 @@ pgn-extract zstd time).
 import argparse, glob, hashlib, json, os, re, resource, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "pgnfen")
+
+
+def release_dir():
+    """Where `cargo build --release` writes: target/release, or release/ under
+    CARGO_TARGET_DIR when it is set (a relative one from the repository)."""
+    return os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release")
+
+
+BIN = os.path.join(release_dir(), "pgnfen")
 OUT = os.path.join(ROOT, "bench", "out")
 PGN_EXTRACT = shutil.which("pgn-extract") or ("/usr/games/pgn-extract" if os.path.exists("/usr/games/pgn-extract") else None)
 ARCHIVES = {
@@ -72,7 +80,7 @@ FULLMOVE_STEP = 1000
 # the size asked for, in each archive's `.stamp` file).
 ARCHIVE_MAKING = 2
 
-# The speed targets (issue #25), each measured as a ratio in this run: name ->
+# The speed targets (docs/performance.md), each measured as a ratio in this run: name ->
 # (how the ratio reads, target, "<=" or ">="). `TARGETS_SEEN` gets the ratios.
 TARGETS = [
     ("export -o x.parquet / stats (ordinary)", 2.5, "<="),
@@ -81,8 +89,8 @@ TARGETS = [
     ("convert --to shredder / grep -c (fen)", 1.2, "<="),
     ("stats / grep -c (ordinary)", 0.6, "<="),
     ("filter --class standard / grep -c (ordinary)", 0.6, "<="),
-    # The ordinary rows again without the memo's help (issue #25: no cache
-    # that only a repeated archive can hit counts toward a target).
+    # The ordinary rows again without the memo's help (docs/performance.md: no
+    # cache that only a repeated archive can hit counts toward a target).
     ("stats / grep -c (distinct)", 0.6, "<="),
     ("filter --class standard / grep -c (distinct)", 0.6, "<="),
     ("Python games().headers vs python-chess read_headers (x faster)", 25.0, ">="),

@@ -16,19 +16,30 @@ else samples/positions.fen). Needs: pip install chess.
 import os, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "pgnfen")
+
+
+def release_dir():
+    """Where `cargo build --release` writes: target/release, or release/ under
+    CARGO_TARGET_DIR when it is set (a relative one from the repository)."""
+    return os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release")
+
+
+BIN = os.path.join(release_dir(), "pgnfen")
 CORPUS = os.environ.get("PGNFEN_CORPUS", "")
 DEFAULT = os.path.join(CORPUS, "generated", "positions.fen")
 
 
 def main():
-    # No options: -h or --help (or any other word with a dash) prints the
-    # usage instead of being taken for a file.
+    # No options: -h or --help prints the usage (any other word with a dash
+    # too, as an error) instead of being taken for a file.
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     if any(a.startswith("-") for a in sys.argv[1:]):
         sys.exit(__doc__)
     path = sys.argv[1] if len(sys.argv) > 1 else (DEFAULT if os.path.exists(DEFAULT) else os.path.join(ROOT, "samples", "positions.fen"))
     subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "fen_speed"], cwd=ROOT, check=True)
-    out = subprocess.run([os.path.join(ROOT, "target", "release", "examples", "fen_speed"), path, "3"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([os.path.join(release_dir(), "examples", "fen_speed"), path, "3"], capture_output=True, text=True, check=True).stdout
     print(out, end="")
     ours = float([l for l in out.splitlines() if l.startswith("analyse, 8x8")][0].split()[3])
 

@@ -10,7 +10,8 @@ Measures, in one run on the same file:
 * pgnfen.stats(path) against the CLI (`pgnfen stats --format json`), best of 3
   (target: at most 1.1x the CLI's time);
 * `for g in pgnfen.games(path): g.headers` against python-chess's
-  `chess.pgn.read_headers` loop, in games per second (target: at least 25x, issue #25);
+  `chess.pgn.read_headers` loop, in games per second (target: at least 25x,
+  as docs/performance.md says);
   then loops over the mapping `g.tags`, taken and not read, and reading one tag.
   Each loop runs R times (default 3) in rounds, python-chess's and pgnfen's in
   turn; the ratio is the median of the rounds' ratios.
@@ -25,15 +26,15 @@ import tempfile
 import time
 from pathlib import Path
 
-import chess.pgn
-
 # Run as `python python/bench.py`, the script's folder (which holds the
 # package's sources, not the built extension) would shadow the installed package.
+# (pgnfen and python-chess are imported in main, so that --help needs neither.)
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-import pgnfen  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = ROOT / "target" / "release" / "pgnfen"
+# The program `cargo build --release` built (CARGO_TARGET_DIR moves it; a
+# relative one from the repository).
+CLI = ROOT / (os.environ.get("CARGO_TARGET_DIR") or "target") / "release" / "pgnfen"
 
 
 def best_of(n, fn):
@@ -53,11 +54,13 @@ def positive(text):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=positive, default=4, help="copies of the files (4)")
     ap.add_argument("--rounds", type=positive, default=3, help="rounds of each loop (3)")
     ap.add_argument("files", nargs="*", type=Path)
     args = ap.parse_args(argv)
+    import chess.pgn
+    import pgnfen
     repeat, rounds = args.repeat, args.rounds
     if args.files:
         paths = args.files
@@ -144,6 +147,7 @@ def main(argv):
                 f"{statistics.median(ratios):.1f}x{target} "
                 f"(rounds: {', '.join(f'{r:.1f}' for r in ratios)})"
             )
+
 
 if __name__ == "__main__":
     main(sys.argv[1:])

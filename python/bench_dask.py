@@ -15,16 +15,15 @@ import subprocess
 import sys
 import time
 
-# This script lives beside the package's sources: import the installed package.
+# This script lives beside the package's sources: import the installed package
+# (in main, so that --help needs neither pgnfen nor Dask).
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path = [p for p in sys.path if os.path.abspath(p or ".") != HERE]
 
-import pgnfen  # noqa: E402
-import pgnfen.dask  # noqa: E402
-from dask.distributed import Client, LocalCluster  # noqa: E402
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "pgnfen")
+# The program `cargo build --release` built (CARGO_TARGET_DIR moves it; a
+# relative one from the repository).
+BIN = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "pgnfen")
 
 
 def timed(cmd, shell=False):
@@ -34,10 +33,16 @@ def timed(cmd, shell=False):
 
 
 def main():
-    # No options: -h or --help (or any other word with a dash) prints the
-    # usage instead of being taken for a file.
+    # No options: -h or --help prints the usage (no argument, or any other
+    # word with a dash, too, as an error) instead of being taken for a file.
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     if len(sys.argv) < 2 or any(a.startswith("-") for a in sys.argv[1:]):
         sys.exit(__doc__)
+    import pgnfen
+    import pgnfen.dask
+    from dask.distributed import Client, LocalCluster
     path = sys.argv[1]
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     size = int(sys.argv[3] if len(sys.argv) > 3 else 32) << 20

@@ -18,8 +18,23 @@ Needs `pip install chess`.
 import argparse
 import random
 
-import chess
-import chess.variant
+
+def arguments():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=int, default=22)
+    p.add_argument("--games", type=int, default=12, help="rounds (each makes ~30 games)")
+    p.add_argument("pgn")
+    p.add_argument("expected")
+    return p
+
+
+if __name__ == "__main__":
+    # Read before python-chess is imported, so that --help (and a usage
+    # error) needs no python-chess.
+    ARGS = arguments().parse_args()
+
+import chess  # noqa: E402
+import chess.variant  # noqa: E402
 
 # Variant tag as lichess writes it -> python-chess board class.
 VARIANTS = {
@@ -220,12 +235,7 @@ def generate(seed, games):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--seed", type=int, default=22)
-    p.add_argument("--games", type=int, default=12, help="rounds (each makes ~30 games)")
-    p.add_argument("pgn")
-    p.add_argument("expected")
-    a = p.parse_args()
+    a = ARGS
     text, expected = generate(a.seed, a.games)
     with open(a.pgn, "w", newline="\n") as f:
         f.write(text)

@@ -11,7 +11,8 @@
 # test failed and names the steps. One build of the dependencies serves all
 # steps: `cargo test --release` builds the CLI the Python tests compare with,
 # and maturin builds the extension in the same target folder with the same
-# features (Cargo.toml aligns them), so only pyo3 and the binding are compiled.
+# features (crates/pgnfen/Cargo.toml aligns them), so it compiles little more
+# than pyo3, the binding and what only the binding uses.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

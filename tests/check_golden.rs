@@ -5,7 +5,9 @@
 //! error, exit status) is compared with `tests/golden/<name>.txt`, after the
 //! temporary folder is replaced by `$DIR` and the summary's timing by `(TIME)`.
 //!
-//! `UPDATE_GOLDEN=1 cargo test --test check_golden` rewrites the golden files.
+//! `UPDATE_GOLDEN=1 cargo test --release --test check_golden` rewrites the
+//! golden files (in the release profile, as every build here: see
+//! CONTRIBUTING.md).
 
 use std::fs;
 use std::io::Write;

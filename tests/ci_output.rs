@@ -1,7 +1,7 @@
-//! What `check` and `export` write for CI and spreadsheets (issue #19): memory
-//! bounded however dense the problems, in every format; nothing a name or a
-//! value holds can start a GitHub workflow command, drive a terminal or run as
-//! a spreadsheet formula.
+//! What `check` and `export` write for CI and spreadsheets
+//! (docs/ci-output.md): memory bounded however dense the problems, in every
+//! format; nothing a name or a value holds can start a GitHub workflow
+//! command, drive a terminal or run as a spreadsheet formula.
 
 mod common;
 

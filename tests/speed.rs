@@ -1,4 +1,4 @@
-//! Time controls and speed (SPEC §10) through the real binary: `--speed` on
+//! Time controls and speed (docs/speed.md) through the real binary: `--speed` on
 //! filter, split, stats and export, `{speed}` in split's template, the stats
 //! table and JSON, and the export columns against the library's reader.
 

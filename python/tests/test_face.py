@@ -1,4 +1,4 @@
-"""The package's face (issue #21): its error classes, split/export/fen_records
+"""The package's face (docs/python-api.md): its error classes, split/export/fen_records
 against the command line, the docstring examples, and the typing (stubtest
 and mypy --strict through .ci/python_types.sh)."""
 

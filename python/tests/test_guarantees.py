@@ -1,4 +1,4 @@
-"""The guarantees of the Python and Dask front ends (SPEC §6, issue #19):
+"""The guarantees of the Python and Dask front ends (docs/python-guarantees.md):
 Ctrl-C stops every long call, check() has bounded memory, paths may be bytes
 or os.PathLike (and not UTF-8), and pgnfen.dask neither writes over its own
 inputs nor mixes runs or changed files."""

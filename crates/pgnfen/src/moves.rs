@@ -229,8 +229,8 @@ impl IllegalMove {
 }
 
 /// The start of a game whose header has this verdict, or `None` when the
-/// game is not replayed (SPEC: classes standard, setup, chess960, and
-/// `other` games of the seven lichess variants).
+/// game is not replayed (docs/moves.md: classes standard, setup, chess960,
+/// and `other` games of the seven lichess variants).
 pub(crate) fn start_of(header: &Header<'_>, verdict: &Verdict) -> Option<Start> {
     if verdict.class == Class::Standard && verdict.fen.is_none() {
         // The usual game: no tag to look at.

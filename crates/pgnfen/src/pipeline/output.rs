@@ -1,6 +1,6 @@
 //! Where results go: standard output, or a file written under a temporary name
 //! in the same folder and renamed into place on success, compressed by its
-//! ending (`.gz`, `.bz2`, `.zst`). A `.zst` file is written as independent
+//! ending (`.gz`, `.bz2`, `.xz`, `.zst`). A `.zst` file is written as independent
 //! frames in pzstd's layout, compressed on threads of its own
 //! (`frame_writer`), so that it can be read back in parallel.
 //!

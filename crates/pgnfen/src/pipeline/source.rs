@@ -4,11 +4,16 @@
 //! are recognised the same way and refused with their name, so that their
 //! binary bytes are never read as games.
 //!
-//! A regular file is read with large `read` calls (not memory-mapped), and its
-//! size and modification time are checked again at its end: a file truncated or
-//! rewritten by another program while pgnfen reads it is an error, never a
-//! SIGBUS or a silently partial output. Anything else (a FIFO, a device, a
-//! process substitution) is read as a stream, once.
+//! A plain (uncompressed) regular file is memory-mapped when the run asks for
+//! it (`Options::mmap`: the program does unless `--no-mmap` is given; the
+//! library's default and Python do not), so that chunks are slices of the page
+//! cache, not copies. A mapped file truncated by another program raises SIGBUS,
+//! which the handler in `signals` turns into a clean error. Every other regular
+//! file is read with large `read` calls. Either way its size and modification
+//! time are checked again at its end: a file truncated or rewritten by another
+//! program while pgnfen reads it is an error, never a crash or a silently
+//! partial output. Anything else (a FIFO, a device, a process substitution) is
+//! read as a stream, once.
 //!
 //! A zip archive yields one stream per member, in archive order, named
 //! `ARCHIVE:MEMBER` in messages. Members are decompressed by a producer thread
