@@ -66,6 +66,7 @@ def test_outside_documents_are_reported_in_any_file(tmp_path):
         "tests/t.py:1: mentions 'Issue #19', outside the repository (point to docs/ instead)",
         "samples/a.pgn:1: mentions '../shared', outside the repository (point to docs/ instead)",
         "docs/x.md:3: mentions 'SPEC.md', outside the repository (point to docs/ instead)",
+        "CHANGELOG.md:1: mentions 'SPEC \u00a7', outside the repository (point to docs/ instead)",
     ]), problems
 
 
