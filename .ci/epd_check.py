@@ -23,11 +23,7 @@ if __name__ == "__main__" and sys.argv[1:2] in (["-h"], ["--help"]):
     print(__doc__)
     sys.exit(0)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The program `cargo build --release` built (CARGO_TARGET_DIR moves it; a
-# relative one from the repository).
-BIN = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "pgnfen")
-CORPUS = os.environ.get("PGNFEN_CORPUS", "")
+from corpus_env import BIN, CORPUS, ROOT, require_corpus  # noqa: E402 (after --help)
 POSITIONS = os.path.join(CORPUS, "generated", "positions.fen")
 KNOWN = os.path.join(ROOT, "tests", "known-disagreements.txt")
 VENV = os.path.join(ROOT, "target", "epd-venv")
@@ -75,21 +71,9 @@ def ops_text(ops):
     return " ".join(out)
 
 
-def corpus_missing():
-    """The message when PGNFEN_CORPUS names no folder, else None. .ci/run
-    always gives the corpus: without it this check cannot pass."""
-    if CORPUS and os.path.isdir(CORPUS):
-        return None
-    where = f" ({CORPUS} is not a folder)" if CORPUS else ""
-    return (f"epd_check: needs the test corpus: set PGNFEN_CORPUS to its folder{where}; "
-            "what it holds is in CONTRIBUTING.md, \"Tests that need the corpus\"")
-
 
 def main():
-    missing = corpus_missing()
-    if missing:
-        print(missing, file=sys.stderr)
-        return 2
+    require_corpus("epd_check")
     ensure_chess()
     import chess
 

@@ -41,11 +41,7 @@ try:
 except ImportError as e:
     sys.exit(f"export_check: {e}: install pyarrow, duckdb and chess (see .ci/run)")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The program `cargo build --release` built (CARGO_TARGET_DIR moves it; a
-# relative one from the repository).
-BIN = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "pgnfen")
-CORPUS = os.environ.get("PGNFEN_CORPUS", "")
+from corpus_env import BIN, CORPUS, ROOT, require_corpus  # noqa: E402 (after --help)
 DEFAULT_TAGS = ["Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo",
                 "BlackElo", "ECO", "Opening", "TimeControl", "Termination", "UTCDate", "UTCTime"]
 FIXED = ["file", "game", "offset", "length", "line", "class", "chess960_position", "speed",
@@ -381,21 +377,9 @@ def check_all_tags(tmp):
     return path
 
 
-def corpus_missing():
-    """The message when PGNFEN_CORPUS names no folder, else None. .ci/run
-    always gives the corpus: without it this check cannot pass."""
-    if CORPUS and os.path.isdir(CORPUS):
-        return None
-    where = f" ({CORPUS} is not a folder)" if CORPUS else ""
-    return (f"export_check: needs the test corpus: set PGNFEN_CORPUS to its folder{where}; "
-            "what it holds is in CONTRIBUTING.md, \"Tests that need the corpus\"")
-
 
 def main():
-    missing = corpus_missing()
-    if missing:
-        print(missing, file=sys.stderr)
-        return 2
+    require_corpus("export_check")
     if not os.path.exists(BIN):
         print(f"{BIN} not found: run cargo build --release first")
         return 1

@@ -26,11 +26,7 @@ if __name__ == "__main__" and sys.argv[1:2] in (["-h"], ["--help"]):
     sys.exit(0)
 from decimal import Decimal
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The program `cargo build --release` built (CARGO_TARGET_DIR moves it; a
-# relative one from the repository).
-BIN = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target", "release", "pgnfen")
-CORPUS = os.environ.get("PGNFEN_CORPUS", "")
+from corpus_env import BIN, CORPUS, ROOT, require_corpus  # noqa: E402 (after --help)
 CLASSES = ["standard", "setup", "chess960", "crc", "other", "malformed"]
 
 EXPRS = [
@@ -212,21 +208,9 @@ def check_split(path, tmp):
         checked["splits"] += 1
 
 
-def corpus_missing():
-    """The message when PGNFEN_CORPUS names no folder, else None. .ci/run
-    always gives the corpus: without it this check cannot pass."""
-    if CORPUS and os.path.isdir(CORPUS):
-        return None
-    where = f" ({CORPUS} is not a folder)" if CORPUS else ""
-    return (f"tag_check: needs the test corpus: set PGNFEN_CORPUS to its folder{where}; "
-            "what it holds is in CONTRIBUTING.md, \"Tests that need the corpus\"")
-
 
 def main():
-    missing = corpus_missing()
-    if missing:
-        print(missing, file=sys.stderr)
-        return 2
+    require_corpus("tag_check")
     if not os.path.exists(BIN):
         print(f"{BIN} not found: run cargo build --release first")
         return 1

@@ -303,13 +303,7 @@ fn refused_format(e: &io::Error) -> Option<Error> {
         .get_ref()
         .and_then(|r| r.downcast_ref::<crate::export::CompressedParquet>())
     {
-        return Some(
-            Usage::OutputFormat {
-                file: refused.path().display().to_string(),
-                message: refused.advice(),
-            }
-            .into(),
-        );
+        return Some(output_format(refused.path(), refused.advice()));
     }
     let _ = e;
     None
@@ -365,11 +359,7 @@ impl From<crate::export::Error> for Error {
 #[cfg(feature = "export")]
 impl From<crate::export::CompressedParquet> for Error {
     fn from(refused: crate::export::CompressedParquet) -> Self {
-        Usage::OutputFormat {
-            file: refused.path().display().to_string(),
-            message: refused.advice(),
-        }
-        .into()
+        output_format(refused.path(), refused.advice())
     }
 }
 
@@ -377,12 +367,18 @@ impl From<crate::export::CompressedParquet> for Error {
 #[cfg(feature = "export")]
 impl From<crate::export::FormatMismatch> for Error {
     fn from(refused: crate::export::FormatMismatch) -> Self {
-        Usage::OutputFormat {
-            file: refused.path().display().to_string(),
-            message: refused.advice(),
-        }
-        .into()
+        output_format(refused.path(), refused.advice())
     }
+}
+
+/// An output refused for the format its name asks for ([`Usage::OutputFormat`]).
+#[cfg(feature = "export")]
+fn output_format(path: &Path, message: String) -> Error {
+    Usage::OutputFormat {
+        file: path.display().to_string(),
+        message,
+    }
+    .into()
 }
 
 /// A sink's error, named by the output that failed when an [`Output`] raised

@@ -166,7 +166,7 @@ pub struct Summary {
 ///
 /// [`Error::Usage`] for a selection that selects nothing
 /// ([`Selection::validate`]), two outputs naming one file, or an output that
-/// is one of several inputs ([`Usage::OutputAmongInputs`](crate::Usage::OutputAmongInputs)),
+/// is one of several inputs ([`Usage::OutputAmongInputs`]),
 /// before anything is read; [`Error::Io`] when an input cannot be read or an output written.
 pub fn run(inputs: &[Input], options: &Options) -> Result<Summary, Error> {
     let selection = &options.selection;
