@@ -113,6 +113,9 @@ class Game:
     def tags(self) -> Tags:
         """The tags of ``headers`` as a read-only mapping read from the game's bytes when asked."""
     @property
+    def moves(self) -> Optional[Literal["passed", "illegal", "not_checked"]]:
+        """With ``games(moves=...)``: what the replay of the mainline found; else None."""
+    @property
     def raw(self) -> bytes:
         """The bytes of the game exactly as in the input."""
 
@@ -270,7 +273,10 @@ def export(
     ``where`` and ``speeds`` select games as ``--tag`` and ``--speed``."""
 
 def games(
-    *paths: _Path, threads: Optional[int] = None, encoding: Optional[str] = None
+    *paths: _Path,
+    threads: Optional[int] = None,
+    encoding: Optional[str] = None,
+    moves: Optional[Literal["first", "all"]] = None,
 ) -> GameIterator:
     """Stream the games of these files, in input order."""
 

@@ -809,21 +809,32 @@ fn convert(
 /// 2 chess960 325 Player C
 /// 3 chess960 None ?
 ///
+/// encoding: how ``headers`` and ``tags`` decode (None or "auto", "utf-8",
+/// "latin-1"). moves: "first" or "all" replays each game's mainline from its
+/// start position on the worker threads, as ``check(moves=...)`` does:
+/// ``game.moves`` is then "passed", "illegal" or "not_checked", and an
+/// illegal move is the last of ``game.problems``.
+///
 /// A missing file raises pgnfen.MissingFileError (a FileNotFoundError) at
 /// once; an input that turns out unreadable (a corrupt .zst) raises
 /// pgnfen.InputError (an OSError) from the loop, after its readable games.
 #[pyfunction]
-#[pyo3(signature = (*paths, threads=None, encoding=None))]
+#[pyo3(signature = (*paths, threads=None, encoding=None, moves=None))]
 fn games(
     paths: &Bound<'_, PyTuple>,
     threads: Option<crate::Threads>,
     encoding: Option<&str>,
+    moves: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<GameIterator> {
     let encoding = encoding_arg(encoding)?;
+    let moves = moves_mode(moves)?;
     let inputs = inputs(paths, "games")?;
     let (options, notes) = with_notes(options_or(threads, loop_workers())?);
     check_inputs_exist(&inputs).map_err(command_error)?;
-    let archive = Archive::from_inputs(inputs).with_options(options);
+    let mut archive = Archive::from_inputs(inputs).with_options(options);
+    if let Some(mode) = moves {
+        archive = archive.moves(mode);
+    }
     Ok(GameIterator {
         games: Some(archive.games()),
         notes,
@@ -1056,7 +1067,8 @@ impl PyGame {
 
     /// Its problems, errors and warnings: dicts with the keys of
     /// ``check --format json`` (file, game, line, column, tag, code,
-    /// severity, message, end_column, help).
+    /// severity, message, end_column, help). With ``games(moves=...)``, an
+    /// illegal mainline move is the last of them (code ``illegal-move``).
     #[getter]
     fn problems<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
@@ -1066,7 +1078,8 @@ impl PyGame {
             d.set_item("game", self.game.game)?;
             d.set_item("line", p.line)?;
             d.set_item("column", p.column)?;
-            d.set_item("tag", p.tag)?;
+            // None for an illegal move (it is in the movetext), as `check()` gives it.
+            d.set_item("tag", Some(p.tag).filter(|tag| !tag.is_empty()))?;
             d.set_item("code", p.code.as_str())?;
             d.set_item("severity", p.severity.as_str())?;
             d.set_item("message", &p.message)?;
@@ -1093,6 +1106,20 @@ impl PyGame {
     #[getter]
     fn tags(slf: Bound<'_, Self>) -> tags::Tags {
         tags::Tags::new(slf.unbind())
+    }
+
+    /// What the replay of its mainline found, with ``games(moves="first")``
+    /// or ``moves="all"``: "passed", "illegal" (the move is among
+    /// ``problems``) or "not_checked" (classes crc and malformed, a variant
+    /// that is not replayed, a movetext too long to hold); None without
+    /// ``moves``.
+    #[getter]
+    fn moves(&self) -> Option<&'static str> {
+        self.game.replay().map(|replay| match replay {
+            pgnfen::moves::Replay::Passed => "passed",
+            pgnfen::moves::Replay::Illegal(_) => "illegal",
+            _ => "not_checked",
+        })
     }
 
     /// The bytes of the game exactly as in the input.

@@ -52,6 +52,32 @@ def test_pgnfen_agrees_with_python_chess_live(tmp_path, seed):
     assert len(kept.read_bytes()) + len(rest.read_bytes()) == len(path.read_bytes())
 
 
+@pytest.mark.parametrize("mode", ["first", "all"])
+def test_games_with_moves_agree_with_check_and_stats(tmp_path, mode):
+    # Each game's replay, as check() and stats() find it on the same file;
+    # without moves=, no game says anything about its moves.
+    text, _ = referee_module().generate(_SEEDS.randrange(1 << 30), 3)
+    path = tmp_path / "games.pgn"
+    path.write_text(text)
+    keys = ("file", "game", "line", "column", "tag", "code", "message")
+    from_check = [{k: p[k] for k in keys} for p in pgnfen.check(path, moves=mode)]
+    games = list(pgnfen.games(path, moves=mode, threads=2))
+    from_games = [
+        {k: p[k] for k in keys} for g in games for p in g.problems if p["code"] == "illegal-move"
+    ]
+    assert from_games == from_check
+    verdicts = [g.moves for g in games]
+    assert [g.game for g in games if g.moves == "illegal"] == [p["game"] for p in from_check]
+    assert {
+        "checked": verdicts.count("passed") + verdicts.count("illegal"),
+        "illegal": verdicts.count("illegal"),
+        "not_checked": verdicts.count("not_checked"),
+    } == pgnfen.stats(path, moves=mode)["moves"]
+    assert all(g.moves is None for g in pgnfen.games(path))
+    with pytest.raises(pgnfen.UsageError, match=r"invalid value 'some' for moves"):
+        pgnfen.games(path, moves="some")
+
+
 def test_moves_first_and_bad_values(tmp_path):
     path = tmp_path / "g.pgn"
     path.write_text('[Event "a"]\n\n1. e4 e5 2. Ke3 *\n')

@@ -187,7 +187,10 @@ impl Archive {
     /// Replays each game's mainline from its start position as `check
     /// --moves` does, the first move only or all of them ([`MovesMode`]):
     /// [`Game::replay`] then says whether the moves are legal, and which is
-    /// not. The replay runs on the workers, beside the classification.
+    /// not, and an illegal move is also among the game's
+    /// [`problems`](Game::problems) (code `illegal-move`, last), as `check
+    /// --moves` reports it. The replay runs on the workers, beside the
+    /// classification.
     ///
     /// ```
     /// use pgnfen::archive::Archive;
@@ -343,7 +346,9 @@ pub struct Game {
     pub class: Class,
     /// The Chess960 start position number (0-959) of a Chess960 game.
     pub chess960_position: Option<u16>,
-    /// Its problems, errors and warnings, as `check --warnings` reports them.
+    /// Its problems, errors and warnings, as `check --warnings` reports them
+    /// (with [`Archive::moves`], as `check --warnings --moves` does: an
+    /// illegal move last).
     pub problems: Vec<GameProblem>,
     /// The game exactly as in the input ([`Game::raw`]), and where its tag
     /// pairs lie when the pipeline found them.
@@ -1174,7 +1179,13 @@ impl Sink<Moved<Facts>> for GameSink {
     }
 
     fn begin_game(&mut self, info: &GameInfo, game: Moved<Facts>) -> io::Result<()> {
-        Sink::<Facts>::begin_game(self, info, game.inner)?;
+        let mut facts = game.inner;
+        if let Some(m) = game.replay.illegal() {
+            // Among the problems as `check --moves` reports it: after the
+            // header's, since the movetext comes after the header.
+            facts.findings.push(Finding::illegal_move(m));
+        }
+        Sink::<Facts>::begin_game(self, info, facts)?;
         if let Some(slot) = &mut self.current {
             slot.replay = Some(Box::new(game.replay));
         }
@@ -1847,6 +1858,9 @@ mod tests {
                 (illegal.ply, illegal.token.as_str(), illegal.line),
                 (3, "Kc9", 9)
             );
+            let problem = games[1].problems.last().unwrap();
+            assert_eq!((problem.code, problem.line), (Code::IllegalMove, 9));
+            assert!(games[0].problems.is_empty());
             assert_eq!(replays[2], Some(Replay::NotChecked));
         }
         // The first move only: the illegal third ply is not reached.
