@@ -89,13 +89,7 @@ pub fn split(
 /// The format of an export: ``format`` by name, else the output's ending.
 fn export_format(format: Option<&str>, output: &Path) -> PyResult<Format> {
     let format = match format {
-        Some("parquet") => Format::Parquet,
-        Some("csv") => Format::Csv,
-        Some("jsonl") => Format::Jsonl,
-        Some(other) => {
-            let allowed = [Format::Parquet, Format::Csv, Format::Jsonl].map(Format::as_str);
-            return Err(crate::invalid_choice("format", other, &allowed));
-        }
+        Some(name) => crate::choice::<Format>("format", name)?,
         None => Format::of_output(output).ok_or_else(|| {
             errors::usage(format!(
                 "export: cannot tell the format from the name {} (end it in .parquet, .csv or .jsonl, or give format=)",

@@ -422,7 +422,14 @@ macro_rules! choice_of {
         }
     )*};
 }
-choice_of!(Class, Dialect, EpPolicy, Speed, pgnfen::moves::MovesMode);
+choice_of!(
+    Class,
+    Dialect,
+    EpPolicy,
+    Speed,
+    pgnfen::moves::MovesMode,
+    pgnfen::export::Format
+);
 
 fn to_py(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
     Ok(pythonize::pythonize(py, value)
@@ -763,15 +770,8 @@ fn convert(
 ) -> PyResult<Py<PyAny>> {
     let inputs = inputs(paths, "convert")?;
     let output = paths::path(output)?;
-    // As the command line refuses `-o` naming one of several inputs.
-    if pgnfen::pipeline::output_among_inputs(&output, &inputs) {
-        return Err(crate::errors::usage(format!(
-            "output={} names one of the {} inputs: the others would be merged into it; \
-             to rewrite each file to itself, convert it alone with output= naming it",
-            output_name(&output),
-            inputs.len()
-        )));
-    }
+    // An output among several inputs is refused by `convert::run` before
+    // anything is read (`Usage::OutputAmongInputs`), as for `filter()`.
     let (options, call) = cancellable(threads)?;
     let options = pgnfen::convert::Options {
         to: choice::<Dialect>("to", to)?,

@@ -945,6 +945,7 @@ impl Unpacking {
         } else {
             std::mem::take(&mut slot.problems)
         };
+        // Taken out only when there is one, as the problems are.
         let replay = if slot.replay.is_some() {
             slot.replay.take()
         } else {
@@ -1837,10 +1838,7 @@ mod tests {
                     [Event \"crc\"]\n[Variant \"CRC\"]\n\n1. e4 *\n\n";
         let path = write(&dir, "m.pgn", text.as_bytes());
         // Small chunks: games finished by the merger are replayed too.
-        for (chunk_sizes, mode) in [
-            ((1 << 20, 1 << 20), MovesMode::All),
-            ((64, 128), MovesMode::All),
-        ] {
+        for chunk_sizes in [(1 << 20, 1 << 20), (64, 128)] {
             let options = Options {
                 chunk_sizes,
                 threads: 2,
@@ -1849,7 +1847,7 @@ mod tests {
             let archive = Archive::open([&path])
                 .unwrap()
                 .with_options(options)
-                .moves(mode);
+                .moves(MovesMode::All);
             let games: Vec<Game> = archive.games().collect::<Result<_, _>>().unwrap();
             let replays: Vec<_> = games.iter().map(|g| g.replay().cloned()).collect();
             assert_eq!(replays[0], Some(Replay::Passed));

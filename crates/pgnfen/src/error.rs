@@ -139,7 +139,7 @@ pub enum Usage {
     /// An output that is one of several inputs (however it is named): the
     /// run would merge the other inputs into it and lose what it held.
     #[error(
-        "{output} names one of the {inputs} inputs: the others would be merged into it and what it held lost"
+        "{output} names one of the {inputs} inputs: the others would be merged into it and what it held lost; give each input a run of its own, or name an output apart from them"
     )]
     OutputAmongInputs {
         /// The output, as named by the caller.
@@ -439,10 +439,7 @@ pub(crate) fn check_pgn_outputs(command: &str, outputs: &[&Path]) -> Result<(), 
             .file_name()
             .map(|n| n.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_default();
-        let base = [".gz", ".bz2", ".xz", ".zst"]
-            .iter()
-            .find_map(|c| name.strip_suffix(c))
-            .unwrap_or(&name);
+        let (base, _) = crate::pipeline::Compression::split_written_ending(&name);
         if base.ends_with(".parquet") {
             return Err(Usage::OutputFormat {
                 file: path.display().to_string(),

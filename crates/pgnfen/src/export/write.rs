@@ -171,6 +171,9 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order `--format` lists them.
+    pub const ALL: [Format; 3] = [Format::Parquet, Format::Csv, Format::Jsonl];
+
     /// The format's name, as `--format` takes it.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -234,7 +237,7 @@ impl std::str::FromStr for Format {
 
     /// `parquet`, `csv` or `jsonl`, as `--format` takes them.
     fn from_str(s: &str) -> Result<Format, crate::ParseNameError> {
-        [Format::Parquet, Format::Csv, Format::Jsonl]
+        Format::ALL
             .into_iter()
             .find(|f| f.as_str() == s)
             .ok_or_else(|| crate::ParseNameError::new("format", s, Some("parquet, csv or jsonl")))
@@ -315,12 +318,7 @@ impl FormatMismatch {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let lower = name.to_ascii_lowercase();
-        let ending = [".gz", ".bz2", ".xz", ".zst"]
-            .into_iter()
-            .find(|c| lower.ends_with(c))
-            .unwrap_or("");
-        let base = &name[..name.len() - ending.len()];
+        let (base, ending) = crate::pipeline::Compression::split_written_ending(&name);
         let stem = base.rfind('.').map_or(base, |dot| &base[..dot]);
         let kept = if self.given == Format::Parquet {
             ""
@@ -649,7 +647,7 @@ mod tests {
 
     #[test]
     fn a_format_reads_back_its_name() {
-        for format in [Format::Parquet, Format::Csv, Format::Jsonl] {
+        for format in Format::ALL {
             assert_eq!(format.to_string().parse::<Format>(), Ok(format));
         }
         let e = "xlsx".parse::<Format>().unwrap_err().to_string();

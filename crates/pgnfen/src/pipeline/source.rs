@@ -1152,6 +1152,21 @@ impl Compression {
         }
     }
 
+    /// A file name cut before the ending of a compression pgnfen writes
+    /// (`.gz`, `.bz2`, `.xz`, `.zst`, case ignored): (`x.csv`, `.zst`) for
+    /// `x.csv.zst`, (`x.csv`, ``) for `x.csv`. For the checks that read the
+    /// format under that ending.
+    pub(crate) fn split_written_ending(name: &str) -> (&str, &str) {
+        let lower = name.to_ascii_lowercase();
+        match [".gz", ".bz2", ".xz", ".zst"]
+            .into_iter()
+            .find(|ending| lower.ends_with(ending))
+        {
+            Some(ending) => name.split_at(name.len() - ending.len()),
+            None => (name, ""),
+        }
+    }
+
     /// The compression an output file's name asks for. `Err` names an ending
     /// of a compression pgnfen does not write, which must not silently become
     /// a plain file.
